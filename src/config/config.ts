@@ -1,0 +1,218 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** A configured payment network (DESIGN.md §9). The EIP-712 domain is read from the token at start. */
+export interface NetworkConfig {
+  readonly name: string;
+  readonly chainId: number;
+  readonly rpcUrl: string;
+  readonly usdc: `0x${string}`;
+  readonly confirmations: number;
+  readonly blockTimeSeconds?: number;
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly publicBaseUrl: URL;
+  /** Unset: the process runs an embedded PostgreSQL under `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  /** Unset: `start` runs a local anvil chain (the demo network). */
+  readonly networks: readonly NetworkConfig[] | undefined;
+  readonly relayerPrivateKey: `0x${string}` | undefined;
+  readonly operatorWallet: `0x${string}` | undefined;
+  readonly webhookAllowPrivate: boolean;
+  readonly webhookRetrySchedule: readonly number[];
+  readonly newWorkspaceCredits: number;
+  readonly successFeeCredits: number;
+  /** USDC micro-units. */
+  readonly maxInvoiceAmount: bigint;
+  readonly apiRateLimitPerMinute: number;
+  readonly logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** Grows from 5 s to the 30-minute cap; the last delay repeats until the delivery window ends. */
+const DEFAULT_RETRY_SCHEDULE = [5, 30, 120, 600, 1800];
+/** The demo/test network: a local anvil whose chain id is Base Sepolia's. */
+export const LOCAL_CHAIN_ID = 84532;
+
+/** Parses the environment once. Throws ConfigError naming the variable on the first invalid value. */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const port = integer(env, 'PORT', 3000, 0, 65535);
+  const host = text(env, 'HOST') ?? '127.0.0.1';
+  const config: Config = {
+    port,
+    host,
+    publicBaseUrl: baseUrl(env, port),
+    databaseUrl: databaseUrl(env),
+    dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? '.data'),
+    networks: networks(env, cwd),
+    relayerPrivateKey: hex(env, 'RELAYER_PRIVATE_KEY', 64),
+    operatorWallet: hex(env, 'OPERATOR_WALLET', 40),
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookRetrySchedule: retrySchedule(env),
+    newWorkspaceCredits: integer(env, 'NEW_WORKSPACE_CREDITS', 100, 0, 1_000_000_000),
+    successFeeCredits: integer(env, 'SUCCESS_FEE_CREDITS', 1, 0, 1_000),
+    maxInvoiceAmount: usdcAmount(env, 'MAX_INVOICE_AMOUNT', '10000'),
+    apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
+    logLevel: logLevel(env),
+  };
+  return Object.freeze(config);
+}
+
+function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${raw}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function hex(env: Env, name: string, digits: number): `0x${string}` | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  if (!new RegExp(`^0x[0-9a-fA-F]{${digits}}$`).test(raw)) {
+    throw new ConfigError(name, `expected 0x followed by ${digits} hex digits`);
+  }
+  return raw as `0x${string}`;
+}
+
+function baseUrl(env: Env, port: number): URL {
+  const raw = text(env, 'PUBLIC_BASE_URL') ?? `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PUBLIC_BASE_URL', `not a URL: "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('PUBLIC_BASE_URL', 'must start with http:// or https://');
+  }
+  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') {
+    throw new ConfigError('PUBLIC_BASE_URL', 'must be an origin only (scheme, host and port), without a path');
+  }
+  return url;
+}
+
+function databaseUrl(env: Env): string | undefined {
+  const raw = text(env, 'DATABASE_URL');
+  if (raw === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new ConfigError('DATABASE_URL', 'expected a postgres:// or postgresql:// connection string');
+  }
+  return raw;
+}
+
+function logLevel(env: Env): LogLevel {
+  const raw = text(env, 'LOG_LEVEL')?.toLowerCase() ?? 'info';
+  if (!LOG_LEVELS.includes(raw as LogLevel)) {
+    throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  }
+  return raw as LogLevel;
+}
+
+function retrySchedule(env: Env): number[] {
+  const raw = text(env, 'WEBHOOK_RETRY_SCHEDULE');
+  if (raw === undefined) return DEFAULT_RETRY_SCHEDULE;
+  const parts = raw.split(',').map((part) => part.trim());
+  if (parts.some((part) => !/^\d+$/.test(part) || Number(part) === 0)) {
+    throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', 'expected comma-separated positive whole seconds, e.g. "5,30,120"');
+  }
+  return parts.map(Number);
+}
+
+function usdcAmount(env: Env, name: string, fallback: string): bigint {
+  const raw = text(env, name) ?? fallback;
+  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(raw);
+  if (!match || /^0+(\.0*)?$/.test(raw)) {
+    throw new ConfigError(name, `expected a positive USDC amount with at most 6 decimals, got "${raw}"`);
+  }
+  return BigInt(match[1] ?? '0') * 1_000_000n + BigInt((match[2] ?? '').padEnd(6, '0'));
+}
+
+function networks(env: Env, cwd: string): NetworkConfig[] | undefined {
+  const raw = text(env, 'NETWORKS');
+  if (raw === undefined) return undefined;
+  let source = raw;
+  if (!raw.startsWith('[')) {
+    const file = path.resolve(cwd, raw);
+    if (!existsSync(file)) throw new ConfigError('NETWORKS', `expected a JSON array or a path to a JSON file; no file at ${file}`);
+    source = readFileSync(file, 'utf8');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(source);
+  } catch (error) {
+    throw new ConfigError('NETWORKS', `invalid JSON (${(error as Error).message})`);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) throw new ConfigError('NETWORKS', 'expected a non-empty JSON array');
+  const seen = new Set<string>();
+  return parsed.map((entry: unknown, index) => {
+    const network = parseNetwork(entry, `NETWORKS[${index}]`);
+    if (seen.has(network.name)) throw new ConfigError('NETWORKS', `duplicate network name "${network.name}"`);
+    seen.add(network.name);
+    return network;
+  });
+}
+
+function parseNetwork(entry: unknown, where: string): NetworkConfig {
+  if (typeof entry !== 'object' || entry === null) throw new ConfigError('NETWORKS', `${where} must be an object`);
+  const value = entry as Record<string, unknown>;
+  const fail = (field: string, expected: string): never => {
+    throw new ConfigError('NETWORKS', `${where}.${field} must be ${expected}`);
+  };
+  if (typeof value.name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,39}$/.test(value.name)) fail('name', 'a lowercase name like "base-sepolia"');
+  if (!Number.isSafeInteger(value.chainId) || (value.chainId as number) <= 0) fail('chainId', 'a positive integer');
+  if (typeof value.rpcUrl !== 'string' || !/^(https?|wss?):\/\//.test(value.rpcUrl)) fail('rpcUrl', 'an http(s) or ws(s) URL');
+  if (typeof value.usdc !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value.usdc)) fail('usdc', 'a 0x-prefixed token address');
+  const confirmations = value.confirmations ?? 1;
+  if (!Number.isSafeInteger(confirmations) || (confirmations as number) < 1 || (confirmations as number) > 100) {
+    fail('confirmations', 'an integer from 1 to 100');
+  }
+  if (value.blockTimeSeconds !== undefined && (typeof value.blockTimeSeconds !== 'number' || value.blockTimeSeconds <= 0)) {
+    fail('blockTimeSeconds', 'a positive number');
+  }
+  return {
+    name: value.name as string,
+    chainId: value.chainId as number,
+    rpcUrl: value.rpcUrl as string,
+    usdc: value.usdc as `0x${string}`,
+    confirmations: confirmations as number,
+    ...(value.blockTimeSeconds === undefined ? {} : { blockTimeSeconds: value.blockTimeSeconds as number }),
+  };
+}
+
+/** Chain ids a wallet may sign in with: the configured networks', or the local demo chain's. */
+export function signInChainIds(config: Config): number[] {
+  return config.networks ? config.networks.map((network) => network.chainId) : [LOCAL_CHAIN_ID];
+}

@@ -1,0 +1,43 @@
+import { Kysely, PostgresDialect, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { AuthNonceTable, SessionTable } from '../modules/auth/auth.table.js';
+import type { ApiKeyTable } from '../modules/api-keys/api-key.table.js';
+import type { CreditAccountTable, CreditLedgerTable } from '../modules/billing/credits.table.js';
+import type { WorkspaceTable } from '../modules/workspaces/workspace.table.js';
+import type { JobTable } from '../jobs/job.table.js';
+
+export interface Database {
+  workspaces: WorkspaceTable;
+  credit_accounts: CreditAccountTable;
+  credit_ledger: CreditLedgerTable;
+  auth_nonces: AuthNonceTable;
+  sessions: SessionTable;
+  api_keys: ApiKeyTable;
+  jobs: JobTable;
+}
+
+export type Db = Kysely<Database>;
+/** What repositories and services take: the database, or the transaction of the use case. */
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+const INT8_OID = 20;
+
+/** PostgreSQL `bigint` arrives as a JS `bigint`: money and counters never pass through a float. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export interface DatabaseHandle {
+  readonly pool: pg.Pool;
+  readonly db: Db;
+  close(): Promise<void>;
+}
+
+export function openDatabase(connection: pg.PoolConfig, poolSize = 8): DatabaseHandle {
+  const pool = new pg.Pool({ ...connection, max: poolSize, types });
+  // An idle client's error (e.g. the server restarted) must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { pool, db, close: () => db.destroy() };
+}

@@ -1,0 +1,103 @@
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { apiKeyRoutes } from '../modules/api-keys/api-key.routes.js';
+import { authRoutes } from '../modules/auth/auth.routes.js';
+import { billingRoutes } from '../modules/billing/billing.routes.js';
+import { workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
+import { ErrorBody } from './common.schemas.js';
+import { registerDocs } from './docs.routes.js';
+import { registerErrorHandling } from './error-handler.js';
+import './fastify-types.js';
+import { guardMerchantApi } from './merchant-api.js';
+import { registerOps } from './ops.routes.js';
+import { guardOrigin, requireSession } from './portal-guards.js';
+import { requestIdFor } from './request-id.js';
+import type { Services } from './services.js';
+import { schemaCompiler } from './validation.js';
+
+export const API_VERSION = '1.1.0';
+export const MERCHANT_API_PREFIX = '/w/:workspaceId/v1';
+
+export interface BuildAppOptions {
+  /** Fastify logger options; false for silence (tests). Defaults to the configured level. */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+/** Builds the whole HTTP app from its services. Listening is the caller's business. */
+export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(services.config.logLevel),
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    bodyLimit: 256 * 1024,
+    trustProxy: false,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(schemaCompiler);
+  // JSON only: a text body is refused as an unsupported media type rather than validated as a string.
+  app.removeContentTypeParser('text/plain');
+  app.addSchema(ErrorBody);
+
+  // First hook of every request, so errors and 404s carry both headers too.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-ID', request.id);
+    reply.header('X-API-Version', API_VERSION);
+  });
+  registerErrorHandling(app);
+
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Invoice Service API', version: API_VERSION, description: 'Invoicing and payment recording for USDC.' },
+      servers: [{ url: services.config.publicBaseUrl.origin }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from the portal: `Authorization: Bearer isk_…`.' } } },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transform: ({ schema, url, route }) => {
+      const permission = route.config?.permission;
+      return { schema: permission ? { ...schema, 'x-permission': permission } : schema, url } as never;
+    },
+  });
+
+  registerOps(app, services);
+  registerDocs(app);
+
+  await app.register(
+    async (auth) => {
+      guardOrigin(auth, services);
+      await auth.register(authRoutes(services));
+    },
+    { prefix: '/auth' },
+  );
+  await app.register(
+    async (portal) => {
+      guardOrigin(portal, services);
+      requireSession(portal, services);
+      await portal.register(workspaceRoutes(services));
+      await portal.register(apiKeyRoutes(services));
+    },
+    { prefix: '/portal/api' },
+  );
+  await app.register(
+    async (api) => {
+      guardMerchantApi(api, services);
+      await api.register(billingRoutes(services));
+    },
+    { prefix: MERCHANT_API_PREFIX },
+  );
+  return app;
+}
+
+function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    // Never log credentials; the query string is dropped because a misused key could sit there.
+    redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
+    serializers: {
+      req: (request: { method: string; url: string; ip?: string }) => ({ method: request.method, path: request.url.split('?')[0], ip: request.ip }),
+    },
+  };
+}

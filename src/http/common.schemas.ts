@@ -1,0 +1,23 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ID_PATTERN } from '../shared/ids.js';
+
+export const ErrorBody = Type.Object(
+  {
+    code: Type.String({ description: 'Stable snake_case error code; see the error table.' }),
+    message: Type.String({ description: 'Human-readable explanation.' }),
+    requestId: Type.String({ description: 'Also sent as the X-Request-ID header; quote it to the operator.' }),
+    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'Error', additionalProperties: true, description: 'The one error body of every 4xx and 5xx response.' },
+);
+
+export const WorkspaceParams = Type.Object({
+  workspaceId: Type.String({ pattern: ID_PATTERN, description: 'Workspace id (`ws_…`).' }),
+});
+
+/** Error responses for the OpenAPI document; the body shape is the same for all. */
+export function errors(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((status) => [status, Type.Ref(ErrorBody)]));
+}
+
+export const Timestamp = Type.String({ format: 'date-time' });

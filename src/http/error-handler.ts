@@ -1,0 +1,70 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode, type ErrorDetail } from '../shared/errors.js';
+import { ERROR_STATUS } from './error-status.js';
+
+interface ValidationIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Sends the one error body shape: {code, message, requestId, ...fields the case needs}. */
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  const { details, fields, retryAfterSeconds } = error.options;
+  if (retryAfterSeconds !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
+  return reply.code(ERROR_STATUS[error.code]).send({
+    code: error.code,
+    message: error.message,
+    requestId: reply.request.id,
+    ...(details && details.length > 0 ? { details } : {}),
+    ...fields,
+  });
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AppError) return sendError(reply, error);
+    const known = fromFastifyError(error);
+    if (known) return sendError(reply, known);
+    // Unknown: log everything, tell the client nothing internal.
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, new AppError('internal_error', 'Something went wrong on our side. Retry with the same request; if it persists, contact the operator with the requestId.'));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new AppError('not_found', `No resource at ${request.method} ${request.url.split('?')[0]}.`)),
+  );
+}
+
+function fromFastifyError(error: FastifyError): AppError | undefined {
+  if (error.validation) {
+    const details = (error.validation as ValidationIssue[]).map(describeIssue);
+    const context = error.validationContext ?? 'request';
+    const first = details[0];
+    return new AppError('invalid_request', first ? `Invalid ${context}: ${first.path} ${first.message}.` : `Invalid ${context}.`, { details });
+  }
+  const byFastifyCode: Record<string, [ErrorCode, string]> = {
+    FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'The request body is not valid JSON.'],
+    FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'The request body is empty; send a JSON object.'],
+    FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.'],
+    FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'The request body is too large.'],
+  };
+  const mapped = error.code ? byFastifyCode[error.code] : undefined;
+  if (mapped) return new AppError(mapped[0], mapped[1]);
+  if (error.statusCode === 400 && error.name === 'SyntaxError') return new AppError('invalid_json', 'The request body is not valid JSON.');
+  return undefined;
+}
+
+function describeIssue(issue: ValidationIssue): ErrorDetail {
+  const base = issue.instancePath ? issue.instancePath.slice(1).replaceAll('/', '.') : '';
+  if (issue.keyword === 'additionalProperties') {
+    const field = String(issue.params?.additionalProperty);
+    return { path: base ? `${base}.${field}` : field, message: 'is not a known field' };
+  }
+  if (issue.keyword === 'required') {
+    const field = String(issue.params?.missingProperty);
+    return { path: base ? `${base}.${field}` : field, message: 'is required' };
+  }
+  return { path: base || '(body)', message: issue.message ?? 'is invalid' };
+}

@@ -1,0 +1,32 @@
+import type { ErrorCode } from '../shared/errors.js';
+
+/** The one map from error code to HTTP status. `satisfies` makes a missing code a compile error. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  unsupported_media_type: 415,
+  payload_too_large: 413,
+  not_found: 404,
+  method_not_allowed: 405,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  api_key_revoked: 401,
+  api_key_in_query: 400,
+  permission_denied: 403,
+  key_recipient_mismatch: 403,
+  rate_limited: 429,
+  api_key_limit_reached: 409,
+  api_key_creation_rate_limited: 429,
+  session_required: 401,
+  origin_mismatch: 403,
+  invalid_siwe_message: 400,
+  siwe_domain_mismatch: 401,
+  siwe_uri_mismatch: 401,
+  siwe_chain_not_supported: 401,
+  siwe_nonce_invalid: 401,
+  siwe_expired: 401,
+  siwe_not_yet_valid: 401,
+  siwe_signature_invalid: 401,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const satisfies Record<ErrorCode, number>;

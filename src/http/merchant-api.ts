@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { looksLikeKey } from '../modules/api-keys/api-key.js';
+import { AppError } from '../shared/errors.js';
+import type { WorkspaceId } from '../shared/ids.js';
+import { RateLimiter } from './rate-limiter.js';
+import type { Services } from './services.js';
+
+export const BEARER_SECURITY = [{ bearerAuth: [] }];
+const KEY_QUERY_NAMES = new Set(['api_key', 'apikey', 'apiKey', 'key', 'token', 'access_token', 'authorization']);
+
+/**
+ * Guards every route registered inside the merchant API scope (`/w/:workspaceId/v1`): Bearer key of
+ * that workspace, per-key rate limit, then the route's declared permission. Runs before body parsing,
+ * so an unauthenticated caller learns nothing about validation.
+ */
+export function guardMerchantApi(app: FastifyInstance, services: Services): void {
+  const limiter = new RateLimiter(services.config.apiRateLimitPerMinute);
+
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.permission) throw new Error(`merchant API route ${route.method} ${route.url} declares no permission`);
+  });
+
+  app.addHook('onRequest', async (request) => {
+    refuseKeyInQuery(request);
+    const header = request.headers.authorization;
+    if (!header) throw new AppError('missing_api_key', 'Send your API key as "Authorization: Bearer isk_…".');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) throw new AppError('invalid_api_key', 'The Authorization header must be "Bearer <API key>".');
+    const { workspaceId } = request.params as { workspaceId: WorkspaceId };
+    const principal = await services.apiKeys.authenticate(workspaceId, match[1]);
+    const retryAfter = limiter.take(principal.keyId);
+    if (retryAfter > 0) {
+      throw new AppError('rate_limited', 'Too many requests with this API key. Retry after the delay in Retry-After.', { retryAfterSeconds: retryAfter });
+    }
+    const permission = request.routeOptions.config.permission;
+    if (!permission || !principal.permissions.has(permission)) {
+      throw new AppError('permission_denied', `This API key lacks the ${permission} permission.`);
+    }
+    request.apiKey = principal;
+  });
+}
+
+/** A key in a URL ends up in logs and browser history; refuse it loudly so it gets rotated. */
+function refuseKeyInQuery(request: FastifyRequest): void {
+  const query = request.query as Record<string, unknown>;
+  for (const [name, value] of Object.entries(query)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (KEY_QUERY_NAMES.has(name) || values.some((item) => typeof item === 'string' && looksLikeKey(item))) {
+      throw new AppError(
+        'api_key_in_query',
+        'API keys are accepted only in the Authorization header, never in the URL. A key sent in a URL may be exposed in logs: revoke it and create a new one.',
+      );
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { Registry, collectDefaultMetrics, Histogram } from 'prom-client';
+import { AppError } from '../shared/errors.js';
+import type { Services } from './services.js';
+
+/** Liveness, readiness and Prometheus metrics. Not part of the merchant API document. */
+export function registerOps(app: FastifyInstance, services: Services): void {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, never the raw URL: ids would explode the label set.
+    const route = request.routeOptions.url ?? 'unmatched';
+    duration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+  });
+
+  const hide = { hide: true } as const;
+
+  app.get('/healthz', { schema: hide }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { schema: hide }, async () => {
+    try {
+      await sql`SELECT 1`.execute(services.db);
+    } catch {
+      throw new AppError('service_unavailable', 'The database is not reachable.');
+    }
+    return { status: 'ready' };
+  });
+
+  app.get('/metrics', { schema: hide }, async (_request, reply) => {
+    reply.header('Content-Type', registry.contentType);
+    return registry.metrics();
+  });
+}

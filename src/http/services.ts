@@ -1,0 +1,18 @@
+import type { Config } from '../config/config.js';
+import type { Db } from '../db/database.js';
+import type { ApiKeyService } from '../modules/api-keys/api-key.service.js';
+import type { AuthService } from '../modules/auth/auth.service.js';
+import type { BillingService } from '../modules/billing/billing.service.js';
+import type { WorkspaceService } from '../modules/workspaces/workspace.service.js';
+import type { Clock } from '../shared/clock.js';
+
+/** Everything the HTTP layer calls. Built by src/main/services.ts; tests build it the same way. */
+export interface Services {
+  readonly config: Config;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly auth: AuthService;
+  readonly apiKeys: ApiKeyService;
+  readonly workspaces: WorkspaceService;
+  readonly billing: BillingService;
+}

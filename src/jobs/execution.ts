@@ -1,0 +1,112 @@
+import type { Db } from '../db/database.js';
+import type { WorkspaceId } from '../shared/ids.js';
+import { RetryLater, type Job, type JobHandler, type JobLogger } from './job.js';
+import { completeJob, failJob, releaseJob, type JobClaim, type JobRow } from './job.repo.js';
+import { Lease } from './lease.js';
+
+export interface ExecutionContext {
+  readonly db: Db;
+  readonly workerId: string;
+  readonly leaseSeconds: number;
+  readonly backoff: (attempts: number) => number;
+  readonly logger: JobLogger;
+}
+
+type Outcome = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
+
+/**
+ * One run of one claimed job: the handler under a heartbeated lease, then its outcome recorded, fenced
+ * by the claim. `done` never rejects.
+ */
+export class JobExecution {
+  readonly done: Promise<void>;
+  private readonly job: Job;
+  private readonly claim: JobClaim;
+  private readonly controller = new AbortController();
+  private readonly lease: Lease;
+  private interrupted = false;
+
+  constructor(
+    private readonly context: ExecutionContext,
+    row: JobRow,
+    handler: JobHandler,
+    acquiredAt: number,
+  ) {
+    this.job = {
+      id: row.id,
+      kind: row.kind,
+      workspaceId: row.workspace_id as WorkspaceId | null,
+      payload: row.payload,
+      attempts: row.attempts,
+      maxAttempts: row.max_attempts,
+    };
+    this.claim = { id: row.id, workerId: context.workerId, attempts: row.attempts };
+    this.lease = new Lease({
+      db: context.db,
+      claim: this.claim,
+      leaseSeconds: context.leaseSeconds,
+      acquiredAt,
+      logger: context.logger,
+      onLost: (reason) => {
+        context.logger.warn(this.fields({ reason }), 'job lease lost; aborting its handler');
+        this.controller.abort(new Error(reason));
+      },
+    });
+    this.done = this.run(handler);
+  }
+
+  /** The runner is stopping: abort the handler; if it gives up, the job goes back to the queue unspent. */
+  interrupt(): void {
+    this.interrupted = true;
+    this.controller.abort(new Error('the job runner is stopping'));
+  }
+
+  /** Stop extending the lease of a handler that ignored `interrupt`, so another worker gets the job. */
+  abandon(): void {
+    this.lease.stop();
+  }
+
+  private async run(handler: JobHandler): Promise<void> {
+    let outcome: Outcome;
+    try {
+      await handler(this.job, this.controller.signal);
+      outcome = { ok: true };
+    } catch (error) {
+      outcome = { ok: false, error };
+    } finally {
+      this.lease.stop();
+    }
+    try {
+      await this.record(outcome);
+    } catch (error) {
+      // At least once: the lease lapses and the job runs again.
+      this.context.logger.error(this.fields({ err: error }), 'could not record a job outcome; it runs again after its lease');
+    }
+  }
+
+  private async record(outcome: Outcome): Promise<void> {
+    const { db, logger } = this.context;
+    if (outcome.ok) {
+      if (!(await completeJob(db, this.claim))) logger.warn(this.fields({}), 'job finished after losing its lease; it may run again');
+      return;
+    }
+    const { error } = outcome;
+    if (error instanceof RetryLater || this.interrupted) {
+      const delay = error instanceof RetryLater ? error.delaySeconds : 0;
+      if (!(await releaseJob(db, this.claim, delay))) logger.warn(this.fields({}), 'could not release a job: its lease was lost');
+      return;
+    }
+    const result = await failJob(db, this.claim, describe(error), this.context.backoff(this.job.attempts));
+    if (result === 'failed') logger.error(this.fields({ err: error }), 'job failed on its last attempt; giving up');
+    else if (result === 'retrying') logger.warn(this.fields({ err: error }), 'job failed; retrying later');
+    else logger.warn(this.fields({ err: error }), 'job failed after losing its lease');
+  }
+
+  private fields(extra: Record<string, unknown>): Record<string, unknown> {
+    return { jobId: String(this.job.id), kind: this.job.kind, attempts: this.job.attempts, ...extra };
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

@@ -1,0 +1,210 @@
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../db/database.js';
+import type { WorkspaceId } from '../shared/ids.js';
+import type { JobTable } from './job.table.js';
+
+// Jobs are infrastructure shared by all workspaces, so these queries are not tenant-scoped; the
+// handler of a job is, through the job's `workspace_id`.
+
+export type JobRow = Selectable<JobTable>;
+
+export type EnqueueJobInput = {
+  readonly kind: string;
+  readonly workspaceId?: WorkspaceId | null;
+  /** Stored as JSON. */
+  readonly payload?: unknown;
+  /** At most one pending or running job per (kind, uniqueKey): a later enqueue with the same key is a no-op. */
+  readonly uniqueKey?: string;
+  readonly maxAttempts?: number;
+} & (
+  | { readonly runAt?: Date; readonly delaySeconds?: never }
+  /** Relative to the database clock, which every worker shares. */
+  | { readonly delaySeconds?: number; readonly runAt?: never }
+);
+
+/**
+ * One claim of a job: the lease holder and the attempt number together fence every later write, so a
+ * worker whose lease was taken over cannot complete, fail or extend the new holder's run.
+ */
+export interface JobClaim {
+  readonly id: bigint;
+  readonly workerId: string;
+  readonly attempts: number;
+}
+
+const MAX_ERROR_LENGTH = 2000;
+
+/**
+ * Adds a job. Pass the use case's transaction so the job commits (and NOTIFY fires) with its state
+ * change, or not at all. Returns the id, or undefined when a job with the same unique key is pending.
+ */
+export async function enqueueJob(executor: Executor, input: EnqueueJobInput): Promise<bigint | undefined> {
+  if (input.maxAttempts !== undefined && !(Number.isInteger(input.maxAttempts) && input.maxAttempts >= 1)) {
+    throw new RangeError(`maxAttempts must be a positive integer, got ${input.maxAttempts}`);
+  }
+  const runAt = input.runAt ?? (input.delaySeconds === undefined ? undefined : sql<Date>`now() + make_interval(secs => ${input.delaySeconds})`);
+  const row = await executor
+    .insertInto('jobs')
+    .values({
+      kind: input.kind,
+      workspace_id: input.workspaceId ?? null,
+      payload: JSON.stringify(input.payload ?? {}),
+      unique_key: input.uniqueKey ?? null,
+      ...(input.maxAttempts !== undefined && { max_attempts: input.maxAttempts }),
+      ...(runAt !== undefined && { run_at: runAt }),
+    })
+    // Names the partial unique index by its predicate; failed jobs do not hold their key.
+    .onConflict((oc) => oc.columns(['kind', 'unique_key']).where('unique_key', 'is not', null).where('failed_at', 'is', null).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+export interface ClaimOptions {
+  readonly workerId: string;
+  readonly kinds: readonly string[];
+  readonly limit: number;
+  readonly leaseSeconds: number;
+}
+
+/**
+ * Leases up to `limit` due jobs to `workerId` in one statement, oldest first, counting an attempt each.
+ * SKIP LOCKED lets concurrent claimers take disjoint rows without waiting; a job whose lease lapsed (its
+ * worker died) is due again.
+ */
+export async function claimJobs(db: Executor, options: ClaimOptions): Promise<JobRow[]> {
+  if (options.kinds.length === 0 || options.limit < 1) return [];
+  const rows = await db
+    // MATERIALIZED: the row locks must be taken once, by this subquery, never re-planned into the update.
+    .with(
+      (cte) => cte('due').materialized(),
+      (qb) =>
+        qb
+          .selectFrom('jobs')
+          .select('id')
+          .where('kind', 'in', options.kinds)
+          .where('failed_at', 'is', null)
+          .where('run_at', '<=', sql<Date>`now()`)
+          .whereRef('attempts', '<', 'max_attempts')
+          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
+          .orderBy('run_at')
+          .orderBy('id')
+          .limit(options.limit)
+          .forUpdate()
+          .skipLocked(),
+    )
+    .updateTable('jobs')
+    .from('due')
+    .set((eb) => ({
+      attempts: eb('jobs.attempts', '+', 1),
+      locked_by: options.workerId,
+      locked_until: sql<Date>`now() + make_interval(secs => ${options.leaseSeconds})`,
+    }))
+    .whereRef('jobs.id', '=', 'due.id')
+    .returningAll('jobs')
+    .execute();
+  return rows.sort((a, b) => a.run_at.getTime() - b.run_at.getTime() || Number(a.id - b.id));
+}
+
+/** Heartbeat. False when the lease is no longer this claim's (taken over or the job is gone). */
+export async function extendLease(db: Executor, claim: JobClaim, leaseSeconds: number): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_until: sql<Date>`now() + make_interval(secs => ${leaseSeconds})` })
+    .where('id', '=', claim.id)
+    .where('locked_by', '=', claim.workerId)
+    .where('attempts', '=', claim.attempts)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Done: the row goes. False when the claim was lost, i.e. another worker may run the job again. */
+export async function completeJob(db: Executor, claim: JobClaim): Promise<boolean> {
+  const result = await db
+    .deleteFrom('jobs')
+    .where('id', '=', claim.id)
+    .where('locked_by', '=', claim.workerId)
+    .where('attempts', '=', claim.attempts)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export type FailOutcome = 'retrying' | 'failed' | 'lost';
+
+/**
+ * Records a failed attempt: the job runs again after `delaySeconds` (by the database clock), or, on its
+ * last attempt, stays as a failed row for inspection. 'lost' when the claim was no longer held.
+ */
+export async function failJob(db: Executor, claim: JobClaim, error: string, delaySeconds: number): Promise<FailOutcome> {
+  const row = await db
+    .updateTable('jobs')
+    .set({
+      locked_by: null,
+      locked_until: null,
+      last_error: error.slice(0, MAX_ERROR_LENGTH),
+      run_at: sql<Date>`now() + make_interval(secs => ${delaySeconds})`,
+      failed_at: sql<Date | null>`CASE WHEN attempts >= max_attempts THEN now() END`,
+    })
+    .where('id', '=', claim.id)
+    .where('locked_by', '=', claim.workerId)
+    .where('attempts', '=', claim.attempts)
+    .returning('failed_at')
+    .executeTakeFirst();
+  if (!row) return 'lost';
+  return row.failed_at === null ? 'retrying' : 'failed';
+}
+
+/**
+ * Gives the job back without spending the attempt (a handler waiting, or the runner stopping): it runs
+ * again after `delaySeconds`. False when the claim was no longer held.
+ */
+export async function releaseJob(db: Executor, claim: JobClaim, delaySeconds: number): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set((eb) => ({
+      attempts: eb('attempts', '-', 1),
+      locked_by: null,
+      locked_until: null,
+      run_at: sql<Date>`now() + make_interval(secs => ${delaySeconds})`,
+    }))
+    .where('id', '=', claim.id)
+    .where('locked_by', '=', claim.workerId)
+    .where('attempts', '=', claim.attempts)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * A worker that dies on a job's last attempt records no failure, and the job is not claimable any more:
+ * mark such jobs failed once their lease lapsed, so they free their unique key. Returns how many.
+ */
+export async function failAbandonedJobs(db: Executor, kinds: readonly string[]): Promise<number> {
+  if (kinds.length === 0) return 0;
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      locked_by: null,
+      locked_until: null,
+      failed_at: sql<Date>`now()`,
+      last_error: 'the lease of the last attempt expired: its worker stopped or died',
+    })
+    .where('kind', 'in', kinds)
+    .where('failed_at', 'is', null)
+    .whereRef('attempts', '>=', 'max_attempts')
+    .where('locked_until', '<', sql<Date>`now()`)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** Seconds until the next scheduled (not yet due) job of these kinds, by the database clock; null if none. */
+export async function secondsUntilNextJob(db: Executor, kinds: readonly string[]): Promise<number | null> {
+  if (kinds.length === 0) return null;
+  const row = await db
+    .selectFrom('jobs')
+    .select(sql<number | null>`extract(epoch from min(run_at) - now())::float8`.as('seconds'))
+    .where('kind', 'in', kinds)
+    .where('failed_at', 'is', null)
+    .where('run_at', '>', sql<Date>`now()`)
+    .executeTakeFirstOrThrow();
+  return row.seconds;
+}

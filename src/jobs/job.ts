@@ -1,0 +1,45 @@
+import type { WorkspaceId } from '../shared/ids.js';
+
+/** A claimed job as its handler sees it. `attempts` counts this run (1 on the first). */
+export interface Job {
+  readonly id: bigint;
+  readonly kind: string;
+  readonly workspaceId: WorkspaceId | null;
+  /** The JSON stored at enqueue; the handler validates it. */
+  readonly payload: unknown;
+  readonly attempts: number;
+  readonly maxAttempts: number;
+}
+
+/**
+ * Does the work of one job. Runs at least once per job (a worker may die after the work and before
+ * recording it), so it must be idempotent. It must stop soon after `signal` aborts: the signal aborts when
+ * the lease is lost or the runner stops, and only then is "never twice at the same time" guaranteed.
+ * Resolving completes the job; throwing retries it with backoff; throwing `RetryLater` reschedules it.
+ */
+export type JobHandler = (job: Job, signal: AbortSignal) => Promise<void>;
+
+export type JobHandlers = Readonly<Record<string, JobHandler>>;
+
+/**
+ * Thrown by a handler that is not failing but waiting (e.g. for confirmations): the job runs again after
+ * `delaySeconds` and the attempt is not counted against `max_attempts`.
+ */
+export class RetryLater extends Error {
+  override name = 'RetryLater';
+  constructor(
+    readonly delaySeconds: number,
+    message = `retry in ${delaySeconds} s`,
+  ) {
+    super(message);
+  }
+}
+
+/** The logging the runner needs; a pino logger fits. */
+export interface JobLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export const silentJobLogger: JobLogger = { info() {}, warn() {}, error() {} };

@@ -1,0 +1,195 @@
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type pg from 'pg';
+import type { Db } from '../db/database.js';
+import { randomToken } from '../shared/ids.js';
+import { backoffSeconds } from './backoff.js';
+import { JobExecution, type ExecutionContext } from './execution.js';
+import { silentJobLogger, type JobHandlers, type JobLogger } from './job.js';
+import { claimJobs, failAbandonedJobs, secondsUntilNextJob, type JobRow } from './job.repo.js';
+import { JobNotifications } from './notifications.js';
+
+export interface JobRunnerOptions {
+  readonly db: Db;
+  /** Where the dedicated LISTEN connection goes (the database `db` uses). */
+  readonly connection: pg.ClientConfig;
+  /** By job kind; the runner claims only these kinds. */
+  readonly handlers: JobHandlers;
+  /** Unique per runner; recorded as `locked_by`. Default: host, pid and a random suffix. */
+  readonly workerId?: string;
+  /** Handlers running at once. Default 4. */
+  readonly concurrency?: number;
+  /** Default 30 s; extended every third of it while the handler runs. */
+  readonly leaseSeconds?: number;
+  /** Fallback when no notification arrives (and the pace of retries after database errors). Default 5 s. */
+  readonly pollIntervalMs?: number;
+  /** How long `stop` lets running handlers finish before aborting them. Default 10 s. */
+  readonly stopTimeoutMs?: number;
+  /** Seconds before retrying after the n-th failed attempt. Default: exponential with jitter. */
+  readonly backoff?: (attempts: number) => number;
+  readonly logger?: JobLogger;
+}
+
+/** After `stop` aborts handlers, how long they get to return before being abandoned. */
+const ABORT_GRACE_MS = 2_000;
+
+/**
+ * Runs jobs from the `jobs` table: claims due jobs when notified, when a handler finishes, when a
+ * scheduled job falls due, and every poll interval; runs at most `concurrency` handlers, each under a
+ * lease. Every job runs at least once; a job's runs never overlap while handlers honour their signal.
+ * The loop never throws: database errors are logged and retried.
+ */
+export class JobRunner {
+  readonly workerId: string;
+  private readonly kinds: string[];
+  private readonly concurrency: number;
+  private readonly pollIntervalMs: number;
+  private readonly stopTimeoutMs: number;
+  private readonly context: ExecutionContext;
+  private readonly notifications: JobNotifications;
+  private readonly running = new Set<JobExecution>();
+  private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  private loopDone: Promise<void> = Promise.resolve();
+  private stopped: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+  private lastSweep = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly options: JobRunnerOptions) {
+    this.workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${randomToken(6)}`;
+    this.kinds = Object.keys(options.handlers);
+    this.concurrency = positive('concurrency', options.concurrency ?? 4, true);
+    this.pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 5_000);
+    this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+    const logger = options.logger ?? silentJobLogger;
+    this.context = {
+      db: options.db,
+      workerId: this.workerId,
+      leaseSeconds: positive('leaseSeconds', options.leaseSeconds ?? 30),
+      backoff: options.backoff ?? ((attempts) => backoffSeconds(attempts)),
+      logger,
+    };
+    this.notifications = new JobNotifications(options.connection, () => this.wake(), logger);
+  }
+
+  /** Resolves once listening (or once the first attempt to listen failed; it keeps retrying). */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error('a JobRunner starts once');
+    this.state = 'running';
+    await this.notifications.start();
+    this.loopDone = this.loop();
+  }
+
+  /**
+   * Claims nothing more, lets running handlers finish for `stopTimeoutMs`, then aborts them; a job whose
+   * handler gives up goes back to the queue without spending its attempt. Never throws.
+   */
+  stop(): Promise<void> {
+    this.stopped ??= this.shutdown();
+    return this.stopped;
+  }
+
+  private async shutdown(): Promise<void> {
+    this.state = 'stopping';
+    this.wake();
+    await this.loopDone;
+    await this.notifications.stop();
+    const settled = () => Promise.all([...this.running].map((execution) => execution.done));
+    if (!(await within(settled(), this.stopTimeoutMs))) {
+      for (const execution of this.running) execution.interrupt();
+      if (!(await within(settled(), ABORT_GRACE_MS))) {
+        this.context.logger.warn({ running: this.running.size }, 'job handlers ignored the stop; their leases will lapse');
+        for (const execution of this.running) execution.abandon();
+      }
+    }
+    this.state = 'stopped';
+  }
+
+  private async loop(): Promise<void> {
+    while (this.state === 'running') {
+      const waitMs = await this.tick();
+      await this.sleep(waitMs);
+    }
+  }
+
+  /** One round of claiming. Returns how long to sleep unless woken. */
+  private async tick(): Promise<number> {
+    try {
+      await this.sweep();
+      const free = this.concurrency - this.running.size;
+      // Full: a finishing handler wakes the loop.
+      if (free <= 0) return this.pollIntervalMs;
+      const acquiredAt = performance.now();
+      const rows = await claimJobs(this.options.db, {
+        workerId: this.workerId,
+        kinds: this.kinds,
+        limit: free,
+        leaseSeconds: this.context.leaseSeconds,
+      });
+      for (const row of rows) this.execute(row, acquiredAt);
+      if (rows.length === free) return this.pollIntervalMs;
+      const dueIn = await secondsUntilNextJob(this.options.db, this.kinds);
+      return dueIn === null ? this.pollIntervalMs : Math.min(this.pollIntervalMs, Math.max(0, dueIn * 1000));
+    } catch (error) {
+      this.context.logger.error({ err: error }, 'could not claim jobs; retrying after the poll interval');
+      return this.pollIntervalMs;
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    if (performance.now() - this.lastSweep < this.pollIntervalMs) return;
+    this.lastSweep = performance.now();
+    const failed = await failAbandonedJobs(this.options.db, this.kinds);
+    if (failed > 0) this.context.logger.warn({ failed }, 'failed jobs whose last attempt was abandoned');
+  }
+
+  private execute(row: JobRow, acquiredAt: number): void {
+    const handler = this.options.handlers[row.kind];
+    if (!handler) return; // Unreachable: only handled kinds are claimed.
+    const execution = new JobExecution(this.context, row, handler, acquiredAt);
+    this.running.add(execution);
+    void execution.done.then(() => {
+      this.running.delete(execution);
+      this.wake();
+    });
+  }
+
+  private wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  /** Sleeps `ms` or until woken; a wake that arrived while the loop was busy is not lost. */
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || this.state !== 'running') {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        this.woken = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeUp = done;
+    });
+  }
+}
+
+function positive(name: string, value: number, integer = false): number {
+  if (!(value > 0) || (integer && !Number.isInteger(value))) throw new RangeError(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
+  return value;
+}
+
+/** Whether `promise` settled within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,21 @@
+import { signInChainIds, type Config } from '../config/config.js';
+import type { Db } from '../db/database.js';
+import type { Services } from '../http/services.js';
+import { ApiKeyService } from '../modules/api-keys/api-key.service.js';
+import { AuthService } from '../modules/auth/auth.service.js';
+import { BillingService } from '../modules/billing/billing.service.js';
+import { WorkspaceService } from '../modules/workspaces/workspace.service.js';
+import type { Clock } from '../shared/clock.js';
+
+/** Wires the use cases to their adapters. The one place that knows every concrete service. */
+export function createServices(config: Config, db: Db, clock: Clock): Services {
+  return {
+    config,
+    db,
+    clock,
+    auth: new AuthService({ db, clock, publicBaseUrl: config.publicBaseUrl, chainIds: signInChainIds(config) }),
+    apiKeys: new ApiKeyService({ db }),
+    workspaces: new WorkspaceService({ db, newWorkspaceCredits: config.newWorkspaceCredits }),
+    billing: new BillingService({ db, maxInvoiceAmount: config.maxInvoiceAmount, successFeeCredits: config.successFeeCredits }),
+  };
+}

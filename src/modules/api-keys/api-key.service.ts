@@ -1,0 +1,116 @@
+import type { Db } from '../../db/database.js';
+import { AppError } from '../../shared/errors.js';
+import type { ApiKeyId, WorkspaceId } from '../../shared/ids.js';
+import { lockWorkspace } from '../workspaces/workspace.repo.js';
+import {
+  CREATIONS_PER_DAY,
+  CREATIONS_PER_HOUR,
+  MAX_ACTIVE_KEYS,
+  generateKey,
+  parseKey,
+  secretMatches,
+  type ApiKeyView,
+  type Permission,
+} from './api-key.js';
+import { countKeysForLimits, findKey, insertKey, listKeys, revokeKey, touchKey } from './api-key.repo.js';
+
+/** Who is calling the merchant API: a verified, unrevoked key of the workspace in the path. */
+export interface ApiKeyPrincipal {
+  readonly workspaceId: WorkspaceId;
+  readonly keyId: ApiKeyId;
+  readonly permissions: ReadonlySet<Permission>;
+}
+
+type KeyRow = Awaited<ReturnType<typeof listKeys>>[number];
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+export class ApiKeyService {
+  constructor(private readonly deps: { db: Db }) {}
+
+  /**
+   * Creates a key bound to the workspace wallet. The limits (active keys, creations per hour and day)
+   * are checked under the workspace row lock, so concurrent requests on any number of server
+   * processes cannot exceed them.
+   */
+  async create(workspaceId: WorkspaceId, input: { name: string; permissions: readonly Permission[] }): Promise<{ key: ApiKeyView; secret: string }> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const workspace = await lockWorkspace(trx, workspaceId);
+      if (!workspace) throw new AppError('not_found', 'No such workspace.');
+      const counts = await countKeysForLimits(trx, workspaceId);
+      if (counts.active >= MAX_ACTIVE_KEYS) {
+        throw new AppError('api_key_limit_reached', `A workspace may hold ${MAX_ACTIVE_KEYS} active keys. Revoke one before creating another.`);
+      }
+      const now = counts.now.getTime();
+      if (counts.lastHour >= CREATIONS_PER_HOUR && counts.oldestInHour) {
+        throw creationLimited(`${CREATIONS_PER_HOUR} per hour`, counts.oldestInHour.getTime() + HOUR_MS - now);
+      }
+      if (counts.lastDay >= CREATIONS_PER_DAY && counts.oldestInDay) {
+        throw creationLimited(`${CREATIONS_PER_DAY} per day`, counts.oldestInDay.getTime() + DAY_MS - now);
+      }
+      const generated = generateKey();
+      const row = await insertKey(trx, workspaceId, {
+        id: generated.id,
+        name: input.name.trim(),
+        permissions: [...new Set(input.permissions)],
+        recipientAddress: workspace.wallet_address,
+        secretHash: generated.secretHash,
+        displayPrefix: generated.displayPrefix,
+      });
+      return { key: toView(row), secret: generated.secret };
+    });
+  }
+
+  async list(workspaceId: WorkspaceId): Promise<ApiKeyView[]> {
+    return (await listKeys(this.deps.db, workspaceId)).map(toView);
+  }
+
+  /** Idempotent: revoking a revoked key answers the key as it is. */
+  async revoke(workspaceId: WorkspaceId, keyId: ApiKeyId): Promise<ApiKeyView> {
+    const row = await revokeKey(this.deps.db, workspaceId, keyId);
+    if (!row) throw new AppError('not_found', 'No such API key in this workspace.');
+    return toView(row);
+  }
+
+  /** Tenant first: a key is looked up only within the workspace named in the path. */
+  async authenticate(workspaceId: WorkspaceId, presented: string): Promise<ApiKeyPrincipal> {
+    const parsed = parseKey(presented);
+    if (!parsed) throw new AppError('invalid_api_key', 'The API key is malformed. Send "Authorization: Bearer isk_…" with a key from the portal.');
+    const row = await findKey(this.deps.db, workspaceId, parsed.id);
+    if (!row || !secretMatches(parsed, row.secret_hash)) {
+      throw new AppError('invalid_api_key', 'The API key is not valid for this workspace.');
+    }
+    if (row.revoked_at) throw new AppError('api_key_revoked', 'This API key was revoked. Create a new key in the portal.');
+    if (row.recipient_address !== row.wallet_address) {
+      throw new AppError(
+        'key_recipient_mismatch',
+        'This key was bound to a different receiving address than the workspace wallet and is blocked. Revoke it and create a new key.',
+      );
+    }
+    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > 60_000) {
+      // Bookkeeping only: a failure here must not fail the request.
+      touchKey(this.deps.db, workspaceId, parsed.id).catch(() => {});
+    }
+    return { workspaceId, keyId: parsed.id, permissions: new Set(row.permissions as Permission[]) };
+  }
+}
+
+function creationLimited(limit: string, retryAfterMs: number): AppError {
+  return new AppError('api_key_creation_rate_limited', `API key creation is limited to ${limit} per workspace. Try again later.`, {
+    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+  });
+}
+
+function toView(row: KeyRow): ApiKeyView {
+  return {
+    id: row.id as ApiKeyId,
+    name: row.name,
+    permissions: row.permissions as Permission[],
+    recipient: row.recipient_address,
+    prefix: row.display_prefix,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}

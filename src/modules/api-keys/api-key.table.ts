@@ -1,0 +1,14 @@
+import type { ColumnType } from 'kysely';
+
+export interface ApiKeyTable {
+  workspace_id: string;
+  id: string;
+  name: string;
+  permissions: string[];
+  recipient_address: string;
+  secret_hash: Buffer;
+  display_prefix: string;
+  created_at: ColumnType<Date, never, never>;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}

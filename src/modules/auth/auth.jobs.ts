@@ -1,0 +1,23 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
+
+export const AUTH_CLEANUP_JOB = 'auth.cleanup';
+const EVERY_SECONDS = 3600;
+
+/** Creates the recurring cleanup job unless it exists (its unique key makes this safe on every start). */
+export function scheduleAuthCleanup(db: Db) {
+  return enqueueJob(db, { kind: AUTH_CLEANUP_JOB, uniqueKey: AUTH_CLEANUP_JOB });
+}
+
+/**
+ * Deletes stale sign-in nonces and expired sessions. A recurring job is one row that never completes:
+ * after its work it reschedules itself with RetryLater, which spends no attempt.
+ */
+export function authCleanupHandler(db: Db): JobHandler {
+  return async () => {
+    await db.deleteFrom('auth_nonces').where('created_at', '<', sql<Date>`now() - interval '1 day'`).execute();
+    await db.deleteFrom('sessions').where('expires_at', '<', sql<Date>`now()`).execute();
+    throw new RetryLater(EVERY_SECONDS, 'next cleanup in an hour');
+  };
+}

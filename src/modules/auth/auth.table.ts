@@ -1,0 +1,14 @@
+import type { ColumnType } from 'kysely';
+
+export interface AuthNonceTable {
+  nonce: string;
+  created_at: ColumnType<Date, never, never>;
+  used_at: Date | null;
+}
+
+export interface SessionTable {
+  token_hash: Buffer;
+  wallet_address: string;
+  created_at: ColumnType<Date, never, never>;
+  expires_at: Date;
+}

@@ -1,0 +1,25 @@
+import type { Executor } from '../../db/database.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+
+const COLUMNS = ['id', 'name', 'description', 'wallet_address', 'created_at'] as const;
+
+export function findWorkspace(db: Executor, workspaceId: WorkspaceId) {
+  return db.selectFrom('workspaces').select(COLUMNS).where('id', '=', workspaceId).executeTakeFirst();
+}
+
+/** Serialises the workspace's limited operations (key creation, …) across all server processes. */
+export function lockWorkspace(db: Executor, workspaceId: WorkspaceId) {
+  return db.selectFrom('workspaces').select(COLUMNS).where('id', '=', workspaceId).forUpdate().executeTakeFirst();
+}
+
+export function listWorkspacesOfWallet(db: Executor, wallet: string) {
+  return db.selectFrom('workspaces').select(COLUMNS).where('wallet_address', '=', wallet).orderBy('created_at').execute();
+}
+
+export function insertWorkspace(db: Executor, workspace: { id: WorkspaceId; name: string; description: string; wallet: string }) {
+  return db
+    .insertInto('workspaces')
+    .values({ id: workspace.id, name: workspace.name, description: workspace.description, wallet_address: workspace.wallet })
+    .returning(COLUMNS)
+    .executeTakeFirstOrThrow();
+}

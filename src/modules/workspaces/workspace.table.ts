@@ -1,0 +1,9 @@
+import type { ColumnType, Generated } from 'kysely';
+
+export interface WorkspaceTable {
+  id: string;
+  name: string;
+  description: Generated<string>;
+  wallet_address: string;
+  created_at: ColumnType<Date, never, never>;
+}

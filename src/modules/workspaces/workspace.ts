@@ -1,0 +1,24 @@
+import type { WalletAddress, WorkspaceId } from '../../shared/ids.js';
+
+export interface Workspace {
+  readonly id: WorkspaceId;
+  readonly name: string;
+  readonly description: string;
+  /** The one receiving address: the wallet that signed in and created the workspace. */
+  readonly wallet: WalletAddress;
+  readonly createdAt: Date;
+}
+
+export const NAME_MAX_CHARS = 100;
+/** The portal's limit; the API accepts up to 2048 UTF-8 bytes. */
+export const PORTAL_DESCRIPTION_MAX_CHARS = 500;
+
+export function toWorkspace(row: { id: string; name: string; description: string; wallet_address: string; created_at: Date }): Workspace {
+  return {
+    id: row.id as WorkspaceId,
+    name: row.name,
+    description: row.description,
+    wallet: row.wallet_address as WalletAddress,
+    createdAt: row.created_at,
+  };
+}

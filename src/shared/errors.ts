@@ -1,0 +1,59 @@
+/**
+ * Every error code the service answers with. Domain code throws AppError with one of these and never
+ * knows HTTP; src/http/error-status.ts maps each to a status, checked exhaustively by the compiler.
+ */
+export const ERROR_CODES = [
+  'invalid_request',
+  'invalid_json',
+  'unsupported_media_type',
+  'payload_too_large',
+  'not_found',
+  'method_not_allowed',
+  'missing_api_key',
+  'invalid_api_key',
+  'api_key_revoked',
+  'api_key_in_query',
+  'permission_denied',
+  'key_recipient_mismatch',
+  'rate_limited',
+  'api_key_limit_reached',
+  'api_key_creation_rate_limited',
+  'session_required',
+  'origin_mismatch',
+  'invalid_siwe_message',
+  'siwe_domain_mismatch',
+  'siwe_uri_mismatch',
+  'siwe_chain_not_supported',
+  'siwe_nonce_invalid',
+  'siwe_expired',
+  'siwe_not_yet_valid',
+  'siwe_signature_invalid',
+  'internal_error',
+  'service_unavailable',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorDetail {
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface AppErrorOptions {
+  readonly details?: readonly ErrorDetail[];
+  /** Extra body fields the case needs (e.g. `restartCursor`). */
+  readonly fields?: Readonly<Record<string, unknown>>;
+  /** Seconds the client should wait before retrying (sent as `Retry-After`). */
+  readonly retryAfterSeconds?: number;
+}
+
+export class AppError extends Error {
+  override name = 'AppError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: AppErrorOptions = {},
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+
+declare const brand: unique symbol;
+/** A string that the type checker keeps apart from other ids. */
+export type Branded<T, Name extends string> = T & { readonly [brand]: Name };
+
+export type WorkspaceId = Branded<string, 'WorkspaceId'>;
+export type ApiKeyId = Branded<string, 'ApiKeyId'>;
+export type WalletAddress = Branded<`0x${string}`, 'WalletAddress'>;
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lowercase: no i, l, o, u.
+
+/** 26 base32 characters = 130 random bits: unguessable, so links and ids can act as capabilities. */
+export function randomToken(length = 26): string {
+  const bytes = randomBytes(length);
+  let out = '';
+  for (const byte of bytes) out += ALPHABET[byte & 31];
+  return out;
+}
+
+export const ID_PATTERN = '^[a-z]{2,4}_[0-9a-hjkmnp-tv-z]{26}$';
+
+export function newWorkspaceId(): WorkspaceId {
+  return `ws_${randomToken()}` as WorkspaceId;
+}
+
+export function newApiKeyId(): ApiKeyId {
+  return `key_${randomToken()}` as ApiKeyId;
+}
+
+/** Lowercase hex, the one spelling stored and compared. */
+export function walletAddress(address: string): WalletAddress {
+  return address.toLowerCase() as WalletAddress;
+}

@@ -1,0 +1,59 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.js';
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      dataDir: '/srv/app/.data',
+      networks: undefined,
+      webhookAllowPrivate: false,
+      newWorkspaceCredits: 100,
+      maxInvoiceAmount: 10_000_000_000n,
+      logLevel: 'info',
+    });
+    expect(config.publicBaseUrl.origin).toBe('http://localhost:3000');
+    expect(config.webhookRetrySchedule.at(-1)).toBe(1800);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('follows PORT into the default base URL', () => {
+    expect(loadConfig({ PORT: '8080' }).publicBaseUrl.origin).toBe('http://localhost:8080');
+  });
+
+  const invalid: [Record<string, string>, string][] = [
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
+    [{ PUBLIC_BASE_URL: 'https://pay.example.com/app' }, 'PUBLIC_BASE_URL'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE'],
+    [{ WEBHOOK_RETRY_SCHEDULE: '5,x' }, 'WEBHOOK_RETRY_SCHEDULE'],
+    [{ NEW_WORKSPACE_CREDITS: '-1' }, 'NEW_WORKSPACE_CREDITS'],
+    [{ RELAYER_PRIVATE_KEY: '0x123' }, 'RELAYER_PRIVATE_KEY'],
+    [{ OPERATOR_WALLET: 'alice' }, 'OPERATOR_WALLET'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ MAX_INVOICE_AMOUNT: '1e6' }, 'MAX_INVOICE_AMOUNT'],
+    [{ NETWORKS: '[{"name":"base"}]' }, 'NETWORKS'],
+    [{ NETWORKS: '{' }, 'NETWORKS'],
+    [{ NETWORKS: './missing.json' }, 'NETWORKS'],
+  ];
+
+  it.each(invalid)('names the variable in the error for %o', (env, variable) => {
+    expect(() => loadConfig(env)).toThrowError(ConfigError);
+    expect(() => loadConfig(env)).toThrowError(new RegExp(`^${variable}`));
+  });
+
+  it('reads NETWORKS from a file', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'config-'));
+    const network = { name: 'base-sepolia', chainId: 84532, rpcUrl: 'http://127.0.0.1:8545', usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', confirmations: 2 };
+    writeFileSync(path.join(dir, 'networks.json'), JSON.stringify([network]));
+    expect(loadConfig({ NETWORKS: 'networks.json' }, dir).networks).toEqual([network]);
+  });
+});

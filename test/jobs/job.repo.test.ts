@@ -1,0 +1,168 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  claimJobs,
+  completeJob,
+  enqueueJob,
+  extendLease,
+  failAbandonedJobs,
+  failJob,
+  releaseJob,
+  secondsUntilNextJob,
+  type JobClaim,
+  type JobRow,
+} from '../../src/jobs/job.repo.js';
+import { newWorkspaceId } from '../../src/shared/ids.js';
+import { createTestDatabase } from '../support/database.js';
+import { findJob, makeDue, secondsUntilRun } from './support.js';
+
+const database = await createTestDatabase();
+const { db } = database;
+
+function claimOf(row: JobRow): JobClaim {
+  return { id: row.id, workerId: row.locked_by ?? '', attempts: row.attempts };
+}
+
+async function claimOne(workerId = 'w1', leaseSeconds = 30): Promise<JobRow | undefined> {
+  const [row] = await claimJobs(db, { workerId, kinds: ['test'], limit: 1, leaseSeconds });
+  return row;
+}
+
+beforeEach(async () => {
+  await db.deleteFrom('jobs').execute();
+});
+
+describe('enqueueJob', () => {
+  it('stores kind, workspace, payload and max attempts', async () => {
+    const workspaceId = newWorkspaceId();
+    const id = await enqueueJob(db, { kind: 'test', workspaceId, payload: { invoice: 'inv_1', n: 2 }, maxAttempts: 3 });
+    const row = await findJob(db, id!);
+    expect(row).toMatchObject({ kind: 'test', workspace_id: workspaceId, payload: { invoice: 'inv_1', n: 2 }, max_attempts: 3, attempts: 0 });
+  });
+
+  it('dedupes a pending job with the same kind and unique key, not one of another kind', async () => {
+    const first = await enqueueJob(db, { kind: 'test', uniqueKey: 'inv_1' });
+    const again = await enqueueJob(db, { kind: 'test', uniqueKey: 'inv_1' });
+    const otherKind = await enqueueJob(db, { kind: 'other', uniqueKey: 'inv_1' });
+    expect(first).toBeTypeOf('bigint');
+    expect(again).toBeUndefined();
+    expect(otherKind).toBeTypeOf('bigint');
+    expect(await db.selectFrom('jobs').select('id').where('kind', '=', 'test').execute()).toHaveLength(1);
+  });
+
+  it('accepts the unique key again once the job with it has failed for good', async () => {
+    await enqueueJob(db, { kind: 'test', uniqueKey: 'inv_1', maxAttempts: 1 });
+    const row = (await claimOne())!;
+    expect(await failJob(db, claimOf(row), 'boom', 0)).toBe('failed');
+    expect(await enqueueJob(db, { kind: 'test', uniqueKey: 'inv_1' })).toBeTypeOf('bigint');
+  });
+
+  it('commits with the caller transaction and vanishes with its rollback', async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await enqueueJob(trx, { kind: 'test', payload: { n: 1 } });
+        throw new Error('use case failed');
+      }),
+    ).rejects.toThrow('use case failed');
+    expect(await db.selectFrom('jobs').selectAll().execute()).toHaveLength(0);
+    await db.transaction().execute((trx) => enqueueJob(trx, { kind: 'test', payload: { n: 2 } }));
+    expect(await db.selectFrom('jobs').selectAll().execute()).toHaveLength(1);
+  });
+
+  it('schedules by delay on the database clock', async () => {
+    const id = (await enqueueJob(db, { kind: 'test', delaySeconds: 60 }))!;
+    expect(await secondsUntilRun(db, id)).toBeGreaterThan(58);
+    expect(await claimOne()).toBeUndefined();
+    expect(await secondsUntilNextJob(db, ['test'])).toBeGreaterThan(58);
+    expect(await secondsUntilNextJob(db, ['other'])).toBeNull();
+  });
+});
+
+describe('claimJobs', () => {
+  it('leases due jobs oldest first and counts the attempt', async () => {
+    const a = await enqueueJob(db, { kind: 'test', runAt: new Date(Date.now() - 2000) });
+    const b = await enqueueJob(db, { kind: 'test', runAt: new Date(Date.now() - 1000) });
+    await enqueueJob(db, { kind: 'other' });
+    const rows = await claimJobs(db, { workerId: 'w1', kinds: ['test'], limit: 10, leaseSeconds: 30 });
+    expect(rows.map((row) => row.id)).toEqual([a, b]);
+    expect(rows.every((row) => row.attempts === 1 && row.locked_by === 'w1' && row.locked_until !== null)).toBe(true);
+  });
+
+  it('gives each job to one of many concurrent claimers', async () => {
+    await db
+      .insertInto('jobs')
+      .values(Array.from({ length: 60 }, () => ({ kind: 'test', payload: '{}' })))
+      .execute();
+    const batches = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => claimJobs(db, { workerId: `w${i}`, kinds: ['test'], limit: 10, leaseSeconds: 30 })),
+    );
+    const ids = batches.flat().map((row) => row.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(60);
+  });
+
+  it('does not claim a leased job until its lease expires', async () => {
+    await enqueueJob(db, { kind: 'test' });
+    const first = (await claimOne('w1', 0.3))!;
+    expect(await claimOne('w2')).toBeUndefined();
+    await delay(400);
+    const second = (await claimOne('w2'))!;
+    expect(second).toMatchObject({ id: first.id, attempts: 2, locked_by: 'w2' });
+    // The first worker's claim is fenced off: it can neither extend, complete nor fail the new run.
+    expect(await extendLease(db, claimOf(first), 30)).toBe(false);
+    expect(await completeJob(db, claimOf(first))).toBe(false);
+    expect(await failJob(db, claimOf(first), 'late', 0)).toBe('lost');
+    expect(await completeJob(db, claimOf(second))).toBe(true);
+    expect(await findJob(db, first.id)).toBeUndefined();
+  });
+
+  it('claims nothing for no kinds', async () => {
+    await enqueueJob(db, { kind: 'test' });
+    expect(await claimJobs(db, { workerId: 'w1', kinds: [], limit: 5, leaseSeconds: 30 })).toEqual([]);
+  });
+});
+
+describe('failJob', () => {
+  it('persists the attempt, the error and the backoff, then fails for good on the last attempt', async () => {
+    const id = (await enqueueJob(db, { kind: 'test', maxAttempts: 2 }))!;
+    const first = (await claimOne())!;
+    expect(await failJob(db, claimOf(first), 'Error: timeout', 60)).toBe('retrying');
+    const retrying = (await findJob(db, id))!;
+    expect(retrying).toMatchObject({ attempts: 1, locked_by: null, locked_until: null, last_error: 'Error: timeout', failed_at: null });
+    expect(await secondsUntilRun(db, id)).toBeGreaterThan(58);
+    expect(await claimOne()).toBeUndefined();
+
+    await makeDue(db, id);
+    const second = (await claimOne())!;
+    expect(second.attempts).toBe(2);
+    expect(await failJob(db, claimOf(second), 'x'.repeat(10_000), 60)).toBe('failed');
+    const failed = (await findJob(db, id))!;
+    expect(failed.failed_at).toBeInstanceOf(Date);
+    expect(failed.last_error).toHaveLength(2000);
+    await makeDue(db, id);
+    expect(await claimOne()).toBeUndefined();
+  });
+});
+
+describe('releaseJob', () => {
+  it('gives the job back without spending its attempt', async () => {
+    const id = (await enqueueJob(db, { kind: 'test' }))!;
+    const row = (await claimOne())!;
+    expect(await releaseJob(db, claimOf(row), 0)).toBe(true);
+    expect(await findJob(db, id)).toMatchObject({ attempts: 0, locked_by: null, locked_until: null });
+    expect((await claimOne())?.attempts).toBe(1);
+  });
+});
+
+describe('failAbandonedJobs', () => {
+  it('fails a job whose worker died on its last attempt once the lease lapsed', async () => {
+    const id = (await enqueueJob(db, { kind: 'test', maxAttempts: 1, uniqueKey: 'k' }))!;
+    await claimOne('dead', 0.2);
+    expect(await failAbandonedJobs(db, ['test'])).toBe(0);
+    await delay(300);
+    expect(await claimOne()).toBeUndefined();
+    expect(await failAbandonedJobs(db, ['test'])).toBe(1);
+    expect((await findJob(db, id))?.failed_at).toBeInstanceOf(Date);
+    expect(await enqueueJob(db, { kind: 'test', uniqueKey: 'k' })).toBeTypeOf('bigint');
+  });
+});

@@ -1,0 +1,203 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { enqueueJob, JobRunner, RetryLater, type Job, type JobHandlers, type JobLogger, type JobRunnerOptions } from '../../src/jobs/index.js';
+import { createTestDatabase } from '../support/database.js';
+import { findJob, waitFor } from './support.js';
+
+const database = await createTestDatabase();
+const { db } = database;
+const runners: JobRunner[] = [];
+
+async function startRunner(handlers: JobHandlers, options: Partial<JobRunnerOptions> = {}): Promise<JobRunner> {
+  const runner = new JobRunner({ db, connection: database.connection, handlers, pollIntervalMs: 200, ...options });
+  runners.push(runner);
+  await runner.start();
+  return runner;
+}
+
+beforeEach(async () => {
+  await db.deleteFrom('jobs').execute();
+});
+
+afterEach(async () => {
+  await Promise.all(runners.splice(0).map((runner) => runner.stop()));
+});
+
+describe('JobRunner', () => {
+  it('accepts a pino logger', () => {
+    const logger: JobLogger = pino({ level: 'silent' });
+    expect(logger).toBeDefined();
+  });
+
+  it('runs a newly enqueued job when NOTIFY wakes an idle runner, long before the poll', async () => {
+    const ran: unknown[] = [];
+    await startRunner({ test: async (job) => void ran.push(job.payload) }, { pollIntervalMs: 60_000 });
+    await enqueueJob(db, { kind: 'test', payload: { n: 1 } });
+    await waitFor(() => (ran.length === 1 ? true : undefined), 5_000, 'the first job');
+    // Now idle until the next notification or a minute from now.
+    await delay(200);
+    await enqueueJob(db, { kind: 'test', payload: { n: 2 } });
+    await waitFor(() => (ran.length === 2 ? true : undefined), 5_000, 'the job woken by NOTIFY');
+    expect(ran).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it('still hears of new jobs after its LISTEN connection is killed', async () => {
+    const ran: bigint[] = [];
+    await startRunner({ test: async (job) => void ran.push(job.id) }, { pollIntervalMs: 60_000 });
+    const terminated = await sql<{ pid: number }>`
+      SELECT pg_terminate_backend(pid) AS pid FROM pg_stat_activity
+      WHERE datname = current_database() AND query = 'LISTEN jobs'`.execute(db);
+    expect(terminated.rows).toHaveLength(1);
+    await delay(600); // the reconnect backoff starts at 250 ms
+    const id = (await enqueueJob(db, { kind: 'test' }))!;
+    await waitFor(() => (ran.includes(id) ? true : undefined), 5_000, 'the job after reconnecting');
+  });
+
+  it('runs a job scheduled for later when it falls due, not before', async () => {
+    const ranAt: number[] = [];
+    await startRunner({ test: async () => void ranAt.push(Date.now()) }, { pollIntervalMs: 60_000 });
+    const enqueuedAt = Date.now();
+    await enqueueJob(db, { kind: 'test', delaySeconds: 0.5 });
+    await waitFor(() => ranAt[0], 5_000, 'the scheduled job');
+    expect(ranAt[0]! - enqueuedAt).toBeGreaterThanOrEqual(450);
+  });
+
+  it('retries a failing job with the persisted backoff until it succeeds', async () => {
+    const attempts: number[] = [];
+    let failedRow: Awaited<ReturnType<typeof findJob>>;
+    const id = (await enqueueJob(db, { kind: 'test' }))!;
+    await startRunner(
+      {
+        test: async (job) => {
+          attempts.push(job.attempts);
+          if (job.attempts === 2) failedRow = await findJob(db, job.id);
+          if (job.attempts < 3) throw new Error(`flaky ${job.attempts}`);
+        },
+      },
+      { backoff: (n) => n * 0.1 },
+    );
+    await waitFor(async () => ((await findJob(db, id)) === undefined ? true : undefined), 5_000, 'the job to complete');
+    expect(attempts).toEqual([1, 2, 3]);
+    // What the second attempt found in the row: the first failure, recorded in the database.
+    expect(failedRow).toMatchObject({ attempts: 2, last_error: 'Error: flaky 1', failed_at: null });
+  });
+
+  it('keeps a job as failed after its last attempt', async () => {
+    let calls = 0;
+    const id = (await enqueueJob(db, { kind: 'test', maxAttempts: 2 }))!;
+    await startRunner(
+      {
+        test: async () => {
+          calls += 1;
+          throw new Error('always');
+        },
+      },
+      { backoff: () => 0 },
+    );
+    const row = await waitFor(async () => {
+      const found = await findJob(db, id);
+      return found?.failed_at ? found : undefined;
+    });
+    expect(row).toMatchObject({ attempts: 2, last_error: 'Error: always', locked_by: null });
+    await delay(300);
+    expect(calls).toBe(2);
+  });
+
+  it('reschedules on RetryLater without spending attempts', async () => {
+    const attempts: number[] = [];
+    const id = (await enqueueJob(db, { kind: 'test', maxAttempts: 1 }))!;
+    await startRunner({
+      test: async (job) => {
+        attempts.push(job.attempts);
+        if (attempts.length < 3) throw new RetryLater(0.05);
+      },
+    });
+    await waitFor(async () => ((await findJob(db, id)) === undefined ? true : undefined), 5_000, 'the job to complete');
+    expect(attempts).toEqual([1, 1, 1]);
+  });
+
+  it('runs at most `concurrency` handlers at once', async () => {
+    let active = 0;
+    let peak = 0;
+    let done = 0;
+    await startRunner(
+      {
+        test: async () => {
+          peak = Math.max(peak, ++active);
+          await delay(20);
+          active -= 1;
+          done += 1;
+        },
+      },
+      { concurrency: 3 },
+    );
+    await db
+      .insertInto('jobs')
+      .values(Array.from({ length: 12 }, () => ({ kind: 'test', payload: '{}' })))
+      .execute();
+    await waitFor(() => (done === 12 ? true : undefined), 5_000, 'all jobs');
+    expect(peak).toBe(3);
+  });
+
+  it('aborts the handler when another worker takes its lease over, and leaves the job to it', async () => {
+    const id = (await enqueueJob(db, { kind: 'test' }))!;
+    let reason: unknown;
+    await startRunner(
+      {
+        test: async (_job: Job, signal: AbortSignal) => {
+          await new Promise((resolve) => signal.addEventListener('abort', resolve));
+          reason = signal.reason;
+          throw signal.reason;
+        },
+      },
+      { leaseSeconds: 0.6 },
+    );
+    await waitFor(async () => ((await findJob(db, id))?.locked_by ? true : undefined));
+    await db
+      .updateTable('jobs')
+      .set((eb) => ({ locked_by: 'thief', attempts: eb('attempts', '+', 1), locked_until: sql<Date>`now() + interval '1 minute'` }))
+      .where('id', '=', id)
+      .execute();
+    await waitFor(() => reason, 3_000, 'the abort');
+    expect(String(reason)).toMatch(/lease lost/);
+    await delay(100);
+    expect(await findJob(db, id)).toMatchObject({ locked_by: 'thief', attempts: 2, last_error: null });
+  });
+
+  it('lets a running handler finish on stop', async () => {
+    const id = (await enqueueJob(db, { kind: 'test' }))!;
+    let started = false;
+    let finished = false;
+    const runner = await startRunner({
+      test: async () => {
+        started = true;
+        await delay(300);
+        finished = true;
+      },
+    });
+    await waitFor(() => (started ? true : undefined));
+    await runner.stop();
+    expect(finished).toBe(true);
+    expect(await findJob(db, id)).toBeUndefined();
+  });
+
+  it('aborts handlers that outlast the stop timeout and returns their jobs unspent', async () => {
+    const id = (await enqueueJob(db, { kind: 'test' }))!;
+    let started = false;
+    const runner = await startRunner(
+      {
+        test: async (_job, signal) => {
+          started = true;
+          await new Promise((resolve) => signal.addEventListener('abort', resolve));
+          throw signal.reason;
+        },
+      },
+      { stopTimeoutMs: 100 },
+    );
+    await waitFor(() => (started ? true : undefined));
+    await runner.stop();
+    expect(await findJob(db, id)).toMatchObject({ attempts: 0, locked_by: null, locked_until: null, last_error: null });
+  });
+});

@@ -1,0 +1,96 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll } from 'vitest';
+import { createSiweMessage } from 'viem/siwe';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { buildApp } from '../../src/http/app.js';
+import type { Services } from '../../src/http/services.js';
+import { createServices } from '../../src/main/services.js';
+import { ManualClock, type Clock } from '../../src/shared/clock.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export const BASE_URL = 'http://localhost:3000';
+export const ORIGIN = BASE_URL;
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly services: Services;
+  readonly database: TestDatabase;
+  readonly config: Config;
+}
+
+/** The real app on a fresh clone of the migrated database, driven with `inject`. */
+export async function createTestApp(env: Record<string, string> = {}, clock: Clock = new ManualClock()): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({ PUBLIC_BASE_URL: BASE_URL, ...env });
+  const services = createServices(config, database.db, clock);
+  const app = await buildApp(services, { logger: false });
+  afterAll(() => app.close());
+  return { app, services, database, config };
+}
+
+export function newWallet(): PrivateKeyAccount {
+  return privateKeyToAccount(generatePrivateKey());
+}
+
+export interface SiweOverrides {
+  domain?: string;
+  uri?: string;
+  chainId?: number;
+  nonce?: string;
+  issuedAt?: Date;
+  expirationTime?: Date;
+  notBefore?: Date;
+}
+
+export async function signedSiwe(app: FastifyInstance, wallet: PrivateKeyAccount, overrides: SiweOverrides = {}) {
+  const nonce = overrides.nonce ?? (await app.inject({ method: 'GET', url: '/auth/nonce' })).json<{ nonce: string }>().nonce;
+  const message = createSiweMessage({
+    domain: overrides.domain ?? 'localhost:3000',
+    address: wallet.address,
+    statement: 'Sign in to the Invoice Service.',
+    uri: overrides.uri ?? `${BASE_URL}/portal`,
+    version: '1',
+    chainId: overrides.chainId ?? 84532,
+    nonce,
+    issuedAt: overrides.issuedAt ?? new Date(),
+    ...(overrides.expirationTime ? { expirationTime: overrides.expirationTime } : {}),
+    ...(overrides.notBefore ? { notBefore: overrides.notBefore } : {}),
+  });
+  return { message, signature: await wallet.signMessage({ message }) };
+}
+
+/** Signs in and returns the session cookie header value. */
+export async function signIn(app: FastifyInstance, wallet: PrivateKeyAccount): Promise<string> {
+  const response = await app.inject({ method: 'POST', url: '/auth/verify', headers: { origin: ORIGIN }, payload: await signedSiwe(app, wallet) });
+  if (response.statusCode !== 200) throw new Error(`sign-in failed: ${response.body}`);
+  const cookie = response.cookies.find((candidate) => candidate.name === 'invoice_session');
+  if (!cookie) throw new Error('no session cookie');
+  return `invoice_session=${cookie.value}`;
+}
+
+export async function createWorkspace(app: FastifyInstance, cookie: string, name = 'Shop'): Promise<string> {
+  const response = await app.inject({ method: 'POST', url: '/portal/api/workspaces', headers: { cookie, origin: ORIGIN }, payload: { name } });
+  if (response.statusCode !== 201) throw new Error(`workspace creation failed: ${response.body}`);
+  return response.json<{ id: string }>().id;
+}
+
+export async function createKey(app: FastifyInstance, cookie: string, workspaceId: string, permissions: string[], name = 'server') {
+  return app.inject({
+    method: 'POST',
+    url: `/portal/api/w/${workspaceId}/keys`,
+    headers: { cookie, origin: ORIGIN },
+    payload: { name, permissions },
+  });
+}
+
+/** A signed-in wallet with a workspace and one key holding `permissions`. */
+export async function merchant(app: FastifyInstance, permissions: string[]) {
+  const wallet = newWallet();
+  const cookie = await signIn(app, wallet);
+  const workspaceId = await createWorkspace(app, cookie);
+  const response = await createKey(app, cookie, workspaceId, permissions);
+  if (response.statusCode !== 201) throw new Error(`key creation failed: ${response.body}`);
+  const key = response.json<{ id: string; secret: string }>();
+  return { wallet, cookie, workspaceId, keyId: key.id, apiKey: key.secret };
+}

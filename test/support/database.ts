@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, inject } from 'vitest';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
+
+export interface TestDatabase extends DatabaseHandle {
+  readonly name: string;
+  readonly connection: pg.PoolConfig;
+}
+
+/** A fresh database cloned from the migrated template; dropped after the file's tests. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const { host, port, user, template } = inject('postgres');
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ host, port, user, database: 'postgres' });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  await admin.end();
+  const connection: pg.PoolConfig = { host, port, user, database: name };
+  const handle = openDatabase(connection);
+  afterAll(async () => {
+    await handle.close();
+    const cleanup = new pg.Client({ host, port, user, database: 'postgres' });
+    await cleanup.connect();
+    await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await cleanup.end();
+  });
+  return { ...handle, name, connection };
+}
