@@ -216,3 +216,10 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
 export function signInChainIds(config: Config): number[] {
   return config.networks ? config.networks.map((network) => network.chainId) : [LOCAL_CHAIN_ID];
 }
+
+/** Names of the networks invoices may be paid on: the configured ones, or the local demo chain's. */
+export function networkNames(config: Config): string[] {
+  return config.networks ? config.networks.map((network) => network.name) : [LOCAL_NETWORK_NAME];
+}
+
+export const LOCAL_NETWORK_NAME = 'base-sepolia';

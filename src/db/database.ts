@@ -5,6 +5,8 @@ import type { ApiKeyTable } from '../modules/api-keys/api-key.table.js';
 import type { CreditAccountTable, CreditLedgerTable } from '../modules/billing/credits.table.js';
 import type { WorkspaceTable } from '../modules/workspaces/workspace.table.js';
 import type { JobTable } from '../jobs/job.table.js';
+import type { EventTable } from '../modules/events/event.table.js';
+import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/invoice.table.js';
 
 export interface Database {
   workspaces: WorkspaceTable;
@@ -14,6 +16,9 @@ export interface Database {
   sessions: SessionTable;
   api_keys: ApiKeyTable;
   jobs: JobTable;
+  invoices: InvoiceTable;
+  events: EventTable;
+  idempotency_keys: IdempotencyKeyTable;
 }
 
 export type Db = Kysely<Database>;

@@ -5,7 +5,10 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { apiKeyRoutes } from '../modules/api-keys/api-key.routes.js';
 import { authRoutes } from '../modules/auth/auth.routes.js';
 import { billingRoutes } from '../modules/billing/billing.routes.js';
-import { workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
+import { checkoutSettingsRoutes } from '../modules/checkout-settings/checkout-settings.routes.js';
+import { invoicePortalRoutes } from '../modules/invoices/invoice.portal-routes.js';
+import { invoiceRoutes } from '../modules/invoices/invoice.routes.js';
+import { workspaceApiRoutes, workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
 import { ErrorBody } from './common.schemas.js';
 import { registerDocs } from './docs.routes.js';
 import { registerErrorHandling } from './error-handler.js';
@@ -78,6 +81,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       requireSession(portal, services);
       await portal.register(workspaceRoutes(services));
       await portal.register(apiKeyRoutes(services));
+      await portal.register(invoicePortalRoutes(services));
     },
     { prefix: '/portal/api' },
   );
@@ -85,6 +89,9 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     async (api) => {
       guardMerchantApi(api, services);
       await api.register(billingRoutes(services));
+      await api.register(invoiceRoutes(services));
+      await api.register(checkoutSettingsRoutes(services));
+      await api.register(workspaceApiRoutes(services));
     },
     { prefix: MERCHANT_API_PREFIX },
   );

@@ -21,3 +21,8 @@ export function errors(...statuses: number[]): Record<number, TSchema> {
 }
 
 export const Timestamp = Type.String({ format: 'date-time' });
+
+/** For routes whose JSON body may be left out entirely (`POST …/renew`): no body means `{}`. */
+export async function defaultEmptyBody(request: { body: unknown }): Promise<void> {
+  request.body ??= {};
+}

@@ -25,7 +25,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) return sendError(reply, error);
-    const known = fromFastifyError(error);
+    const known = fromFastifyError(error, request.routeOptions.config?.fieldErrorCodes ?? {});
     if (known) return sendError(reply, known);
     // Unknown: log everything, tell the client nothing internal.
     request.log.error({ err: error }, 'unhandled error');
@@ -37,12 +37,16 @@ export function registerErrorHandling(app: FastifyInstance): void {
   );
 }
 
-function fromFastifyError(error: FastifyError): AppError | undefined {
+function fromFastifyError(error: FastifyError, fieldCodes: Readonly<Record<string, ErrorCode>>): AppError | undefined {
   if (error.validation) {
-    const details = (error.validation as ValidationIssue[]).map(describeIssue);
+    const issues = error.validation as ValidationIssue[];
+    const details = issues.map(describeIssue);
     const context = error.validationContext ?? 'request';
     const first = details[0];
-    return new AppError('invalid_request', first ? `Invalid ${context}: ${first.path} ${first.message}.` : `Invalid ${context}.`, { details });
+    const message = first ? `Invalid ${context}: ${first.path} ${first.message}.` : `Invalid ${context}.`;
+    // A typo must not silently drop a field, so unknown fields get a code of their own.
+    const code = issues[0]?.keyword === 'additionalProperties' ? 'unknown_field' : ((first && fieldCodes[first.path]) ?? 'invalid_request');
+    return new AppError(code, message, { details });
   }
   const byFastifyCode: Record<string, [ErrorCode, string]> = {
     FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'The request body is not valid JSON.'],

@@ -3,6 +3,8 @@ import type { Db } from '../db/database.js';
 import type { ApiKeyService } from '../modules/api-keys/api-key.service.js';
 import type { AuthService } from '../modules/auth/auth.service.js';
 import type { BillingService } from '../modules/billing/billing.service.js';
+import type { CheckoutSettingsService } from '../modules/checkout-settings/checkout-settings.service.js';
+import type { InvoiceService } from '../modules/invoices/invoice.service.js';
 import type { WorkspaceService } from '../modules/workspaces/workspace.service.js';
 import type { Clock } from '../shared/clock.js';
 
@@ -15,4 +17,6 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly workspaces: WorkspaceService;
   readonly billing: BillingService;
+  readonly invoices: InvoiceService;
+  readonly checkoutSettings: CheckoutSettingsService;
 }

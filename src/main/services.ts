@@ -1,9 +1,11 @@
-import { signInChainIds, type Config } from '../config/config.js';
+import { networkNames, signInChainIds, type Config } from '../config/config.js';
 import type { Db } from '../db/database.js';
 import type { Services } from '../http/services.js';
 import { ApiKeyService } from '../modules/api-keys/api-key.service.js';
 import { AuthService } from '../modules/auth/auth.service.js';
 import { BillingService } from '../modules/billing/billing.service.js';
+import { CheckoutSettingsService } from '../modules/checkout-settings/checkout-settings.service.js';
+import { InvoiceService } from '../modules/invoices/invoice.service.js';
 import { WorkspaceService } from '../modules/workspaces/workspace.service.js';
 import type { Clock } from '../shared/clock.js';
 
@@ -17,5 +19,12 @@ export function createServices(config: Config, db: Db, clock: Clock): Services {
     apiKeys: new ApiKeyService({ db }),
     workspaces: new WorkspaceService({ db, newWorkspaceCredits: config.newWorkspaceCredits }),
     billing: new BillingService({ db, maxInvoiceAmount: config.maxInvoiceAmount, successFeeCredits: config.successFeeCredits }),
+    invoices: new InvoiceService({
+      db,
+      clock,
+      rules: { maxAmount: config.maxInvoiceAmount, networks: networkNames(config) },
+      successFeeCredits: config.successFeeCredits,
+    }),
+    checkoutSettings: new CheckoutSettingsService({ db }),
   };
 }

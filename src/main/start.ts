@@ -2,10 +2,10 @@ import { performance } from 'node:perf_hooks';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { buildApp } from '../http/app.js';
 import { JobRunner } from '../jobs/index.js';
-import { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from '../modules/auth/auth.jobs.js';
 import { systemClock } from '../shared/clock.js';
 import { startDatabase } from './database.js';
 import { ensureDemoWorkspace, type DemoAccess } from './demo.js';
+import { jobHandlers, scheduleRecurringJobs } from './jobs.js';
 import { createServices } from './services.js';
 
 /**
@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   const worker = new JobRunner({
     db: database.db,
     connection: database.connection,
-    handlers: { [AUTH_CLEANUP_JOB]: authCleanupHandler(database.db) },
+    handlers: jobHandlers(services),
     logger: app.log,
   });
 
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
 
   await app.listen({ port: config.port, host: config.host });
   await worker.start();
-  await scheduleAuthCleanup(database.db);
+  await scheduleRecurringJobs(database.db);
   const demo = config.networks ? undefined : await ensureDemoWorkspace(services, config.dataDir);
   say(banner(config, demo, Math.round(performance.now() - started)));
 }

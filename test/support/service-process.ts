@@ -34,10 +34,18 @@ export async function startService(env: Record<string, string>, readyText = 'Pre
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Never outlive the test process, whatever happens to its hooks.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      process.off('exit', killOnExit);
+      resolve(code);
+    }),
+  );
 
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service not ready within 60 s:\n${output}`)), 60_000);

@@ -23,3 +23,12 @@ export function insertWorkspace(db: Executor, workspace: { id: WorkspaceId; name
     .returning(COLUMNS)
     .executeTakeFirstOrThrow();
 }
+
+export function updateWorkspace(db: Executor, workspaceId: WorkspaceId, changes: { name?: string; description?: string }) {
+  return db
+    .updateTable('workspaces')
+    .set({ ...(changes.name !== undefined && { name: changes.name }), ...(changes.description !== undefined && { description: changes.description }) })
+    .where('id', '=', workspaceId)
+    .returning(COLUMNS)
+    .executeTakeFirst();
+}

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { errors } from '../../http/common.schemas.js';
+import { WorkspaceParams, errors } from '../../http/common.schemas.js';
+import { BEARER_SECURITY } from '../../http/merchant-api.js';
 import type { Services } from '../../http/services.js';
+import type { WorkspaceId } from '../../shared/ids.js';
 import type { Workspace } from './workspace.js';
-import { CreateWorkspaceBody, WorkspaceView } from './workspace.schemas.js';
+import { CreateWorkspaceBody, PortalWorkspaceParams, UpdateWorkspaceBody, WorkspaceView } from './workspace.schemas.js';
 
 const tags = ['Portal'];
 
@@ -30,6 +32,46 @@ export function workspaceRoutes(services: Services): FastifyPluginAsyncTypebox {
         const workspace = await services.workspaces.create(request.portalSession!.wallet, request.body);
         return reply.code(201).send(present(workspace));
       },
+    );
+
+    app.patch(
+      '/w/:workspaceId',
+      {
+        schema: {
+          tags,
+          summary: 'Change the workspace name or description',
+          description: 'The description is limited to 500 characters here.',
+          params: PortalWorkspaceParams,
+          body: UpdateWorkspaceBody,
+          response: { 200: WorkspaceView, ...errors(400, 401, 403, 404) },
+        },
+      },
+      async (request) => {
+        const workspace = await services.workspaces.getOwned(request.portalSession!.wallet, request.params.workspaceId as WorkspaceId);
+        return present(await services.workspaces.update(workspace.id, request.body, 'portal'));
+      },
+    );
+  };
+}
+
+/** Merchant API: the workspace's public profile, shown to buyers on the checkout page. */
+export function workspaceApiRoutes(services: Services): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.put(
+      '/workspace',
+      {
+        config: { permission: 'settings:write' },
+        schema: {
+          tags: ['Workspace'],
+          summary: 'Set the workspace name and description',
+          description: 'Shown on the checkout page. The description is limited to 2048 UTF-8 bytes.',
+          security: BEARER_SECURITY,
+          params: WorkspaceParams,
+          body: UpdateWorkspaceBody,
+          response: { 200: WorkspaceView, ...errors(400, 401, 403, 429) },
+        },
+      },
+      async (request) => present(await services.workspaces.update(request.apiKey!.workspaceId, request.body, 'api')),
     );
   };
 }

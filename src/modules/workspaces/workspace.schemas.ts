@@ -13,7 +13,15 @@ export const WorkspaceView = Type.Object({
 export const CreateWorkspaceBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: NAME_MAX_CHARS, pattern: '\\S' }),
-    description: Type.Optional(Type.String({ maxLength: PORTAL_DESCRIPTION_MAX_CHARS })),
+    description: Type.Optional(Type.String({ description: `At most ${PORTAL_DESCRIPTION_MAX_CHARS} characters.` })),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateWorkspaceBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX_CHARS, pattern: '\\S' })),
+    description: Type.Optional(Type.String({ description: 'Shown on the checkout page. At most 2048 UTF-8 bytes through the API, 500 characters in the portal.' })),
   },
   { additionalProperties: false },
 );

@@ -6,4 +6,7 @@ export interface WorkspaceTable {
   description: Generated<string>;
   wallet_address: string;
   created_at: ColumnType<Date, never, never>;
+  invoice_seq: Generated<bigint>;
+  event_seq: Generated<bigint>;
+  return_origins: Generated<string[]>;
 }

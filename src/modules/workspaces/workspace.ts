@@ -12,6 +12,14 @@ export interface Workspace {
 export const NAME_MAX_CHARS = 100;
 /** The portal's limit; the API accepts up to 2048 UTF-8 bytes. */
 export const PORTAL_DESCRIPTION_MAX_CHARS = 500;
+export const API_DESCRIPTION_MAX_BYTES = 2048;
+
+/** The description limit depends on where it is written (spec "Limits"). */
+export function descriptionFits(description: string, via: 'api' | 'portal'): boolean {
+  return via === 'api'
+    ? Buffer.byteLength(description, 'utf8') <= API_DESCRIPTION_MAX_BYTES
+    : [...description].length <= PORTAL_DESCRIPTION_MAX_CHARS;
+}
 
 export function toWorkspace(row: { id: string; name: string; description: string; wallet_address: string; created_at: Date }): Workspace {
   return {

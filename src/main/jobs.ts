@@ -1,0 +1,27 @@
+import type { Db } from '../db/database.js';
+import type { Services } from '../http/services.js';
+import type { JobHandlers } from '../jobs/index.js';
+import { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from '../modules/auth/auth.jobs.js';
+import {
+  EXPIRE_INVOICES_JOB,
+  IDEMPOTENCY_CLEANUP_JOB,
+  expireInvoicesHandler,
+  idempotencyCleanupHandler,
+  scheduleInvoiceJobs,
+} from '../modules/invoices/invoice.jobs.js';
+
+/** Every job kind the worker runs, wired to its services. */
+export function jobHandlers(services: Services): JobHandlers {
+  const { db, clock } = services;
+  return {
+    [AUTH_CLEANUP_JOB]: authCleanupHandler(db),
+    [EXPIRE_INVOICES_JOB]: expireInvoicesHandler(services.invoices, db, clock),
+    [IDEMPOTENCY_CLEANUP_JOB]: idempotencyCleanupHandler(db, clock),
+  };
+}
+
+/** Creates the recurring jobs that do not exist yet. Safe on every start of every process. */
+export async function scheduleRecurringJobs(db: Db): Promise<void> {
+  await scheduleAuthCleanup(db);
+  await scheduleInvoiceJobs(db);
+}

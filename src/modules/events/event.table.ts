@@ -1,0 +1,11 @@
+import type { ColumnType } from 'kysely';
+
+export interface EventTable {
+  workspace_id: string;
+  id: bigint;
+  type: string;
+  invoice_id: string | null;
+  payment_intent_id: string | null;
+  data: ColumnType<unknown, string, string>;
+  created_at: Date;
+}

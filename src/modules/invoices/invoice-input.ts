@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import { AppError } from '../../shared/errors.js';
+import { parseUsdc } from '../../shared/money.js';
+import { DEFAULT_EXPIRES_IN, EXPIRES_IN_VALUES, EXTERNAL_ID_MAX_BYTES, isExpiresIn, utf8Bytes, type ExpiresIn } from './invoice.js';
+
+/** The fields of POST /invoices (spec: "Invoice (request fields)"). */
+export interface CreateInvoiceInput {
+  readonly amount: string;
+  readonly currency?: string;
+  readonly network?: string;
+  readonly expiresIn?: number;
+  readonly externalId?: string;
+  readonly successUrl?: string;
+  readonly cancelUrl?: string;
+  readonly number?: string;
+  readonly payTo?: string;
+}
+
+export interface ValidInvoiceInput {
+  readonly amount: bigint;
+  readonly network: string | null;
+  readonly expiresIn: ExpiresIn;
+  readonly externalId: string | null;
+  readonly successUrl: string | null;
+  readonly cancelUrl: string | null;
+  /** Origins of successUrl/cancelUrl, checked against the workspace's allowed origins in the database. */
+  readonly urlOrigins: readonly string[];
+  readonly payTo: string | null;
+}
+
+export interface InvoiceRules {
+  readonly maxAmount: bigint;
+  readonly networks: readonly string[];
+}
+
+/** Every rule of the invoice field table that needs no database. Throws AppError with a specific code. */
+export function validateInvoiceInput(input: CreateInvoiceInput, rules: InvoiceRules): ValidInvoiceInput {
+  const amount = parseUsdc(input.amount);
+  if (amount === undefined || amount <= 0n) {
+    throw new AppError('invalid_amount', 'amount must be a positive decimal string with a dot and at most 6 decimals, like "12.50".');
+  }
+  if (amount > rules.maxAmount) throw new AppError('amount_too_large', 'amount is above maxInvoiceAmount (see GET /billing).');
+  if (input.currency !== undefined && input.currency !== 'USDC') {
+    throw new AppError('unsupported_currency', 'currency must be USDC (the only supported currency); amounts are in USDC, not fiat.');
+  }
+  if (input.network !== undefined && !rules.networks.includes(input.network)) {
+    throw new AppError('unsupported_network', `network must be one of: ${rules.networks.join(', ')}. Omit it to let the payer choose.`);
+  }
+  const expiresIn = input.expiresIn ?? DEFAULT_EXPIRES_IN;
+  if (!isExpiresIn(expiresIn)) throw new AppError('invalid_expires_in', `expiresIn must be one of ${EXPIRES_IN_VALUES.join(', ')} (seconds).`);
+  if (input.externalId !== undefined && utf8Bytes(input.externalId) > EXTERNAL_ID_MAX_BYTES) {
+    throw new AppError('external_id_too_long', `externalId is limited to ${EXTERNAL_ID_MAX_BYTES} UTF-8 bytes.`);
+  }
+  if (input.number !== undefined) {
+    throw new AppError('number_not_allowed', 'Omit number: the service assigns invoice numbers (INV-000001, …).');
+  }
+  const successOrigin = input.successUrl === undefined ? undefined : returnUrlOrigin('successUrl', input.successUrl);
+  const cancelOrigin = input.cancelUrl === undefined ? undefined : returnUrlOrigin('cancelUrl', input.cancelUrl);
+  return {
+    amount,
+    network: input.network ?? null,
+    expiresIn,
+    externalId: input.externalId ?? null,
+    successUrl: input.successUrl ?? null,
+    cancelUrl: input.cancelUrl ?? null,
+    urlOrigins: [...new Set([successOrigin, cancelOrigin].filter((origin): origin is string => origin !== undefined))],
+    payTo: input.payTo === undefined ? null : input.payTo.toLowerCase(),
+  };
+}
+
+function returnUrlOrigin(field: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new AppError('invalid_return_url', `${field} is not a valid URL.`);
+  }
+  if (url.protocol !== 'https:' || url.username || url.password) {
+    throw new AppError('invalid_return_url', `${field} must be an https URL without credentials.`);
+  }
+  return url.origin;
+}
+
+/** SHA-256 of the body with sorted keys: the same request, however its JSON is spelled. */
+export function requestHash(body: unknown): Buffer {
+  return createHash('sha256').update(canonicalJson(body)).digest();
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,128}$/;
+
+/** Idempotency-Key: required, 8–128 visible ASCII characters. */
+export function checkIdempotencyKey(value: string | string[] | undefined): string {
+  if (value === undefined || value === '') {
+    throw new AppError('idempotency_key_missing', 'Send an Idempotency-Key header (8–128 characters), a new one per invoice, the same one when retrying.');
+  }
+  if (Array.isArray(value) || !IDEMPOTENCY_KEY.test(value)) {
+    throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 8 to 128 visible ASCII characters.');
+  }
+  return value;
+}
+
+/**
+ * The portal accepts a comma as the decimal separator ("12,50") and normalises it; the API itself
+ * accepts only a dot. A value with both separators is left as it is, to be refused.
+ */
+export function normalisePortalAmount(amount: string): string {
+  const trimmed = amount.trim();
+  return trimmed.includes('.') ? trimmed : trimmed.replace(/^(\d+),(\d+)$/, '$1.$2');
+}

@@ -1,0 +1,29 @@
+import { formatUsdc } from '../../shared/money.js';
+import { formatInvoiceNumber, type Invoice } from './invoice.js';
+
+/** The invoice as the API shows it. Links are built from PUBLIC_BASE_URL (DESIGN.md §4). */
+export function presentInvoice(invoice: Invoice, baseUrl: URL) {
+  const workspaceBase = `${baseUrl.origin}/w/${invoice.workspaceId}`;
+  return {
+    id: invoice.id,
+    number: formatInvoiceNumber(invoice.number),
+    status: invoice.status,
+    amount: formatUsdc(invoice.amount),
+    currency: invoice.currency,
+    network: invoice.network,
+    expiresIn: invoice.expiresIn,
+    expiresAt: invoice.expiresAt.toISOString(),
+    linkVersion: invoice.linkVersion,
+    externalId: invoice.externalId,
+    successUrl: invoice.successUrl,
+    cancelUrl: invoice.cancelUrl,
+    payTo: invoice.payTo,
+    url: `${workspaceBase}/x402/${invoice.id}`,
+    checkoutUrl: `${workspaceBase}/i/${invoice.id}`,
+    createdAt: invoice.createdAt.toISOString(),
+    updatedAt: invoice.updatedAt.toISOString(),
+    paidAt: invoice.paidAt?.toISOString() ?? null,
+    expiredAt: invoice.expiredAt?.toISOString() ?? null,
+    cancelledAt: invoice.cancelledAt?.toISOString() ?? null,
+  };
+}

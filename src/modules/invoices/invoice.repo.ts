@@ -1,0 +1,160 @@
+import { sql } from 'kysely';
+import type { DatabaseError } from 'pg';
+import type { Executor } from '../../db/database.js';
+import { AppError, type ErrorCode } from '../../shared/errors.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import type { Invoice, InvoiceId, ExpiresIn, InvoiceStatus } from './invoice.js';
+
+/** An invoice row as stored, from a query (Date, bigint) or from jsonb (strings, numbers). */
+type StoredInvoice = Record<string, unknown>;
+
+export function toInvoice(row: StoredInvoice): Invoice {
+  const date = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string | Date));
+  return {
+    workspaceId: row.workspace_id as WorkspaceId,
+    id: row.id as InvoiceId,
+    number: BigInt(row.number as bigint | number),
+    status: row.status as InvoiceStatus,
+    amount: BigInt(row.amount as bigint | number),
+    currency: 'USDC',
+    network: (row.network as string | null) ?? null,
+    expiresIn: Number(row.expires_in) as ExpiresIn,
+    expiresAt: date(row.expires_at)!,
+    linkVersion: Number(row.link_version),
+    externalId: (row.external_id as string | null) ?? null,
+    successUrl: (row.success_url as string | null) ?? null,
+    cancelUrl: (row.cancel_url as string | null) ?? null,
+    payTo: row.pay_to as string,
+    feeReserved: BigInt(row.fee_reserved as bigint | number),
+    createdAt: date(row.created_at)!,
+    updatedAt: date(row.updated_at)!,
+    paidAt: date(row.paid_at),
+    expiredAt: date(row.expired_at),
+    cancelledAt: date(row.cancelled_at),
+  };
+}
+
+export interface CreateInvoiceParams {
+  readonly idempotencyKey: string | null;
+  readonly requestHash: Buffer;
+  readonly idempotencyTtlSeconds: number;
+  readonly id: InvoiceId;
+  readonly amount: bigint;
+  readonly network: string | null;
+  readonly expiresIn: ExpiresIn;
+  readonly now: Date;
+  readonly externalId: string | null;
+  readonly successUrl: string | null;
+  readonly cancelUrl: string | null;
+  readonly urlOrigins: readonly string[];
+  readonly payTo: string | null;
+  readonly cost: bigint;
+  readonly fee: bigint;
+  readonly source: 'api' | 'portal' | 'batch';
+}
+
+export type CreateOutcome = { kind: 'created' | 'replayed'; invoice: Invoice } | { kind: 'idempotency_key_reused' };
+
+const REFUSALS: Record<string, [ErrorCode, string]> = {
+  not_found: ['not_found', 'No such workspace.'],
+  pay_to_mismatch: ['pay_to_mismatch', 'payTo differs from the workspace wallet. Omit payTo: invoices always pay the workspace wallet.'],
+  return_origin_not_allowed: ['return_origin_not_allowed', 'is not an allowed checkout return origin (PUT /checkout-settings)'],
+  insufficient_credits: ['insufficient_credits', 'Not enough available credits for this invoice (creation cost plus the success-fee reserve). See GET /billing.'],
+};
+
+/** One round trip: the `create_invoice` function does the whole use case in the statement's transaction. */
+export async function createInvoice(db: Executor, workspaceId: WorkspaceId, p: CreateInvoiceParams): Promise<CreateOutcome> {
+  try {
+    const { rows } = await sql<{ outcome: string; invoice: StoredInvoice | null }>`
+      SELECT outcome, invoice FROM create_invoice(
+        ${workspaceId}, ${p.idempotencyKey}, ${p.requestHash}, make_interval(secs => ${p.idempotencyTtlSeconds}),
+        ${p.id}, ${p.amount}, ${p.network}, ${p.expiresIn}, ${p.now},
+        ${p.externalId}, ${p.successUrl}, ${p.cancelUrl}, ${[...p.urlOrigins]}::text[], ${p.payTo},
+        ${p.cost}, ${p.fee}, ${p.source})`.execute(db);
+    const row = rows[0]!;
+    if (row.outcome === 'idempotency_key_reused') return { kind: 'idempotency_key_reused' };
+    return { kind: row.outcome as 'created' | 'replayed', invoice: toInvoice(row.invoice!) };
+  } catch (error) {
+    const refusal = (error as DatabaseError).code === 'P0001' ? REFUSALS[(error as DatabaseError).message] : undefined;
+    if (!refusal) throw error;
+    const detail = (error as DatabaseError).detail;
+    throw new AppError(refusal[0], detail ? `${detail} ${refusal[1]}.` : refusal[1]);
+  }
+}
+
+export async function findInvoice(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice | undefined> {
+  const row = await db.selectFrom('invoices').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', invoiceId).executeTakeFirst();
+  return row && toInvoice(row as unknown as StoredInvoice);
+}
+
+export async function lockInvoice(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice | undefined> {
+  const row = await db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', invoiceId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row && toInvoice(row as unknown as StoredInvoice);
+}
+
+export type InvoiceChanges = Partial<Pick<Invoice, 'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt' | 'paidAt'>>;
+
+export async function updateInvoice(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId, changes: InvoiceChanges, now: Date): Promise<Invoice> {
+  const row = await db
+    .updateTable('invoices')
+    .set({
+      ...(changes.status !== undefined && { status: changes.status }),
+      ...(changes.expiresIn !== undefined && { expires_in: changes.expiresIn }),
+      ...(changes.expiresAt !== undefined && { expires_at: changes.expiresAt }),
+      ...(changes.linkVersion !== undefined && { link_version: changes.linkVersion }),
+      ...(changes.feeReserved !== undefined && { fee_reserved: changes.feeReserved }),
+      ...(changes.expiredAt !== undefined && { expired_at: changes.expiredAt }),
+      ...(changes.cancelledAt !== undefined && { cancelled_at: changes.cancelledAt }),
+      ...(changes.paidAt !== undefined && { paid_at: changes.paidAt }),
+      updated_at: now,
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', invoiceId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toInvoice(row as unknown as StoredInvoice);
+}
+
+/** Open invoices whose deadline has passed, oldest deadline first. */
+export function dueOpenInvoices(db: Executor, now: Date, limit: number) {
+  return db
+    .selectFrom('invoices')
+    .select(['workspace_id', 'id'])
+    .where('status', '=', 'open')
+    .where('expires_at', '<=', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+}
+
+export async function nextOpenDeadline(db: Executor): Promise<Date | null> {
+  const row = await db
+    .selectFrom('invoices')
+    .select(sql<Date | null>`min(expires_at)`.as('next'))
+    .where('status', '=', 'open')
+    .executeTakeFirst();
+  return row?.next ?? null;
+}
+
+export function listInvoices(db: Executor, workspaceId: WorkspaceId, limit: number) {
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('number', 'desc')
+    .limit(limit)
+    .execute()
+    .then((rows) => rows.map((row) => toInvoice(row as unknown as StoredInvoice)));
+}
+
+/** Forgets idempotency keys past their retention. */
+export function deleteExpiredIdempotencyKeys(db: Executor, now: Date) {
+  return db.deleteFrom('idempotency_keys').where('expires_at', '<', now).executeTakeFirst();
+}

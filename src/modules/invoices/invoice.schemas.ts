@@ -1,0 +1,69 @@
+import { Type } from '@sinclair/typebox';
+import { Timestamp } from '../../http/common.schemas.js';
+import { ID_PATTERN } from '../../shared/ids.js';
+import { USDC_AMOUNT_PATTERN } from '../../shared/money.js';
+import { EXPIRES_IN_VALUES, INVOICE_STATUSES } from './invoice.js';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const InvoiceView = Type.Object({
+  id: Type.String({ description: 'Invoice id (`inv_…`). Private: anyone holding it can view the public payment details.' }),
+  number: Type.String({ description: 'INV-000001, … per workspace; never reused.' }),
+  status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({ type: 'string', enum: [...INVOICE_STATUSES] }),
+  amount: Type.String({ description: 'USDC, always with 6 decimals ("12.500000").' }),
+  currency: Type.Literal('USDC'),
+  network: Nullable(Type.String({ description: 'Fixed network, or null when the payer chooses.' })),
+  expiresIn: Type.Integer(),
+  expiresAt: Timestamp,
+  linkVersion: Type.Integer({ description: 'Grows with each renewal; payments for older versions are refused.' }),
+  externalId: Nullable(Type.String()),
+  successUrl: Nullable(Type.String()),
+  cancelUrl: Nullable(Type.String()),
+  payTo: Type.String({ description: 'The receiving address: the workspace wallet.' }),
+  url: Type.String({ description: 'The x402 protocol payment endpoint. Not the browser link.' }),
+  checkoutUrl: Type.String({ description: 'The browser checkout link to send to the buyer.' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  paidAt: Type.Union([Timestamp, Type.Null()]),
+  expiredAt: Type.Union([Timestamp, Type.Null()]),
+  cancelledAt: Type.Union([Timestamp, Type.Null()]),
+});
+
+export const CreateInvoiceBody = Type.Object(
+  {
+    amount: Type.String({ pattern: USDC_AMOUNT_PATTERN, maxLength: 40, description: 'USDC (not fiat), dot as separator, up to 6 decimals: "12.50".' }),
+    currency: Type.Optional(Type.String({ maxLength: 16, description: 'Only USDC (the default).' })),
+    network: Type.Optional(Type.String({ maxLength: 64, description: 'Omit to let the payer choose.' })),
+    expiresIn: Type.Optional(Type.Integer({ enum: [...EXPIRES_IN_VALUES], description: 'Payment window in seconds; default 3600. Costs 1, 2 or 3 credits.' })),
+    externalId: Type.Optional(Type.String({ description: 'Your order reference, at most 128 UTF-8 bytes. Not a secret, not an idempotency key.' })),
+    successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL on an allowed checkout return origin.' })),
+    cancelUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL on an allowed checkout return origin.' })),
+    number: Type.Optional(Type.String({ description: 'Refused: numbers are assigned by the service.' })),
+    payTo: Type.Optional(Type.String({ description: 'Omit. Any address other than the workspace wallet is refused with 403.' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Schema failures of these fields answer with the field's own code. */
+export const CREATE_FIELD_CODES = {
+  amount: 'invalid_amount',
+  currency: 'unsupported_currency',
+  network: 'unsupported_network',
+  expiresIn: 'invalid_expires_in',
+  successUrl: 'invalid_return_url',
+  cancelUrl: 'invalid_return_url',
+} as const;
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'Required: 8–128 characters, new per invoice, the same when retrying.' })),
+});
+
+export const InvoiceParams = Type.Object({
+  workspaceId: Type.String({ pattern: ID_PATTERN }),
+  invoiceId: Type.String({ maxLength: 64, description: 'Invoice id (`inv_…`).' }),
+});
+
+export const RenewBody = Type.Object(
+  { expiresIn: Type.Optional(Type.Integer({ enum: [...EXPIRES_IN_VALUES], description: "New window; default the invoice's own." })) },
+  { additionalProperties: false },
+);

@@ -1,0 +1,135 @@
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import { moveCredits } from '../billing/credits.repo.js';
+import { appendInvoiceEvent } from '../events/event.repo.js';
+import { EXPIRES_IN_CREDITS, effectiveStatus, newInvoiceId, transition, type ExpiresIn, type Invoice, type InvoiceCommand, type InvoiceId } from './invoice.js';
+import { checkIdempotencyKey, requestHash, validateInvoiceInput, type CreateInvoiceInput, type InvoiceRules } from './invoice-input.js';
+import { createInvoice, dueOpenInvoices, findInvoice, listInvoices, lockInvoice, updateInvoice } from './invoice.repo.js';
+
+/** Idempotency keys outlive the longest payment window (5 days). */
+export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
+
+export interface InvoiceServiceDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly rules: InvoiceRules;
+  readonly successFeeCredits: number;
+}
+
+export interface CreateOptions {
+  readonly idempotencyKey: string | string[] | undefined;
+  readonly source: 'api' | 'portal';
+}
+
+export class InvoiceService {
+  constructor(private readonly deps: InvoiceServiceDeps) {}
+
+  /**
+   * Creates an invoice, or replays the stored result of an earlier request with the same
+   * Idempotency-Key and body. Concurrent duplicates wait for the first and replay its result, so a
+   * key yields exactly one invoice, one number and one charge. Refusals create and charge nothing.
+   */
+  async create(workspaceId: WorkspaceId, input: CreateInvoiceInput, options: CreateOptions): Promise<{ invoice: Invoice; replayed: boolean }> {
+    const idempotencyKey = checkIdempotencyKey(options.idempotencyKey);
+    const valid = validateInvoiceInput(input, this.deps.rules);
+    const outcome = await createInvoice(this.deps.db, workspaceId, {
+      ...valid,
+      idempotencyKey,
+      requestHash: requestHash(input),
+      idempotencyTtlSeconds: IDEMPOTENCY_TTL_SECONDS,
+      id: newInvoiceId(),
+      now: this.deps.clock.now(),
+      cost: BigInt(EXPIRES_IN_CREDITS[valid.expiresIn]),
+      fee: BigInt(this.deps.successFeeCredits),
+      source: options.source,
+    });
+    if (outcome.kind === 'idempotency_key_reused') {
+      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new invoice.');
+    }
+    return { invoice: this.present(outcome.invoice), replayed: outcome.kind === 'replayed' };
+  }
+
+  async get(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice> {
+    const invoice = await findInvoice(this.deps.db, workspaceId, invoiceId);
+    if (!invoice) throw notFound();
+    return this.present(invoice);
+  }
+
+  async list(workspaceId: WorkspaceId, limit: number): Promise<Invoice[]> {
+    return (await listInvoices(this.deps.db, workspaceId, limit)).map((invoice) => this.present(invoice));
+  }
+
+  cancel(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice> {
+    return this.apply(workspaceId, invoiceId, { type: 'cancel' });
+  }
+
+  renew(workspaceId: WorkspaceId, invoiceId: InvoiceId, expiresIn: ExpiresIn | undefined): Promise<Invoice> {
+    return this.apply(workspaceId, invoiceId, { type: 'renew', expiresIn: expiresIn ?? 3600, successFee: BigInt(this.deps.successFeeCredits) }, expiresIn);
+  }
+
+  /**
+   * Records expiry of open invoices past their deadline, releasing their success-fee reserve.
+   * Idempotent; returns how many it expired.
+   */
+  async expireDue(limit = 500): Promise<number> {
+    const now = this.deps.clock.now();
+    const due = await dueOpenInvoices(this.deps.db, now, limit);
+    let expired = 0;
+    for (const row of due) {
+      const result = await this.transact(row.workspace_id as WorkspaceId, row.id as InvoiceId, { type: 'expire' }, now);
+      if (result) expired++;
+    }
+    return expired;
+  }
+
+  private async apply(workspaceId: WorkspaceId, invoiceId: InvoiceId, command: InvoiceCommand, requestedExpiresIn?: ExpiresIn): Promise<Invoice> {
+    const now = this.deps.clock.now();
+    const invoice = await this.transact(workspaceId, invoiceId, command, now, requestedExpiresIn);
+    if (!invoice) throw notFound();
+    return this.present(invoice);
+  }
+
+  /**
+   * One transaction: lock the invoice, ask the state machine, then persist the change, the credit
+   * movement and the change-feed event together. Resolves undefined when there is no such invoice or
+   * the command is a no-op (expiring what is not due).
+   */
+  private transact(workspaceId: WorkspaceId, invoiceId: InvoiceId, command: InvoiceCommand, now: Date, requestedExpiresIn?: ExpiresIn) {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const invoice = await lockInvoice(trx, workspaceId, invoiceId);
+      if (!invoice) return undefined;
+      // Renewal keeps the invoice's window unless another is asked for.
+      const effective = command.type === 'renew' && requestedExpiresIn === undefined ? { ...command, expiresIn: invoice.expiresIn } : command;
+      const result = transition(invoice, effective, now);
+      if (!result.ok) {
+        if (result.code === 'noop') return undefined;
+        throw new AppError(result.code, REFUSAL_MESSAGES[result.code]);
+      }
+      if (result.charge !== 0n || result.reserveChange !== 0n) {
+        const moved = await moveCredits(trx, workspaceId, { kind: result.event, charge: result.charge, reserveChange: result.reserveChange, reference: invoiceId });
+        if (!moved) throw new AppError('insufficient_credits', 'Not enough available credits to renew this invoice. See GET /billing.');
+      }
+      const updated = await updateInvoice(trx, workspaceId, invoiceId, result.changes, now);
+      await appendInvoiceEvent(trx, workspaceId, result.event, invoiceId, now);
+      return updated;
+    });
+  }
+
+  /** Readers never see an open invoice past its deadline. */
+  private present(invoice: Invoice): Invoice {
+    const status = effectiveStatus(invoice, this.deps.clock.now());
+    return status === invoice.status ? invoice : { ...invoice, status };
+  }
+}
+
+const REFUSAL_MESSAGES = {
+  invoice_already_paid: 'This invoice is paid; it can be neither cancelled nor renewed.',
+  invoice_cancelled: 'This invoice is cancelled; create a new invoice instead.',
+  invoice_processing: 'A payment for this invoice is being verified; wait for it to finish.',
+} as const;
+
+function notFound(): AppError {
+  return new AppError('not_found', 'No such invoice in this workspace.');
+}

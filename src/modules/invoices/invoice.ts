@@ -1,0 +1,115 @@
+import type { Branded, WorkspaceId } from '../../shared/ids.js';
+import { randomToken } from '../../shared/ids.js';
+
+export type InvoiceId = Branded<string, 'InvoiceId'>;
+
+export const INVOICE_STATUSES = ['open', 'processing', 'paid', 'expired', 'cancelled'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/** Payment windows in seconds and their credit cost (DESIGN.md §10). */
+export const EXPIRES_IN_CREDITS = { 3600: 1, 86400: 2, 432000: 3 } as const;
+export type ExpiresIn = keyof typeof EXPIRES_IN_CREDITS;
+export const EXPIRES_IN_VALUES = [3600, 86400, 432000] as const satisfies readonly ExpiresIn[];
+export const DEFAULT_EXPIRES_IN: ExpiresIn = 3600;
+export const EXTERNAL_ID_MAX_BYTES = 128;
+
+export interface Invoice {
+  readonly workspaceId: WorkspaceId;
+  readonly id: InvoiceId;
+  readonly number: bigint;
+  readonly status: InvoiceStatus;
+  readonly amount: bigint;
+  readonly currency: 'USDC';
+  readonly network: string | null;
+  readonly expiresIn: ExpiresIn;
+  readonly expiresAt: Date;
+  readonly linkVersion: number;
+  readonly externalId: string | null;
+  readonly successUrl: string | null;
+  readonly cancelUrl: string | null;
+  readonly payTo: string;
+  readonly feeReserved: bigint;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly paidAt: Date | null;
+  readonly expiredAt: Date | null;
+  readonly cancelledAt: Date | null;
+}
+
+export function newInvoiceId(): InvoiceId {
+  return `inv_${randomToken()}` as InvoiceId;
+}
+
+/** `INV-000001`; past 999999 the number simply grows (`INV-1000000`). */
+export function formatInvoiceNumber(number: bigint): string {
+  return `INV-${number.toString().padStart(6, '0')}`;
+}
+
+export function isExpiresIn(value: number): value is ExpiresIn {
+  return (EXPIRES_IN_VALUES as readonly number[]).includes(value);
+}
+
+/** What a reader sees: an open invoice past its deadline is expired, even before the job records it. */
+export function effectiveStatus(invoice: Pick<Invoice, 'status' | 'expiresAt'>, now: Date): InvoiceStatus {
+  return invoice.status === 'open' && invoice.expiresAt.getTime() <= now.getTime() ? 'expired' : invoice.status;
+}
+
+export type InvoiceEventType = 'invoice.expired' | 'invoice.cancelled' | 'invoice.renewed';
+
+/** The outcome of a command on an invoice: the fields that change, the credits that move, the event. */
+export type Transition =
+  | {
+      readonly ok: true;
+      readonly changes: Partial<Pick<Invoice, 'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt'>>;
+      /** Credits taken from the balance (renewal) — never negative. */
+      readonly charge: bigint;
+      /** Change of the success-fee reserve: negative releases it, positive reserves it. */
+      readonly reserveChange: bigint;
+      readonly event: InvoiceEventType;
+    }
+  | { readonly ok: false; readonly code: 'invoice_already_paid' | 'invoice_cancelled' | 'invoice_processing' | 'noop' };
+
+export type InvoiceCommand =
+  | { readonly type: 'expire' }
+  | { readonly type: 'cancel' }
+  | { readonly type: 'renew'; readonly expiresIn: ExpiresIn; readonly successFee: bigint };
+
+/**
+ * The invoice state machine (DESIGN.md §6), pure: open → expired at the deadline; open/expired →
+ * cancelled; open/expired → open again by renewal with a new deadline and link version. A paid,
+ * cancelled or processing invoice refuses cancel and renew; expiring anything but a due open
+ * invoice is a no-op.
+ */
+export function transition(invoice: Invoice, command: InvoiceCommand, now: Date): Transition {
+  const status = effectiveStatus(invoice, now);
+  const release = -invoice.feeReserved;
+  if (command.type === 'expire') {
+    if (invoice.status !== 'open' || status !== 'expired') return { ok: false, code: 'noop' };
+    return { ok: true, changes: { status: 'expired', expiredAt: now, feeReserved: 0n }, charge: 0n, reserveChange: release, event: 'invoice.expired' };
+  }
+  if (status === 'paid') return { ok: false, code: 'invoice_already_paid' };
+  if (status === 'processing') return { ok: false, code: 'invoice_processing' };
+  if (status === 'cancelled') return { ok: false, code: 'invoice_cancelled' };
+  if (command.type === 'cancel') {
+    return { ok: true, changes: { status: 'cancelled', cancelledAt: now, feeReserved: 0n }, charge: 0n, reserveChange: release, event: 'invoice.cancelled' };
+  }
+  // Renewal: the window costs its creation credits again; the success fee stays reserved once.
+  return {
+    ok: true,
+    changes: {
+      status: 'open',
+      expiresIn: command.expiresIn,
+      expiresAt: new Date(now.getTime() + command.expiresIn * 1000),
+      linkVersion: invoice.linkVersion + 1,
+      feeReserved: command.successFee,
+    },
+    charge: BigInt(EXPIRES_IN_CREDITS[command.expiresIn]),
+    reserveChange: command.successFee - invoice.feeReserved,
+    event: 'invoice.renewed',
+  };
+}
+
+/** The byte length limit counts UTF-8 bytes, not characters. */
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
