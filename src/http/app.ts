@@ -9,6 +9,7 @@ import { checkoutSettingsRoutes } from '../modules/checkout-settings/checkout-se
 import { invoicePortalRoutes } from '../modules/invoices/invoice.portal-routes.js';
 import { invoiceRoutes } from '../modules/invoices/invoice.routes.js';
 import { workspaceApiRoutes, workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
+import { registerPortalPages } from '../web/portal/portal.routes.js';
 import { ErrorBody } from './common.schemas.js';
 import { registerDocs } from './docs.routes.js';
 import { registerErrorHandling } from './error-handler.js';
@@ -67,6 +68,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
 
   registerOps(app, services);
   registerDocs(app);
+  registerPortalPages(app, services);
 
   await app.register(
     async (auth) => {

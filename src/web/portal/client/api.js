@@ -1,0 +1,52 @@
+/* global fetch */
+// The portal's JSON API client. Same-origin fetches send the session cookie and, for POST/DELETE, the
+// Origin header the server's CSRF check wants, without any help from us.
+
+/** An error answer of the service: `message` is meant for people, `code` for code. */
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(typeof body?.message === 'string' ? body.message : `The service answered HTTP ${status}.`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = body?.code;
+    this.requestId = body?.requestId;
+  }
+}
+
+let sessionLost = () => {};
+
+/** Called when a portal API request finds no session (expired, or signed out in another tab). */
+export function onSessionLost(handler) {
+  sessionLost = handler;
+}
+
+async function request(method, path, body) {
+  const headers = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
+  } catch {
+    throw new ApiError(0, { message: 'Could not reach the service. Check your connection and try again.' });
+  }
+  if (response.status === 204) return undefined;
+  const data = await response.json().catch(() => undefined);
+  if (!response.ok) {
+    const error = new ApiError(response.status, data);
+    if (response.status === 401 && path.startsWith('/portal/api/')) {
+      error.sessionLost = true;
+      sessionLost(error);
+    }
+    throw error;
+  }
+  return data;
+}
+
+export const api = {
+  get: (path) => request('GET', path),
+  post: (path, body) => request('POST', path, body),
+  delete: (path) => request('DELETE', path),
+};
+
+/** `/portal/api/w/<workspace id>/…` with every segment encoded. */
+export const workspacePath = (workspaceId, ...rest) => ['/portal/api/w', workspaceId, ...rest].map((s, i) => (i === 0 ? s : encodeURIComponent(s))).join('/');

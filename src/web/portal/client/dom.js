@@ -1,0 +1,105 @@
+/* global document, navigator, window */
+// Tiny DOM helpers. Text always goes in as text nodes, never as markup, so nothing from the API can inject HTML.
+
+/** The element with this id; a missing one is a bug in the page template, so it throws. */
+export function byId(id) {
+  const node = document.getElementById(id);
+  if (!node) throw new Error(`The page has no #${id}.`);
+  return node;
+}
+
+/** document.createElement with attributes, `class`, `on<event>` handlers and children (strings or nodes). */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') node.className = value;
+    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  node.append(...children.flat().filter((child) => child !== undefined && child !== null && child !== false));
+  return node;
+}
+
+export function show(node, visible = true) {
+  node.hidden = !visible;
+}
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** A <time> for an ISO timestamp, or `fallback` text when there is none. */
+export function timeEl(iso, fallback = '—') {
+  if (!iso) return el('span', { class: 'muted' }, fallback);
+  return el('time', { datetime: iso, title: iso }, dateFormat.format(new Date(iso)));
+}
+
+export const shortAddress = (address) => `${address.slice(0, 6)}…${address.slice(-4)}`;
+
+let noticeTimer;
+
+/** The page-wide message line at the top; `undefined` hides it. Errors stay, other kinds fade after a while. */
+export function notify(message, kind = 'error') {
+  const node = byId('notice');
+  window.clearTimeout(noticeTimer);
+  node.textContent = message ?? '';
+  node.className = `notice ${kind}`;
+  show(node, Boolean(message));
+  if (message && kind === 'error') node.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  if (message && kind !== 'error') noticeTimer = window.setTimeout(() => show(node, false), 8000);
+}
+
+/**
+ * Shows an error from the API or the wallet: inside `form` when given, else at the top of the page.
+ * A lost session is skipped: the sign-in screen that replaced the portal already says so.
+ */
+export function reportError(error, form) {
+  if (error?.sessionLost) return;
+  const message = error?.message ?? String(error);
+  if (form) formError(form, message);
+  else notify(message);
+}
+
+/** Shows `message` inside `form` (next to its buttons), or clears it. */
+export function formError(form, message) {
+  let node = form.querySelector('.form-error');
+  if (!node) {
+    node = el('p', { class: 'form-error', role: 'alert' });
+    form.append(node);
+  }
+  node.textContent = message ?? '';
+  show(node, Boolean(message));
+}
+
+/** Disables `button` while `work` runs, so a slow request cannot be sent twice. */
+export async function busy(button, work) {
+  button.disabled = true;
+  button.setAttribute('aria-busy', 'true');
+  try {
+    return await work();
+  } finally {
+    button.disabled = false;
+    button.removeAttribute('aria-busy');
+  }
+}
+
+/**
+ * Copies the text of `source` and says so on `button`. The Clipboard API needs a secure context
+ * (https or localhost); elsewhere the text is selected so the person can press Ctrl+C.
+ */
+export async function copyFrom(source, button) {
+  const text = source.textContent ?? '';
+  const label = button.textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = 'Copied';
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    window.getSelection()?.removeAllRanges();
+    window.getSelection()?.addRange(range);
+    button.textContent = 'Selected: press Ctrl+C';
+  }
+  window.setTimeout(() => {
+    button.textContent = label;
+  }, 2000);
+}

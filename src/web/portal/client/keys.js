@@ -1,0 +1,116 @@
+/* global window */
+// The selected workspace's API keys: table, revoke, create form with presets, one-time secret box.
+import { api, workspacePath } from './api.js';
+import { busy, byId, copyFrom, el, formError, notify, reportError, show, timeEl } from './dom.js';
+
+export function createKeysView() {
+  const card = byId('keys');
+  const body = byId('keys-body');
+  const form = byId('key-form');
+  const boxes = [...form.querySelectorAll('input[name=permissions]')];
+  const presets = [...form.querySelectorAll('[data-preset]')];
+  const secretBox = byId('secret-box');
+  const secretValue = byId('secret-value');
+  let workspace;
+  // Bumped on every workspace switch, so a slow answer for the previous workspace is dropped.
+  let generation = 0;
+
+  const chosen = () => boxes.filter((box) => box.checked).map((box) => box.value);
+
+  function syncPresets() {
+    const current = chosen().sort().join(' ');
+    for (const button of presets) button.setAttribute('aria-pressed', String(button.dataset.preset.split(' ').sort().join(' ') === current));
+  }
+
+  function hideSecret() {
+    secretValue.textContent = '';
+    show(secretBox, false);
+  }
+
+  function row(key) {
+    const active = key.status === 'active';
+    const revoke = active ? el('button', { type: 'button', class: 'danger small', onclick: (event) => revokeKey(key, event.currentTarget) }, 'Revoke') : undefined;
+    return el(
+      'tr',
+      { class: active ? '' : 'revoked' },
+      el('td', { 'data-label': 'Name' }, el('strong', {}, key.name)),
+      el('td', { 'data-label': 'Prefix' }, el('code', { class: 'nowrap' }, `${key.prefix}…`)),
+      el('td', { 'data-label': 'Permissions' }, el('span', { class: 'chips' }, key.permissions.map((p) => el('code', { class: 'chip' }, p)))),
+      el('td', { 'data-label': 'Status' }, el('span', { class: `badge ${key.status}`, title: key.revokedAt ? `Revoked ${key.revokedAt}` : undefined }, key.status)),
+      el('td', { 'data-label': 'Created' }, timeEl(key.createdAt)),
+      el('td', { 'data-label': 'Last used' }, timeEl(key.lastUsedAt, 'never')),
+      el('td', { class: 'actions-cell' }, revoke),
+    );
+  }
+
+  async function refresh() {
+    const mine = generation;
+    const { keys } = await api.get(workspacePath(workspace.id, 'keys'));
+    if (mine !== generation) return;
+    body.replaceChildren(...keys.map(row));
+    show(byId('keys-empty'), keys.length === 0);
+  }
+
+  async function revokeKey(key, button) {
+    const question = `Revoke the key “${key.name}” (${key.prefix}…)?\n\nRequests that use it will be refused at once. This cannot be undone.`;
+    if (!window.confirm(question)) return;
+    await busy(button, async () => {
+      try {
+        await api.delete(workspacePath(workspace.id, 'keys', key.id));
+        notify(`Key “${key.name}” revoked.`, 'success');
+        await refresh();
+      } catch (error) {
+        reportError(error);
+      }
+    });
+  }
+
+  for (const button of presets) {
+    button.addEventListener('click', () => {
+      const wanted = new Set(button.dataset.preset.split(' '));
+      for (const box of boxes) box.checked = wanted.has(box.value);
+      syncPresets();
+    });
+  }
+  for (const box of boxes) box.addEventListener('change', syncPresets);
+  byId('copy-secret').addEventListener('click', (event) => copyFrom(secretValue, event.currentTarget));
+  byId('dismiss-secret').addEventListener('click', hideSecret);
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const name = form.elements.name.value.trim();
+    const permissions = chosen();
+    if (name === '') return formError(form, 'Give the key a name, e.g. the server that will use it.');
+    if (permissions.length === 0) return formError(form, 'Choose at least one permission, or a preset.');
+    formError(form);
+    const target = workspace;
+    busy(form.querySelector('[type=submit]'), async () => {
+      try {
+        const created = await api.post(workspacePath(target.id, 'keys'), { name, permissions });
+        if (target !== workspace) return;
+        secretValue.textContent = created.secret;
+        show(secretBox, true);
+        form.reset();
+        syncPresets();
+        secretBox.scrollIntoView({ block: 'center', behavior: 'smooth' });
+        byId('copy-secret').focus({ preventScroll: true });
+        await refresh();
+      } catch (error) {
+        reportError(error, form);
+      }
+    });
+  });
+
+  return {
+    /** Shows the keys of `selected`, or hides the section when there is no workspace. */
+    async show(selected) {
+      generation += 1;
+      workspace = selected;
+      hideSecret();
+      formError(form);
+      body.replaceChildren();
+      show(card, Boolean(selected));
+      if (selected) await refresh();
+    },
+  };
+}

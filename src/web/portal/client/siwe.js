@@ -1,0 +1,32 @@
+/* global TextEncoder */
+// Sign-In with Ethereum (EIP-4361) message text, byte for byte what viem's createSiweMessage writes,
+// because the server parses it with viem's parseSiweMessage. Pure: safe to import outside a browser.
+import { keccak256 } from './keccak.js';
+
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** The EIP-55 mixed-case form of a 0x address, which EIP-4361 requires in the message. */
+export function checksumAddress(address) {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error(`Not an Ethereum address: ${address}`);
+  const lower = address.slice(2).toLowerCase();
+  const hash = hex(keccak256(new TextEncoder().encode(lower)));
+  let out = '0x';
+  for (let i = 0; i < 40; i++) out += parseInt(hash[i], 16) >= 8 ? lower[i].toUpperCase() : lower[i];
+  return out;
+}
+
+/**
+ * The message for { domain, address, statement?, uri, version, chainId, nonce, issuedAt (Date) }.
+ * The statement must be a single line.
+ */
+export function createSiweMessage({ domain, address, statement, uri, version = '1', chainId, nonce, issuedAt = new Date() }) {
+  if (statement?.includes('\n')) throw new Error('The statement must be one line.');
+  const head = `${domain} wants you to sign in with your Ethereum account:\n${checksumAddress(address)}\n\n${statement ? `${statement}\n` : ''}`;
+  const tail = `URI: ${uri}\nVersion: ${version}\nChain ID: ${chainId}\nNonce: ${nonce}\nIssued At: ${issuedAt.toISOString()}`;
+  return `${head}\n${tail}`;
+}
+
+/** UTF-8 hex, the form personal_sign expects for its message parameter. */
+export function utf8ToHex(text) {
+  return `0x${hex(new TextEncoder().encode(text))}`;
+}

@@ -1,0 +1,117 @@
+/* global window, Event */
+// Browser wallets through EIP-1193 (`provider.request`), found by EIP-6963 discovery with the injected
+// `window.ethereum` as the fallback, and the Sign-In with Ethereum flow on top.
+import { api } from './api.js';
+import { createSiweMessage, utf8ToHex } from './siwe.js';
+
+const STATEMENT = 'Sign in to the Invoice Service portal.';
+const announced = [];
+const listeners = new Set();
+
+/** A wallet request that failed, with a sentence for people and the EIP-1193 `code` when there is one. */
+export class WalletError extends Error {
+  constructor(message, code) {
+    super(message);
+    this.name = 'WalletError';
+    this.code = code;
+  }
+}
+
+/** Starts listening for EIP-6963 announcements and asks wallets to announce themselves. Call once. */
+export function startWalletDiscovery() {
+  window.addEventListener('eip6963:announceProvider', (event) => {
+    const detail = event.detail;
+    if (!detail || typeof detail.provider?.request !== 'function') return;
+    if (detail.info?.uuid && announced.some((w) => w.info?.uuid === detail.info.uuid)) return;
+    announced.push(detail);
+    listeners.forEach((listener) => listener());
+  });
+  // Some wallets inject window.ethereum late and say so with this event.
+  window.addEventListener('ethereum#initialized', () => listeners.forEach((listener) => listener()), { once: true });
+  window.dispatchEvent(new Event('eip6963:requestProvider'));
+}
+
+/** `listener` runs whenever another wallet shows up. */
+export function onWalletsChanged(listener) {
+  listeners.add(listener);
+}
+
+/** The first announced wallet, else the injected one, else undefined: `{ provider, name?, icon? }`. */
+export function findWallet() {
+  const first = announced[0];
+  if (first) return { provider: first.provider, name: first.info?.name, icon: safeIcon(first.info?.icon) };
+  const injected = window.ethereum;
+  if (injected && typeof injected.request === 'function') return { provider: injected, name: undefined, icon: undefined };
+  return undefined;
+}
+
+// EIP-6963 icons are data URIs; only images are shown (the CSP allows nothing else anyway).
+const safeIcon = (icon) => (typeof icon === 'string' && /^data:image\/(png|svg\+xml|webp|jpeg|gif)[;,]/.test(icon) ? icon : undefined);
+
+const WALLET_MESSAGES = {
+  4001: 'You declined the request in your wallet.',
+  4100: 'Your wallet has not given this site access. Connect it, then try again.',
+  4900: 'Your wallet is disconnected from the network.',
+  [-32002]: 'Your wallet already has a request waiting: open it to continue.',
+};
+
+/** Error code of an EIP-1193 failure; some wallets wrap the original in `data.originalError`. */
+const codeOf = (error) => error?.code ?? error?.data?.originalError?.code;
+
+async function ask(provider, method, params) {
+  try {
+    return await provider.request(params === undefined ? { method } : { method, params });
+  } catch (error) {
+    const code = codeOf(error);
+    throw new WalletError(WALLET_MESSAGES[code] ?? `Your wallet reported: ${error?.message ?? String(error)}`, code);
+  }
+}
+
+const readChainId = async (provider) => Number.parseInt(await ask(provider, 'eth_chainId'), 16);
+
+/** The wallet's chain when the service accepts it; otherwise asks the wallet to switch to the first accepted one. */
+async function acceptedChain(provider, chainIds, onStep) {
+  const current = await readChainId(provider);
+  if (chainIds.includes(current)) return current;
+  const target = chainIds[0];
+  onStep(`Your wallet is on chain ${current}; approve the switch to chain ${target} in your wallet…`);
+  try {
+    await ask(provider, 'wallet_switchEthereumChain', [{ chainId: `0x${target.toString(16)}` }]);
+  } catch (error) {
+    if (error.code === 4902) throw new WalletError(`Your wallet does not know chain ${target}. Add that network to your wallet, then sign in again.`, 4902);
+    if (error.code === 4001) throw new WalletError(`Signing in needs your wallet on chain ${chainIds.join(' or ')}; the switch was declined.`, 4001);
+    throw error;
+  }
+  const switched = await readChainId(provider);
+  if (!chainIds.includes(switched)) throw new WalletError(`Your wallet is still on chain ${switched}. Switch it to chain ${target} and try again.`);
+  return switched;
+}
+
+/**
+ * Connects, makes sure the chain is accepted, has the wallet sign an EIP-4361 message with a fresh
+ * nonce and exchanges it for a session cookie. Resolves to `{ address, expiresAt }`.
+ * `onStep(text)` narrates what the person should do next.
+ */
+export async function signInWithWallet(wallet, chainIds, onStep) {
+  const { provider } = wallet;
+  onStep('Approve the connection in your wallet…');
+  const accounts = await ask(provider, 'eth_requestAccounts');
+  const address = Array.isArray(accounts) ? accounts[0] : undefined;
+  if (typeof address !== 'string') throw new WalletError('Your wallet shared no account. Unlock it and try again.');
+  const chainId = await acceptedChain(provider, chainIds, onStep);
+  const { nonce } = await api.get('/auth/nonce');
+  const message = createSiweMessage({
+    domain: window.location.host,
+    address,
+    statement: STATEMENT,
+    uri: `${window.location.origin}/portal`,
+    version: '1',
+    chainId,
+    nonce,
+    issuedAt: new Date(),
+  });
+  onStep('Sign the message in your wallet (no transaction, no fee)…');
+  const signature = await ask(provider, 'personal_sign', [utf8ToHex(message), address]);
+  onStep('Checking the signature…');
+  return api.post('/auth/verify', { message, signature });
+}

@@ -1,0 +1,54 @@
+import { html, jsonScript, type Html } from './html.js';
+import { ASSET_BASE } from './portal.assets.js';
+
+/** What every portal page tells its script. Read by client/app.js from `#portal-config`. */
+export interface PortalClientConfig {
+  /** The origin of PUBLIC_BASE_URL: sign-in only works when the page is opened there. */
+  readonly origin: string;
+  /** Chain ids a wallet may sign in with, in preference order (the first is offered when switching). */
+  readonly chainIds: readonly number[];
+}
+
+export interface LayoutOptions {
+  readonly title: string;
+  readonly config: PortalClientConfig;
+  readonly body: Html;
+}
+
+/**
+ * The shell shared by portal pages: head, top bar with the signed-in wallet, footer. Loads only
+ * same-origin assets, so it renders under the portal's strict Content-Security-Policy.
+ */
+export function renderLayout({ title, config, body }: LayoutOptions): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="referrer" content="no-referrer">
+<title>${title} — Invoice Service</title>
+<link rel="icon" href="${ASSET_BASE}favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="${ASSET_BASE}portal.css">
+<script type="module" src="${ASSET_BASE}app.js"></script>
+${jsonScript('portal-config', config)}
+</head>
+<body>
+<header class="topbar">
+  <a class="brand" href="/portal">Invoice Service <span class="muted">portal</span></a>
+  <nav class="topnav"><a href="/docs">API reference</a></nav>
+  <div id="session" class="session" hidden>
+    <code id="session-address" class="address"></code>
+    <button type="button" id="sign-out" class="secondary small">Sign out</button>
+  </div>
+</header>
+<main>
+<div id="notice" class="notice" role="alert" hidden></div>
+<noscript><p class="notice">The portal needs JavaScript and a browser wallet. The API itself works without either: see the <a href="/docs">API reference</a>.</p></noscript>
+${body}
+</main>
+<footer class="footer"><a href="/docs">API reference</a> · <a href="/openapi.json">OpenAPI document</a></footer>
+</body>
+</html>
+`.value;
+}

@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { LOCAL_CHAIN_ID, signInChainIds, type Config } from '../../config/config.js';
+import type { Services } from '../../http/services.js';
+import { ASSET_BASE, loadPortalAssets } from './portal.assets.js';
+import { renderPortalHome, type SignInNetwork } from './portal.page.js';
+
+/**
+ * Same-origin scripts, styles and fetches only; no inline code, no framing. `img-src data:` admits the
+ * wallet icons that EIP-6963 announces as data URIs.
+ */
+export const PORTAL_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const hide = { hide: true } as const;
+
+/**
+ * The web portal's pages and their static assets, outside the OpenAPI document. Pages only render the
+ * shell; the browser script talks to the JSON API (/auth, /portal/api), which owns every check.
+ */
+export function registerPortalPages(app: FastifyInstance, services: Services): void {
+  const assets = loadPortalAssets();
+  const networks = signInNetworks(services.config);
+  // The page depends on configuration only, so it is rendered once.
+  const home = renderPortalHome({
+    config: { origin: services.config.publicBaseUrl.origin, chainIds: networks.map((n) => n.chainId) },
+    networks,
+  });
+
+  app.get('/portal', { schema: hide }, async (_request, reply) => {
+    pageHeaders(reply);
+    return reply.type('text/html; charset=utf-8').send(home);
+  });
+  app.get('/portal/', { schema: hide }, async (_request, reply) => reply.redirect('/portal', 301));
+
+  app.get<{ Params: { file: string } }>(`${ASSET_BASE}:file`, { schema: hide }, async (request, reply) => {
+    const asset = assets.get(request.params.file);
+    if (!asset) return reply.callNotFound();
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Cache-Control', 'no-cache');
+    reply.header('ETag', asset.etag);
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(asset.contentType).send(asset.body);
+  });
+}
+
+function pageHeaders(reply: FastifyReply): void {
+  reply.header('Content-Security-Policy', PORTAL_CSP);
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('X-Frame-Options', 'DENY');
+  reply.header('Referrer-Policy', 'no-referrer');
+  reply.header('Cache-Control', 'no-cache');
+}
+
+/** The accepted sign-in chains with names for people; ids and order come from `signInChainIds`. */
+function signInNetworks(config: Config): SignInNetwork[] {
+  return signInChainIds(config).map((chainId) => ({
+    chainId,
+    name: config.networks?.find((n) => n.chainId === chainId)?.name ?? (chainId === LOCAL_CHAIN_ID ? 'local demo chain' : `chain ${chainId}`),
+  }));
+}

@@ -1,0 +1,198 @@
+import Fastify from 'fastify';
+import { getAddress } from 'viem';
+import { createSiweMessage as viemSiweMessage } from 'viem/siwe';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig, signInChainIds } from '../../src/config/config.js';
+import { PORTAL_CSP, registerPortalPages } from '../../src/web/portal/portal.routes.js';
+import { renderPortalHome } from '../../src/web/portal/portal.page.js';
+import { BASE_URL, ORIGIN, createTestApp, newWallet } from '../support/app.js';
+
+const { app, services } = await createTestApp();
+// Until src/http/app.ts calls registerPortalPages itself, add the pages the way it will.
+if (!app.hasRoute({ method: 'GET', url: '/portal' })) registerPortalPages(app, services);
+
+/** Every src/href attribute value of a page. */
+const references = (page: string): string[] => [...page.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1] ?? '');
+
+function embeddedConfig(page: string): { origin: string; chainIds: number[] } {
+  const match = /<script type="application\/json" id="portal-config">([^<]*)<\/script>/.exec(page);
+  if (!match?.[1]) throw new Error('no #portal-config block');
+  return JSON.parse(match[1]) as { origin: string; chainIds: number[] };
+}
+
+interface ClientSiwe {
+  createSiweMessage(fields: { domain: string; address: string; statement?: string; uri: string; version: string; chainId: number; nonce: string; issuedAt: Date }): string;
+  checksumAddress(address: string): string;
+}
+
+// The browser module itself, run in Node: it is plain JavaScript without DOM access at import time.
+const clientSiwe = (await import(new URL('../../src/web/portal/client/siwe.js', import.meta.url).href)) as ClientSiwe;
+
+describe('portal page', () => {
+  it('answers /portal with HTML under the strict Content-Security-Policy', async () => {
+    const response = await app.inject({ method: 'GET', url: '/portal' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.headers['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    );
+    expect(response.headers['content-security-policy']).toBe(PORTAL_CSP);
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['x-request-id']).toMatch(/^req_/);
+    expect(response.body).toMatch(/^<!doctype html>/);
+    expect(response.body).toContain('href="/docs"');
+  });
+
+  it('references only same-origin assets and has no inline script or style', async () => {
+    const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
+    const refs = references(page);
+    expect(refs.length).toBeGreaterThan(3);
+    for (const ref of refs) expect(ref).toMatch(/^\/(?!\/)/);
+    // The service origin appears only as data for the script (to warn when the page is opened elsewhere).
+    expect(page.replace(/<script type="application\/json"[^]*?<\/script>/, '')).not.toMatch(/https?:\/\//);
+    expect(page).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+    // The only script without src is the JSON data block, which browsers never execute.
+    const inlineScripts = [...page.matchAll(/<script(?![^>]*\ssrc=)([^>]*)>/g)].map((m) => m[1]);
+    expect(inlineScripts).toEqual([' type="application/json" id="portal-config"']);
+    expect(page).toContain('<script type="module" src="/portal/assets/app.js"></script>');
+    expect(page).toContain('<link rel="stylesheet" href="/portal/assets/portal.css">');
+  });
+
+  it('embeds the accepted sign-in chain ids and the service origin', async () => {
+    const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
+    expect(embeddedConfig(page)).toEqual({ origin: ORIGIN, chainIds: signInChainIds(services.config) });
+    expect(embeddedConfig(page).chainIds).toEqual([84532]);
+  });
+
+  it('embeds the configured networks in their order when NETWORKS is set', async () => {
+    const networks = [
+      { name: 'base', chainId: 8453, rpcUrl: 'https://rpc.invalid', usdc: `0x${'1'.repeat(40)}` },
+      { name: 'base-sepolia', chainId: 84532, rpcUrl: 'https://rpc.invalid', usdc: `0x${'2'.repeat(40)}` },
+    ];
+    const config = loadConfig({ PUBLIC_BASE_URL: 'https://pay.example.com', NETWORKS: JSON.stringify(networks) });
+    const bare = Fastify({ logger: false });
+    registerPortalPages(bare, { ...services, config });
+    afterAll(() => bare.close());
+    const page = (await bare.inject({ method: 'GET', url: '/portal' })).body;
+    expect(embeddedConfig(page)).toEqual({ origin: 'https://pay.example.com', chainIds: [8453, 84532] });
+    expect(page).toContain('base (chain 8453)');
+  });
+
+  it('escapes server-rendered values', () => {
+    const page = renderPortalHome({
+      config: { origin: 'https://x.example/</script><script>alert(1)</script>', chainIds: [1] },
+      networks: [{ chainId: 1, name: '<img src=x onerror=alert(1)>' }],
+    });
+    expect(page).not.toContain('<img src=x');
+    expect(page).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(page).not.toContain('</script><script>alert(1)');
+    expect(embeddedConfig(page).origin).toBe('https://x.example/</script><script>alert(1)</script>');
+  });
+
+  it('offers both presets and every permission', async () => {
+    const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
+    expect(page).toContain('data-preset="invoices:create"');
+    expect(page).toContain('data-preset="invoices:read payments:read"');
+    for (const permission of ['invoices:create', 'invoices:read', 'payments:read', 'billing:read', 'webhooks:read', 'webhooks:write', 'settings:write']) {
+      expect(page).toContain(`name="permissions" value="${permission}"`);
+    }
+  });
+
+  it('redirects /portal/ to /portal', async () => {
+    const response = await app.inject({ method: 'GET', url: '/portal/' });
+    expect(response.statusCode).toBe(301);
+    expect(response.headers.location).toBe('/portal');
+  });
+
+  it('keeps the pages out of the OpenAPI document', async () => {
+    const paths = Object.keys((await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, unknown> }>().paths);
+    expect(paths.some((path) => path.startsWith('/portal/api/'))).toBe(true);
+    expect(paths.filter((path) => path.startsWith('/portal') && !path.startsWith('/portal/api/'))).toEqual([]);
+  });
+});
+
+describe('portal assets', () => {
+  it('serves the script, the stylesheet and the icon with their content types', async () => {
+    const script = await app.inject({ method: 'GET', url: '/portal/assets/app.js' });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(script.headers['x-content-type-options']).toBe('nosniff');
+    const style = await app.inject({ method: 'GET', url: '/portal/assets/portal.css' });
+    expect(style.statusCode).toBe(200);
+    expect(style.headers['content-type']).toBe('text/css; charset=utf-8');
+    const icon = await app.inject({ method: 'GET', url: '/portal/assets/favicon.svg' });
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml');
+  });
+
+  it('serves every module the script imports, and nothing from elsewhere', async () => {
+    const seen = new Set<string>();
+    const queue = ['app.js'];
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const response = await app.inject({ method: 'GET', url: `/portal/assets/${file}` });
+      expect(response.statusCode, file).toBe(200);
+      expect(response.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      const specifiers = [...response.body.matchAll(/^import\s[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? '');
+      for (const specifier of specifiers) {
+        expect(specifier, `${file} imports ${specifier}`).toMatch(/^\.\/[a-z-]+\.js$/);
+        queue.push(specifier.slice(2));
+      }
+      expect(response.body).not.toMatch(/https?:\/\/(?!localhost)/);
+    }
+    expect([...seen].sort()).toEqual(['api.js', 'app.js', 'dom.js', 'keccak.js', 'keys.js', 'siwe.js', 'wallet.js', 'workspaces.js']);
+  });
+
+  it('answers a matching If-None-Match with 304', async () => {
+    const first = await app.inject({ method: 'GET', url: '/portal/assets/portal.css' });
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const again = await app.inject({ method: 'GET', url: '/portal/assets/portal.css', headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+  });
+
+  it('answers unknown files and paths outside the folder with the one 404 body', async () => {
+    for (const url of ['/portal/assets/nope.js', '/portal/assets/..%2Fportal.routes.ts', '/portal/assets/portal.page.ts', '/portal/assets/']) {
+      const response = await app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json().code).toBe('not_found');
+    }
+  });
+});
+
+describe('the browser sign-in message', () => {
+  it('checksums addresses exactly like viem (EIP-55)', () => {
+    for (let i = 0; i < 50; i++) {
+      const address = newWallet().address;
+      expect(clientSiwe.checksumAddress(address.toLowerCase())).toBe(getAddress(address));
+    }
+  });
+
+  it('writes the same text as viem and signs in through /auth/verify', async () => {
+    const wallet = newWallet();
+    const { nonce } = (await app.inject({ method: 'GET', url: '/auth/nonce' })).json<{ nonce: string }>();
+    const fields = {
+      domain: new URL(BASE_URL).host,
+      statement: 'Sign in to the Invoice Service portal.',
+      uri: `${BASE_URL}/portal`,
+      version: '1' as const,
+      chainId: 84532,
+      nonce,
+      issuedAt: new Date(),
+    };
+    // Wallets hand out lowercase addresses; the message must carry the checksummed form.
+    const message = clientSiwe.createSiweMessage({ ...fields, address: wallet.address.toLowerCase() });
+    expect(message).toBe(viemSiweMessage({ ...fields, address: wallet.address }));
+    const response = await app.inject({
+      method: 'POST',
+      url: '/auth/verify',
+      headers: { origin: ORIGIN },
+      payload: { message, signature: await wallet.signMessage({ message }) },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().address).toBe(wallet.address.toLowerCase());
+  });
+});
