@@ -119,6 +119,13 @@ export class JobRunner {
       const free = this.concurrency - this.running.size;
       // Full: a finishing handler wakes the loop.
       if (free <= 0) return this.pollIntervalMs;
+      // Ask for the next due time before claiming, never after. The two queries read different now()s:
+      // asked after, a job falling due between them (the claim too early for it, e.g. a timer firing a
+      // millisecond early) is neither claimed nor "not yet due", and waits for the poll interval. Asked
+      // first, every job is either counted here or already due when the claim runs.
+      const dueIn = await secondsUntilNextJob(this.options.db, this.kinds);
+      // Measured from when the answer arrived, which is no earlier than the database's now() it is relative to.
+      const dueAt = dueIn === null ? null : performance.now() + dueIn * 1000;
       const acquiredAt = performance.now();
       const rows = await claimJobs(this.options.db, {
         workerId: this.workerId,
@@ -127,9 +134,9 @@ export class JobRunner {
         leaseSeconds: this.context.leaseSeconds,
       });
       for (const row of rows) this.execute(row, acquiredAt);
-      if (rows.length === free) return this.pollIntervalMs;
-      const dueIn = await secondsUntilNextJob(this.options.db, this.kinds);
-      return dueIn === null ? this.pollIntervalMs : Math.min(this.pollIntervalMs, Math.max(0, dueIn * 1000));
+      if (rows.length === free || dueAt === null) return this.pollIntervalMs;
+      // Zero when it fell due during the claim: claim again at once.
+      return Math.min(this.pollIntervalMs, Math.max(0, dueAt - performance.now()));
     } catch (error) {
       this.context.logger.error({ err: error }, 'could not claim jobs; retrying after the poll interval');
       return this.pollIntervalMs;

@@ -1,10 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { sql, UpdateQueryNode, type KyselyPlugin } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { enqueueJob, JobRunner, RetryLater, type Job, type JobHandlers, type JobLogger, type JobRunnerOptions } from '../../src/jobs/index.js';
 import { createTestDatabase } from '../support/database.js';
-import { findJob, waitFor } from './support.js';
+import { findJob, secondsUntilRun, waitFor } from './support.js';
 
 const database = await createTestDatabase();
 const { db } = database;
@@ -62,6 +62,32 @@ describe('JobRunner', () => {
     await enqueueJob(db, { kind: 'test', delaySeconds: 0.5 });
     await waitFor(() => ranAt[0], 5_000, 'the scheduled job');
     expect(ranAt[0]! - enqueuedAt).toBeGreaterThanOrEqual(450);
+  });
+
+  it('runs a scheduled job that falls due while a claim is in flight, without waiting for the poll', async () => {
+    // Slow claims (and the other updates) make the interleaving certain: a wake just before the job is
+    // due starts a claim that cannot take it yet, and the job falls due before the claim returns. The
+    // runner once asked for the next due time only after the claim, by a later now(), which no longer
+    // counted the job, and slept a minute.
+    const updates = new WeakSet<object>();
+    const slowUpdates: KyselyPlugin = {
+      transformQuery: ({ node, queryId }) => {
+        if (UpdateQueryNode.is(node)) updates.add(queryId);
+        return node;
+      },
+      transformResult: async ({ queryId, result }) => {
+        if (updates.has(queryId)) await delay(300);
+        return result;
+      },
+    };
+    const ranAt: number[] = [];
+    await startRunner({ test: async () => void ranAt.push(Date.now()) }, { db: db.withPlugin(slowUpdates), pollIntervalMs: 60_000 });
+    const enqueuedAt = Date.now();
+    const id = (await enqueueJob(db, { kind: 'test', delaySeconds: 2 }))!;
+    await waitFor(async () => ((await secondsUntilRun(db, id)) <= 0.2 ? true : undefined), 5_000, 'the job to be nearly due');
+    await enqueueJob(db, { kind: 'other' }); // a kind the runner ignores; its NOTIFY wakes it all the same
+    await waitFor(() => ranAt[0], 3_000, 'the job that fell due during the claim');
+    expect(ranAt[0]! - enqueuedAt).toBeGreaterThanOrEqual(1_950);
   });
 
   it('retries a failing job with the persisted backoff until it succeeds', async () => {
