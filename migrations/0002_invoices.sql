@@ -135,7 +135,7 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = 'insufficient_credits';
   END IF;
   INSERT INTO credit_ledger (workspace_id, kind, balance_change, reserve_change, reference)
-  VALUES (p_workspace_id, 'invoice_created', -p_cost, p_fee, p_invoice_id);
+  VALUES (p_workspace_id, 'invoice.created', -p_cost, p_fee, p_invoice_id);
 
   INSERT INTO invoices (workspace_id, id, number, status, amount, currency, network, expires_in, expires_at,
                         external_id, success_url, cancel_url, pay_to, source, fee_reserved, created_at, updated_at)

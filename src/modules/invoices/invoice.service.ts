@@ -79,7 +79,7 @@ export class InvoiceService {
     let expired = 0;
     for (const row of due) {
       const result = await this.transact(row.workspace_id as WorkspaceId, row.id as InvoiceId, { type: 'expire' }, now);
-      if (result) expired++;
+      if (result?.status === 'expired') expired++;
     }
     return expired;
   }
@@ -104,23 +104,27 @@ export class InvoiceService {
       const effective = command.type === 'renew' && requestedExpiresIn === undefined ? { ...command, expiresIn: invoice.expiresIn } : command;
       const result = transition(invoice, effective, now);
       if (!result.ok) {
-        if (result.code === 'noop') return undefined;
+        // A repeated cancel answers the cancelled invoice; expiring what is not due does nothing.
+        if (result.code === 'noop') return command.type === 'cancel' ? invoice : undefined;
         throw new AppError(result.code, REFUSAL_MESSAGES[result.code]);
       }
-      if (result.charge !== 0n || result.reserveChange !== 0n) {
-        const moved = await moveCredits(trx, workspaceId, { kind: result.event, charge: result.charge, reserveChange: result.reserveChange, reference: invoiceId });
-        if (!moved) throw new AppError('insufficient_credits', 'Not enough available credits to renew this invoice. See GET /billing.');
-      }
+      // Lock order invoice → workspace (event counter) → credit account, the same as create_invoice,
+      // so concurrent creates and transitions in one workspace cannot deadlock.
       const updated = await updateInvoice(trx, workspaceId, invoiceId, result.changes, now);
       await appendInvoiceEvent(trx, workspaceId, result.event, invoiceId, now);
+      if (result.charge !== 0n || result.reserveChange !== 0n) {
+        const moved = await moveCredits(trx, workspaceId, { kind: result.event, charge: result.charge, reserveChange: result.reserveChange, reference: invoiceId });
+        // Throwing rolls back the update and the event with it.
+        if (!moved) throw new AppError('insufficient_credits', 'Not enough available credits to renew this invoice. See GET /billing.');
+      }
       return updated;
     });
   }
 
-  /** Readers never see an open invoice past its deadline. */
+  /** Readers never see an open invoice past its deadline: it reads as expired at its deadline. */
   private present(invoice: Invoice): Invoice {
     const status = effectiveStatus(invoice, this.deps.clock.now());
-    return status === invoice.status ? invoice : { ...invoice, status };
+    return status === invoice.status ? invoice : { ...invoice, status, expiredAt: invoice.expiresAt };
   }
 }
 

@@ -76,20 +76,21 @@ export type InvoiceCommand =
 
 /**
  * The invoice state machine (DESIGN.md §6), pure: open → expired at the deadline; open/expired →
- * cancelled; open/expired → open again by renewal with a new deadline and link version. A paid,
- * cancelled or processing invoice refuses cancel and renew; expiring anything but a due open
- * invoice is a no-op.
+ * cancelled; open/expired → open again by renewal with a new deadline and link version. A paid or
+ * processing invoice refuses cancel and renew, a cancelled one refuses renewal; cancelling a
+ * cancelled invoice and expiring anything but a due open invoice are no-ops.
  */
 export function transition(invoice: Invoice, command: InvoiceCommand, now: Date): Transition {
   const status = effectiveStatus(invoice, now);
   const release = -invoice.feeReserved;
   if (command.type === 'expire') {
     if (invoice.status !== 'open' || status !== 'expired') return { ok: false, code: 'noop' };
-    return { ok: true, changes: { status: 'expired', expiredAt: now, feeReserved: 0n }, charge: 0n, reserveChange: release, event: 'invoice.expired' };
+    // The invoice expired at its deadline, whenever the job gets to record it.
+    return { ok: true, changes: { status: 'expired', expiredAt: invoice.expiresAt, feeReserved: 0n }, charge: 0n, reserveChange: release, event: 'invoice.expired' };
   }
   if (status === 'paid') return { ok: false, code: 'invoice_already_paid' };
   if (status === 'processing') return { ok: false, code: 'invoice_processing' };
-  if (status === 'cancelled') return { ok: false, code: 'invoice_cancelled' };
+  if (status === 'cancelled') return { ok: false, code: command.type === 'cancel' ? 'noop' : 'invoice_cancelled' };
   if (command.type === 'cancel') {
     return { ok: true, changes: { status: 'cancelled', cancelledAt: now, feeReserved: 0n }, charge: 0n, reserveChange: release, event: 'invoice.cancelled' };
   }
