@@ -67,8 +67,10 @@ function banner(config: Config, demo: DemoAccess | undefined, startupMs: number)
       lines.push(
         `  Demo API key:   ${demo.apiKey}`,
         '',
-        'Try it:',
+        'Try it — your credits, then a 12.50 USDC invoice:',
         `  curl -s -H "Authorization: Bearer ${demo.apiKey}" ${base}/w/${demo.workspaceId}/v1/billing`,
+        `  curl -s -X POST -H "Authorization: Bearer ${demo.apiKey}" -H "Content-Type: application/json" \\`,
+        `    -H "Idempotency-Key: demo-$(date +%s)" -d '{"amount":"12.50"}' ${base}/w/${demo.workspaceId}/v1/invoices`,
       );
     } else {
       lines.push(`  Demo API key:   not available (${demo.note ?? 'unknown reason'})`);
