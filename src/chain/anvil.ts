@@ -9,11 +9,14 @@ export interface StartAnvilOptions {
   readonly blockTimeSeconds?: number;
   /** Number of funded dev accounts from anvil's default mnemonic (anvil's default: 10). */
   readonly accounts?: number;
+  /** Load the chain from this file at start and save it there periodically and on exit. */
+  readonly statePath?: string;
 }
 
 export interface Anvil {
   readonly rpcUrl: string;
   readonly chainId: number;
+  readonly pid: number;
   /** Ends the process and waits for it to exit. Idempotent; never throws. */
   stop(): Promise<void>;
 }
@@ -38,6 +41,8 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const args = ['--port', '0', '--host', '127.0.0.1', '--chain-id', String(LOCAL_CHAIN_ID)];
   if (options.blockTimeSeconds !== undefined) args.push('--block-time', String(options.blockTimeSeconds));
   if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
+  // Saved every few seconds too, so a crash of the service loses at most that much of the demo chain.
+  if (options.statePath !== undefined) args.push('--state', options.statePath, '--state-interval', '5');
 
   const binary = anvilBinary();
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -49,7 +54,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     const address = await waitForListening(child, binary);
     const rpcUrl = `http://${address}`;
     await waitUntilAnswering(rpcUrl, child);
-    return { rpcUrl, chainId: LOCAL_CHAIN_ID, stop };
+    return { rpcUrl, chainId: LOCAL_CHAIN_ID, pid: child.pid ?? 0, stop };
   } catch (error) {
     await stop();
     throw error;

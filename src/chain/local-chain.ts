@@ -95,6 +95,11 @@ export async function fundWithUsdc(rpcUrl: string, to: Address, amountMicro: big
   return hash;
 }
 
+/** The test USDC balance of `owner`, in micro-units. */
+export function usdcBalance(rpcUrl: string, owner: Address): Promise<bigint> {
+  return createLocalPublicClient(rpcUrl).readContract({ address: BASE_SEPOLIA_USDC, abi: testUsdcAbi, functionName: 'balanceOf', args: [owner] });
+}
+
 /** Sets the ETH balance of `address` (gas money for test accounts and relayers). */
 export async function setEthBalance(rpcUrl: string, address: Address, wei: bigint): Promise<void> {
   await testClient(rpcUrl).setBalance({ address, value: wei });

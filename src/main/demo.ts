@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Services } from '../http/services.js';
 import { PERMISSIONS } from '../modules/api-keys/api-key.js';
@@ -14,43 +15,79 @@ export interface DemoAccess {
   readonly note?: string;
 }
 
+/**
+ * The local demo's secrets, kept in DATA_DIR/demo.json (mode 0600, this machine only): the merchant
+ * wallet that owns the demo workspace, a funded buyer, the relayer that pays gas on the local chain,
+ * and the demo workspace's id and API key. Reused across restarts, so restarts spend no key-creation
+ * limits and the buyer keeps its address.
+ */
 interface DemoFile {
   walletPrivateKey: `0x${string}`;
+  buyerPrivateKey: `0x${string}`;
+  relayerPrivateKey: `0x${string}`;
   workspaceId?: string;
   apiKey?: string;
 }
 
-/**
- * The local demo's workspace: owned by a demo wallet whose key is kept in DATA_DIR/demo.json (0600,
- * local only), with one all-permission API key. Reused across restarts, so restarts do not spend the
- * key-creation limits; recreated when the database no longer has it.
- */
-export async function ensureDemoWorkspace(services: Services, dataDir: string): Promise<DemoAccess> {
-  const file = path.join(dataDir, 'demo.json');
-  const stored: DemoFile = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as DemoFile) : { walletPrivateKey: generatePrivateKey() };
-  const wallet = walletAddress(privateKeyToAccount(stored.walletPrivateKey).address);
-  const save = () => writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+export class DemoSecrets {
+  private constructor(
+    private readonly file: string,
+    private readonly data: DemoFile,
+  ) {}
 
-  const owned = await services.workspaces.listOwnedBy(wallet);
-  let workspace = owned.find((candidate) => candidate.id === stored.workspaceId);
-  if (!workspace) {
-    workspace = await services.workspaces.create(wallet, { name: 'Demo shop', description: 'A workspace for trying the service locally.' });
-    stored.workspaceId = workspace.id;
-    delete stored.apiKey;
-    save();
+  static load(dataDir: string): DemoSecrets {
+    mkdirSync(dataDir, { recursive: true });
+    const file = path.join(dataDir, 'demo.json');
+    const stored = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<DemoFile>) : {};
+    const secrets = new DemoSecrets(file, {
+      ...stored,
+      walletPrivateKey: stored.walletPrivateKey ?? generatePrivateKey(),
+      buyerPrivateKey: stored.buyerPrivateKey ?? generatePrivateKey(),
+      relayerPrivateKey: stored.relayerPrivateKey ?? generatePrivateKey(),
+    });
+    secrets.save();
+    return secrets;
   }
 
-  if (stored.apiKey && (await keyWorks(services, workspace.id, stored.apiKey))) {
-    return { workspaceId: workspace.id, wallet, apiKey: stored.apiKey };
+  get buyer(): Address {
+    return privateKeyToAccount(this.data.buyerPrivateKey).address;
   }
-  try {
-    const { secret } = await services.apiKeys.create(workspace.id, { name: 'Demo key', permissions: PERMISSIONS });
-    stored.apiKey = secret;
-    save();
-    return { workspaceId: workspace.id, wallet, apiKey: secret };
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    return { workspaceId: workspace.id, wallet, apiKey: undefined, note: error.message };
+
+  get relayer(): Address {
+    return privateKeyToAccount(this.data.relayerPrivateKey).address;
+  }
+
+  get relayerPrivateKey(): `0x${string}` {
+    return this.data.relayerPrivateKey;
+  }
+
+  /** The demo workspace with one all-permission API key; recreated when the database no longer has it. */
+  async ensureWorkspace(services: Services): Promise<DemoAccess> {
+    const wallet = walletAddress(privateKeyToAccount(this.data.walletPrivateKey).address);
+    const owned = await services.workspaces.listOwnedBy(wallet);
+    let workspace = owned.find((candidate) => candidate.id === this.data.workspaceId);
+    if (!workspace) {
+      workspace = await services.workspaces.create(wallet, { name: 'Demo shop', description: 'A workspace for trying the service locally.' });
+      this.data.workspaceId = workspace.id;
+      delete this.data.apiKey;
+      this.save();
+    }
+    if (this.data.apiKey && (await keyWorks(services, workspace.id, this.data.apiKey))) {
+      return { workspaceId: workspace.id, wallet, apiKey: this.data.apiKey };
+    }
+    try {
+      const { secret } = await services.apiKeys.create(workspace.id, { name: 'Demo key', permissions: PERMISSIONS });
+      this.data.apiKey = secret;
+      this.save();
+      return { workspaceId: workspace.id, wallet, apiKey: secret };
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return { workspaceId: workspace.id, wallet, apiKey: undefined, note: error.message };
+    }
+  }
+
+  private save(): void {
+    writeFileSync(this.file, `${JSON.stringify(this.data, null, 2)}\n`, { mode: 0o600 });
   }
 }
 

@@ -1,58 +1,76 @@
 import { performance } from 'node:perf_hooks';
+import { checkNetworks, type Network } from '../chain/networks.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { buildApp } from '../http/app.js';
 import { JobRunner } from '../jobs/index.js';
 import { systemClock } from '../shared/clock.js';
+import { formatUsdc } from '../shared/money.js';
 import { startDatabase } from './database.js';
-import { ensureDemoWorkspace, type DemoAccess } from './demo.js';
+import { DemoSecrets, type DemoAccess } from './demo.js';
 import { jobHandlers, scheduleRecurringJobs } from './jobs.js';
+import { startLocalNetwork, type LocalNetwork } from './local-network.js';
 import { createServices } from './services.js';
 
 /**
- * `npm start`: API and worker in one process, on the embedded PostgreSQL unless DATABASE_URL is set.
- * Prints where the portal is and, in the local demo, a working API key and a curl line.
+ * `npm start`: API and worker in one process, on the embedded PostgreSQL unless DATABASE_URL is set,
+ * and on a local anvil chain unless NETWORKS is set. Prints where the portal is and, in the local demo,
+ * a working API key and curl lines.
  */
 async function main(): Promise<void> {
   const started = performance.now();
   const config = loadConfig();
   const say = (line: string) => process.stdout.write(`${line}\n`);
-
-  say(config.databaseUrl ? 'connecting to PostgreSQL (DATABASE_URL)…' : `starting the embedded PostgreSQL in ${config.dataDir} …`);
-  const database = await startDatabase(config, () => {});
-  if (database.appliedMigrations.length > 0) say(`applied ${database.appliedMigrations.length} database migration(s)`);
-
-  const services = createServices(config, database.db, systemClock);
-  const app = await buildApp(services);
-  const worker = new JobRunner({
-    db: database.db,
-    connection: database.connection,
-    handlers: jobHandlers(services),
-    logger: app.log,
-  });
-
+  const stops: (() => Promise<void>)[] = [];
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (reason: string, code: number) => {
     if (stopping) return;
     stopping = true;
-    say(`\n${signal}: shutting down…`);
-    const timer = setTimeout(() => process.exit(1), 30_000).unref();
-    await app.close().catch(() => {});
-    await worker.stop();
-    await database.shutdown().catch(() => {});
-    clearTimeout(timer);
-    process.exit(0);
+    say(`\n${reason}: shutting down…`);
+    setTimeout(() => process.exit(1), 30_000).unref();
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+    process.exit(code);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT', 0));
+  process.once('SIGTERM', () => void shutdown('SIGTERM', 0));
 
-  await app.listen({ port: config.port, host: config.host });
-  await worker.start();
-  await scheduleRecurringJobs(database.db);
-  const demo = config.networks ? undefined : await ensureDemoWorkspace(services, config.dataDir);
-  say(banner(config, demo, Math.round(performance.now() - started)));
+  try {
+    say(config.databaseUrl ? 'connecting to PostgreSQL (DATABASE_URL)…' : `starting the embedded PostgreSQL in ${config.dataDir} …`);
+    const database = await startDatabase(config, () => {});
+    stops.push(() => database.shutdown());
+    if (database.appliedMigrations.length > 0) say(`applied ${database.appliedMigrations.length} database migration(s)`);
+
+    const demo = config.networks ? undefined : DemoSecrets.load(config.dataDir);
+    let local: LocalNetwork | undefined;
+    if (demo) {
+      say('starting the local chain (anvil, chain 84532, test USDC) …');
+      local = await startLocalNetwork(config.dataDir, { buyer: demo.buyer, relayer: demo.relayer });
+      stops.push(() => local!.stop());
+    }
+    const networks = await checkNetworks(config.networks ?? [local!.network]);
+
+    const services = createServices(config, database.db, systemClock);
+    const app = await buildApp(services);
+    const worker = new JobRunner({ db: database.db, connection: database.connection, handlers: jobHandlers(services), logger: app.log });
+    stops.push(() => worker.stop(), () => app.close());
+
+    await app.listen({ port: config.port, host: config.host });
+    await worker.start();
+    await scheduleRecurringJobs(database.db);
+    const access = demo ? await demo.ensureWorkspace(services) : undefined;
+    say(banner(config, networks, Math.round(performance.now() - started), demo && local && access ? { demo, local, access } : undefined));
+  } catch (error) {
+    console.error(describe(error));
+    await shutdown('start failed', 1);
+  }
 }
 
-function banner(config: Config, demo: DemoAccess | undefined, startupMs: number): string {
+interface DemoInfo {
+  readonly demo: DemoSecrets;
+  readonly local: LocalNetwork;
+  readonly access: DemoAccess;
+}
+
+function banner(config: Config, networks: readonly Network[], startupMs: number, demo: DemoInfo | undefined): string {
   const base = config.publicBaseUrl.origin;
   const lines = [
     '',
@@ -60,31 +78,41 @@ function banner(config: Config, demo: DemoAccess | undefined, startupMs: number)
     `  Portal:         ${base}/portal`,
     `  API reference:  ${base}/docs`,
     `  Health:         ${base}/readyz`,
+    `  Networks:       ${networks.map((network) => `${network.name} (chain ${network.chainId}, ${network.tokenName} v${network.tokenVersion} at ${network.usdc})`).join('; ')}`,
   ];
   if (demo) {
-    lines.push('', 'Local demo workspace', `  Workspace:      ${demo.workspaceId}`, `  Wallet:         ${demo.wallet}`);
-    if (demo.apiKey) {
+    const { access, local } = demo;
+    lines.push(
+      '',
+      'Local demo',
+      `  Chain RPC:      ${local.network.rpcUrl} (a block every ${local.network.blockTimeSeconds} s; kept in DATA_DIR/chain)`,
+      `  Demo buyer:     ${demo.demo.buyer} holds ${formatUsdc(local.buyerUsdc)} test USDC (its key is in DATA_DIR/demo.json)`,
+      `  Workspace:      ${access.workspaceId}`,
+      `  Wallet:         ${access.wallet}`,
+    );
+    if (access.apiKey) {
       lines.push(
-        `  Demo API key:   ${demo.apiKey}`,
+        `  Demo API key:   ${access.apiKey}`,
         '',
         'Try it — your credits, then a 12.50 USDC invoice:',
-        `  curl -s -H "Authorization: Bearer ${demo.apiKey}" ${base}/w/${demo.workspaceId}/v1/billing`,
-        `  curl -s -X POST -H "Authorization: Bearer ${demo.apiKey}" -H "Content-Type: application/json" \\`,
-        `    -H "Idempotency-Key: demo-$(date +%s)" -d '{"amount":"12.50"}' ${base}/w/${demo.workspaceId}/v1/invoices`,
+        `  curl -s -H "Authorization: Bearer ${access.apiKey}" ${base}/w/${access.workspaceId}/v1/billing`,
+        `  curl -s -X POST -H "Authorization: Bearer ${access.apiKey}" -H "Content-Type: application/json" \\`,
+        `    -H "Idempotency-Key: demo-$(date +%s)" -d '{"amount":"12.50"}' ${base}/w/${access.workspaceId}/v1/invoices`,
       );
     } else {
-      lines.push(`  Demo API key:   not available (${demo.note ?? 'unknown reason'})`);
+      lines.push(`  Demo API key:   not available (${access.note ?? 'unknown reason'})`);
     }
   }
   lines.push('', 'Press Ctrl+C to stop.', '');
   return lines.join('\n');
 }
 
+function describe(error: unknown): string {
+  if (error instanceof ConfigError) return `configuration error: ${error.message}`;
+  return `start failed: ${error instanceof Error ? error.message : String(error)}`;
+}
+
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
-    console.error(`configuration error: ${error.message}`);
-  } else {
-    console.error(`start failed: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  console.error(describe(error));
   process.exit(1);
 });

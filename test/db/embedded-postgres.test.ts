@@ -50,8 +50,12 @@ describe('the embedded PostgreSQL', () => {
     const orphan = postmasterPid();
     expect(alive(orphan)).toBe(true); // the server outlived its parent
 
+    const orphanChain = Number(readFileSync(path.join(dataDir, 'chain', 'anvil.pid'), 'utf8'));
+    expect(alive(orphanChain)).toBe(true); // so did its local chain
+
     const recovered = await startService({ DATA_DIR: dataDir });
     expect(alive(orphan)).toBe(false);
+    expect(alive(orphanChain)).toBe(false);
     expect(postmasterPid()).not.toBe(orphan);
     expect(demoAccess(recovered.output())).toEqual(access);
     expect(await billing(recovered.baseUrl, access)).toMatchObject({ status: 200, body: { creditBalance: 100 } });
