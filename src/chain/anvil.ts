@@ -45,7 +45,8 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   if (options.statePath !== undefined) args.push('--state', options.statePath, '--state-interval', '5');
 
   const binary = anvilBinary();
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own process group, so Ctrl+C reaches the service, which stops anvil in order.
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   track(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const stop = once(() => stopProcess(child, exited));

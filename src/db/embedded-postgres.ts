@@ -73,6 +73,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     stop: async () => {
       await stopServer(server);
       rmSync(ownerFile(options.dataDir), { force: true });
+      rmSync(socketDir, { recursive: true, force: true });
     },
   };
 }
@@ -233,6 +234,9 @@ function spawnServer(pgdata: string, socketDir: string, settings: Readonly<Recor
   ]);
   return spawn(postgres, ['-D', pgdata, '-k', socketDir, '-p', String(PORT), ...flags], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    // Its own process group: Ctrl+C in a terminal reaches the service only, which then stops the
+    // server after its own connections are closed, instead of both shutting down at once.
+    detached: true,
     ...(runAs ?? {}),
     env: { ...process.env, LC_ALL: 'C' },
   });

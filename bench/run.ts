@@ -1,0 +1,57 @@
+import { describeEnvironment } from './environment.js';
+import { checkAnswers, sendLoad, type Measurement } from './load.js';
+import type { Scenario } from './scenario.js';
+import { CEILINGS, SCENARIOS } from './scenarios/index.js';
+import { startServerProcess } from './server-process.js';
+import { loadSettings, type BenchSettings } from './settings.js';
+import { formatTable, type ResultRow } from './table.js';
+
+// Timestamped, so other load on the machine during a run can be matched to a scenario.
+const progress = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+/**
+ * `npm run bench`: the ceiling, then every scenario, one at a time, each in a fresh server process
+ * loaded from this one. Progress goes to stderr, the report to stdout.
+ */
+async function main(): Promise<void> {
+  const settings = loadSettings(process.env);
+  // Taken first: how idle the machine was must not include this run.
+  const environment = await describeEnvironment();
+  const measured = new Map<Scenario, Measurement>();
+  for (const scenario of [...CEILINGS, ...SCENARIOS]) measured.set(scenario, await measure(scenario, settings));
+  const results: ResultRow[] = [...CEILINGS, ...SCENARIOS].map((scenario) => ({
+    name: scenario.name,
+    measurement: measured.get(scenario)!,
+    ceilingRequestsPerSecond: measured.get(scenario.ceiling ?? scenario)!.requestsPerSecond,
+  }));
+  const report = [
+    ...environment,
+    `sent:   ${settings.connections} connections, ${settings.durationSeconds} s per scenario after a ${settings.warmupSeconds} s warm-up`,
+    '',
+    formatTable(results),
+    '',
+    ...[...CEILINGS, ...SCENARIOS].map((scenario) => `- ${scenario.name}: ${scenario.measures}${scenario.ceiling ? ` (ratio to "${scenario.ceiling.name}")` : ''}`),
+  ];
+  process.stdout.write(`\n${report.join('\n')}\n`);
+}
+
+async function measure(scenario: Scenario, settings: BenchSettings): Promise<Measurement> {
+  progress(`${scenario.name}: starting the server process…`);
+  const server = await startServerProcess(scenario);
+  try {
+    await checkAnswers(server.origin, server.request);
+    if (settings.warmupSeconds > 0) {
+      progress(`${scenario.name}: warming up for ${settings.warmupSeconds} s…`);
+      await sendLoad(server.origin, server.request, { connections: settings.connections, durationSeconds: settings.warmupSeconds });
+    }
+    progress(`${scenario.name}: measuring for ${settings.durationSeconds} s…`);
+    return await sendLoad(server.origin, server.request, { connections: settings.connections, durationSeconds: settings.durationSeconds });
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

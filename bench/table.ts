@@ -1,0 +1,29 @@
+import type { Measurement } from './load.js';
+
+export interface ResultRow {
+  readonly name: string;
+  readonly measurement: Measurement;
+  /** req/s of this row's ceiling, measured in the same run; a ceiling is its own. */
+  readonly ceilingRequestsPerSecond: number;
+}
+
+const HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ratio to ceiling'];
+
+/** A Markdown table, padded for the terminal, so a run can be pasted into docs/performance.md as is. */
+export function formatTable(rows: readonly ResultRow[]): string {
+  const cells = rows.map(({ name, measurement: m, ceilingRequestsPerSecond }) => [
+    name,
+    Math.round(m.requestsPerSecond).toString(),
+    m.p50Ms.toFixed(2),
+    m.p99Ms.toFixed(2),
+    m.non2xx.toString(),
+    m.errors.toString(),
+    (m.requestsPerSecond / ceilingRequestsPerSecond).toFixed(3),
+  ]);
+  const widths = HEADER.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]?.length ?? 0)));
+  // Names left-aligned, numbers right-aligned, in the terminal and in rendered Markdown alike.
+  const line = (row: readonly string[]) =>
+    `| ${row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
+  const rule = `|${widths.map((width, column) => (column === 0 ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
+  return [line(HEADER), rule, ...cells.map(line)].join('\n');
+}
