@@ -39,7 +39,6 @@ CREATE TABLE invoices (
 );
 CREATE INDEX invoices_open_deadline_idx ON invoices (expires_at) WHERE status = 'open';
 CREATE INDEX invoices_external_id_idx ON invoices (workspace_id, external_id) WHERE external_id IS NOT NULL;
-CREATE INDEX invoices_created_idx ON invoices (workspace_id, created_at DESC);
 
 -- The change feed (outbox): one row per state change, written in the same transaction.
 CREATE TABLE events (
@@ -152,4 +151,35 @@ BEGIN
      WHERE workspace_id = p_workspace_id AND scope = 'invoices.create' AND key = p_idempotency_key;
   END IF;
   RETURN QUERY SELECT 'created'::text, to_jsonb(v_invoice);
+END $$;
+
+-- Creates many invoices in one transaction and one commit: concurrent requests of one server process are
+-- grouped so that they share a round trip and a WAL flush. Each item runs in its own subtransaction, so a
+-- refused item (its RAISE) leaves the others. Items arrive sorted by workspace, so concurrent batches
+-- take workspace locks in one order.
+CREATE FUNCTION create_invoices(p_items jsonb)
+RETURNS TABLE (idx integer, outcome text, error_code text, error_detail text, invoice jsonb)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_item    jsonb;
+  v_idx     integer := 0;
+  v_outcome text;
+  v_invoice jsonb;
+BEGIN
+  FOR v_item IN SELECT value FROM jsonb_array_elements(p_items) LOOP
+    BEGIN
+      SELECT c.outcome, c.invoice INTO v_outcome, v_invoice FROM create_invoice(
+        v_item->>'workspaceId', v_item->>'idempotencyKey', decode(v_item->>'requestHash', 'hex'),
+        make_interval(secs => (v_item->>'ttlSeconds')::integer), v_item->>'id', (v_item->>'amount')::bigint,
+        v_item->>'network', (v_item->>'expiresIn')::integer, (v_item->>'now')::timestamptz,
+        v_item->>'externalId', v_item->>'successUrl', v_item->>'cancelUrl',
+        ARRAY(SELECT jsonb_array_elements_text(v_item->'urlOrigins')), v_item->>'payTo',
+        (v_item->>'cost')::bigint, (v_item->>'fee')::bigint, v_item->>'source') c;
+      RETURN QUERY SELECT v_idx, v_outcome, NULL::text, NULL::text, v_invoice;
+    EXCEPTION WHEN raise_exception THEN
+      GET STACKED DIAGNOSTICS error_detail = PG_EXCEPTION_DETAIL;
+      RETURN QUERY SELECT v_idx, 'refused'::text, SQLERRM, nullif(error_detail, ''), NULL::jsonb;
+    END;
+    v_idx := v_idx + 1;
+  END LOOP;
 END $$;

@@ -26,8 +26,19 @@ type KeyRow = Awaited<ReturnType<typeof listKeys>>[number];
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
+type KeyLookup = NonNullable<Awaited<ReturnType<typeof findKey>>>;
+
+/**
+ * How long a looked-up key is reused without asking the database. A key revoked through this process is
+ * forgotten at once; one revoked through another process stops working within this time.
+ */
+export const KEY_CACHE_MS = 5_000;
+const KEY_CACHE_MAX = 10_000;
+
 export class ApiKeyService {
-  constructor(private readonly deps: { db: Db }) {}
+  private readonly cache = new Map<string, { row: KeyLookup; until: number }>();
+
+  constructor(private readonly deps: { db: Db; now?: () => number }) {}
 
   /**
    * Creates a key bound to the workspace wallet. The limits (active keys, creations per hour and day)
@@ -69,6 +80,7 @@ export class ApiKeyService {
   /** Idempotent: revoking a revoked key answers the key as it is. */
   async revoke(workspaceId: WorkspaceId, keyId: ApiKeyId): Promise<ApiKeyView> {
     const row = await revokeKey(this.deps.db, workspaceId, keyId);
+    this.cache.delete(`${workspaceId}/${keyId}`);
     if (!row) throw new AppError('not_found', 'No such API key in this workspace.');
     return toView(row);
   }
@@ -77,7 +89,7 @@ export class ApiKeyService {
   async authenticate(workspaceId: WorkspaceId, presented: string): Promise<ApiKeyPrincipal> {
     const parsed = parseKey(presented);
     if (!parsed) throw new AppError('invalid_api_key', 'The API key is malformed. Send "Authorization: Bearer isk_…" with a key from the portal.');
-    const row = await findKey(this.deps.db, workspaceId, parsed.id);
+    const row = await this.lookup(workspaceId, parsed.id);
     if (!row || !secretMatches(parsed, row.secret_hash)) {
       throw new AppError('invalid_api_key', 'The API key is not valid for this workspace.');
     }
@@ -93,6 +105,19 @@ export class ApiKeyService {
       touchKey(this.deps.db, workspaceId, parsed.id).catch(() => {});
     }
     return { workspaceId, keyId: parsed.id, permissions: new Set(row.permissions as Permission[]) };
+  }
+
+  /** The key row, from the short-lived cache or the database. Misses are not cached. */
+  private async lookup(workspaceId: WorkspaceId, keyId: ApiKeyId): Promise<KeyLookup | undefined> {
+    const now = (this.deps.now ?? Date.now)();
+    const cacheKey = `${workspaceId}/${keyId}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached && cached.until > now) return cached.row;
+    const row = await findKey(this.deps.db, workspaceId, keyId);
+    if (!row) return undefined;
+    if (this.cache.size >= KEY_CACHE_MAX) this.cache.clear();
+    this.cache.set(cacheKey, { row, until: now + KEY_CACHE_MS });
+    return row;
   }
 }
 

@@ -71,15 +71,56 @@ export async function createInvoice(db: Executor, workspaceId: WorkspaceId, p: C
         ${p.id}, ${p.amount}, ${p.network}, ${p.expiresIn}, ${p.now},
         ${p.externalId}, ${p.successUrl}, ${p.cancelUrl}, ${[...p.urlOrigins]}::text[], ${p.payTo},
         ${p.cost}, ${p.fee}, ${p.source})`.execute(db);
-    const row = rows[0]!;
-    if (row.outcome === 'idempotency_key_reused') return { kind: 'idempotency_key_reused' };
-    return { kind: row.outcome as 'created' | 'replayed', invoice: toInvoice(row.invoice!) };
+    return toOutcome(rows[0]!.outcome, rows[0]!.invoice);
   } catch (error) {
-    const refusal = (error as DatabaseError).code === 'P0001' ? REFUSALS[(error as DatabaseError).message] : undefined;
-    if (!refusal) throw error;
-    const detail = (error as DatabaseError).detail;
-    throw new AppError(refusal[0], detail ? `${detail} ${refusal[1]}.` : refusal[1]);
+    const database = error as DatabaseError;
+    if (database.code !== 'P0001') throw error;
+    throw refusal(database.message, database.detail);
   }
+}
+
+/**
+ * Many creates in one round trip and one commit (`create_invoices`). Each item resolves to its outcome
+ * or its refusal (an AppError), in the order given; only a database failure rejects the whole batch.
+ */
+export async function createInvoices(db: Executor, items: readonly { workspaceId: WorkspaceId; params: CreateInvoiceParams }[]): Promise<(CreateOutcome | AppError)[]> {
+  const payload = items.map(({ workspaceId, params: p }) => ({
+    workspaceId,
+    idempotencyKey: p.idempotencyKey,
+    requestHash: p.requestHash.toString('hex'),
+    ttlSeconds: p.idempotencyTtlSeconds,
+    id: p.id,
+    amount: p.amount.toString(),
+    network: p.network,
+    expiresIn: p.expiresIn,
+    now: p.now.toISOString(),
+    externalId: p.externalId,
+    successUrl: p.successUrl,
+    cancelUrl: p.cancelUrl,
+    urlOrigins: p.urlOrigins,
+    payTo: p.payTo,
+    cost: p.cost.toString(),
+    fee: p.fee.toString(),
+    source: p.source,
+  }));
+  const { rows } = await sql<{ idx: number; outcome: string; error_code: string | null; error_detail: string | null; invoice: StoredInvoice | null }>`
+    SELECT idx, outcome, error_code, error_detail, invoice FROM create_invoices(${JSON.stringify(payload)}::jsonb)`.execute(db);
+  const results: (CreateOutcome | AppError)[] = new Array(items.length);
+  for (const row of rows) {
+    results[row.idx] = row.outcome === 'refused' ? refusal(row.error_code ?? '', row.error_detail ?? undefined) : toOutcome(row.outcome, row.invoice);
+  }
+  return results;
+}
+
+function toOutcome(outcome: string, invoice: StoredInvoice | null): CreateOutcome {
+  if (outcome === 'idempotency_key_reused') return { kind: 'idempotency_key_reused' };
+  return { kind: outcome as 'created' | 'replayed', invoice: toInvoice(invoice!) };
+}
+
+function refusal(code: string, detail: string | undefined): AppError {
+  const known = REFUSALS[code];
+  if (!known) return new AppError('internal_error', 'The invoice could not be created.');
+  return new AppError(known[0], detail ? `${detail} ${known[1]}.` : known[1]);
 }
 
 export async function findInvoice(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice | undefined> {
@@ -147,7 +188,7 @@ export function listInvoices(db: Executor, workspaceId: WorkspaceId, limit: numb
     .selectFrom('invoices')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
-    .orderBy('created_at', 'desc')
+    // Numbers follow creation order, and (workspace_id, number) is already a unique index.
     .orderBy('number', 'desc')
     .limit(limit)
     .execute()

@@ -1,12 +1,13 @@
-import type { Db } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { moveCredits } from '../billing/credits.repo.js';
 import { appendInvoiceEvent } from '../events/event.repo.js';
-import { EXPIRES_IN_CREDITS, effectiveStatus, newInvoiceId, transition, type ExpiresIn, type Invoice, type InvoiceCommand, type InvoiceId } from './invoice.js';
+import { EXPIRES_IN_CREDITS, effectiveStatus, newInvoiceId, transition, type ExpiresIn, type Invoice, type InvoiceCommand, type InvoiceId, type Transition } from './invoice.js';
+import { CreateBatcher } from './invoice.batcher.js';
 import { checkIdempotencyKey, requestHash, validateInvoiceInput, type CreateInvoiceInput, type InvoiceRules } from './invoice-input.js';
-import { createInvoice, dueOpenInvoices, findInvoice, listInvoices, lockInvoice, updateInvoice } from './invoice.repo.js';
+import { dueOpenInvoices, findInvoice, listInvoices, lockInvoice, updateInvoice } from './invoice.repo.js';
 
 /** Idempotency keys outlive the longest payment window (5 days). */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
@@ -24,7 +25,11 @@ export interface CreateOptions {
 }
 
 export class InvoiceService {
-  constructor(private readonly deps: InvoiceServiceDeps) {}
+  private readonly batcher: CreateBatcher;
+
+  constructor(private readonly deps: InvoiceServiceDeps) {
+    this.batcher = new CreateBatcher(deps.db);
+  }
 
   /**
    * Creates an invoice, or replays the stored result of an earlier request with the same
@@ -34,7 +39,7 @@ export class InvoiceService {
   async create(workspaceId: WorkspaceId, input: CreateInvoiceInput, options: CreateOptions): Promise<{ invoice: Invoice; replayed: boolean }> {
     const idempotencyKey = checkIdempotencyKey(options.idempotencyKey);
     const valid = validateInvoiceInput(input, this.deps.rules);
-    const outcome = await createInvoice(this.deps.db, workspaceId, {
+    const outcome = await this.batcher.create(workspaceId, {
       ...valid,
       idempotencyKey,
       requestHash: requestHash(input),
@@ -108,16 +113,7 @@ export class InvoiceService {
         if (result.code === 'noop') return command.type === 'cancel' ? invoice : undefined;
         throw new AppError(result.code, REFUSAL_MESSAGES[result.code]);
       }
-      // Lock order invoice → workspace (event counter) → credit account, the same as create_invoice,
-      // so concurrent creates and transitions in one workspace cannot deadlock.
-      const updated = await updateInvoice(trx, workspaceId, invoiceId, result.changes, now);
-      await appendInvoiceEvent(trx, workspaceId, result.event, invoiceId, now);
-      if (result.charge !== 0n || result.reserveChange !== 0n) {
-        const moved = await moveCredits(trx, workspaceId, { kind: result.event, charge: result.charge, reserveChange: result.reserveChange, reference: invoiceId });
-        // Throwing rolls back the update and the event with it.
-        if (!moved) throw new AppError('insufficient_credits', 'Not enough available credits to renew this invoice. See GET /billing.');
-      }
-      return updated;
+      return persistTransition(trx, invoice, result, now);
     });
   }
 
@@ -129,6 +125,7 @@ export class InvoiceService {
 }
 
 const REFUSAL_MESSAGES = {
+  invoice_expired: 'This invoice has expired; renew it for a new payment link.',
   invoice_already_paid: 'This invoice is paid; it can be neither cancelled nor renewed.',
   invoice_cancelled: 'This invoice is cancelled; create a new invoice instead.',
   invoice_processing: 'A payment for this invoice is being verified; wait for it to finish.',
@@ -136,4 +133,20 @@ const REFUSAL_MESSAGES = {
 
 function notFound(): AppError {
   return new AppError('not_found', 'No such invoice in this workspace.');
+}
+
+/**
+ * Writes an allowed transition inside the caller's transaction (which holds the invoice row lock): the
+ * invoice change, its change-feed event, then the credit movement. Lock order invoice → workspace
+ * (event counter) → credit account, the same as create_invoice, so concurrent writers cannot deadlock.
+ * Throws insufficient_credits (rolling back the caller's transaction) when credits do not cover it.
+ */
+export async function persistTransition(trx: Executor, invoice: Invoice, result: Extract<Transition, { ok: true }>, now: Date): Promise<Invoice> {
+  const updated = await updateInvoice(trx, invoice.workspaceId, invoice.id, result.changes, now);
+  await appendInvoiceEvent(trx, invoice.workspaceId, result.event, invoice.id, now);
+  if (result.charge !== 0n || result.reserveChange !== 0n) {
+    const moved = await moveCredits(trx, invoice.workspaceId, { kind: result.event, charge: result.charge, reserveChange: result.reserveChange, reference: invoice.id });
+    if (!moved) throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');
+  }
+  return updated;
 }

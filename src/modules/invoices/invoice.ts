@@ -54,25 +54,31 @@ export function effectiveStatus(invoice: Pick<Invoice, 'status' | 'expiresAt'>, 
   return invoice.status === 'open' && invoice.expiresAt.getTime() <= now.getTime() ? 'expired' : invoice.status;
 }
 
-export type InvoiceEventType = 'invoice.expired' | 'invoice.cancelled' | 'invoice.renewed';
+export type InvoiceEventType = 'invoice.expired' | 'invoice.cancelled' | 'invoice.renewed' | 'invoice.processing' | 'invoice.paid' | 'invoice.reopened';
 
 /** The outcome of a command on an invoice: the fields that change, the credits that move, the event. */
 export type Transition =
   | {
       readonly ok: true;
-      readonly changes: Partial<Pick<Invoice, 'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt'>>;
+      readonly changes: Partial<Pick<Invoice, 'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt' | 'paidAt'>>;
       /** Credits taken from the balance (renewal) — never negative. */
       readonly charge: bigint;
       /** Change of the success-fee reserve: negative releases it, positive reserves it. */
       readonly reserveChange: bigint;
       readonly event: InvoiceEventType;
     }
-  | { readonly ok: false; readonly code: 'invoice_already_paid' | 'invoice_cancelled' | 'invoice_processing' | 'noop' };
+  | { readonly ok: false; readonly code: 'invoice_already_paid' | 'invoice_cancelled' | 'invoice_processing' | 'invoice_expired' | 'noop' };
 
 export type InvoiceCommand =
   | { readonly type: 'expire' }
   | { readonly type: 'cancel' }
-  | { readonly type: 'renew'; readonly expiresIn: ExpiresIn; readonly successFee: bigint };
+  | { readonly type: 'renew'; readonly expiresIn: ExpiresIn; readonly successFee: bigint }
+  /** A payment attempt starts: only an open invoice within its deadline. */
+  | { readonly type: 'begin_payment' }
+  /** The attempt failed: open again, or expired when the deadline passed meanwhile. */
+  | { readonly type: 'payment_failed' }
+  /** The attempt succeeded (possibly after the deadline, if submitted before it): paid, fee captured. */
+  | { readonly type: 'payment_succeeded' };
 
 /**
  * The invoice state machine (DESIGN.md §6), pure: open → expired at the deadline; open/expired →
@@ -83,6 +89,9 @@ export type InvoiceCommand =
 export function transition(invoice: Invoice, command: InvoiceCommand, now: Date): Transition {
   const status = effectiveStatus(invoice, now);
   const release = -invoice.feeReserved;
+  if (command.type === 'begin_payment' || command.type === 'payment_failed' || command.type === 'payment_succeeded') {
+    return paymentTransition(invoice, command, status, now);
+  }
   if (command.type === 'expire') {
     if (invoice.status !== 'open' || status !== 'expired') return { ok: false, code: 'noop' };
     // The invoice expired at its deadline, whenever the job gets to record it.
@@ -109,6 +118,34 @@ export function transition(invoice: Invoice, command: InvoiceCommand, now: Date)
     event: 'invoice.renewed',
   };
 }
+
+/**
+ * Payment steps. A payment that began before the deadline may finish after it (spec "States" fact 2),
+ * which is why `processing` is never expired by the clock.
+ */
+function paymentTransition(invoice: Invoice, command: InvoiceCommand, status: InvoiceStatus, now: Date): Transition {
+  if (command.type === 'begin_payment') {
+    if (status !== 'open') return { ok: false, code: REFUSE_PAYMENT[status] };
+    return { ok: true, changes: { status: 'processing' }, charge: 0n, reserveChange: 0n, event: 'invoice.processing' };
+  }
+  if (invoice.status !== 'processing') return { ok: false, code: 'noop' };
+  if (command.type === 'payment_succeeded') {
+    // The reserved success fee is captured: it leaves the balance and the reserve together.
+    return { ok: true, changes: { status: 'paid', paidAt: now, feeReserved: 0n }, charge: invoice.feeReserved, reserveChange: -invoice.feeReserved, event: 'invoice.paid' };
+  }
+  if (invoice.expiresAt.getTime() <= now.getTime()) {
+    return { ok: true, changes: { status: 'expired', expiredAt: invoice.expiresAt, feeReserved: 0n }, charge: 0n, reserveChange: -invoice.feeReserved, event: 'invoice.expired' };
+  }
+  return { ok: true, changes: { status: 'open' }, charge: 0n, reserveChange: 0n, event: 'invoice.reopened' };
+}
+
+const REFUSE_PAYMENT = {
+  paid: 'invoice_already_paid',
+  processing: 'invoice_processing',
+  cancelled: 'invoice_cancelled',
+  expired: 'invoice_expired',
+  open: 'noop',
+} as const satisfies Record<InvoiceStatus, Exclude<Transition, { ok: true }>['code']>;
 
 /** The byte length limit counts UTF-8 bytes, not characters. */
 export function utf8Bytes(text: string): number {
