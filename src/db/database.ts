@@ -7,6 +7,7 @@ import type { WorkspaceTable } from '../modules/workspaces/workspace.table.js';
 import type { JobTable } from '../jobs/job.table.js';
 import type { EventTable } from '../modules/events/event.table.js';
 import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/invoice.table.js';
+import type { PaymentClaimTable, PaymentIntentTable } from '../modules/payments/payment.table.js';
 
 export interface Database {
   workspaces: WorkspaceTable;
@@ -19,6 +20,8 @@ export interface Database {
   invoices: InvoiceTable;
   events: EventTable;
   idempotency_keys: IdempotencyKeyTable;
+  payment_intents: PaymentIntentTable;
+  payment_claims: PaymentClaimTable;
 }
 
 export type Db = Kysely<Database>;

@@ -8,6 +8,8 @@ import { billingRoutes } from '../modules/billing/billing.routes.js';
 import { checkoutSettingsRoutes } from '../modules/checkout-settings/checkout-settings.routes.js';
 import { invoicePortalRoutes } from '../modules/invoices/invoice.portal-routes.js';
 import { invoiceRoutes } from '../modules/invoices/invoice.routes.js';
+import { paymentRoutes } from '../modules/payments/payment.routes.js';
+import { registerX402 } from '../modules/payments/x402.routes.js';
 import { workspaceApiRoutes, workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
 import { ErrorBody } from './common.schemas.js';
@@ -69,6 +71,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   registerOps(app, services);
   registerDocs(app);
   registerPortalPages(app, services);
+  registerX402(app, services);
 
   await app.register(
     async (auth) => {
@@ -92,6 +95,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       guardMerchantApi(api, services);
       await api.register(billingRoutes(services));
       await api.register(invoiceRoutes(services));
+      await api.register(paymentRoutes(services));
       await api.register(checkoutSettingsRoutes(services));
       await api.register(workspaceApiRoutes(services));
     },

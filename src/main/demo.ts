@@ -53,10 +53,6 @@ export class DemoSecrets {
     return privateKeyToAccount(this.data.buyerPrivateKey).address;
   }
 
-  get relayer(): Address {
-    return privateKeyToAccount(this.data.relayerPrivateKey).address;
-  }
-
   get relayerPrivateKey(): `0x${string}` {
     return this.data.relayerPrivateKey;
   }

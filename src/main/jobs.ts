@@ -9,6 +9,7 @@ import {
   idempotencyCleanupHandler,
   scheduleInvoiceJobs,
 } from '../modules/invoices/invoice.jobs.js';
+import { SETTLE_JOB, settleHandler } from '../modules/payments/payment.jobs.js';
 
 /** Every job kind the worker runs, wired to its services. */
 export function jobHandlers(services: Services): JobHandlers {
@@ -17,6 +18,7 @@ export function jobHandlers(services: Services): JobHandlers {
     [AUTH_CLEANUP_JOB]: authCleanupHandler(db),
     [EXPIRE_INVOICES_JOB]: expireInvoicesHandler(services.invoices, db, clock),
     [IDEMPOTENCY_CLEANUP_JOB]: idempotencyCleanupHandler(db, clock),
+    [SETTLE_JOB]: settleHandler(services.payments),
   };
 }
 

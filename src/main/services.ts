@@ -6,11 +6,28 @@ import { AuthService } from '../modules/auth/auth.service.js';
 import { BillingService } from '../modules/billing/billing.service.js';
 import { CheckoutSettingsService } from '../modules/checkout-settings/checkout-settings.service.js';
 import { InvoiceService } from '../modules/invoices/invoice.service.js';
+import type { ChainPort } from '../modules/payments/chain.port.js';
+import { PaymentService } from '../modules/payments/payment.service.js';
+import type { Network } from '../chain/networks.js';
 import { WorkspaceService } from '../modules/workspaces/workspace.service.js';
 import type { Clock } from '../shared/clock.js';
 
+export interface ChainDeps {
+  /** The checked networks (src/chain/networks.ts). */
+  readonly networks: readonly Network[];
+  readonly chain: ChainPort;
+}
+
+/** For uses without a chain (tests of other capabilities, migrations): any chain call fails loudly. */
+export const NO_CHAIN: ChainDeps = {
+  networks: [],
+  chain: new Proxy({} as ChainPort, {
+    get: () => () => Promise.reject(new Error('no chain is configured for these services')),
+  }),
+};
+
 /** Wires the use cases to their adapters. The one place that knows every concrete service. */
-export function createServices(config: Config, db: Db, clock: Clock): Services {
+export function createServices(config: Config, db: Db, clock: Clock, chain: ChainDeps = NO_CHAIN): Services {
   return {
     config,
     db,
@@ -26,5 +43,6 @@ export function createServices(config: Config, db: Db, clock: Clock): Services {
       successFeeCredits: config.successFeeCredits,
     }),
     checkoutSettings: new CheckoutSettingsService({ db }),
+    payments: new PaymentService({ db, clock, chain: chain.chain, networks: chain.networks }),
   };
 }

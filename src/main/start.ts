@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
+import { privateKeyToAccount } from 'viem/accounts';
 import { checkNetworks, type Network } from '../chain/networks.js';
+import { createViemChain } from '../chain/viem-chain.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { buildApp } from '../http/app.js';
 import { JobRunner } from '../jobs/index.js';
@@ -40,15 +42,17 @@ async function main(): Promise<void> {
     if (database.appliedMigrations.length > 0) say(`applied ${database.appliedMigrations.length} database migration(s)`);
 
     const demo = config.networks ? undefined : DemoSecrets.load(config.dataDir);
+    const relayerPrivateKey = config.relayerPrivateKey ?? demo?.relayerPrivateKey;
+    if (!relayerPrivateKey) throw new ConfigError('RELAYER_PRIVATE_KEY', 'is required with NETWORKS: it pays the gas of settling gasless payments');
     let local: LocalNetwork | undefined;
     if (demo) {
       say('starting the local chain (anvil, chain 84532, test USDC) …');
-      local = await startLocalNetwork(config.dataDir, { buyer: demo.buyer, relayer: demo.relayer });
+      local = await startLocalNetwork(config.dataDir, { buyer: demo.buyer, relayer: privateKeyToAccount(relayerPrivateKey).address });
       stops.push(() => local!.stop());
     }
     const networks = await checkNetworks(config.networks ?? [local!.network]);
 
-    const services = createServices(config, database.db, systemClock);
+    const services = createServices(config, database.db, systemClock, { networks, chain: createViemChain({ relayerPrivateKey }) });
     const app = await buildApp(services);
     const worker = new JobRunner({ db: database.db, connection: database.connection, handlers: jobHandlers(services), logger: app.log });
     stops.push(() => worker.stop(), () => app.close());

@@ -1,0 +1,183 @@
+import {
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  encodeFunctionData,
+  getAddress,
+  isAddressEqual,
+  keccak256,
+  parseEventLogs,
+  verifyTypedData,
+  type Hex,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { ChainPort, ReceiptStatus, SignedSettlement, TransferAuthorization, TransferLog } from '../modules/payments/chain.port.js';
+import { BroadcastError, isAlreadyKnown, isNonceTaken, nodeMessage, revertReason } from './chain-errors.js';
+import type { Network } from './networks.js';
+import { NonceAllocator } from './nonce-allocator.js';
+import { networkClients } from './rpc-clients.js';
+import {
+  authorizationMessage,
+  isLowS,
+  settlementArgs,
+  transferWithAuthorizationTypes,
+  usdcAbi,
+  usdcDomain,
+  vrsSignature,
+} from './usdc-eip3009.js';
+
+export interface ViemChainOptions {
+  /** Pays the gas of every settlement. Needs ETH on each network; never holds USDC. */
+  readonly relayerPrivateKey: `0x${string}`;
+}
+
+// Headroom over the estimate: the gas a transfer needs depends on state (a first credit to an address
+// costs more) that may change between estimating and mining.
+const GAS_HEADROOM_PERCENT = 125n;
+
+/** The ChainPort on real EVM nodes, through viem. One relayer account settles on every network. */
+export function createViemChain(options: ViemChainOptions): ChainPort {
+  const relayer = privateKeyToAccount(options.relayerPrivateKey);
+  const client = networkClients();
+  // Nonces belong to (account, chain): one allocator per chain id, whatever RPC serves it.
+  const allocators = new Map<number, NonceAllocator>();
+
+  function allocator(network: Network): NonceAllocator {
+    let found = allocators.get(network.chainId);
+    if (!found) {
+      found = new NonceAllocator(() => client(network).getTransactionCount({ address: relayer.address, blockTag: 'pending' }));
+      allocators.set(network.chainId, found);
+    }
+    return found;
+  }
+
+  /** Whether the node knows the transaction at all (pending or mined). Throws when it cannot tell. */
+  async function knows(network: Network, hash: Hex): Promise<boolean> {
+    try {
+      await client(network).getTransaction({ hash });
+      return true;
+    } catch (error) {
+      if (error instanceof TransactionNotFoundError) return false;
+      throw error;
+    }
+  }
+
+  return {
+    // Never throws: a malformed authorization or signature is simply not a valid one.
+    async verifyAuthorization(network, authorization, signature) {
+      try {
+        const vrs = vrsSignature(signature);
+        // Off-chain only EOA signatures can be checked; FiatToken refuses high-s copies, so refuse them too.
+        if (!vrs || !isLowS(vrs)) return false;
+        return await verifyTypedData({
+          address: authorization.from,
+          domain: usdcDomain(network),
+          types: transferWithAuthorizationTypes,
+          primaryType: 'TransferWithAuthorization',
+          message: authorizationMessage(authorization),
+          signature,
+        });
+      } catch {
+        return false;
+      }
+    },
+
+    async authorizationUsed(network, authorization) {
+      return client(network).readContract({
+        address: network.usdc,
+        abi: usdcAbi,
+        functionName: 'authorizationState',
+        args: [authorization.from, authorization.nonce],
+      });
+    },
+
+    // Reverts become reasons; an unreachable node throws, since that says nothing about the payment.
+    async simulateSettlement(network, authorization, signature) {
+      try {
+        const args = settlementArgs(authorization, signature);
+        const call = { address: network.usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', account: relayer.address } as const;
+        // Two calls for viem's types: each overload's arguments must be known statically.
+        await (args.length === 9 ? client(network).simulateContract({ ...call, args }) : client(network).simulateContract({ ...call, args }));
+        return undefined;
+      } catch (error) {
+        const reason = revertReason(error);
+        if (reason === undefined) throw new Error(`simulating a settlement on ${network.name} failed: ${nodeMessage(error)}`, { cause: error });
+        return reason;
+      }
+    },
+
+    async signSettlement(network, authorization, signature): Promise<SignedSettlement> {
+      const c = client(network);
+      const data = calldata(authorization, signature);
+      const [gas, fees] = await Promise.all([
+        c.estimateGas({ account: relayer.address, to: network.usdc, data }),
+        c.estimateFeesPerGas({ type: 'eip1559' }),
+      ]).catch((error: unknown) => {
+        throw new Error(`cannot sign a settlement on ${network.name}: ${revertReason(error) ?? nodeMessage(error)}`, { cause: error });
+      });
+      // Taken last: nothing that can fail comes between handing out the nonce and the signature.
+      const nonce = await allocator(network).next();
+      const raw = await relayer.signTransaction({
+        type: 'eip1559',
+        chainId: network.chainId,
+        to: network.usdc,
+        data,
+        value: 0n,
+        nonce,
+        gas: (gas * GAS_HEADROOM_PERCENT) / 100n,
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+      return { hash: keccak256(raw), raw };
+    },
+
+    async broadcast(network, raw) {
+      const hash = keccak256(raw);
+      try {
+        await client(network).sendRawTransaction({ serializedTransaction: raw });
+      } catch (error) {
+        if (isAlreadyKnown(error)) return;
+        if (isNonceTaken(error)) {
+          // "Nonce too low" for these very bytes means they were mined already: done.
+          const mined = await knows(network, hash).catch((cause: unknown) => {
+            throw new BroadcastError('rejected', `broadcasting ${hash} on ${network.name} failed: ${nodeMessage(cause)}`, { cause });
+          });
+          if (mined) return;
+          allocator(network).resync();
+          throw new BroadcastError('nonce_taken', `settlement ${hash} on ${network.name} can never be mined: ${nodeMessage(error)}`, { cause: error });
+        }
+        throw new BroadcastError('rejected', `broadcasting ${hash} on ${network.name} failed: ${nodeMessage(error)}`, { cause: error });
+      }
+    },
+
+    async receipt(network, hash): Promise<ReceiptStatus> {
+      const c = client(network);
+      let receipt;
+      try {
+        receipt = await c.getTransactionReceipt({ hash });
+      } catch (error) {
+        if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
+        return (await knows(network, hash)) ? { kind: 'pending' } : { kind: 'not_found' };
+      }
+      const [block, latest] = await Promise.all([c.getBlock({ blockHash: receipt.blockHash }), c.getBlockNumber()]);
+      const ownLogs = receipt.logs.filter((log) => isAddressEqual(log.address, network.usdc));
+      const transfers = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: ownLogs }).map(
+        (log): TransferLog => ({ logIndex: log.logIndex, token: getAddress(log.address), from: log.args.from, to: log.args.to, value: log.args.value }),
+      );
+      return {
+        kind: 'mined',
+        success: receipt.status === 'success',
+        blockNumber: receipt.blockNumber,
+        blockTime: new Date(Number(block.timestamp) * 1000),
+        // A node behind a load balancer may report a latest block older than the receipt's: count 1 then.
+        confirmations: latest >= receipt.blockNumber ? Number(latest - receipt.blockNumber) + 1 : 1,
+        transfers,
+      };
+    },
+  };
+}
+
+function calldata(authorization: TransferAuthorization, signature: Hex): Hex {
+  return encodeFunctionData({ abi: usdcAbi, functionName: 'transferWithAuthorization', args: settlementArgs(authorization, signature) });
+}
+
+export { BroadcastError };

@@ -1,0 +1,61 @@
+import type { Network } from '../../chain/networks.js';
+
+/** An EIP-3009 TransferWithAuthorization as signed by a payer. Numbers are decimal strings. */
+export interface TransferAuthorization {
+  readonly from: `0x${string}`;
+  readonly to: `0x${string}`;
+  readonly value: string;
+  readonly validAfter: string;
+  readonly validBefore: string;
+  readonly nonce: `0x${string}`;
+}
+
+/** A USDC Transfer event found in a transaction receipt. */
+export interface TransferLog {
+  readonly logIndex: number;
+  readonly token: `0x${string}`;
+  readonly from: `0x${string}`;
+  readonly to: `0x${string}`;
+  readonly value: bigint;
+}
+
+export type ReceiptStatus =
+  | { readonly kind: 'not_found' }
+  | { readonly kind: 'pending' }
+  | {
+      readonly kind: 'mined';
+      readonly success: boolean;
+      readonly blockNumber: bigint;
+      readonly blockTime: Date;
+      readonly confirmations: number;
+      readonly transfers: readonly TransferLog[];
+    };
+
+/** A settlement transaction signed by the relayer, kept before it is sent so a retry resends the same bytes. */
+export interface SignedSettlement {
+  readonly hash: `0x${string}`;
+  readonly raw: `0x${string}`;
+}
+
+/**
+ * What payments need from a chain. Implemented in src/chain/ with viem; nothing else touches a chain.
+ * Every method is safe to retry: reads are reads, and sending the same signed bytes twice is one
+ * transaction.
+ */
+export interface ChainPort {
+  /** Checks the EIP-712 signature of an authorization against the network's USDC domain (off-chain). */
+  verifyAuthorization(network: Network, authorization: TransferAuthorization, signature: `0x${string}`): Promise<boolean>;
+  /** Whether the authorization's nonce is already used or cancelled on-chain. */
+  authorizationUsed(network: Network, authorization: TransferAuthorization): Promise<boolean>;
+  /**
+   * Simulates transferWithAuthorization from the relayer. Resolves undefined when it would succeed,
+   * else a short reason (e.g. "insufficient_balance", "nonce_already_used", the revert message).
+   */
+  simulateSettlement(network: Network, authorization: TransferAuthorization, signature: `0x${string}`): Promise<string | undefined>;
+  /** Signs (does not send) the relayer's transferWithAuthorization transaction. */
+  signSettlement(network: Network, authorization: TransferAuthorization, signature: `0x${string}`): Promise<SignedSettlement>;
+  /** Sends signed bytes; an "already known" or "nonce too low because already mined" answer is success. */
+  broadcast(network: Network, raw: `0x${string}`): Promise<void>;
+  /** The transaction's receipt, its confirmations and the network's USDC Transfer logs in it. */
+  receipt(network: Network, hash: `0x${string}`): Promise<ReceiptStatus>;
+}

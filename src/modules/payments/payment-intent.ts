@@ -1,0 +1,47 @@
+import { randomToken, type Branded, type WorkspaceId } from '../../shared/ids.js';
+import type { InvoiceId } from '../invoices/invoice.js';
+import type { TransferAuthorization } from './chain.port.js';
+
+export type PaymentIntentId = Branded<string, 'PaymentIntentId'>;
+
+export type PaymentIntentStatus = 'processing' | 'succeeded' | 'failed';
+
+/** Named reasons a payment attempt fails (DESIGN.md §6). */
+export type FailureReason =
+  | 'amount_mismatch'
+  | 'recipient_mismatch'
+  | 'wrong_token'
+  | 'expired'
+  | 'reverted'
+  | 'already_used'
+  | 'not_found'
+  | 'insufficient_balance'
+  | 'invalid_signature'
+  | 'settlement_failed';
+
+export interface PaymentIntent {
+  readonly workspaceId: WorkspaceId;
+  readonly id: PaymentIntentId;
+  readonly invoiceId: InvoiceId;
+  readonly method: 'authorization' | 'transaction';
+  readonly status: PaymentIntentStatus;
+  readonly failureReason: FailureReason | null;
+  readonly network: string;
+  readonly amount: bigint;
+  readonly payTo: string;
+  readonly payer: string | null;
+  readonly linkVersion: number;
+  readonly authorization: { readonly authorization: TransferAuthorization; readonly signature: `0x${string}` } | null;
+  readonly settlementRaw: `0x${string}` | null;
+  readonly txHash: `0x${string}` | null;
+  readonly logIndex: number | null;
+  readonly blockNumber: bigint | null;
+  readonly blockTime: Date | null;
+  readonly submittedAt: Date;
+  readonly finishedAt: Date | null;
+  readonly createdAt: Date;
+}
+
+export function newPaymentIntentId(): PaymentIntentId {
+  return `pi_${randomToken()}` as PaymentIntentId;
+}

@@ -1,0 +1,120 @@
+import type { Executor } from '../../db/database.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import type { InvoiceId } from '../invoices/invoice.js';
+import type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
+
+type Row = Awaited<ReturnType<typeof selectIntent>>;
+
+function selectIntent(db: Executor, workspaceId: WorkspaceId, intentId: PaymentIntentId) {
+  return db.selectFrom('payment_intents').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', intentId).executeTakeFirst();
+}
+
+function toIntent(row: NonNullable<Row>): PaymentIntent {
+  return {
+    workspaceId: row.workspace_id as WorkspaceId,
+    id: row.id as PaymentIntentId,
+    invoiceId: row.invoice_id as InvoiceId,
+    method: row.method as PaymentIntent['method'],
+    status: row.status as PaymentIntent['status'],
+    failureReason: row.failure_reason as FailureReason | null,
+    network: row.network,
+    amount: row.amount,
+    payTo: row.pay_to,
+    payer: row.payer,
+    linkVersion: row.link_version,
+    authorization: row.authorization_data as PaymentIntent['authorization'],
+    settlementRaw: row.settlement_raw as `0x${string}` | null,
+    txHash: row.tx_hash as `0x${string}` | null,
+    logIndex: row.log_index,
+    blockNumber: row.block_number,
+    blockTime: row.block_time,
+    submittedAt: row.submitted_at,
+    finishedAt: row.finished_at,
+    createdAt: row.created_at,
+  };
+}
+
+export async function findIntent(db: Executor, workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<PaymentIntent | undefined> {
+  const row = await selectIntent(db, workspaceId, intentId);
+  return row && toIntent(row);
+}
+
+export async function lockIntent(db: Executor, workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<PaymentIntent | undefined> {
+  const row = await db.selectFrom('payment_intents').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', intentId).forUpdate().executeTakeFirst();
+  return row && toIntent(row);
+}
+
+export async function succeededIntentOf(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<PaymentIntent | undefined> {
+  const row = await db
+    .selectFrom('payment_intents')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('invoice_id', '=', invoiceId)
+    .where('status', '=', 'succeeded')
+    .executeTakeFirst();
+  return row && toIntent(row);
+}
+
+export function insertIntent(db: Executor, intent: Omit<PaymentIntent, 'createdAt' | 'finishedAt' | 'failureReason' | 'settlementRaw' | 'blockNumber' | 'blockTime' | 'logIndex'>) {
+  return db
+    .insertInto('payment_intents')
+    .values({
+      workspace_id: intent.workspaceId,
+      id: intent.id,
+      invoice_id: intent.invoiceId,
+      method: intent.method,
+      status: intent.status,
+      network: intent.network,
+      amount: intent.amount,
+      pay_to: intent.payTo,
+      payer: intent.payer,
+      link_version: intent.linkVersion,
+      authorization_data: intent.authorization ? JSON.stringify(intent.authorization) : null,
+      tx_hash: intent.txHash,
+      submitted_at: intent.submittedAt,
+    })
+    .execute();
+}
+
+export interface IntentChanges {
+  readonly status?: PaymentIntent['status'];
+  readonly failureReason?: FailureReason;
+  readonly settlementRaw?: `0x${string}`;
+  readonly txHash?: `0x${string}`;
+  readonly logIndex?: number;
+  readonly blockNumber?: bigint;
+  readonly blockTime?: Date;
+  readonly finishedAt?: Date;
+}
+
+export async function updateIntent(db: Executor, workspaceId: WorkspaceId, intentId: PaymentIntentId, changes: IntentChanges): Promise<PaymentIntent> {
+  const row = await db
+    .updateTable('payment_intents')
+    .set({
+      ...(changes.status !== undefined && { status: changes.status }),
+      ...(changes.failureReason !== undefined && { failure_reason: changes.failureReason }),
+      ...(changes.settlementRaw !== undefined && { settlement_raw: changes.settlementRaw }),
+      ...(changes.txHash !== undefined && { tx_hash: changes.txHash }),
+      ...(changes.logIndex !== undefined && { log_index: changes.logIndex }),
+      ...(changes.blockNumber !== undefined && { block_number: changes.blockNumber }),
+      ...(changes.blockTime !== undefined && { block_time: changes.blockTime }),
+      ...(changes.finishedAt !== undefined && { finished_at: changes.finishedAt }),
+      updated_at: new Date(),
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', intentId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toIntent(row);
+}
+
+/** Claims a transfer for one payment; false when another payment (in any workspace) already has it. */
+export async function claimTransfer(db: Executor, claim: { network: string; txHash: string; logIndex: number; workspaceId: WorkspaceId; intentId: PaymentIntentId }): Promise<boolean> {
+  const result = await db
+    .insertInto('payment_claims')
+    .values({ network: claim.network, tx_hash: claim.txHash.toLowerCase(), log_index: claim.logIndex, workspace_id: claim.workspaceId, payment_intent_id: claim.intentId })
+    .onConflict((oc) => oc.doNothing())
+    .returning('payment_intent_id')
+    .executeTakeFirst();
+  return result !== undefined;
+}

@@ -1,0 +1,41 @@
+import { Type } from '@sinclair/typebox';
+import { ID_PATTERN } from '../../shared/ids.js';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const PaymentIntentView = Type.Object({
+  id: Type.String({ description: 'Payment intent id (`pi_…`).' }),
+  status: Type.Unsafe<'processing' | 'succeeded' | 'failed'>({ type: 'string', enum: ['processing', 'succeeded', 'failed'] }),
+  failureReason: Nullable(Type.String({ description: 'Why a failed attempt failed: amount_mismatch, recipient_mismatch, expired, reverted, already_used, …' })),
+  invoiceId: Type.String(),
+  method: Type.Unsafe<'authorization' | 'transaction'>({ type: 'string', enum: ['authorization', 'transaction'] }),
+  network: Type.String(),
+  amount: Type.String({ description: 'USDC with 6 decimals.' }),
+  currency: Type.Literal('USDC'),
+  recipient: Type.String({ description: 'The receiving address recorded for this payment.' }),
+  payer: Nullable(Type.String()),
+  transactionHash: Nullable(Type.String()),
+  blockNumber: Nullable(Type.String()),
+  submittedAt: Type.String({ format: 'date-time' }),
+  finishedAt: Nullable(Type.String({ format: 'date-time' })),
+});
+
+export const ReceiptView = Type.Object({
+  invoiceId: Type.String(),
+  number: Type.String(),
+  amount: Type.String(),
+  currency: Type.Literal('USDC'),
+  network: Type.String(),
+  payer: Nullable(Type.String()),
+  recipient: Type.String(),
+  transactionHash: Type.String(),
+  blockNumber: Type.String(),
+  paidAt: Type.String({ format: 'date-time' }),
+  paymentIntentId: Type.String(),
+  externalId: Nullable(Type.String()),
+});
+
+export const PaymentIntentParams = Type.Object({
+  workspaceId: Type.String({ pattern: ID_PATTERN }),
+  paymentIntentId: Type.String({ maxLength: 64 }),
+});

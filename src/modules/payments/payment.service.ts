@@ -1,0 +1,273 @@
+import { getAddress } from 'viem';
+import { sql } from 'kysely';
+import type { Network } from '../../chain/networks.js';
+import type { Db, Executor } from '../../db/database.js';
+import { RetryLater, enqueueJob } from '../../jobs/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import { formatUsdc } from '../../shared/money.js';
+import { appendEvent } from '../events/event.repo.js';
+import { effectiveStatus, formatInvoiceNumber, transition, type Invoice, type InvoiceCommand, type InvoiceId } from '../invoices/invoice.js';
+import { findInvoice, lockInvoice } from '../invoices/invoice.repo.js';
+import { persistTransition } from '../invoices/invoice.service.js';
+import type { ChainPort, TransferAuthorization } from './chain.port.js';
+import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
+import { claimTransfer, findIntent, insertIntent, lockIntent, succeededIntentOf, updateIntent } from './payment.repo.js';
+import type { PaymentSubmission, Requirement } from './x402.js';
+
+export const SETTLE_JOB = 'payments.settle';
+/** Authorizations must stay valid a little longer than settlement takes (the x402 facilitators use 6 s). */
+const VALIDITY_MARGIN_SECONDS = 6;
+const MAX_TIMEOUT_SECONDS = 300;
+
+export interface PaymentServiceDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly chain: ChainPort;
+  readonly networks: readonly Network[];
+}
+
+export class PaymentService {
+  constructor(private readonly deps: PaymentServiceDeps) {}
+
+  /** What an open invoice asks for, one requirement per network it may be paid on. */
+  async requirements(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<{ invoice: Invoice; requirements: Requirement[] }> {
+    const invoice = await this.payableInvoice(workspaceId, invoiceId);
+    const secondsLeft = Math.floor((invoice.expiresAt.getTime() - this.deps.clock.now().getTime()) / 1000);
+    const requirements = this.networksFor(invoice).map((network) => ({
+      network,
+      amount: invoice.amount,
+      payTo: getAddress(invoice.payTo),
+      asset: getAddress(network.usdc),
+      maxTimeoutSeconds: Math.max(1, Math.min(MAX_TIMEOUT_SECONDS, secondsLeft - VALIDITY_MARGIN_SECONDS)),
+      linkVersion: invoice.linkVersion,
+    }));
+    return { invoice, requirements };
+  }
+
+  /**
+   * Checks a signed EIP-3009 authorization against the invoice and the chain (signature, recipient, exact
+   * amount, validity window, unused nonce, balance by simulation), then records the payment intent, moves
+   * the invoice to processing and schedules settlement — all in one transaction. Nothing moves money here.
+   */
+  async submitAuthorization(workspaceId: WorkspaceId, invoiceId: InvoiceId, submission: Omit<PaymentSubmission, 'version'>): Promise<PaymentIntent> {
+    const invoice = await this.payableInvoice(workspaceId, invoiceId);
+    const network = this.networksFor(invoice).find((candidate) => candidate.chainId === submission.chainId);
+    if (!network) refuse('This invoice is not payable on that network.');
+    const { authorization, signature } = submission;
+    const now = Math.floor(this.deps.clock.now().getTime() / 1000);
+    if (authorization.to.toLowerCase() !== invoice.payTo) refuse('The authorization pays another address than the invoice recipient.', 'recipient_mismatch');
+    if (BigInt(authorization.value) !== invoice.amount) refuse('The authorization is not for the exact invoice amount.', 'amount_mismatch');
+    if (submission.linkVersion !== undefined && submission.linkVersion !== invoice.linkVersion) refuse('The authorization was made for an older payment link.', 'expired');
+    if (BigInt(authorization.validAfter) > BigInt(now)) refuse('The authorization is not valid yet.');
+    if (BigInt(authorization.validBefore) < BigInt(now + VALIDITY_MARGIN_SECONDS)) refuse('The authorization expires too soon to be settled.', 'expired');
+    if (!(await this.deps.chain.verifyAuthorization(network, authorization, signature))) refuse('The signature does not match the authorization.', 'invalid_signature');
+    if (await this.deps.chain.authorizationUsed(network, authorization)) refuse('This authorization was already used.', 'already_used');
+    const simulation = await this.deps.chain.simulateSettlement(network, authorization, signature);
+    if (simulation) refuse(`The transfer would fail on-chain (${simulation}).`, simulation === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed');
+
+    const at = this.deps.clock.now();
+    const intentId = newPaymentIntentId();
+    return this.deps.db.transaction().execute(async (trx) => {
+      await this.applyToInvoice(trx, workspaceId, invoiceId, { type: 'begin_payment' }, at);
+      const intent: Parameters<typeof insertIntent>[1] = {
+        workspaceId,
+        id: intentId,
+        invoiceId,
+        method: 'authorization',
+        status: 'processing',
+        network: network.name,
+        amount: invoice.amount,
+        payTo: invoice.payTo,
+        payer: authorization.from.toLowerCase(),
+        linkVersion: invoice.linkVersion,
+        authorization: { authorization, signature },
+        txHash: null,
+        submittedAt: at,
+      };
+      await insertIntent(trx, intent);
+      const stored = (await findIntent(trx, workspaceId, intentId))!;
+      await this.recordIntentEvent(trx, stored, 'payment_intent.processing', at);
+      await enqueueJob(trx, { kind: SETTLE_JOB, workspaceId, payload: { intentId }, uniqueKey: intentId });
+      return stored;
+    });
+  }
+
+  /**
+   * The settlement job: simulate, sign and store the relayer transaction, send it, wait for the network's
+   * confirmations, then record the outcome. Safe to run again at any point: the signed bytes are stored
+   * before they are sent, sending them again is the same transaction, and the token refuses a second
+   * use of the authorization — money moves at most once.
+   */
+  async settle(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<void> {
+    let intent = await findIntent(this.deps.db, workspaceId, intentId);
+    if (!intent || intent.status !== 'processing' || !intent.authorization) return;
+    const network = this.network(intent.network);
+    const { authorization, signature } = intent.authorization;
+    if (!intent.settlementRaw) {
+      const reason = await this.deps.chain.simulateSettlement(network, authorization, signature);
+      if (reason) return this.finish(intent, { failed: reason === 'nonce_already_used' ? 'already_used' : reason === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed' });
+      intent = await this.signAndSend(intent, network, authorization, signature);
+    } else {
+      try {
+        await this.deps.chain.broadcast(network, intent.settlementRaw);
+      } catch (error) {
+        // The stored transaction lost its nonce to another one, so it can never be mined: unless it
+        // already was, sign the settlement again. The token still lets the authorization run only once.
+        if (!isNonceTaken(error)) throw error;
+        if ((await this.deps.chain.receipt(network, intent.txHash!)).kind !== 'mined') intent = await this.signAndSend(intent, network, authorization, signature);
+      }
+    }
+    const receipt = await this.deps.chain.receipt(network, intent.txHash!);
+    const wait = network.blockTimeSeconds ?? 1;
+    if (receipt.kind !== 'mined') throw new RetryLater(wait, 'settlement not mined yet');
+    if (!receipt.success) {
+      const used = await this.deps.chain.authorizationUsed(network, authorization);
+      return this.finish(intent, { failed: used ? 'already_used' : 'reverted' });
+    }
+    if (receipt.confirmations < network.confirmations) throw new RetryLater(wait, 'waiting for confirmations');
+    const transfer = receipt.transfers.find(
+      (log) => log.from.toLowerCase() === authorization.from.toLowerCase() && log.to.toLowerCase() === intent!.payTo && log.value === intent!.amount,
+    );
+    if (!transfer) return this.finish(intent, { failed: 'settlement_failed' });
+    return this.finish(intent, { succeeded: { logIndex: transfer.logIndex, blockNumber: receipt.blockNumber, blockTime: receipt.blockTime } });
+  }
+
+  /** Waits (bounded) until the intent is no longer processing; answers it as it is then. */
+  async waitForOutcome(workspaceId: WorkspaceId, intentId: PaymentIntentId, timeoutMs: number): Promise<PaymentIntent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const intent = (await findIntent(this.deps.db, workspaceId, intentId))!;
+      if (intent.status !== 'processing' || Date.now() >= deadline) return intent;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async intent(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<PaymentIntent> {
+    const intent = await findIntent(this.deps.db, workspaceId, intentId);
+    if (!intent) throw new AppError('not_found', 'No such payment intent in this workspace.');
+    return intent;
+  }
+
+  /** The paid invoice and the payment that paid it. */
+  async receipt(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<{ invoice: Invoice; payment: PaymentIntent }> {
+    const invoice = await findInvoice(this.deps.db, workspaceId, invoiceId);
+    if (!invoice) throw new AppError('not_found', 'No such invoice in this workspace.');
+    const payment = await succeededIntentOf(this.deps.db, workspaceId, invoiceId);
+    if (invoice.status !== 'paid' || !payment) throw new AppError('invoice_not_paid', 'This invoice is not paid yet; a receipt exists once it is.');
+    return { invoice, payment };
+  }
+
+  private async signAndSend(intent: PaymentIntent, network: Network, authorization: TransferAuthorization, signature: `0x${string}`): Promise<PaymentIntent> {
+    // One relayer nonce sequence per network across every server process: sign, store and send under a
+    // database lock. The signed bytes are committed before they are sent, so if sending fails or the
+    // process dies, the retry sends the same transaction instead of signing a second one.
+    return this.deps.db.connection().execute(async (connection) => {
+      const lock = `relayer:${network.name}`;
+      await sql`SELECT pg_advisory_lock(hashtext(${lock}))`.execute(connection);
+      try {
+        const signed = await this.deps.chain.signSettlement(network, authorization, signature);
+        const updated = await updateIntent(connection, intent.workspaceId, intent.id, { settlementRaw: signed.raw, txHash: signed.hash });
+        await this.deps.chain.broadcast(network, signed.raw);
+        return updated;
+      } finally {
+        await sql`SELECT pg_advisory_unlock(hashtext(${lock}))`.execute(connection);
+      }
+    });
+  }
+
+  private async finish(intent: PaymentIntent, outcome: { failed: FailureReason } | { succeeded: { logIndex: number; blockNumber: bigint; blockTime: Date } }): Promise<void> {
+    const at = this.deps.clock.now();
+    await this.deps.db.transaction().execute(async (trx) => {
+      const current = await lockIntent(trx, intent.workspaceId, intent.id);
+      if (!current || current.status !== 'processing') return;
+      if ('failed' in outcome) {
+        await this.applyToInvoice(trx, intent.workspaceId, intent.invoiceId, { type: 'payment_failed' }, at);
+        const failed = await updateIntent(trx, intent.workspaceId, intent.id, { status: 'failed', failureReason: outcome.failed, finishedAt: at });
+        await this.recordIntentEvent(trx, failed, 'payment_intent.failed', at);
+        return;
+      }
+      const claimed = await claimTransfer(trx, { network: intent.network, txHash: intent.txHash!, logIndex: outcome.succeeded.logIndex, workspaceId: intent.workspaceId, intentId: intent.id });
+      if (!claimed) throw new Error(`transfer ${intent.txHash}#${outcome.succeeded.logIndex} is already claimed`);
+      await this.applyToInvoice(trx, intent.workspaceId, intent.invoiceId, { type: 'payment_succeeded' }, at);
+      const succeeded = await updateIntent(trx, intent.workspaceId, intent.id, { status: 'succeeded', ...outcome.succeeded, finishedAt: at });
+      await this.recordIntentEvent(trx, succeeded, 'payment_intent.succeeded', at);
+    });
+  }
+
+  private async applyToInvoice(trx: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId, command: InvoiceCommand, at: Date): Promise<void> {
+    const invoice = await lockInvoice(trx, workspaceId, invoiceId);
+    if (!invoice) throw new AppError('not_found', 'No such invoice.');
+    const result = transition(invoice, command, at);
+    if (!result.ok) {
+      if (result.code === 'noop') return;
+      throw new AppError(result.code, `The invoice cannot take a payment now (${result.code.replace('invoice_', '').replaceAll('_', ' ')}).`);
+    }
+    await persistTransition(trx, invoice, result, at);
+  }
+
+  private async recordIntentEvent(trx: Executor, intent: PaymentIntent, type: string, at: Date): Promise<void> {
+    const invoice = await findInvoice(trx, intent.workspaceId, intent.invoiceId);
+    await appendEvent(trx, intent.workspaceId, {
+      type,
+      invoiceId: intent.invoiceId,
+      paymentIntentId: intent.id,
+      data: { paymentIntent: presentIntent(intent), invoice: invoice && { id: invoice.id, number: formatInvoiceNumber(invoice.number), externalId: invoice.externalId } },
+      at,
+    });
+  }
+
+  private async payableInvoice(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice> {
+    const invoice = await findInvoice(this.deps.db, workspaceId, invoiceId);
+    if (!invoice) throw new AppError('not_found', 'No such invoice.');
+    const status = effectiveStatus(invoice, this.deps.clock.now());
+    if (status === 'paid') throw new AppError('invoice_already_paid', 'This invoice is already paid. Do not pay again.');
+    if (status === 'processing') throw new AppError('invoice_processing', 'A payment for this invoice is being verified. Do not pay again.');
+    if (status === 'cancelled') throw new AppError('invoice_cancelled', 'This invoice was cancelled.');
+    if (status === 'expired') throw new AppError('invoice_expired', 'This invoice has expired.');
+    return invoice;
+  }
+
+  private networksFor(invoice: Invoice): Network[] {
+    return this.deps.networks.filter((network) => invoice.network === null || network.name === invoice.network);
+  }
+
+  networkNamed(name: string): Network {
+    return this.network(name);
+  }
+
+  private network(name: string): Network {
+    const network = this.deps.networks.find((candidate) => candidate.name === name);
+    if (!network) throw new Error(`network ${name} is not configured any more`);
+    return network;
+  }
+}
+
+function isNonceTaken(error: unknown): boolean {
+  return error instanceof Error && error.name === 'BroadcastError' && (error as Error & { kind?: string }).kind === 'nonce_taken';
+}
+
+function refuse(message: string, reason?: FailureReason): never {
+  throw new AppError('invalid_payment', message, reason ? { fields: { reason } } : {});
+}
+
+/** The payment intent as the API shows it. */
+export function presentIntent(intent: PaymentIntent) {
+  return {
+    id: intent.id,
+    status: intent.status,
+    failureReason: intent.failureReason,
+    invoiceId: intent.invoiceId,
+    method: intent.method,
+    network: intent.network,
+    amount: formatUsdc(intent.amount),
+    currency: 'USDC' as const,
+    recipient: intent.payTo,
+    payer: intent.payer,
+    transactionHash: intent.txHash,
+    blockNumber: intent.blockNumber?.toString() ?? null,
+    submittedAt: intent.submittedAt.toISOString(),
+    finishedAt: intent.finishedAt?.toISOString() ?? null,
+  };
+}

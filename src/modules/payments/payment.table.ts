@@ -1,0 +1,34 @@
+import type { ColumnType, Generated } from 'kysely';
+
+export interface PaymentIntentTable {
+  workspace_id: string;
+  id: string;
+  invoice_id: string;
+  method: string;
+  status: string;
+  failure_reason: string | null;
+  network: string;
+  amount: bigint;
+  pay_to: string;
+  payer: string | null;
+  link_version: number;
+  authorization_data: ColumnType<unknown, string | null, string | null>;
+  settlement_raw: string | null;
+  tx_hash: string | null;
+  log_index: number | null;
+  block_number: bigint | null;
+  block_time: Date | null;
+  submitted_at: Date;
+  finished_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface PaymentClaimTable {
+  network: string;
+  tx_hash: string;
+  log_index: number;
+  workspace_id: string;
+  payment_intent_id: string;
+  created_at: Generated<Date>;
+}

@@ -1,0 +1,42 @@
+import { afterAll } from 'vitest';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { startAnvil } from '../../src/chain/anvil.js';
+import { BASE_SEPOLIA_USDC, fundWithUsdc, installMulticall3, installTestUsdc, setEthBalance, startBlockProducer } from '../../src/chain/local-chain.js';
+import { checkNetworks, type Network } from '../../src/chain/networks.js';
+import { createViemChain } from '../../src/chain/viem-chain.js';
+import type { ChainDeps } from '../../src/main/services.js';
+
+export interface TestChain extends ChainDeps {
+  readonly rpcUrl: string;
+  readonly network: Network;
+  /** A new payer holding `usdc` micro-units. */
+  payer(usdc: bigint): Promise<PrivateKeyAccount>;
+}
+
+/** A real anvil posing as Base Sepolia with the test USDC, a funded relayer and a block producer; one per test file. */
+export async function createTestChain(options: { confirmations?: number; blockSeconds?: number } = {}): Promise<TestChain> {
+  const anvil = await startAnvil();
+  await installTestUsdc(anvil.rpcUrl);
+  await installMulticall3(anvil.rpcUrl);
+  const relayerKey = generatePrivateKey();
+  await setEthBalance(anvil.rpcUrl, privateKeyToAccount(relayerKey).address, 10n ** 20n);
+  const producer = startBlockProducer(anvil.rpcUrl, options.blockSeconds ?? 1);
+  afterAll(async () => {
+    await producer.stop();
+    await anvil.stop();
+  });
+  const [network] = await checkNetworks([
+    { name: 'base-sepolia', chainId: 84532, rpcUrl: anvil.rpcUrl, usdc: BASE_SEPOLIA_USDC, confirmations: options.confirmations ?? 1, blockTimeSeconds: options.blockSeconds ?? 1 },
+  ]);
+  return {
+    rpcUrl: anvil.rpcUrl,
+    network: network!,
+    networks: [network!],
+    chain: createViemChain({ relayerPrivateKey: relayerKey }),
+    async payer(usdc) {
+      const account = privateKeyToAccount(generatePrivateKey());
+      await fundWithUsdc(anvil.rpcUrl, account.address, usdc);
+      return account;
+    },
+  };
+}
