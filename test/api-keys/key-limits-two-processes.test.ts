@@ -2,10 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { createSiweMessage } from 'viem/siwe';
-import { newWallet } from '../support/app.js';
 import { createTestDatabase } from '../support/database.js';
-import { freePort, startService, type ServiceProcess } from '../support/service-process.js';
+import { freePort, signInOverHttp, startService, type ServiceProcess } from '../support/service-process.js';
 
 const database = await createTestDatabase();
 const { host, port, user, database: name } = database.connection;
@@ -34,25 +32,7 @@ it('creates at most 3 keys an hour when creations race on two server processes',
   const urls = [`http://localhost:${basePort}`, `http://localhost:${new URL(second!.baseUrl).port}`];
   expect(first).toBeDefined();
 
-  const wallet = newWallet();
-  const { nonce } = (await (await fetch(`${urls[0]}/auth/nonce`)).json()) as { nonce: string };
-  const message = createSiweMessage({
-    domain: new URL(publicBaseUrl).host,
-    address: wallet.address,
-    uri: `${publicBaseUrl}/portal`,
-    version: '1',
-    chainId: 84532,
-    nonce,
-    issuedAt: new Date(),
-  });
-  const signIn = await fetch(`${urls[0]}/auth/verify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: publicBaseUrl },
-    body: JSON.stringify({ message, signature: await wallet.signMessage({ message }) }),
-  });
-  expect(signIn.status).toBe(200);
-  const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
-  const headers = { 'content-type': 'application/json', origin: publicBaseUrl, cookie };
+  const headers = await signInOverHttp(urls[0]!, publicBaseUrl);
 
   const workspace = await fetch(`${urls[1]}/portal/api/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'Race' }) });
   const { id } = (await workspace.json()) as { id: string };

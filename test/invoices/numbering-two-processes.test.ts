@@ -4,10 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, expect, it } from 'vitest';
-import { createSiweMessage } from 'viem/siwe';
-import { newWallet } from '../support/app.js';
 import { createTestDatabase } from '../support/database.js';
-import { freePort, startService, type ServiceProcess } from '../support/service-process.js';
+import { freePort, signInOverHttp, startService, type ServiceProcess } from '../support/service-process.js';
 
 const CREATES = 200;
 const GRANT = 1000;
@@ -38,24 +36,7 @@ async function start(portNumber?: number): Promise<ServiceProcess> {
 
 /** Signs in over HTTP (SIWE), creates a workspace and a key; returns the workspace id and the key. */
 async function merchantOver(urls: readonly string[]) {
-  const wallet = newWallet();
-  const { nonce } = (await (await fetch(`${urls[0]}/auth/nonce`)).json()) as { nonce: string };
-  const message = createSiweMessage({
-    domain: new URL(publicBaseUrl).host,
-    address: wallet.address,
-    uri: `${publicBaseUrl}/portal`,
-    version: '1',
-    chainId: 84532,
-    nonce,
-    issuedAt: new Date(),
-  });
-  const signIn = await fetch(`${urls[0]}/auth/verify`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: publicBaseUrl },
-    body: JSON.stringify({ message, signature: await wallet.signMessage({ message }) }),
-  });
-  expect(signIn.status).toBe(200);
-  const headers = { 'content-type': 'application/json', origin: publicBaseUrl, cookie: signIn.headers.get('set-cookie')!.split(';')[0]! };
+  const headers = await signInOverHttp(urls[0]!, publicBaseUrl);
   const workspace = await fetch(`${urls[1]}/portal/api/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'Numbering' }) });
   expect(workspace.status).toBe(201);
   const { id } = (await workspace.json()) as { id: string };

@@ -29,7 +29,7 @@ it('an unmodified x402 v2 client pays an invoice: money moves once, the invoice 
   const response = await wrapFetchWithPayment(fetch, client)(url);
 
   expect(response.status).toBe(200);
-  const body = await response.json();
+  const body = (await response.json()) as { paymentIntent: { id: string; transactionHash: string } };
   expect(body).toMatchObject({ invoiceId: invoice.id, status: 'paid', paymentIntent: { status: 'succeeded', amount: '2.500000', recipient: shop.wallet.address.toLowerCase() } });
   const paymentResponse = JSON.parse(Buffer.from(response.headers.get('payment-response')!, 'base64').toString());
   expect(paymentResponse).toMatchObject({ success: true, network: 'eip155:84532', transaction: body.paymentIntent.transactionHash });

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -83,4 +85,29 @@ export function demoAccess(output: string): { workspaceId: string; apiKey: strin
   const apiKey = /Demo API key:\s+(isk_\w+)/.exec(output)?.[1];
   if (!workspaceId || !apiKey) throw new Error(`no demo access in:\n${output}`);
   return { workspaceId, apiKey };
+}
+
+/**
+ * Signs a new wallet in over real HTTP (EIP-4361) at `url`, for a service whose PUBLIC_BASE_URL is
+ * `publicBaseUrl`; returns the headers of a signed-in portal request (JSON, Origin, session cookie).
+ */
+export async function signInOverHttp(url: string, publicBaseUrl: string): Promise<Record<string, string>> {
+  const wallet = privateKeyToAccount(generatePrivateKey());
+  const { nonce } = (await (await fetch(`${url}/auth/nonce`)).json()) as { nonce: string };
+  const message = createSiweMessage({
+    domain: new URL(publicBaseUrl).host,
+    address: wallet.address,
+    uri: `${publicBaseUrl}/portal`,
+    version: '1',
+    chainId: 84532,
+    nonce,
+    issuedAt: new Date(),
+  });
+  const signIn = await fetch(`${url}/auth/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: publicBaseUrl },
+    body: JSON.stringify({ message, signature: await wallet.signMessage({ message }) }),
+  });
+  if (signIn.status !== 200) throw new Error(`sign-in failed: ${signIn.status} ${await signIn.text()}`);
+  return { 'content-type': 'application/json', origin: publicBaseUrl, cookie: signIn.headers.get('set-cookie')!.split(';')[0]! };
 }
