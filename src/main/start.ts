@@ -102,6 +102,10 @@ function banner(config: Config, networks: readonly Network[], startupMs: number,
         `  curl -s -H "Authorization: Bearer ${access.apiKey}" ${base}/w/${access.workspaceId}/v1/billing`,
         `  curl -s -X POST -H "Authorization: Bearer ${access.apiKey}" -H "Content-Type: application/json" \\`,
         `    -H "Idempotency-Key: demo-$(date +%s)" -d '{"amount":"12.50"}' ${base}/w/${access.workspaceId}/v1/invoices`,
+        '',
+        'Pay it as the demo buyer with an unmodified x402 client (the invoice\'s "url" field), then read it back:',
+        '  npm run pay -- <url>',
+        `  curl -s -H "Authorization: Bearer ${access.apiKey}" ${base}/w/${access.workspaceId}/v1/invoices/<id>/receipt`,
       );
     } else {
       lines.push(`  Demo API key:   not available (${access.note ?? 'unknown reason'})`);
