@@ -27,14 +27,14 @@ export const API_VERSION = '1.1.0';
 export const MERCHANT_API_PREFIX = '/w/:workspaceId/v1';
 
 export interface BuildAppOptions {
-  /** Fastify logger options; false for silence (tests). Defaults to the configured level. */
-  readonly logger?: FastifyServerOptions['logger'];
+  /** false for silence (tests); otherwise where logs go and at which level (default: stdout, LOG_LEVEL). */
+  readonly logger?: false | { readonly level?: string; readonly stream?: NodeJS.WritableStream };
 }
 
 /** Builds the whole HTTP app from its services. Listening is the caller's business. */
 export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? loggerOptions(services.config.logLevel),
+    logger: options.logger === false ? false : { ...loggerOptions(options.logger?.level ?? services.config.logLevel), ...(options.logger?.stream && { stream: options.logger.stream }) },
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: 256 * 1024,
@@ -104,7 +104,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   return app;
 }
 
-function loggerOptions(level: string): FastifyServerOptions['logger'] {
+function loggerOptions(level: string): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   return {
     level,
     // Never log credentials; the query string is dropped because a misused key could sit there.
