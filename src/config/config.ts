@@ -31,6 +31,8 @@ export interface Config {
   /** USDC micro-units. */
   readonly maxInvoiceAmount: bigint;
   readonly apiRateLimitPerMinute: number;
+  /** Requests per minute per client IP on the public checkout endpoints. */
+  readonly checkoutRateLimitPerMinute: number;
   readonly logLevel: LogLevel;
 }
 
@@ -71,6 +73,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     successFeeCredits: integer(env, 'SUCCESS_FEE_CREDITS', 1, 0, 1_000),
     maxInvoiceAmount: usdcAmount(env, 'MAX_INVOICE_AMOUNT', '10000'),
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
+    checkoutRateLimitPerMinute: integer(env, 'CHECKOUT_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
     logLevel: logLevel(env),
   };
   return Object.freeze(config);

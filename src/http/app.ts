@@ -8,6 +8,7 @@ import { billingRoutes } from '../modules/billing/billing.routes.js';
 import { checkoutSettingsRoutes } from '../modules/checkout-settings/checkout-settings.routes.js';
 import { invoicePortalRoutes } from '../modules/invoices/invoice.portal-routes.js';
 import { invoiceRoutes } from '../modules/invoices/invoice.routes.js';
+import { checkoutRoutes } from '../modules/payments/checkout.routes.js';
 import { paymentRoutes } from '../modules/payments/payment.routes.js';
 import { registerX402 } from '../modules/payments/x402.routes.js';
 import { workspaceApiRoutes, workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
@@ -72,6 +73,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   registerDocs(app);
   registerPortalPages(app, services);
   registerX402(app, services);
+  // Public, no API key: the invoice id is the capability; rate-limited per client IP inside.
+  await app.register(checkoutRoutes(services));
 
   await app.register(
     async (auth) => {

@@ -5,6 +5,7 @@ import type { AuthService } from '../modules/auth/auth.service.js';
 import type { BillingService } from '../modules/billing/billing.service.js';
 import type { CheckoutSettingsService } from '../modules/checkout-settings/checkout-settings.service.js';
 import type { InvoiceService } from '../modules/invoices/invoice.service.js';
+import type { CheckoutService } from '../modules/payments/checkout.service.js';
 import type { PaymentService } from '../modules/payments/payment.service.js';
 import type { WorkspaceService } from '../modules/workspaces/workspace.service.js';
 import type { Clock } from '../shared/clock.js';
@@ -21,4 +22,5 @@ export interface Services {
   readonly invoices: InvoiceService;
   readonly checkoutSettings: CheckoutSettingsService;
   readonly payments: PaymentService;
+  readonly checkout: CheckoutService;
 }

@@ -9,7 +9,7 @@ import {
   idempotencyCleanupHandler,
   scheduleInvoiceJobs,
 } from '../modules/invoices/invoice.jobs.js';
-import { SETTLE_JOB, settleHandler } from '../modules/payments/payment.jobs.js';
+import { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from '../modules/payments/payment.jobs.js';
 
 /** Every job kind the worker runs, wired to its services. */
 export function jobHandlers(services: Services): JobHandlers {
@@ -19,6 +19,7 @@ export function jobHandlers(services: Services): JobHandlers {
     [EXPIRE_INVOICES_JOB]: expireInvoicesHandler(services.invoices, db, clock),
     [IDEMPOTENCY_CLEANUP_JOB]: idempotencyCleanupHandler(db, clock),
     [SETTLE_JOB]: settleHandler(services.payments),
+    [VERIFY_TRANSACTION_JOB]: verifyTransactionHandler(services.payments),
   };
 }
 

@@ -7,6 +7,7 @@ import { BillingService } from '../modules/billing/billing.service.js';
 import { CheckoutSettingsService } from '../modules/checkout-settings/checkout-settings.service.js';
 import { InvoiceService } from '../modules/invoices/invoice.service.js';
 import type { ChainPort } from '../modules/payments/chain.port.js';
+import { CheckoutService } from '../modules/payments/checkout.service.js';
 import { PaymentService } from '../modules/payments/payment.service.js';
 import type { Network } from '../chain/networks.js';
 import { WorkspaceService } from '../modules/workspaces/workspace.service.js';
@@ -28,6 +29,7 @@ export const NO_CHAIN: ChainDeps = {
 
 /** Wires the use cases to their adapters. The one place that knows every concrete service. */
 export function createServices(config: Config, db: Db, clock: Clock, chain: ChainDeps = NO_CHAIN): Services {
+  const payments = new PaymentService({ db, clock, chain: chain.chain, networks: chain.networks });
   return {
     config,
     db,
@@ -43,6 +45,7 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
       successFeeCredits: config.successFeeCredits,
     }),
     checkoutSettings: new CheckoutSettingsService({ db }),
-    payments: new PaymentService({ db, clock, chain: chain.chain, networks: chain.networks }),
+    payments,
+    checkout: new CheckoutService({ db, clock, networks: chain.networks, payments }),
   };
 }

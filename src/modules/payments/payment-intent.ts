@@ -15,6 +15,7 @@ export type FailureReason =
   | 'reverted'
   | 'already_used'
   | 'not_found'
+  | 'predates_invoice'
   | 'insufficient_balance'
   | 'invalid_signature'
   | 'settlement_failed';

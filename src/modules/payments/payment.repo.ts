@@ -55,6 +55,19 @@ export async function succeededIntentOf(db: Executor, workspaceId: WorkspaceId, 
   return row && toIntent(row);
 }
 
+/** The invoice's most recent payment attempt, whatever its outcome. */
+export async function latestIntentOf(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<PaymentIntent | undefined> {
+  const row = await db
+    .selectFrom('payment_intents')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && toIntent(row);
+}
+
 export function insertIntent(db: Executor, intent: Omit<PaymentIntent, 'createdAt' | 'finishedAt' | 'failureReason' | 'settlementRaw' | 'blockNumber' | 'blockTime' | 'logIndex'>) {
   return db
     .insertInto('payment_intents')
@@ -80,6 +93,7 @@ export interface IntentChanges {
   readonly status?: PaymentIntent['status'];
   readonly failureReason?: FailureReason;
   readonly settlementRaw?: `0x${string}`;
+  readonly payer?: string;
   readonly txHash?: `0x${string}`;
   readonly logIndex?: number;
   readonly blockNumber?: bigint;
@@ -94,6 +108,7 @@ export async function updateIntent(db: Executor, workspaceId: WorkspaceId, inten
       ...(changes.status !== undefined && { status: changes.status }),
       ...(changes.failureReason !== undefined && { failure_reason: changes.failureReason }),
       ...(changes.settlementRaw !== undefined && { settlement_raw: changes.settlementRaw }),
+      ...(changes.payer !== undefined && { payer: changes.payer }),
       ...(changes.txHash !== undefined && { tx_hash: changes.txHash }),
       ...(changes.logIndex !== undefined && { log_index: changes.logIndex }),
       ...(changes.blockNumber !== undefined && { block_number: changes.blockNumber }),
@@ -117,4 +132,42 @@ export async function claimTransfer(db: Executor, claim: { network: string; txHa
     .returning('payment_intent_id')
     .executeTakeFirst();
   return result !== undefined;
+}
+
+/** The log indexes of a transaction's transfers that some payment (in any workspace) already claimed. */
+export async function claimedLogIndexes(db: Executor, network: string, txHash: string): Promise<number[]> {
+  const rows = await db.selectFrom('payment_claims').select('log_index').where('network', '=', network).where('tx_hash', '=', txHash.toLowerCase()).execute();
+  return rows.map((row) => row.log_index);
+}
+
+/**
+ * Whether a transfer in this transaction to `payTo` of `amount` already paid something. A transaction
+ * may carry transfers to several recipients (a batch payout), so a claim of another one does not count.
+ */
+export async function transactionPaidAlike(db: Executor, claim: { network: string; txHash: string; payTo: string; amount: bigint }): Promise<boolean> {
+  const row = await db
+    .selectFrom('payment_claims as c')
+    .innerJoin('payment_intents as p', (join) => join.onRef('p.workspace_id', '=', 'c.workspace_id').onRef('p.id', '=', 'c.payment_intent_id'))
+    .select('c.log_index')
+    .where('c.network', '=', claim.network)
+    .where('c.tx_hash', '=', claim.txHash.toLowerCase())
+    .where('p.pay_to', '=', claim.payTo)
+    .where('p.amount', '=', claim.amount)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Whether the transaction is the relayer's settlement of an authorization (in any workspace). Its hash
+ * is stored before it is sent, so it is known here before anyone could see it on-chain.
+ */
+export async function isSettlementTransaction(db: Executor, network: string, txHash: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('payment_intents')
+    .select('id')
+    .where('tx_hash', '=', txHash.toLowerCase())
+    .where('network', '=', network)
+    .where('method', '=', 'authorization')
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -13,10 +13,22 @@ import { findInvoice, lockInvoice } from '../invoices/invoice.repo.js';
 import { persistTransition } from '../invoices/invoice.service.js';
 import type { ChainPort, TransferAuthorization } from './chain.port.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
-import { claimTransfer, findIntent, insertIntent, lockIntent, succeededIntentOf, updateIntent } from './payment.repo.js';
+import {
+  claimTransfer,
+  claimedLogIndexes,
+  findIntent,
+  insertIntent,
+  isSettlementTransaction,
+  lockIntent,
+  succeededIntentOf,
+  transactionPaidAlike,
+  updateIntent,
+} from './payment.repo.js';
+import { judgeTransfer } from './transactions.js';
 import type { PaymentSubmission, Requirement } from './x402.js';
 
 export const SETTLE_JOB = 'payments.settle';
+export const VERIFY_TRANSACTION_JOB = 'payments.verify_transaction';
 /** Authorizations must stay valid a little longer than settlement takes (the x402 facilitators use 6 s). */
 const VALIDITY_MARGIN_SECONDS = 6;
 const MAX_TIMEOUT_SECONDS = 300;
@@ -67,30 +79,53 @@ export class PaymentService {
     const simulation = await this.deps.chain.simulateSettlement(network, authorization, signature);
     if (simulation) refuse(`The transfer would fail on-chain (${simulation}).`, simulation === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed');
 
-    const at = this.deps.clock.now();
-    const intentId = newPaymentIntentId();
-    return this.deps.db.transaction().execute(async (trx) => {
-      await this.applyToInvoice(trx, workspaceId, invoiceId, { type: 'begin_payment' }, at);
-      const intent: Parameters<typeof insertIntent>[1] = {
-        workspaceId,
-        id: intentId,
-        invoiceId,
-        method: 'authorization',
-        status: 'processing',
-        network: network.name,
-        amount: invoice.amount,
-        payTo: invoice.payTo,
-        payer: authorization.from.toLowerCase(),
-        linkVersion: invoice.linkVersion,
-        authorization: { authorization, signature },
-        txHash: null,
-        submittedAt: at,
-      };
-      await insertIntent(trx, intent);
-      const stored = (await findIntent(trx, workspaceId, intentId))!;
-      await this.recordIntentEvent(trx, stored, 'payment_intent.processing', at);
-      await enqueueJob(trx, { kind: SETTLE_JOB, workspaceId, payload: { intentId }, uniqueKey: intentId });
-      return stored;
+    return this.beginIntent(invoice, network, { method: 'authorization', payer: authorization.from.toLowerCase(), authorization: { authorization, signature }, txHash: null }, SETTLE_JOB);
+  }
+
+  /**
+   * Records a buyer's claim that a plain USDC transfer pays the invoice: the payment intent, the invoice
+   * in processing and the verification job, in one transaction. Nothing is read from the chain here;
+   * the job checks the transaction. A transfer that already paid something like it is refused at once.
+   */
+  async submitTransaction(workspaceId: WorkspaceId, invoiceId: InvoiceId, submission: { network: Network; txHash: `0x${string}` }): Promise<PaymentIntent> {
+    const invoice = await this.payableInvoice(workspaceId, invoiceId);
+    const { network } = submission;
+    if (!this.networksFor(invoice).includes(network)) throw new AppError('unsupported_network', `This invoice is not payable on ${network.name}.`);
+    const txHash = submission.txHash.toLowerCase() as `0x${string}`;
+    const [paid, settlement] = await Promise.all([
+      transactionPaidAlike(this.deps.db, { network: network.name, txHash, payTo: invoice.payTo, amount: invoice.amount }),
+      isSettlementTransaction(this.deps.db, network.name, txHash),
+    ]);
+    if (paid || settlement) refuse('This transaction already paid an invoice; a transfer pays only once.', 'already_used');
+    return this.beginIntent(invoice, network, { method: 'transaction', payer: null, authorization: null, txHash }, VERIFY_TRANSACTION_JOB);
+  }
+
+  /**
+   * The verification job of a submitted transaction (rules in transactions.ts). Waits by RetryLater while
+   * the transaction is unseen, unmined or short of confirmations; records a failure with its reason, or
+   * claims the transfer and marks the invoice paid. Safe to run again: a finished intent is left alone,
+   * and the claim is unique per (network, tx_hash, log_index) across all workspaces.
+   */
+  async verifyTransaction(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<void> {
+    const intent = await findIntent(this.deps.db, workspaceId, intentId);
+    if (!intent || intent.status !== 'processing' || intent.method !== 'transaction' || !intent.txHash) return;
+    const invoice = await findInvoice(this.deps.db, workspaceId, intent.invoiceId);
+    if (!invoice) return;
+    const network = this.network(intent.network);
+    const receipt = await this.deps.chain.receipt(network, intent.txHash);
+    const verdict = judgeTransfer(
+      receipt,
+      { payTo: intent.payTo, amount: intent.amount, confirmations: network.confirmations, submittedAt: intent.submittedAt, invoiceCreatedAt: invoice.createdAt, deadline: invoice.expiresAt },
+      this.deps.clock.now(),
+    );
+    if (verdict.kind === 'wait') throw new RetryLater(Math.max(1, network.blockTimeSeconds ?? 2), verdict.why);
+    if (verdict.kind === 'fail') return this.finish(intent, { failed: verdict.reason });
+    // Several equal transfers to the wallet in one transaction may pay several invoices: take a free one.
+    const claimed = new Set(await claimedLogIndexes(this.deps.db, network.name, intent.txHash));
+    const transfer = verdict.candidates.find((log) => !claimed.has(log.logIndex));
+    if (!transfer) return this.finish(intent, { failed: 'already_used' });
+    return this.finish(intent, {
+      succeeded: { logIndex: transfer.logIndex, blockNumber: verdict.blockNumber, blockTime: verdict.blockTime, payer: transfer.from.toLowerCase() },
     });
   }
 
@@ -119,7 +154,8 @@ export class PaymentService {
         if ((await this.deps.chain.receipt(network, intent.txHash!)).kind !== 'mined') intent = await this.signAndSend(intent, network, authorization, signature);
       }
     }
-    const receipt = await this.deps.chain.receipt(network, intent.txHash!);
+    if (intent.status !== 'processing' || !intent.txHash) return;
+    const receipt = await this.deps.chain.receipt(network, intent.txHash);
     const wait = network.blockTimeSeconds ?? 1;
     if (receipt.kind !== 'mined') throw new RetryLater(wait, 'settlement not mined yet');
     if (!receipt.success) {
@@ -167,6 +203,11 @@ export class PaymentService {
       const lock = `relayer:${network.name}`;
       await sql`SELECT pg_advisory_lock(hashtext(${lock}))`.execute(connection);
       try {
+        // Another run of this job (a worker whose lease was taken over) may have signed while this one
+        // waited for the lock: follow its transaction instead of signing a second one, which would revert
+        // and leave this intent tracking the reverted copy.
+        const current = await findIntent(connection, intent.workspaceId, intent.id);
+        if (!current || current.status !== 'processing' || current.txHash !== intent.txHash) return current ?? intent;
         const signed = await this.deps.chain.signSettlement(network, authorization, signature);
         const updated = await updateIntent(connection, intent.workspaceId, intent.id, { settlementRaw: signed.raw, txHash: signed.hash });
         await this.deps.chain.broadcast(network, signed.raw);
@@ -177,19 +218,59 @@ export class PaymentService {
     });
   }
 
-  private async finish(intent: PaymentIntent, outcome: { failed: FailureReason } | { succeeded: { logIndex: number; blockNumber: bigint; blockTime: Date } }): Promise<void> {
+  /** Starts a payment attempt: the invoice to processing, the intent and its event, its job — one transaction. */
+  private async beginIntent(
+    invoice: Invoice,
+    network: Network,
+    attempt: Pick<PaymentIntent, 'method' | 'payer' | 'authorization' | 'txHash'>,
+    jobKind: string,
+  ): Promise<PaymentIntent> {
+    const { workspaceId, id: invoiceId } = invoice;
+    const at = this.deps.clock.now();
+    const intentId = newPaymentIntentId();
+    return this.deps.db.transaction().execute(async (trx) => {
+      await this.applyToInvoice(trx, workspaceId, invoiceId, { type: 'begin_payment' }, at);
+      await insertIntent(trx, {
+        ...attempt,
+        workspaceId,
+        id: intentId,
+        invoiceId,
+        status: 'processing',
+        network: network.name,
+        amount: invoice.amount,
+        payTo: invoice.payTo,
+        linkVersion: invoice.linkVersion,
+        submittedAt: at,
+      });
+      const stored = (await findIntent(trx, workspaceId, intentId))!;
+      await this.recordIntentEvent(trx, stored, 'payment_intent.processing', at);
+      await enqueueJob(trx, { kind: jobKind, workspaceId, payload: { intentId }, uniqueKey: intentId });
+      return stored;
+    });
+  }
+
+  private async finish(
+    intent: PaymentIntent,
+    outcome: { failed: FailureReason } | { succeeded: { logIndex: number; blockNumber: bigint; blockTime: Date; payer?: string } },
+  ): Promise<void> {
     const at = this.deps.clock.now();
     await this.deps.db.transaction().execute(async (trx) => {
       const current = await lockIntent(trx, intent.workspaceId, intent.id);
       if (!current || current.status !== 'processing') return;
-      if ('failed' in outcome) {
+      const fail = async (reason: FailureReason) => {
         await this.applyToInvoice(trx, intent.workspaceId, intent.invoiceId, { type: 'payment_failed' }, at);
-        const failed = await updateIntent(trx, intent.workspaceId, intent.id, { status: 'failed', failureReason: outcome.failed, finishedAt: at });
+        const failed = await updateIntent(trx, intent.workspaceId, intent.id, { status: 'failed', failureReason: reason, finishedAt: at });
         await this.recordIntentEvent(trx, failed, 'payment_intent.failed', at);
-        return;
-      }
+      };
+      if ('failed' in outcome) return fail(outcome.failed);
       const claimed = await claimTransfer(trx, { network: intent.network, txHash: intent.txHash!, logIndex: outcome.succeeded.logIndex, workspaceId: intent.workspaceId, intentId: intent.id });
-      if (!claimed) throw new Error(`transfer ${intent.txHash}#${outcome.succeeded.logIndex} is already claimed`);
+      if (!claimed) {
+        // A buyer-submitted transfer that another payment claimed first (a race with the read before):
+        // it pays that one only. A settlement's hash is refused as a submitted transfer, so nothing else
+        // can claim our own settlement: that stays loud.
+        if (intent.method === 'transaction') return fail('already_used');
+        throw new Error(`transfer ${intent.txHash}#${outcome.succeeded.logIndex} is already claimed`);
+      }
       await this.applyToInvoice(trx, intent.workspaceId, intent.invoiceId, { type: 'payment_succeeded' }, at);
       const succeeded = await updateIntent(trx, intent.workspaceId, intent.id, { status: 'succeeded', ...outcome.succeeded, finishedAt: at });
       await this.recordIntentEvent(trx, succeeded, 'payment_intent.succeeded', at);
@@ -229,7 +310,8 @@ export class PaymentService {
     return invoice;
   }
 
-  private networksFor(invoice: Invoice): Network[] {
+  /** The configured networks the invoice may be paid on. */
+  networksFor(invoice: Invoice): Network[] {
     return this.deps.networks.filter((network) => invoice.network === null || network.name === invoice.network);
   }
 

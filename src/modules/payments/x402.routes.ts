@@ -44,7 +44,8 @@ export function registerX402(app: FastifyInstance, services: Services): void {
       payer: intent.payer ?? '',
       ...(intent.failureReason ? { errorReason: intent.failureReason } : {}),
     });
-    reply.header(version === 2 ? 'PAYMENT-RESPONSE' : 'X-PAYMENT-RESPONSE', responseHeader);
+    // Only a finished payment has a payment response; a 202 says "still settling", not "failed".
+    if (intent.status !== 'processing') reply.header(version === 2 ? 'PAYMENT-RESPONSE' : 'X-PAYMENT-RESPONSE', responseHeader);
     if (intent.status === 'failed') return paymentRequired(reply, services, workspaceId, invoiceId, `payment failed: ${intent.failureReason}`);
     const invoice = await services.invoices.get(workspaceId, invoiceId);
     return reply.code(intent.status === 'succeeded' ? 200 : 202).send({

@@ -1,0 +1,129 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errors } from '../../http/common.schemas.js';
+import { RateLimiter } from '../../http/rate-limiter.js';
+import type { Services } from '../../http/services.js';
+import { AppError } from '../../shared/errors.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import { CHECKOUT_PAGE_CSP, renderCheckoutSummary } from '../../web/checkout/checkout.page.js';
+import type { InvoiceId } from '../invoices/invoice.js';
+import type { TransferAuthorization } from './chain.port.js';
+import { AuthorizationBody, CHECKOUT_FIELD_CODES, CheckoutParams, CheckoutView, SubmittedPayment, TransactionBody } from './checkout.schemas.js';
+
+const tags = ['Checkout'];
+const PUBLIC = { security: [] as Record<string, string[]>[] };
+
+/**
+ * The public checkout API behind the checkout link (DESIGN.md §4). No API key: the invoice id is the
+ * capability. Every endpoint is rate-limited per client IP, which also slows down id guessing.
+ */
+export function checkoutRoutes(services: Services): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    const limiter = new RateLimiter(services.config.checkoutRateLimitPerMinute);
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('Cache-Control', 'no-store');
+      const retryAfter = limiter.take(request.ip);
+      if (retryAfter > 0) {
+        throw new AppError('rate_limited', 'Too many requests from this address. Retry after the delay in Retry-After.', { retryAfterSeconds: retryAfter });
+      }
+    });
+    const ids = (params: { workspaceId: string; invoiceId: string }) => [params.workspaceId as WorkspaceId, params.invoiceId as InvoiceId] as const;
+
+    app.get(
+      '/w/:workspaceId/i/:invoiceId',
+      {
+        schema: {
+          tags,
+          summary: 'Public payment details',
+          description:
+            'What the checkout page shows and needs: merchant, number, amount, recipient, deadline, status, the networks with an EIP-681 URI each, ' +
+            'the nonce an EIP-3009 authorization must carry, and the latest payment attempt. No API key. A request that prefers text/html ' +
+            '(a browser) gets a short HTML summary instead. Unknown ids: 404.',
+          ...PUBLIC,
+          params: CheckoutParams,
+          response: { 200: CheckoutView, ...errors(404, 429) },
+        },
+      },
+      async (request, reply) => {
+        const details = await services.checkout.details(...ids(request.params));
+        reply.header('Vary', 'Accept');
+        if (!prefersHtml(request.headers.accept)) return details;
+        reply.header('Content-Security-Policy', CHECKOUT_PAGE_CSP);
+        reply.header('X-Content-Type-Options', 'nosniff');
+        reply.header('Referrer-Policy', 'no-referrer');
+        // The 200 schema types the JSON answer; this page is the other representation of the same resource.
+        return reply.type('text/html; charset=utf-8').send(renderCheckoutSummary(details) as never);
+      },
+    );
+
+    app.post(
+      '/w/:workspaceId/i/:invoiceId/transactions',
+      {
+        config: { fieldErrorCodes: CHECKOUT_FIELD_CODES },
+        schema: {
+          tags,
+          summary: 'Submit a USDC transfer',
+          description:
+            'The buyer sent exactly `amount` USDC to `recipient` with a plain `transfer` and submits the hash. The invoice becomes `processing` and a ' +
+            'job verifies the transaction: token, recipient, exact amount, confirmations, mined before the deadline unless submitted before it, ' +
+            'and a transfer pays one invoice only. Follow the outcome in `payment` of the payment details. A hash that already paid an invoice: ' +
+            '400 invalid_payment (reason already_used).',
+          ...PUBLIC,
+          params: CheckoutParams,
+          body: TransactionBody,
+          response: { 202: SubmittedPayment, ...errors(400, 404, 409, 429) },
+        },
+      },
+      async (request, reply) => {
+        const { network, txHash } = request.body;
+        const intent = await services.checkout.submitTransaction(...ids(request.params), { network, txHash: txHash as `0x${string}` });
+        return reply.code(202).send({ paymentIntentId: intent.id, status: 'processing' as const });
+      },
+    );
+
+    app.post(
+      '/w/:workspaceId/i/:invoiceId/authorizations',
+      {
+        config: { fieldErrorCodes: CHECKOUT_FIELD_CODES },
+        schema: {
+          tags,
+          summary: 'Submit a signed EIP-3009 authorization (gasless)',
+          description:
+            'A TransferWithAuthorization of exactly `amount` to `recipient`, signed by the buyer with the `authorizationNonce` of the payment details. ' +
+            'It is checked (signature, validity window, unused nonce, balance), then settled by the service, which pays the gas. ' +
+            'An authorization signed for an older link version: 400 invalid_payment (reason expired).',
+          ...PUBLIC,
+          params: CheckoutParams,
+          body: AuthorizationBody,
+          response: { 202: SubmittedPayment, ...errors(400, 404, 409, 429) },
+        },
+      },
+      async (request, reply) => {
+        const { network, authorization, signature } = request.body;
+        const intent = await services.checkout.submitAuthorization(...ids(request.params), {
+          network,
+          authorization: authorization as TransferAuthorization,
+          signature: signature as `0x${string}`,
+        });
+        return reply.code(202).send({ paymentIntentId: intent.id, status: 'processing' as const });
+      },
+    );
+  };
+}
+
+/**
+ * Whether to answer HTML: only when `text/html` is named and weighs more than JSON (`application/json`,
+ * `application/*` or `*\/*`). A browser sends `text/html,…,*\/*;q=0.8`; API clients and curl get JSON.
+ */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  let htmlWeight = 0;
+  let jsonWeight = 0;
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+    const weight = q === undefined ? 1 : Number(q);
+    if (range.trim() === 'text/html') htmlWeight = Math.max(htmlWeight, weight);
+    if (['application/json', 'application/*', '*/*'].includes(range.trim())) jsonWeight = Math.max(jsonWeight, weight);
+  }
+  return htmlWeight > 0 && htmlWeight > jsonWeight;
+}

@@ -1,0 +1,54 @@
+import type { ReceiptStatus, TransferLog } from './chain.port.js';
+import type { FailureReason } from './payment-intent.js';
+
+/** A submitted hash the node does not know is failed `not_found` this long after submission. */
+export const UNSEEN_WINDOW_MS = 10 * 60_000;
+/** A known transaction still unmined this long after submission is failed `not_found` (it was never mined in time). */
+export const UNMINED_WINDOW_MS = 24 * 3600_000;
+/**
+ * Chain timestamps and the server clock disagree by seconds; a transfer mined more than this before the
+ * invoice existed cannot be its payment (it would let any old transfer to the wallet pay a new invoice).
+ */
+export const CLOCK_SKEW_MS = 60_000;
+
+/** What a submitted transaction must show to pay the invoice. */
+export interface TransferExpectation {
+  /** Lowercase, as stored. */
+  readonly payTo: string;
+  readonly amount: bigint;
+  readonly confirmations: number;
+  readonly submittedAt: Date;
+  readonly invoiceCreatedAt: Date;
+  readonly deadline: Date;
+}
+
+export type TransferVerdict =
+  | { readonly kind: 'wait'; readonly why: string }
+  | { readonly kind: 'fail'; readonly reason: FailureReason }
+  /** Every matching Transfer log, in log order: the service claims the first one no other payment holds. */
+  | { readonly kind: 'accept'; readonly candidates: readonly TransferLog[]; readonly blockNumber: bigint; readonly blockTime: Date };
+
+/**
+ * The verification rule of a plain USDC transfer, pure. A mined receipt is judged only once it has the
+ * network's confirmations, so a reorganisation before that changes nothing. Then, in order: reverted;
+ * no USDC Transfer at all (`wrong_token`: the port returns the network's USDC logs only); none to the
+ * recipient (`recipient_mismatch`); none of the exact amount (`amount_mismatch`); mined before the
+ * invoice existed (`predates_invoice`); mined after the deadline although submitted after it too
+ * (`expired` — one submitted before the deadline may be mined after it: late verification).
+ */
+export function judgeTransfer(receipt: ReceiptStatus, expected: TransferExpectation, now: Date): TransferVerdict {
+  const waited = now.getTime() - expected.submittedAt.getTime();
+  if (receipt.kind === 'not_found') return waited < UNSEEN_WINDOW_MS ? { kind: 'wait', why: 'transaction not seen yet' } : { kind: 'fail', reason: 'not_found' };
+  if (receipt.kind === 'pending') return waited < UNMINED_WINDOW_MS ? { kind: 'wait', why: 'transaction not mined yet' } : { kind: 'fail', reason: 'not_found' };
+  if (receipt.confirmations < expected.confirmations) return { kind: 'wait', why: 'waiting for confirmations' };
+  if (!receipt.success) return { kind: 'fail', reason: 'reverted' };
+  if (receipt.transfers.length === 0) return { kind: 'fail', reason: 'wrong_token' };
+  const toRecipient = receipt.transfers.filter((log) => log.to.toLowerCase() === expected.payTo);
+  if (toRecipient.length === 0) return { kind: 'fail', reason: 'recipient_mismatch' };
+  const exact = toRecipient.filter((log) => log.value === expected.amount);
+  if (exact.length === 0) return { kind: 'fail', reason: 'amount_mismatch' };
+  if (receipt.blockTime.getTime() < expected.invoiceCreatedAt.getTime() - CLOCK_SKEW_MS) return { kind: 'fail', reason: 'predates_invoice' };
+  const deadline = expected.deadline.getTime();
+  if (receipt.blockTime.getTime() > deadline && expected.submittedAt.getTime() > deadline) return { kind: 'fail', reason: 'expired' };
+  return { kind: 'accept', candidates: exact, blockNumber: receipt.blockNumber, blockTime: receipt.blockTime };
+}

@@ -1,0 +1,78 @@
+import { afterAll } from 'vitest';
+import { usdcBalance } from '../../src/chain/local-chain.js';
+import { JobRunner } from '../../src/jobs/index.js';
+import { jobHandlers } from '../../src/main/jobs.js';
+import type { ChainDeps } from '../../src/main/services.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { BASE_URL, createTestApp, merchant, type TestApp } from './app.js';
+
+export interface PayingApp extends TestApp {
+  /** Where the app listens, e.g. http://127.0.0.1:41234. */
+  readonly origin: string;
+}
+
+/**
+ * The real app on a real port with the settlement worker running (unless `worker: false`: the test plays
+ * the worker), on the wall clock (the x402 clients sign with the wall clock). Stopped after the file's tests.
+ */
+export async function startPayingApp(chain: ChainDeps, options: { worker?: boolean } = {}): Promise<PayingApp> {
+  const testApp = await createTestApp({ API_RATE_LIMIT_PER_MINUTE: '100000' }, systemClock, chain);
+  await testApp.app.listen({ port: 0, host: '127.0.0.1' });
+  if (options.worker ?? true) {
+    const runner = new JobRunner({ db: testApp.database.db, connection: testApp.database.connection, handlers: jobHandlers(testApp.services), pollIntervalMs: 500 });
+    await runner.start();
+    afterAll(() => runner.stop());
+  }
+  const { port } = testApp.app.server.address() as { port: number };
+  return { ...testApp, origin: `http://127.0.0.1:${port}` };
+}
+
+export interface InvoiceView {
+  readonly id: string;
+  readonly number: string;
+  readonly status: string;
+  readonly amount: string;
+  readonly url: string;
+  readonly payTo: string;
+  readonly linkVersion: number;
+}
+
+let invoiceCounter = 0;
+
+/** A merchant workspace with a key, and shortcuts to its invoices. */
+export async function openShop(paying: PayingApp) {
+  const shop = await merchant(paying.app, ['invoices:create', 'invoices:read', 'payments:read', 'billing:read']);
+  const headers = { authorization: `Bearer ${shop.apiKey}` };
+  const api = (method: 'GET' | 'POST', path: string, payload?: object) =>
+    paying.app.inject({ method, url: `/w/${shop.workspaceId}/v1${path}`, headers, ...(payload ? { payload } : {}) });
+  return {
+    ...shop,
+    api,
+    /** A new invoice and the URL of its x402 resource on the listening app. */
+    async invoice(amount: string): Promise<InvoiceView & { payUrl: string }> {
+      invoiceCounter += 1;
+      const response = await paying.app.inject({
+        method: 'POST',
+        url: `/w/${shop.workspaceId}/v1/invoices`,
+        headers: { ...headers, 'idempotency-key': `pay-test-${process.pid}-${invoiceCounter}` },
+        payload: { amount },
+      });
+      if (response.statusCode !== 201) throw new Error(`invoice creation failed: ${response.body}`);
+      const invoice = response.json<InvoiceView>();
+      return { ...invoice, payUrl: invoice.url.replace(BASE_URL, paying.origin) };
+    },
+  };
+}
+
+export type Shop = Awaited<ReturnType<typeof openShop>>;
+
+/** What a payment may have changed: balances, the invoice, its payment intents. */
+export async function paymentState(paying: PayingApp, rpcUrl: string, invoiceId: string, addresses: readonly `0x${string}`[]) {
+  const db = paying.database.db;
+  const [invoice, intents, balances] = await Promise.all([
+    db.selectFrom('invoices').select(['status', 'paid_at', 'link_version']).where('id', '=', invoiceId).executeTakeFirstOrThrow(),
+    db.selectFrom('payment_intents').select(['id', 'status', 'failure_reason', 'payer', 'tx_hash']).where('invoice_id', '=', invoiceId).orderBy('created_at').execute(),
+    Promise.all(addresses.map((address) => usdcBalance(rpcUrl, address))),
+  ]);
+  return { status: invoice.status, intents, balances };
+}

@@ -1,0 +1,119 @@
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { wrapFetchWithPayment as wrapFetchWithPaymentV1, type Signer } from 'x402-fetch';
+
+/** Clients exactly as a buyer sets them up (docs/x402-wire-formats.md, "Client set-up used in tests"). */
+export function v2Client(account: PrivateKeyAccount): x402Client {
+  const client = new x402Client().setSpendControls({ maxAmountPerPayment: '$20' });
+  registerExactEvmScheme(client, { signer: account, networks: ['eip155:84532'], policies: [] });
+  return client;
+}
+
+export function payV2(account: PrivateKeyAccount, fetchImpl: typeof fetch = fetch) {
+  return wrapFetchWithPayment(fetchImpl, v2Client(account));
+}
+
+export function payV1(account: PrivateKeyAccount, fetchImpl: typeof fetch = fetch) {
+  // x402-fetch's Signer type names viem's account types of its own copy of viem; the object is the same.
+  return wrapFetchWithPaymentV1(fetchImpl, account as unknown as Signer, 20_000_000n);
+}
+
+export type PaymentHeaderName = 'PAYMENT-SIGNATURE' | 'X-PAYMENT';
+
+export interface SentPayment {
+  readonly name: PaymentHeaderName;
+  readonly value: string;
+}
+
+export interface FetchHooks {
+  /** Sees (and may replace) every 402 before the client does: a proxy that rewrites, or a pause. */
+  readonly on402?: (response: Response) => Response | Promise<Response>;
+  /** Runs before a request carrying a payment header goes out (e.g. a barrier for racing clients). */
+  readonly beforePayment?: (payment: SentPayment) => Promise<void> | void;
+}
+
+/** A fetch that records every payment header a client sends, with optional hooks around it. */
+export function recordingFetch(hooks: FetchHooks = {}): { fetch: typeof fetch; sent: SentPayment[] } {
+  const sent: SentPayment[] = [];
+  const wrapped = async (input: Parameters<typeof fetch>[0], init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const payment = paymentHeaderOf(request.headers);
+    if (payment) {
+      sent.push(payment);
+      await hooks.beforePayment?.(payment);
+    }
+    const response = await fetch(request);
+    return response.status === 402 && hooks.on402 ? hooks.on402(response) : response;
+  };
+  return { fetch: wrapped as typeof fetch, sent };
+}
+
+function paymentHeaderOf(headers: Headers): SentPayment | undefined {
+  const v2 = headers.get('payment-signature');
+  if (v2) return { name: 'PAYMENT-SIGNATURE', value: v2 };
+  const v1 = headers.get('x-payment');
+  return v1 ? { name: 'X-PAYMENT', value: v1 } : undefined;
+}
+
+type Json = Record<string, unknown>;
+
+export function decodeBase64Json<T = Json>(value: string): T {
+  return JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as T;
+}
+
+export function encodeBase64Json(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
+}
+
+/**
+ * A 402 whose offered requirements were edited in both spellings (v2 header and v1 body): what a
+ * malicious proxy or a buggy client would sign.
+ */
+export async function editRequirements(response: Response, edit: (accept: Json) => void): Promise<Response> {
+  const body = (await response.json()) as { accepts: Json[] };
+  body.accepts.forEach(edit);
+  const headers = new Headers(response.headers);
+  const required = headers.get('payment-required');
+  if (required) {
+    const decoded = decodeBase64Json<{ accepts: Json[] }>(required);
+    decoded.accepts.forEach(edit);
+    headers.set('payment-required', encodeBase64Json(decoded));
+  }
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body), { status: 402, headers });
+}
+
+/**
+ * A v2 payment header signed by the unmodified client for what `url` asks now, without sending it.
+ * `edit` changes the requirements before signing (a client that signs something else).
+ */
+export async function signPaymentHeader(account: PrivateKeyAccount, url: string, edit?: (accept: Json) => void): Promise<string> {
+  let response = await fetch(url);
+  if (response.status !== 402) throw new Error(`expected 402 from ${url}, got ${response.status}: ${await response.text()}`);
+  if (edit) response = await editRequirements(response, edit);
+  const http = new x402HTTPClient(v2Client(account));
+  const body: unknown = await response.json();
+  const required = http.getPaymentRequiredResponse((name) => response.headers.get(name), body);
+  const payload = await http.createPaymentPayload(required);
+  const header = http.encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE'];
+  if (!header) throw new Error('the client made no PAYMENT-SIGNATURE header');
+  return header;
+}
+
+/** A payment header with its signed authorization edited after signing. */
+export function tamperAuthorization(header: string, edit: (authorization: Json) => void): string {
+  const decoded = decodeBase64Json<{ payload: { authorization: Json } }>(header);
+  edit(decoded.payload.authorization);
+  return encodeBase64Json(decoded);
+}
+
+/** The JSON body of a response, typed by the caller. */
+export async function bodyOf<T = Record<string, unknown>>(response: Response): Promise<T> {
+  return (await response.json()) as T;
+}
+
+/** Sends a payment header by hand, as a replaying attacker would. */
+export function sendPayment(url: string, payment: SentPayment): Promise<Response> {
+  return fetch(url, { headers: { [payment.name]: payment.value } });
+}
