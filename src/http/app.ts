@@ -20,6 +20,7 @@ import './fastify-types.js';
 import { guardMerchantApi } from './merchant-api.js';
 import { registerOps } from './ops.routes.js';
 import { guardOrigin, requireSession } from './portal-guards.js';
+import { limitPerClientIp } from './rate-limiter.js';
 import { requestIdFor } from './request-id.js';
 import type { Services } from './services.js';
 import { schemaCompiler } from './validation.js';
@@ -72,7 +73,10 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   registerOps(app, services);
   registerDocs(app);
   registerPortalPages(app, services);
-  registerX402(app, services);
+  await app.register(async (x402) => {
+    limitPerClientIp(x402, services.config.checkoutRateLimitPerMinute);
+    registerX402(x402, services);
+  });
   // Public, no API key: the invoice id is the capability; rate-limited per client IP inside.
   await app.register(checkoutRoutes(services));
 

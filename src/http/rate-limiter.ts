@@ -1,3 +1,6 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../shared/errors.js';
+
 /**
  * A token bucket per caller, in this process's memory. A general abuse guard, not an accounting
  * limit: limits that must hold across processes (key creation) are enforced in the database.
@@ -34,4 +37,18 @@ export class RateLimiter {
       if (bucket.tokens + (now - bucket.updatedAt) * this.refillPerMs >= this.capacity) this.buckets.delete(key);
     }
   }
+}
+
+/**
+ * Limits every route of an encapsulated scope per client IP (public endpoints, where there is no key to
+ * count by); answers 429 rate_limited with Retry-After. Also slows down guessing of ids.
+ */
+export function limitPerClientIp(scope: FastifyInstance, perMinute: number): void {
+  const limiter = new RateLimiter(perMinute);
+  scope.addHook('onRequest', async (request) => {
+    const retryAfter = limiter.take(request.ip);
+    if (retryAfter > 0) {
+      throw new AppError('rate_limited', 'Too many requests from this address. Retry after the delay in Retry-After.', { retryAfterSeconds: retryAfter });
+    }
+  });
 }

@@ -31,3 +31,12 @@ it('limits the public checkout endpoints per client IP: 429 with Retry-After, ot
   });
   expect(created.statusCode).toBe(201);
 });
+
+it('limits the x402 endpoint per client IP as well', async () => {
+  const shop = await merchant(app, ['invoices:create']);
+  const url = `/w/${shop.workspaceId}/x402/inv_00000000000000000000000000`;
+  const statuses: number[] = [];
+  for (let i = 0; i < 12; i += 1) statuses.push((await app.inject({ method: 'GET', url, remoteAddress: '203.0.113.9' })).statusCode);
+  expect(statuses.slice(0, 10)).toEqual(Array(10).fill(404));
+  expect(statuses.slice(10)).toEqual([429, 429]);
+});

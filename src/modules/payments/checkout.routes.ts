@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../http/common.schemas.js';
-import { RateLimiter } from '../../http/rate-limiter.js';
+import { limitPerClientIp } from '../../http/rate-limiter.js';
 import type { Services } from '../../http/services.js';
-import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { CHECKOUT_PAGE_CSP, renderCheckoutSummary } from '../../web/checkout/checkout.page.js';
 import type { InvoiceId } from '../invoices/invoice.js';
@@ -18,13 +17,9 @@ const PUBLIC = { security: [] as Record<string, string[]>[] };
  */
 export function checkoutRoutes(services: Services): FastifyPluginAsyncTypebox {
   return async (app) => {
-    const limiter = new RateLimiter(services.config.checkoutRateLimitPerMinute);
-    app.addHook('onRequest', async (request, reply) => {
+    limitPerClientIp(app, services.config.checkoutRateLimitPerMinute);
+    app.addHook('onRequest', async (_request, reply) => {
       reply.header('Cache-Control', 'no-store');
-      const retryAfter = limiter.take(request.ip);
-      if (retryAfter > 0) {
-        throw new AppError('rate_limited', 'Too many requests from this address. Retry after the delay in Retry-After.', { retryAfterSeconds: retryAfter });
-      }
     });
     const ids = (params: { workspaceId: string; invoiceId: string }) => [params.workspaceId as WorkspaceId, params.invoiceId as InvoiceId] as const;
 

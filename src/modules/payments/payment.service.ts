@@ -11,6 +11,7 @@ import { appendEvent } from '../events/event.repo.js';
 import { effectiveStatus, formatInvoiceNumber, transition, type Invoice, type InvoiceCommand, type InvoiceId } from '../invoices/invoice.js';
 import { findInvoice, lockInvoice } from '../invoices/invoice.repo.js';
 import { persistTransition } from '../invoices/invoice.service.js';
+import { findWorkspace } from '../workspaces/workspace.repo.js';
 import type { ChainPort, TransferAuthorization } from './chain.port.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {
@@ -307,6 +308,11 @@ export class PaymentService {
     if (status === 'processing') throw new AppError('invoice_processing', 'A payment for this invoice is being verified. Do not pay again.');
     if (status === 'cancelled') throw new AppError('invoice_cancelled', 'This invoice was cancelled.');
     if (status === 'expired') throw new AppError('invoice_expired', 'This invoice has expired.');
+    // A link issued for another receiving address accepts no new payment (spec: "What the service does" 5).
+    const workspace = await findWorkspace(this.deps.db, workspaceId);
+    if (workspace?.wallet_address !== invoice.payTo) {
+      throw new AppError('pay_to_mismatch', 'This payment link was issued for another receiving address and accepts no new payments.');
+    }
     return invoice;
   }
 
