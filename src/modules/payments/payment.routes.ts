@@ -24,7 +24,10 @@ export function paymentRoutes(services: Services): FastifyPluginAsyncTypebox {
           response: { 200: PaymentIntentView, ...errors(401, 403, 404, 429) },
         },
       },
-      async (request) => presentIntent(await services.payments.intent(request.apiKey!.workspaceId, request.params.paymentIntentId as PaymentIntentId)),
+      async (request) => {
+        const { intent, invoice } = await services.payments.intent(request.apiKey!.workspaceId, request.params.paymentIntentId as PaymentIntentId);
+        return presentIntent(intent, invoice);
+      },
     );
 
     app.get(

@@ -8,6 +8,8 @@ export const PaymentIntentView = Type.Object({
   status: Type.Unsafe<'processing' | 'succeeded' | 'failed'>({ type: 'string', enum: ['processing', 'succeeded', 'failed'] }),
   failureReason: Nullable(Type.String({ description: 'Why a failed attempt failed: amount_mismatch, recipient_mismatch, wrong_token, expired, reverted, already_used, not_found, predates_invoice, …' })),
   invoiceId: Type.String(),
+  invoiceNumber: Nullable(Type.String()),
+  externalId: Nullable(Type.String({ description: "The merchant's order reference: the invoice's externalId." })),
   method: Type.Unsafe<'authorization' | 'transaction'>({ type: 'string', enum: ['authorization', 'transaction'] }),
   network: Type.String(),
   amount: Type.String({ description: 'USDC with 6 decimals.' }),

@@ -181,10 +181,11 @@ export class PaymentService {
     }
   }
 
-  async intent(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<PaymentIntent> {
+  /** The payment intent and the invoice it pays (for its number and order reference). */
+  async intent(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<{ intent: PaymentIntent; invoice: Invoice | undefined }> {
     const intent = await findIntent(this.deps.db, workspaceId, intentId);
     if (!intent) throw new AppError('not_found', 'No such payment intent in this workspace.');
-    return intent;
+    return { intent, invoice: await findInvoice(this.deps.db, workspaceId, intent.invoiceId) };
   }
 
   /** The paid invoice and the payment that paid it. */
@@ -295,7 +296,7 @@ export class PaymentService {
       type,
       invoiceId: intent.invoiceId,
       paymentIntentId: intent.id,
-      data: { paymentIntent: presentIntent(intent), invoice: invoice && { id: invoice.id, number: formatInvoiceNumber(invoice.number), externalId: invoice.externalId } },
+      data: { paymentIntent: presentIntent(intent, invoice), invoice: invoice && { id: invoice.id, number: formatInvoiceNumber(invoice.number), externalId: invoice.externalId } },
       at,
     });
   }
@@ -341,12 +342,15 @@ function refuse(message: string, reason?: FailureReason): never {
 }
 
 /** The payment intent as the API shows it. */
-export function presentIntent(intent: PaymentIntent) {
+export function presentIntent(intent: PaymentIntent, invoice?: Pick<Invoice, 'number' | 'externalId'>) {
   return {
     id: intent.id,
     status: intent.status,
     failureReason: intent.failureReason,
     invoiceId: intent.invoiceId,
+    invoiceNumber: invoice ? formatInvoiceNumber(invoice.number) : null,
+    /** The merchant's order reference (the invoice's externalId). */
+    externalId: invoice?.externalId ?? null,
     method: intent.method,
     network: intent.network,
     amount: formatUsdc(intent.amount),

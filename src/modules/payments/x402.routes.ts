@@ -52,7 +52,7 @@ export function registerX402(app: FastifyInstance, services: Services): void {
       invoiceId,
       number: formatInvoiceNumber(invoice.number),
       status: invoice.status,
-      paymentIntent: presentIntent(intent),
+      paymentIntent: presentIntent(intent, invoice),
     });
   };
   const hide = { hide: true } as const;
