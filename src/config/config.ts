@@ -33,6 +33,8 @@ export interface Config {
   readonly apiRateLimitPerMinute: number;
   /** Requests per minute per client IP on the public checkout endpoints. */
   readonly checkoutRateLimitPerMinute: number;
+  /** Change-feed events older than this are deleted; older cursors answer 410 cursor_expired. */
+  readonly eventRetentionDays: number;
   readonly logLevel: LogLevel;
 }
 
@@ -74,6 +76,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxInvoiceAmount: usdcAmount(env, 'MAX_INVOICE_AMOUNT', '10000'),
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     checkoutRateLimitPerMinute: integer(env, 'CHECKOUT_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     logLevel: logLevel(env),
   };
   return Object.freeze(config);

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { apiKeyRoutes } from '../modules/api-keys/api-key.routes.js';
 import { authRoutes } from '../modules/auth/auth.routes.js';
 import { billingRoutes } from '../modules/billing/billing.routes.js';
+import { changeFeedRoutes } from '../modules/events/change-feed.routes.js';
 import { checkoutSettingsRoutes } from '../modules/checkout-settings/checkout-settings.routes.js';
 import { invoicePortalRoutes } from '../modules/invoices/invoice.portal-routes.js';
 import { invoiceRoutes } from '../modules/invoices/invoice.routes.js';
@@ -105,6 +106,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await api.register(paymentRoutes(services));
       await api.register(checkoutSettingsRoutes(services));
       await api.register(workspaceApiRoutes(services));
+      await api.register(changeFeedRoutes(services));
     },
     { prefix: MERCHANT_API_PREFIX },
   );

@@ -51,6 +51,8 @@ export const ERROR_STATUS = {
   payment_failed: 402,
   invalid_origin: 400,
   description_too_long: 400,
+  invalid_cursor: 400,
+  cursor_expired: 410,
   internal_error: 500,
   service_unavailable: 503,
 } as const satisfies Record<ErrorCode, number>;

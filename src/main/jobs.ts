@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { Services } from '../http/services.js';
 import type { JobHandlers } from '../jobs/index.js';
+import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from '../modules/events/change-feed.jobs.js';
 import { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from '../modules/auth/auth.jobs.js';
 import {
   EXPIRE_INVOICES_JOB,
@@ -16,6 +17,7 @@ export function jobHandlers(services: Services): JobHandlers {
   const { db, clock } = services;
   return {
     [AUTH_CLEANUP_JOB]: authCleanupHandler(db),
+    [EVENT_RETENTION_JOB]: eventRetentionHandler(db, clock, services.config.eventRetentionDays),
     [EXPIRE_INVOICES_JOB]: expireInvoicesHandler(services.invoices, db, clock),
     [IDEMPOTENCY_CLEANUP_JOB]: idempotencyCleanupHandler(db, clock),
     [SETTLE_JOB]: settleHandler(services.payments),
@@ -27,4 +29,5 @@ export function jobHandlers(services: Services): JobHandlers {
 export async function scheduleRecurringJobs(db: Db): Promise<void> {
   await scheduleAuthCleanup(db);
   await scheduleInvoiceJobs(db);
+  await scheduleEventRetention(db);
 }

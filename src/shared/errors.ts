@@ -52,6 +52,8 @@ export const ERROR_CODES = [
   'payment_failed',
   'invalid_origin',
   'description_too_long',
+  'invalid_cursor',
+  'cursor_expired',
   'internal_error',
   'service_unavailable',
 ] as const;

@@ -1,0 +1,103 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+
+export interface StoredEvent {
+  readonly id: bigint;
+  readonly type: string;
+  readonly invoiceId: string | null;
+  readonly paymentIntentId: string | null;
+  readonly data: unknown;
+  readonly createdAt: Date;
+}
+
+export interface FeedPage {
+  /** The last event id allocated in the workspace (committed, as this snapshot sees it). */
+  readonly latestId: bigint;
+  /** Every event with id <= this was deleted by retention. */
+  readonly prunedThrough: bigint;
+  /** Up to `limit` events with id > after, in id order. */
+  readonly events: StoredEvent[];
+}
+
+interface PageRow {
+  event_seq: bigint;
+  events_pruned_through: bigint;
+  id: bigint | null;
+  type: string | null;
+  invoice_id: string | null;
+  payment_intent_id: string | null;
+  data: unknown;
+  created_at: Date | null;
+}
+
+/**
+ * Reads a page of the feed and the workspace's counters in one statement, so in one snapshot: the
+ * retention bound and the events can never disagree. Ids are allocated under the workspace row lock
+ * held to commit, so a snapshot that sees id n sees every id below n too (no gap appears later).
+ * Resolves undefined when the workspace does not exist.
+ */
+export async function readFeedPage(db: Executor, workspaceId: WorkspaceId, after: bigint, limit: number): Promise<FeedPage | undefined> {
+  const { rows } = await sql<PageRow>`
+    SELECT w.event_seq, w.events_pruned_through, e.id, e.type, e.invoice_id, e.payment_intent_id, e.data, e.created_at
+      FROM workspaces w
+      LEFT JOIN LATERAL (
+        SELECT id, type, invoice_id, payment_intent_id, data, created_at FROM events
+         WHERE workspace_id = w.id AND id > ${after.toString()}::bigint
+         ORDER BY id LIMIT ${limit}
+      ) e ON true
+     WHERE w.id = ${workspaceId}
+     ORDER BY e.id`.execute(db);
+  const first = rows[0];
+  if (!first) return undefined;
+  return {
+    latestId: first.event_seq,
+    prunedThrough: first.events_pruned_through,
+    events: rows
+      .filter((row) => row.id !== null)
+      .map((row) => ({
+        id: row.id!,
+        type: row.type!,
+        invoiceId: row.invoice_id,
+        paymentIntentId: row.payment_intent_id,
+        data: row.data,
+        createdAt: row.created_at!,
+      })),
+  };
+}
+
+/** Workspaces whose oldest retained event is older than `cutoff` (one index probe per workspace). */
+export async function workspacesWithEventsBefore(db: Executor, cutoff: Date): Promise<WorkspaceId[]> {
+  const { rows } = await sql<{ id: WorkspaceId }>`
+    SELECT w.id FROM workspaces w
+     CROSS JOIN LATERAL (SELECT created_at FROM events e WHERE e.workspace_id = w.id ORDER BY e.id LIMIT 1) oldest
+     WHERE oldest.created_at < ${cutoff}
+     ORDER BY w.id`.execute(db);
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Deletes a prefix of one workspace's feed: through the highest id among the first `batchSize` events
+ * created before `cutoff`, and raises `events_pruned_through` to it in the same statement. Deleting a
+ * prefix (not every old row) keeps "everything at or below prunedThrough is gone, everything above is
+ * there" true even when clocks made created_at non-monotonic in id. Returns the number of rows deleted.
+ */
+export async function pruneEventPrefix(db: Executor, workspaceId: WorkspaceId, cutoff: Date, batchSize: number): Promise<number> {
+  const { rows } = await sql<{ deleted: bigint }>`
+    WITH through AS (
+      SELECT max(id) AS id FROM (
+        SELECT id FROM events WHERE workspace_id = ${workspaceId} AND created_at < ${cutoff} ORDER BY id LIMIT ${batchSize}
+      ) old
+    ), gone AS (
+      DELETE FROM events e USING through
+       WHERE e.workspace_id = ${workspaceId} AND e.id <= through.id
+      RETURNING e.id
+    ), raised AS (
+      UPDATE workspaces w SET events_pruned_through = greatest(w.events_pruned_through, through.id)
+        FROM through
+       WHERE w.id = ${workspaceId} AND through.id IS NOT NULL
+      RETURNING w.id
+    )
+    SELECT count(*) AS deleted FROM gone`.execute(db);
+  return Number(rows[0]?.deleted ?? 0n);
+}

@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { WorkspaceParams, errors } from '../../http/common.schemas.js';
+import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import type { Services } from '../../http/services.js';
+import { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES } from './change-feed.js';
+import { CHANGES_FIELD_CODES, ChangePage, ChangesQuery } from './change-feed.schemas.js';
+import { ChangeFeedService } from './change-feed.service.js';
+
+const DESCRIPTION = [
+  'The workspace\'s events in commit order: the catch-up path for missed webhooks. Start with `after=0`, process the events, ' +
+    'save `nextCursor` after durable processing, and call again with it (at once while `hasMore` is true, later otherwise). ' +
+    'An event id seen once is never seen again on the same cursor chain, and no id is skipped.',
+  `Event kinds: ${[...INVOICE_EVENT_TYPES, ...PAYMENT_INTENT_EVENT_TYPES].map((type) => `\`${type}\``).join(', ')}. ` +
+    '`invoice.*` events carry `data.invoice`, the invoice as GET /invoices/{id} showed it right after the change. ' +
+    '`payment_intent.*` events carry `data.paymentIntent` (as GET /payment-intents/{id}) and `data.invoice` (`id`, `number`, `externalId`).',
+  'Events are kept for EVENT_RETENTION_DAYS (default 30). A cursor older than the retained range answers 410 `cursor_expired` with ' +
+    '`restartCursor`: reconcile from current state, then continue from `restartCursor`. `after=0` never expires. ' +
+    'A malformed cursor, or one this feed never handed out, answers 400 `invalid_cursor`.',
+  'See docs/change-feed.md.',
+].join('\n\n');
+
+export function changeFeedRoutes(services: Services): FastifyPluginAsyncTypebox {
+  const feed = new ChangeFeedService({ db: services.db, publicBaseUrl: services.config.publicBaseUrl });
+  return async (app) => {
+    app.get(
+      '/changes',
+      {
+        config: { permission: 'invoices:read', fieldErrorCodes: CHANGES_FIELD_CODES },
+        schema: {
+          tags: ['Changes'],
+          summary: 'Read the change feed from a cursor',
+          description: DESCRIPTION,
+          security: BEARER_SECURITY,
+          params: WorkspaceParams,
+          querystring: ChangesQuery,
+          response: { 200: ChangePage, ...errors(400, 401, 403, 410, 429) },
+        },
+      },
+      async (request) => feed.page(request.apiKey!.workspaceId, request.query.after, request.query.limit),
+    );
+  };
+}

@@ -1,0 +1,56 @@
+import type { Executor } from '../../db/database.js';
+import { AppError } from '../../shared/errors.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import { presentInvoice } from '../invoices/invoice.present.js';
+import { toInvoice } from '../invoices/invoice.repo.js';
+import { cursorExpired, invalidCursor, isInvoiceEvent, parseCursor } from './change-feed.js';
+import { readFeedPage, type StoredEvent } from './change-feed.repo.js';
+
+export interface ChangeFeedDeps {
+  readonly db: Executor;
+  readonly publicBaseUrl: URL;
+}
+
+export interface ChangePage {
+  readonly events: ReturnType<ChangeFeedService['present']>[];
+  readonly nextCursor: string;
+  readonly hasMore: boolean;
+}
+
+/** GET /changes: a workspace's events in commit order, from a cursor. */
+export class ChangeFeedService {
+  constructor(private readonly deps: ChangeFeedDeps) {}
+
+  /**
+   * The events after `rawAfter`, at most `limit`. "0" starts at the oldest retained event and never
+   * expires; any other cursor below the retention bound answers cursor_expired with restartCursor.
+   */
+  async page(workspaceId: WorkspaceId, rawAfter: string, limit: number): Promise<ChangePage> {
+    const after = parseCursor(rawAfter);
+    // One extra row tells whether more events are committed beyond this page.
+    const page = await readFeedPage(this.deps.db, workspaceId, after, limit + 1);
+    if (!page) throw new AppError('not_found', 'No such workspace.');
+    if (after > page.latestId) throw invalidCursor(rawAfter);
+    if (after > 0n && after < page.prunedThrough) throw cursorExpired(page.prunedThrough);
+    const events = page.events.slice(0, limit);
+    return {
+      events: events.map((event) => this.present(event)),
+      nextCursor: events.length > 0 ? events[events.length - 1]!.id.toString() : after.toString(),
+      hasMore: page.events.length > limit,
+    };
+  }
+
+  /** Invoice events store the raw row (snake_case); the feed shows it as GET /invoices/{id} does. */
+  present(event: StoredEvent) {
+    const data = event.data as Record<string, unknown>;
+    const invoiceRow = isInvoiceEvent(event.type) ? data.invoice : undefined;
+    return {
+      id: event.id.toString(),
+      type: event.type,
+      createdAt: event.createdAt.toISOString(),
+      ...(event.invoiceId !== null && { invoiceId: event.invoiceId }),
+      ...(event.paymentIntentId !== null && { paymentIntentId: event.paymentIntentId }),
+      data: invoiceRow && typeof invoiceRow === 'object' ? { ...data, invoice: presentInvoice(toInvoice(invoiceRow as Record<string, unknown>), this.deps.publicBaseUrl) } : data,
+    };
+  }
+}
