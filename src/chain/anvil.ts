@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 
-/** The local chain poses as Base Sepolia, so unmodified x402 clients accept it. */
-export const LOCAL_CHAIN_ID = 84532;
+// The local chain poses as Base Sepolia, so unmodified x402 clients accept it.
+import { LOCAL_CHAIN_ID } from '../config/config.js';
+
+export { LOCAL_CHAIN_ID };
 
 export interface StartAnvilOptions {
   /** Mine a block every N seconds instead of one per transaction (anvil's automine, the default). */
