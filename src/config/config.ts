@@ -26,6 +26,8 @@ export interface Config {
   readonly operatorWallet: `0x${string}` | undefined;
   readonly webhookAllowPrivate: boolean;
   readonly webhookRetrySchedule: readonly number[];
+  /** A delivery still failing this long after it was created (or retried by hand) is marked failed. */
+  readonly webhookRetryWindowSeconds: number;
   readonly newWorkspaceCredits: number;
   readonly successFeeCredits: number;
   /** USDC micro-units. */
@@ -71,6 +73,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     operatorWallet: hex(env, 'OPERATOR_WALLET', 40),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetrySchedule: retrySchedule(env),
+    webhookRetryWindowSeconds: integer(env, 'WEBHOOK_RETRY_WINDOW_SECONDS', 3 * 86_400, 1, 30 * 86_400),
     newWorkspaceCredits: integer(env, 'NEW_WORKSPACE_CREDITS', 100, 0, 1_000_000_000),
     successFeeCredits: integer(env, 'SUCCESS_FEE_CREDITS', 1, 0, 1_000),
     maxInvoiceAmount: usdcAmount(env, 'MAX_INVOICE_AMOUNT', '10000'),

@@ -8,6 +8,7 @@ import type { JobTable } from '../jobs/job.table.js';
 import type { EventTable } from '../modules/events/event.table.js';
 import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/invoice.table.js';
 import type { PaymentClaimTable, PaymentIntentTable } from '../modules/payments/payment.table.js';
+import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/webhook.table.js';
 
 export interface Database {
   workspaces: WorkspaceTable;
@@ -22,6 +23,9 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   payment_intents: PaymentIntentTable;
   payment_claims: PaymentClaimTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
 }
 
 export type Db = Kysely<Database>;

@@ -12,6 +12,7 @@ import { invoiceRoutes } from '../modules/invoices/invoice.routes.js';
 import { checkoutRoutes } from '../modules/payments/checkout.routes.js';
 import { paymentRoutes } from '../modules/payments/payment.routes.js';
 import { registerX402 } from '../modules/payments/x402.routes.js';
+import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
 import { workspaceApiRoutes, workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
 import { ErrorBody } from './common.schemas.js';
@@ -107,6 +108,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await api.register(checkoutSettingsRoutes(services));
       await api.register(workspaceApiRoutes(services));
       await api.register(changeFeedRoutes(services));
+      await api.register(webhookRoutes(services));
     },
     { prefix: MERCHANT_API_PREFIX },
   );

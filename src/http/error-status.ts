@@ -53,6 +53,10 @@ export const ERROR_STATUS = {
   description_too_long: 400,
   invalid_cursor: 400,
   cursor_expired: 410,
+  invalid_webhook_endpoint: 400,
+  webhook_not_configured: 409,
+  webhook_test_rate_limited: 429,
+  delivery_already_succeeded: 409,
   internal_error: 500,
   service_unavailable: 503,
 } as const satisfies Record<ErrorCode, number>;

@@ -7,6 +7,8 @@ import type { CheckoutSettingsService } from '../modules/checkout-settings/check
 import type { InvoiceService } from '../modules/invoices/invoice.service.js';
 import type { CheckoutService } from '../modules/payments/checkout.service.js';
 import type { PaymentService } from '../modules/payments/payment.service.js';
+import type { WebhookDeliverer } from '../modules/webhooks/webhook.delivery.js';
+import type { WebhookService } from '../modules/webhooks/webhook.service.js';
 import type { WorkspaceService } from '../modules/workspaces/workspace.service.js';
 import type { Clock } from '../shared/clock.js';
 
@@ -23,4 +25,7 @@ export interface Services {
   readonly checkoutSettings: CheckoutSettingsService;
   readonly payments: PaymentService;
   readonly checkout: CheckoutService;
+  readonly webhooks: WebhookService;
+  /** The worker's side of webhooks: one attempt per job run. */
+  readonly webhookDeliverer: WebhookDeliverer;
 }

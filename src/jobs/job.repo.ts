@@ -106,6 +106,21 @@ export async function claimJobs(db: Executor, options: ClaimOptions): Promise<Jo
   return rows.sort((a, b) => a.run_at.getTime() - b.run_at.getTime() || Number(a.id - b.id));
 }
 
+/**
+ * Makes the waiting job with this key due now. A running job is left to its lease (its handler decides
+ * when it runs next), so callers must tolerate that delay.
+ */
+export async function expediteJob(executor: Executor, kind: string, uniqueKey: string): Promise<void> {
+  await executor
+    .updateTable('jobs')
+    .set({ run_at: sql<Date>`now()` })
+    .where('kind', '=', kind)
+    .where('unique_key', '=', uniqueKey)
+    .where('failed_at', 'is', null)
+    .where('run_at', '>', sql<Date>`now()`)
+    .execute();
+}
+
 /** Heartbeat. False when the lease is no longer this claim's (taken over or the job is gone). */
 export async function extendLease(db: Executor, claim: JobClaim, leaseSeconds: number): Promise<boolean> {
   const result = await db

@@ -10,6 +10,7 @@ import {
   idempotencyCleanupHandler,
   scheduleInvoiceJobs,
 } from '../modules/invoices/invoice.jobs.js';
+import { DELIVER_WEBHOOK_JOB, WEBHOOK_RETENTION_JOB, deliverWebhookHandler, scheduleWebhookRetention, webhookRetentionHandler } from '../modules/webhooks/webhook.jobs.js';
 import { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from '../modules/payments/payment.jobs.js';
 
 /** Every job kind the worker runs, wired to its services. */
@@ -17,11 +18,13 @@ export function jobHandlers(services: Services): JobHandlers {
   const { db, clock } = services;
   return {
     [AUTH_CLEANUP_JOB]: authCleanupHandler(db),
+    [DELIVER_WEBHOOK_JOB]: deliverWebhookHandler(services.webhookDeliverer),
     [EVENT_RETENTION_JOB]: eventRetentionHandler(db, clock, services.config.eventRetentionDays),
     [EXPIRE_INVOICES_JOB]: expireInvoicesHandler(services.invoices, db, clock),
     [IDEMPOTENCY_CLEANUP_JOB]: idempotencyCleanupHandler(db, clock),
     [SETTLE_JOB]: settleHandler(services.payments),
     [VERIFY_TRANSACTION_JOB]: verifyTransactionHandler(services.payments),
+    [WEBHOOK_RETENTION_JOB]: webhookRetentionHandler(db, clock),
   };
 }
 
@@ -30,4 +33,5 @@ export async function scheduleRecurringJobs(db: Db): Promise<void> {
   await scheduleAuthCleanup(db);
   await scheduleInvoiceJobs(db);
   await scheduleEventRetention(db);
+  await scheduleWebhookRetention(db);
 }

@@ -10,6 +10,8 @@ import type { ChainPort } from '../modules/payments/chain.port.js';
 import { CheckoutService } from '../modules/payments/checkout.service.js';
 import { PaymentService } from '../modules/payments/payment.service.js';
 import type { Network } from '../chain/networks.js';
+import { WebhookDeliverer } from '../modules/webhooks/webhook.delivery.js';
+import { WebhookService } from '../modules/webhooks/webhook.service.js';
 import { WorkspaceService } from '../modules/workspaces/workspace.service.js';
 import type { Clock } from '../shared/clock.js';
 
@@ -47,5 +49,13 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
     checkoutSettings: new CheckoutSettingsService({ db }),
     payments,
     checkout: new CheckoutService({ db, clock, networks: chain.networks, payments }),
+    webhooks: new WebhookService({ db, clock, allowPrivate: config.webhookAllowPrivate }),
+    webhookDeliverer: new WebhookDeliverer({
+      db,
+      clock,
+      allowPrivate: config.webhookAllowPrivate,
+      retrySchedule: config.webhookRetrySchedule,
+      retryWindowSeconds: config.webhookRetryWindowSeconds,
+    }),
   };
 }

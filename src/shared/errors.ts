@@ -54,6 +54,10 @@ export const ERROR_CODES = [
   'description_too_long',
   'invalid_cursor',
   'cursor_expired',
+  'invalid_webhook_endpoint',
+  'webhook_not_configured',
+  'webhook_test_rate_limited',
+  'delivery_already_succeeded',
   'internal_error',
   'service_unavailable',
 ] as const;

@@ -15,8 +15,12 @@ export interface PayingApp extends TestApp {
  * The real app on a real port with the settlement worker running (unless `worker: false`: the test plays
  * the worker), on the wall clock (the x402 clients sign with the wall clock). Stopped after the file's tests.
  */
-export async function startPayingApp(chain: ChainDeps, options: { worker?: boolean } = {}): Promise<PayingApp> {
-  const testApp = await createTestApp({ API_RATE_LIMIT_PER_MINUTE: '100000', CHECKOUT_RATE_LIMIT_PER_MINUTE: '100000', NEW_WORKSPACE_CREDITS: '100000' }, systemClock, chain);
+export async function startPayingApp(chain: ChainDeps, options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<PayingApp> {
+  const testApp = await createTestApp(
+    { API_RATE_LIMIT_PER_MINUTE: '100000', CHECKOUT_RATE_LIMIT_PER_MINUTE: '100000', NEW_WORKSPACE_CREDITS: '100000', ...options.env },
+    systemClock,
+    chain,
+  );
   await testApp.app.listen({ port: 0, host: '127.0.0.1' });
   if (options.worker ?? true) {
     const runner = new JobRunner({ db: testApp.database.db, connection: testApp.database.connection, handlers: jobHandlers(testApp.services), pollIntervalMs: 500 });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import { isWebhookEvent, queueWebhookDelivery } from '../webhooks/index.js';
 
 export interface NewEvent {
   readonly type: string;
@@ -11,8 +12,9 @@ export interface NewEvent {
 }
 
 /**
- * Appends a change-feed event inside the caller's transaction. The id comes from the workspace's
- * counter; its row lock, held to commit, makes commit order equal id order within a workspace.
+ * Appends a change-feed event inside the caller's transaction — and, for webhook kinds, its delivery.
+ * The id comes from the workspace's counter; its row lock, held to commit, makes commit order equal id
+ * order within a workspace.
  */
 export async function appendEvent(trx: Executor, workspaceId: WorkspaceId, event: NewEvent): Promise<bigint> {
   const { id } = await sql<{ id: bigint }>`
@@ -23,6 +25,9 @@ export async function appendEvent(trx: Executor, workspaceId: WorkspaceId, event
     RETURNING id`
     .execute(trx)
     .then((result) => result.rows[0]!);
+  if (isWebhookEvent(event.type)) {
+    await queueWebhookDelivery(trx, workspaceId, { eventId: id, type: event.type, invoiceId: event.invoiceId ?? null, data: event.data, at: event.at });
+  }
   return id;
 }
 
@@ -40,4 +45,9 @@ export async function appendInvoiceEvent(trx: Executor, workspaceId: WorkspaceId
     .execute(trx)
     .then((result) => result.rows[0]!);
   return id;
+}
+
+/** One retained event of a workspace. */
+export function findEvent(db: Executor, workspaceId: WorkspaceId, id: bigint) {
+  return db.selectFrom('events').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
 }

@@ -1,0 +1,2 @@
+export { isWebhookEvent } from './webhook.js';
+export { queueWebhookDelivery } from './webhook.delivery.js';

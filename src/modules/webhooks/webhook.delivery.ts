@@ -1,0 +1,93 @@
+import type { Db, Executor } from '../../db/database.js';
+import { enqueueJob, expediteJob } from '../../jobs/index.js';
+import type { Clock } from '../../shared/clock.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import { retryDelaySeconds, signedHeaders, type AttemptOutcome, type WebhookBody } from './webhook.js';
+import { postWebhook, type Resolver } from './webhook-http.js';
+import { findDelivery, findEndpoint, insertAttempt, insertDelivery, recordDeliveryResult } from './webhook.repo.js';
+
+export const DELIVER_WEBHOOK_JOB = 'webhooks.deliver';
+
+/** While delivery is paused a delivery job looks again this often; a resume makes it due at once. */
+const PAUSED_RECHECK_SECONDS = 300;
+
+export interface WebhookEventInput {
+  readonly eventId: bigint;
+  readonly type: string;
+  readonly invoiceId: string | null;
+  readonly data: unknown;
+  readonly at: Date;
+}
+
+/**
+ * Records the delivery of a feed event inside the event's own transaction, with the job that sends it,
+ * when the workspace has an endpoint. A crash after commit loses nothing: the job is a row.
+ */
+export async function queueWebhookDelivery(trx: Executor, workspaceId: WorkspaceId, event: WebhookEventInput): Promise<void> {
+  const eventId = event.eventId.toString();
+  const body: WebhookBody = { id: eventId, type: event.type, workspaceId, createdAt: event.at.toISOString(), test: false, data: event.data };
+  const recorded = await insertDelivery(trx, workspaceId, { eventId, type: event.type, invoiceId: event.invoiceId, body: JSON.stringify(body), at: event.at });
+  if (recorded) await scheduleDelivery(trx, workspaceId, eventId);
+}
+
+/** Makes sure a job will attempt the delivery now: a new one, or the waiting one brought forward. */
+export async function scheduleDelivery(trx: Executor, workspaceId: WorkspaceId, eventId: string): Promise<void> {
+  const uniqueKey = `${workspaceId}/${eventId}`;
+  const created = await enqueueJob(trx, { kind: DELIVER_WEBHOOK_JOB, workspaceId, payload: { eventId }, uniqueKey });
+  if (created === undefined) await expediteJob(trx, DELIVER_WEBHOOK_JOB, uniqueKey);
+}
+
+export interface DelivererDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly allowPrivate: boolean;
+  readonly retrySchedule: readonly number[];
+  readonly retryWindowSeconds: number;
+  /** DNS for the SSRF guard; the system resolver when unset. */
+  readonly resolve?: Resolver;
+}
+
+/** What the job does next: nothing (finished), or run again after `retryInSeconds`. */
+export type AttemptResult = { readonly done: true } | { readonly done: false; readonly retryInSeconds: number };
+
+/** Sends pending deliveries, one attempt per call, and records every attempt. At least once. */
+export class WebhookDeliverer {
+  constructor(private readonly deps: DelivererDeps) {}
+
+  async attempt(workspaceId: WorkspaceId, eventId: string, signal?: AbortSignal): Promise<AttemptResult> {
+    const { db, clock } = this.deps;
+    const [delivery, endpoint] = await Promise.all([findDelivery(db, workspaceId, eventId), findEndpoint(db, workspaceId)]);
+    if (!delivery || delivery.status !== 'pending' || !endpoint) return { done: true };
+    // Paused: the backlog waits; resuming brings this job forward.
+    if (!endpoint.enabled) return { done: false, retryInSeconds: PAUSED_RECHECK_SECONDS };
+
+    const startedAt = clock.now();
+    const headers = signedHeaders(endpoint.secret, eventId, delivery.body, startedAt);
+    const outcome = await postWebhook(
+      { url: endpoint.url, headers, body: delivery.body },
+      { allowPrivate: this.deps.allowPrivate, ...(this.deps.resolve && { resolve: this.deps.resolve }), ...(signal && { signal }) },
+    );
+    const attempts = delivery.attempts + 1;
+    const next = this.nextStep(outcome, attempts, delivery.window_started_at, startedAt);
+    await db.transaction().execute(async (trx) => {
+      await insertAttempt(trx, workspaceId, { eventId, invoiceId: delivery.invoice_id, attempt: attempts, startedAt, outcome });
+      await recordDeliveryResult(trx, workspaceId, eventId, {
+        status: next.status,
+        attempts,
+        startedAt,
+        outcome,
+        nextAttemptAt: next.retryInSeconds === undefined ? null : new Date(startedAt.getTime() + next.retryInSeconds * 1000),
+      });
+    });
+    return next.retryInSeconds === undefined ? { done: true } : { done: false, retryInSeconds: next.retryInSeconds };
+  }
+
+  private nextStep(outcome: AttemptOutcome, attempts: number, windowStartedAt: Date, at: Date) {
+    if (outcome.ok) return { status: 'succeeded' as const, retryInSeconds: undefined };
+    const delay = retryDelaySeconds(this.deps.retrySchedule, attempts);
+    const windowEnds = windowStartedAt.getTime() + this.deps.retryWindowSeconds * 1000;
+    // The last retry is the one that still starts inside the window.
+    if (at.getTime() + delay * 1000 > windowEnds) return { status: 'failed' as const, retryInSeconds: undefined };
+    return { status: 'pending' as const, retryInSeconds: delay };
+  }
+}

@@ -1,0 +1,34 @@
+import type { Db } from '../../db/database.js';
+import { RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
+import type { Clock } from '../../shared/clock.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import type { WebhookDeliverer } from './webhook.delivery.js';
+import { pruneWebhookHistory } from './webhook.repo.js';
+
+export { DELIVER_WEBHOOK_JOB } from './webhook.delivery.js';
+export const WEBHOOK_RETENTION_JOB = 'webhooks.retention';
+
+/** Attempt history is kept this long (spec: Delivery). */
+const HISTORY_DAYS = 30;
+
+/** One attempt of one delivery per run; a failure that will be retried reschedules the same job. */
+export function deliverWebhookHandler(deliverer: WebhookDeliverer): JobHandler {
+  return async (job, signal) => {
+    const { eventId } = job.payload as { eventId?: unknown };
+    if (job.workspaceId === null || typeof eventId !== 'string') throw new Error(`malformed webhook job ${job.id}`);
+    const result = await deliverer.attempt(job.workspaceId as WorkspaceId, eventId, signal);
+    if (!result.done) throw new RetryLater(result.retryInSeconds, `webhook ${eventId}: next attempt in ${Math.round(result.retryInSeconds)} s`);
+  };
+}
+
+export async function scheduleWebhookRetention(db: Db): Promise<void> {
+  await enqueueJob(db, { kind: WEBHOOK_RETENTION_JOB, uniqueKey: WEBHOOK_RETENTION_JOB });
+}
+
+/** Hourly: deletes attempts and finished deliveries older than 30 days. */
+export function webhookRetentionHandler(db: Db, clock: Clock): JobHandler {
+  return async () => {
+    await pruneWebhookHistory(db, new Date(clock.now().getTime() - HISTORY_DAYS * 86_400_000));
+    throw new RetryLater(3600, 'next webhook history retention in an hour');
+  };
+}

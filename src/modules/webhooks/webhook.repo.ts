@@ -1,0 +1,201 @@
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import type { AttemptOutcome } from './webhook.js';
+import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './webhook.table.js';
+
+export type EndpointRow = Selectable<WebhookEndpointTable>;
+export type DeliveryRow = Selectable<WebhookDeliveryTable>;
+export type AttemptRow = Selectable<WebhookAttemptTable>;
+
+export function findEndpoint(db: Executor, workspaceId: WorkspaceId) {
+  return db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).executeTakeFirst();
+}
+
+/** Locks the endpoint row: configuration changes and test sends of a workspace are serialised on it. */
+export function lockEndpoint(trx: Executor, workspaceId: WorkspaceId) {
+  return trx.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).forUpdate().executeTakeFirst();
+}
+
+export function insertEndpoint(trx: Executor, workspaceId: WorkspaceId, values: { url: string; enabled: boolean; secret: string; at: Date }) {
+  return trx
+    .insertInto('webhook_endpoints')
+    .values({
+      workspace_id: workspaceId,
+      url: values.url,
+      enabled: values.enabled,
+      secret: values.secret,
+      secret_created_at: values.at,
+      paused_at: values.enabled ? null : values.at,
+      created_at: values.at,
+      updated_at: values.at,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function updateEndpoint(
+  trx: Executor,
+  workspaceId: WorkspaceId,
+  values: { url: string; enabled: boolean; secret: string; secretCreatedAt: Date; pausedAt: Date | null; at: Date },
+) {
+  return trx
+    .updateTable('webhook_endpoints')
+    .set({ url: values.url, enabled: values.enabled, secret: values.secret, secret_created_at: values.secretCreatedAt, paused_at: values.pausedAt, updated_at: values.at })
+    .where('workspace_id', '=', workspaceId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Takes the workspace's one test send of the minute: sets `last_test_at` unless a test was sent less
+ * than `intervalSeconds` ago. Resolves the seconds to wait when refused, undefined when taken.
+ */
+export async function takeTestSlot(trx: Executor, workspaceId: WorkspaceId, at: Date, intervalSeconds: number): Promise<number | undefined> {
+  const endpoint = await lockEndpoint(trx, workspaceId);
+  const last = endpoint?.last_test_at;
+  if (last && at.getTime() - last.getTime() < intervalSeconds * 1000) {
+    return Math.ceil(intervalSeconds - (at.getTime() - last.getTime()) / 1000);
+  }
+  await trx.updateTable('webhook_endpoints').set({ last_test_at: at }).where('workspace_id', '=', workspaceId).execute();
+  return undefined;
+}
+
+export interface NewDelivery {
+  readonly eventId: string;
+  readonly type: string;
+  readonly invoiceId: string | null;
+  readonly body: string;
+  readonly at: Date;
+}
+
+/**
+ * Records a delivery when the workspace has an endpoint (enabled or paused: a paused endpoint keeps
+ * its backlog). Resolves true when a row was written. An existing row for the event is left alone.
+ */
+export async function insertDelivery(trx: Executor, workspaceId: WorkspaceId, delivery: NewDelivery): Promise<boolean> {
+  const { rows } = await sql<{ event_id: string }>`
+    INSERT INTO webhook_deliveries (workspace_id, event_id, type, invoice_id, body, status, next_attempt_at, window_started_at, created_at)
+    SELECT ${workspaceId}, ${delivery.eventId}, ${delivery.type}, ${delivery.invoiceId}, ${delivery.body}, 'pending', ${delivery.at}, ${delivery.at}, ${delivery.at}
+      FROM webhook_endpoints WHERE workspace_id = ${workspaceId}
+    ON CONFLICT (workspace_id, event_id) DO NOTHING
+    RETURNING event_id`.execute(trx);
+  return rows.length > 0;
+}
+
+export function findDelivery(db: Executor, workspaceId: WorkspaceId, eventId: string) {
+  return db.selectFrom('webhook_deliveries').selectAll().where('workspace_id', '=', workspaceId).where('event_id', '=', eventId).executeTakeFirst();
+}
+
+/** Makes a delivery pending again, due now, with a fresh retry window (manual retry). */
+export function reopenDelivery(trx: Executor, workspaceId: WorkspaceId, eventId: string, at: Date) {
+  return trx
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: at, window_started_at: at })
+    .where('workspace_id', '=', workspaceId)
+    .where('event_id', '=', eventId)
+    .where('status', '!=', 'succeeded')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Pending deliveries of a workspace (the backlog a resume sends), due now with fresh retry windows:
+ * time spent paused does not count against a delivery.
+ */
+export async function renewPendingDeliveries(trx: Executor, workspaceId: WorkspaceId, at: Date): Promise<string[]> {
+  const rows = await trx
+    .updateTable('webhook_deliveries')
+    .set({ next_attempt_at: at, window_started_at: at })
+    .where('workspace_id', '=', workspaceId)
+    .where('status', '=', 'pending')
+    .returning('event_id')
+    .execute();
+  return rows.map((row) => row.event_id);
+}
+
+export interface AttemptRecord {
+  readonly eventId: string;
+  readonly invoiceId: string | null;
+  readonly attempt: number;
+  readonly startedAt: Date;
+  readonly outcome: AttemptOutcome;
+}
+
+/** Appends one attempt to the history. */
+export function insertAttempt(trx: Executor, workspaceId: WorkspaceId, record: AttemptRecord) {
+  const { outcome } = record;
+  return trx
+    .insertInto('webhook_attempts')
+    .values({
+      workspace_id: workspaceId,
+      event_id: record.eventId,
+      invoice_id: record.invoiceId,
+      attempt: record.attempt,
+      started_at: record.startedAt,
+      duration_ms: Math.round(outcome.durationMs),
+      status_code: outcome.status ?? null,
+      error: outcome.ok ? null : outcome.error,
+    })
+    .execute();
+}
+
+export interface DeliveryUpdate {
+  readonly status: 'pending' | 'succeeded' | 'failed';
+  readonly attempts: number;
+  readonly startedAt: Date;
+  readonly outcome: AttemptOutcome;
+  readonly nextAttemptAt: Date | null;
+}
+
+/**
+ * Records an attempt's result on the delivery unless it already succeeded (a duplicate attempt after
+ * a worker died must not turn a success back into a retry). Resolves whether the row was updated.
+ */
+export async function recordDeliveryResult(trx: Executor, workspaceId: WorkspaceId, eventId: string, update: DeliveryUpdate): Promise<boolean> {
+  const { outcome } = update;
+  const result = await trx
+    .updateTable('webhook_deliveries')
+    .set({
+      status: update.status,
+      attempts: update.attempts,
+      next_attempt_at: update.nextAttemptAt,
+      last_attempt_at: update.startedAt,
+      last_status_code: outcome.status ?? null,
+      last_error: outcome.ok ? null : outcome.error,
+      last_duration_ms: Math.round(outcome.durationMs),
+      delivered_at: outcome.ok ? update.startedAt : null,
+    })
+    .where('workspace_id', '=', workspaceId)
+    .where('event_id', '=', eventId)
+    .where('status', '!=', 'succeeded')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function recentDeliveries(db: Executor, workspaceId: WorkspaceId, limit: number) {
+  return db.selectFrom('webhook_deliveries').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at', 'desc').orderBy('event_id', 'desc').limit(limit).execute();
+}
+
+export function recentAttempts(db: Executor, workspaceId: WorkspaceId, limit: number) {
+  return db.selectFrom('webhook_attempts').selectAll().where('workspace_id', '=', workspaceId).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+export function invoiceAttempts(db: Executor, workspaceId: WorkspaceId, invoiceId: string, limit: number) {
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('invoice_id', '=', invoiceId)
+    .orderBy('started_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Deletes attempt history and finished deliveries older than `cutoff`. Resolves the rows deleted. */
+export async function pruneWebhookHistory(db: Executor, cutoff: Date): Promise<number> {
+  const attempts = await db.deleteFrom('webhook_attempts').where('started_at', '<', cutoff).executeTakeFirst();
+  const deliveries = await db.deleteFrom('webhook_deliveries').where('status', '!=', 'pending').where('created_at', '<', cutoff).executeTakeFirst();
+  return Number(attempts.numDeletedRows + deliveries.numDeletedRows);
+}

@@ -1,0 +1,170 @@
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import { randomToken, type WorkspaceId } from '../../shared/ids.js';
+import { findEvent } from '../events/event.repo.js';
+import { parseWebhookEndpoint } from './destination.js';
+import { scheduleDelivery, queueWebhookDelivery } from './webhook.delivery.js';
+import { postWebhook, type Resolver } from './webhook-http.js';
+import { isWebhookEvent, newSigningSecret, signedHeaders, TEST_EVENT_TYPE, type WebhookBody } from './webhook.js';
+import * as repo from './webhook.repo.js';
+
+/** Deliveries and attempts GET /webhook shows (spec: up to 20 of each). */
+const RECENT = 20;
+/** One test send per minute per workspace (spec: Operations). */
+const TEST_INTERVAL_SECONDS = 60;
+
+export interface WebhookSettingsInput {
+  readonly endpoint?: string;
+  readonly enabled?: boolean;
+  readonly rotate?: boolean;
+}
+
+export interface WebhookServiceDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly allowPrivate: boolean;
+  readonly resolve?: Resolver;
+}
+
+/** The merchant's webhook use cases: configure, inspect, retry, test. */
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  async view(workspaceId: WorkspaceId) {
+    const { db } = this.deps;
+    const [endpoint, deliveries, attempts] = await Promise.all([
+      repo.findEndpoint(db, workspaceId),
+      repo.recentDeliveries(db, workspaceId, RECENT),
+      repo.recentAttempts(db, workspaceId, RECENT),
+    ]);
+    return {
+      endpoint: endpoint?.url ?? null,
+      enabled: endpoint?.enabled ?? false,
+      pausedAt: endpoint?.paused_at?.toISOString() ?? null,
+      secretCreatedAt: endpoint?.secret_created_at.toISOString() ?? null,
+      deliveries: deliveries.map(presentDelivery),
+      recentAttempts: attempts.map(presentAttempt),
+    };
+  }
+
+  /**
+   * Creates or changes the endpoint. A new endpoint gets a secret; `rotate` replaces it and pauses
+   * delivery until the merchant enables it again with the receiver updated. Enabling a paused endpoint
+   * sends its backlog. The secret is in the answer only when it was created or rotated.
+   */
+  async configure(workspaceId: WorkspaceId, input: WebhookSettingsInput) {
+    const url = input.endpoint === undefined ? undefined : parseWebhookEndpoint(input.endpoint, this.deps.allowPrivate).href;
+    return this.deps.db.transaction().execute(async (trx) => {
+      const at = this.deps.clock.now();
+      const current = await repo.lockEndpoint(trx, workspaceId);
+      if (!current) {
+        if (url === undefined) throw new AppError('webhook_not_configured', 'No webhook endpoint is set yet: send `endpoint` (an https URL on port 443).');
+        const enabled = input.rotate ? false : (input.enabled ?? true);
+        const created = await repo.insertEndpoint(trx, workspaceId, { url, enabled, secret: newSigningSecret(), at });
+        return { endpoint: created.url, enabled: created.enabled, secret: created.secret };
+      }
+      const secret = input.rotate ? newSigningSecret() : current.secret;
+      const enabled = input.rotate ? false : (input.enabled ?? current.enabled);
+      const updated = await repo.updateEndpoint(trx, workspaceId, {
+        url: url ?? current.url,
+        enabled,
+        secret,
+        secretCreatedAt: input.rotate ? at : current.secret_created_at,
+        pausedAt: enabled ? null : (current.paused_at ?? at),
+        at,
+      });
+      if (enabled && !current.enabled) {
+        for (const eventId of await repo.renewPendingDeliveries(trx, workspaceId, at)) await scheduleDelivery(trx, workspaceId, eventId);
+      }
+      return { endpoint: updated.url, enabled: updated.enabled, ...(input.rotate && { secret }) };
+    });
+  }
+
+  /**
+   * Attempts a delivery again now, with a fresh retry window. An event that had no delivery (it came
+   * before the endpoint was set) gets one, so any retained webhook event can be re-sent.
+   */
+  async retry(workspaceId: WorkspaceId, eventId: string) {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const at = this.deps.clock.now();
+      if (!(await repo.lockEndpoint(trx, workspaceId))) throw notConfigured();
+      const existing = await repo.findDelivery(trx, workspaceId, eventId);
+      if (existing?.status === 'succeeded') {
+        throw new AppError('delivery_already_succeeded', `Event ${eventId} was already acknowledged by the receiver; it is not sent again.`);
+      }
+      if (existing?.type === TEST_EVENT_TYPE) throw new AppError('invalid_request', 'Test events are never retried: send a new one with POST /webhook/test.');
+      if (existing) {
+        await repo.reopenDelivery(trx, workspaceId, eventId, at);
+        await scheduleDelivery(trx, workspaceId, eventId);
+      } else {
+        const event = /^[0-9]{1,19}$/.test(eventId) ? await findEvent(trx, workspaceId, BigInt(eventId)) : undefined;
+        if (!event || !isWebhookEvent(event.type)) throw new AppError('not_found', `No webhook event ${eventId} in this workspace.`);
+        await queueWebhookDelivery(trx, workspaceId, { eventId: event.id, type: event.type, invoiceId: event.invoice_id, data: event.data, at: event.created_at });
+      }
+      return presentDelivery((await repo.findDelivery(trx, workspaceId, eventId))!);
+    });
+  }
+
+  /**
+   * Sends one signed `webhook.test` now and answers with its outcome: at most one a minute, never
+   * retried, no credits, no payment. Works while delivery is paused, to check a rotated secret.
+   */
+  async sendTest(workspaceId: WorkspaceId) {
+    const { db, clock } = this.deps;
+    const at = clock.now();
+    const endpoint = await db.transaction().execute(async (trx) => {
+      const current = await repo.lockEndpoint(trx, workspaceId);
+      if (!current) throw notConfigured();
+      const waitSeconds = await repo.takeTestSlot(trx, workspaceId, at, TEST_INTERVAL_SECONDS);
+      if (waitSeconds !== undefined) {
+        throw new AppError('webhook_test_rate_limited', `One test event per minute: try again in ${waitSeconds} s.`, { retryAfterSeconds: waitSeconds });
+      }
+      return current;
+    });
+    const eventId = `test_${randomToken()}`;
+    const body: WebhookBody = { id: eventId, type: TEST_EVENT_TYPE, workspaceId, createdAt: at.toISOString(), test: true, data: {} };
+    const raw = JSON.stringify(body);
+    const outcome = await postWebhook(
+      { url: endpoint.url, headers: signedHeaders(endpoint.secret, eventId, raw, at), body: raw },
+      { allowPrivate: this.deps.allowPrivate, ...(this.deps.resolve && { resolve: this.deps.resolve }) },
+    );
+    await db.transaction().execute(async (trx) => {
+      await repo.insertDelivery(trx, workspaceId, { eventId, type: TEST_EVENT_TYPE, invoiceId: null, body: raw, at });
+      await repo.recordDeliveryResult(trx, workspaceId, eventId, { status: outcome.ok ? 'succeeded' : 'failed', attempts: 1, startedAt: at, outcome, nextAttemptAt: null });
+      await repo.insertAttempt(trx, workspaceId, { eventId, invoiceId: null, attempt: 1, startedAt: at, outcome });
+    });
+    return { id: eventId, delivered: outcome.ok, statusCode: outcome.status ?? null, error: outcome.ok ? null : outcome.error, durationMs: Math.round(outcome.durationMs) };
+  }
+}
+
+function notConfigured(): AppError {
+  return new AppError('webhook_not_configured', 'No webhook endpoint is set: PUT /webhook with an endpoint first.');
+}
+
+export function presentDelivery(row: repo.DeliveryRow) {
+  return {
+    eventId: row.event_id,
+    type: row.type,
+    status: row.status,
+    attempts: row.attempts,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+    nextAttemptAt: row.status === 'pending' ? (row.next_attempt_at?.toISOString() ?? null) : null,
+    lastDurationMs: row.last_duration_ms,
+    createdAt: row.created_at.toISOString(),
+    deliveredAt: row.delivered_at?.toISOString() ?? null,
+  };
+}
+
+export function presentAttempt(row: repo.AttemptRow) {
+  return {
+    eventId: row.event_id,
+    attempt: row.attempt,
+    startedAt: row.started_at.toISOString(),
+    durationMs: row.duration_ms,
+    statusCode: row.status_code,
+    error: row.error,
+  };
+}

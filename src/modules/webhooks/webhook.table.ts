@@ -1,0 +1,43 @@
+import type { Generated } from 'kysely';
+
+export interface WebhookEndpointTable {
+  workspace_id: string;
+  url: string;
+  enabled: boolean;
+  secret: string;
+  secret_created_at: Date;
+  last_test_at: Date | null;
+  paused_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface WebhookDeliveryTable {
+  workspace_id: string;
+  event_id: string;
+  type: string;
+  invoice_id: string | null;
+  body: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_duration_ms: number | null;
+  window_started_at: Date;
+  delivered_at: Date | null;
+  created_at: Date;
+}
+
+export interface WebhookAttemptTable {
+  workspace_id: string;
+  id: Generated<bigint>;
+  event_id: string;
+  invoice_id: string | null;
+  attempt: number;
+  started_at: Date;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+}

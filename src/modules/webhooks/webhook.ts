@@ -1,0 +1,71 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+/** Event kinds that are sent to the workspace's endpoint (the feed carries more). */
+export const WEBHOOK_EVENT_TYPES = ['payment_intent.succeeded', 'invoice.scheduled'] as const;
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+export function isWebhookEvent(type: string): boolean {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/**
+ * Why an attempt failed, in words safe to show the merchant: never a response body, a header or an
+ * internal message. `http_status` means the receiver answered with a non-2xx, non-3xx status.
+ */
+export const DELIVERY_ERRORS = [
+  'http_status',
+  'redirect',
+  'timeout',
+  'connection_refused',
+  'connection_reset',
+  'dns_failure',
+  'blocked_destination',
+  'tls_error',
+  'network_error',
+] as const;
+export type DeliveryError = (typeof DELIVERY_ERRORS)[number];
+
+/** The result of one POST to a receiver. Only a 2xx acknowledges. */
+export type AttemptOutcome =
+  | { readonly ok: true; readonly status: number; readonly durationMs: number }
+  | { readonly ok: false; readonly status?: number; readonly error: DeliveryError; readonly durationMs: number };
+
+/** 8 s per request (spec: Delivery). */
+export const DELIVERY_TIMEOUT_MS = 8000;
+
+/** The body every receiver gets (DESIGN §8): the tenant is `workspaceId`. */
+export interface WebhookBody {
+  readonly id: string;
+  readonly type: string;
+  readonly workspaceId: string;
+  readonly createdAt: string;
+  readonly test: boolean;
+  readonly data: unknown;
+}
+
+/** A signing secret: `whsec_` and 256 random bits in base64url. */
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+/** The headers of one attempt: a fresh timestamp and its signature over `<timestamp>.<raw body>`. */
+export function signedHeaders(secret: string, eventId: string, body: string, at: Date): Record<string, string> {
+  const timestamp = Math.floor(at.getTime() / 1000).toString();
+  const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'invoice-service-webhooks/1',
+    'x-payment-event-id': eventId,
+    'x-payment-timestamp': timestamp,
+    'x-payment-signature': `v1=${signature}`,
+  };
+}
+
+/**
+ * Seconds until the next attempt after `attempts` failed ones: the schedule's entry, its last entry
+ * repeating, minus up to 10 % jitter so that a receiver coming back is not hit by every retry at once.
+ */
+export function retryDelaySeconds(schedule: readonly number[], attempts: number, random: () => number = Math.random): number {
+  const base = schedule[Math.min(attempts, schedule.length) - 1] ?? schedule[0] ?? 5;
+  return base * (1 - 0.1 * random());
+}

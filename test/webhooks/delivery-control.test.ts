@@ -1,0 +1,118 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.js';
+import { waitFor } from '../jobs/support.js';
+import { createTestApp } from '../support/app.js';
+import { signatureValid, startTestReceiver } from '../support/webhook-receiver.js';
+import { startWorker, webhookShop } from '../support/webhooks.js';
+
+// Attempts 2 s apart inside a 3 s window: a delivery that keeps failing is given up after two attempts.
+const testApp = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '2', WEBHOOK_RETRY_WINDOW_SECONDS: '3' }, systemClock);
+await startWorker(testApp);
+
+type Shop = Awaited<ReturnType<typeof webhookShop>>;
+
+async function deliveryOf(shop: Shop, eventId: string) {
+  const { body } = await shop.api('GET', '/webhook');
+  return (body.deliveries as { eventId: string; status: string; attempts: number }[]).find((delivery) => delivery.eventId === eventId);
+}
+
+describe('pausing', () => {
+  it('keeps the backlog while paused and delivers all of it after resume', async () => {
+    const receiver = await startTestReceiver();
+    const shop = await webhookShop(testApp);
+    await shop.configure(receiver.url);
+    expect((await shop.api('PUT', '/webhook', { enabled: false })).body).toEqual({ endpoint: receiver.url, enabled: false });
+
+    const backlog = [await shop.emitPaymentEvent(), await shop.emitPaymentEvent(), await shop.emitPaymentEvent()];
+    await delay(1500);
+    expect(receiver.received).toHaveLength(0);
+    expect((await deliveryOf(shop, backlog[0]!))?.status).toBe('pending');
+
+    await shop.api('PUT', '/webhook', { enabled: true });
+    await waitFor(() => (receiver.received.length === 3 ? true : undefined), 10_000, 'the backlog');
+    expect(new Set(receiver.received.map((request) => request.eventId))).toEqual(new Set(backlog));
+  });
+
+  it('pauses on rotation, and signs with the new secret once enabled again', async () => {
+    const receiver = await startTestReceiver();
+    const shop = await webhookShop(testApp);
+    const oldSecret = await shop.configure(receiver.url);
+
+    const rotated = await shop.api('PUT', '/webhook', { rotate: true });
+    expect(rotated.body).toEqual({ endpoint: receiver.url, enabled: false, secret: expect.stringMatching(/^whsec_/) });
+    const newSecret = (rotated.body as { secret: string }).secret;
+    expect(newSecret).not.toBe(oldSecret);
+
+    const eventId = await shop.emitPaymentEvent();
+    await delay(1500);
+    expect(receiver.received).toHaveLength(0);
+
+    await shop.api('PUT', '/webhook', { enabled: true });
+    await waitFor(() => (receiver.received.length === 1 ? true : undefined), 10_000, 'the delivery after resume');
+    const [request] = receiver.received;
+    expect(request!.eventId).toBe(eventId);
+    expect(signatureValid(request!, newSecret)).toBe(true);
+    expect(signatureValid(request!, oldSecret)).toBe(false);
+  });
+});
+
+describe('giving up and retrying by hand', () => {
+  it('marks a delivery failed when its window ends, and POST /webhook/retry delivers it', async () => {
+    const receiver = await startTestReceiver(() => ({ status: 503 }));
+    const shop = await webhookShop(testApp);
+    await shop.configure(receiver.url);
+    const eventId = await shop.emitPaymentEvent();
+
+    const failed = await waitFor(async () => {
+      const delivery = await deliveryOf(shop, eventId);
+      return delivery?.status === 'failed' ? delivery : undefined;
+    }, 15_000, 'the delivery to fail');
+    expect(failed).toMatchObject({ attempts: 2, nextAttemptAt: null, lastStatusCode: 503, lastError: 'http_status' });
+
+    receiver.behave = () => ({ status: 200 });
+    const retried = await shop.api('POST', '/webhook/retry', { eventId: Number(eventId) });
+    expect(retried.status).toBe(200);
+    expect(retried.body).toMatchObject({ eventId, status: 'pending' });
+    await waitFor(async () => ((await deliveryOf(shop, eventId))?.status === 'succeeded' ? true : undefined), 10_000, 'the manual retry');
+    expect(receiver.received.map((request) => request.eventId)).toEqual([eventId, eventId, eventId]);
+
+    const again = await shop.api('POST', '/webhook/retry', { eventId });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: 'delivery_already_succeeded' });
+  });
+
+  it('sends a retained event that had no delivery because no endpoint was set at the time', async () => {
+    const shop = await webhookShop(testApp);
+    const eventId = await shop.emitPaymentEvent();
+    const receiver = await startTestReceiver();
+    await shop.configure(receiver.url);
+    expect(receiver.received).toHaveLength(0);
+
+    expect((await shop.api('POST', '/webhook/retry', { eventId })).status).toBe(200);
+    await waitFor(() => (receiver.received.length === 1 ? true : undefined), 10_000, 'the delivery');
+    expect(receiver.received[0]!.eventId).toBe(eventId);
+  });
+
+  it('answers 404 for an event the workspace does not have', async () => {
+    const receiver = await startTestReceiver();
+    const shop = await webhookShop(testApp);
+    await shop.configure(receiver.url);
+    const response = await shop.api('POST', '/webhook/retry', { eventId: 999999 });
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('endpoint rules without WEBHOOK_ALLOW_PRIVATE', () => {
+  it('refuses endpoints that are not public https on port 443', async () => {
+    const strict = await createTestApp({}, systemClock);
+    const shop = await webhookShop(strict);
+    for (const endpoint of ['http://example.com/hooks', 'https://example.com:8443/hooks', 'https://user:pw@example.com/hooks', 'https://127.0.0.1/hooks', 'https://[::1]/hooks', 'not a url']) {
+      const response = await shop.api('PUT', '/webhook', { endpoint });
+      expect(response.status, endpoint).toBe(400);
+      expect(response.body, endpoint).toMatchObject({ code: 'invalid_webhook_endpoint', message: expect.any(String), requestId: expect.any(String) });
+    }
+    expect((await shop.api('PUT', '/webhook', { endpoint: 'https://hooks.example.com/payments' })).status).toBe(200);
+  });
+});
