@@ -6,12 +6,14 @@ import { apiKeyRoutes } from '../modules/api-keys/api-key.routes.js';
 import { authRoutes } from '../modules/auth/auth.routes.js';
 import { billingRoutes } from '../modules/billing/billing.routes.js';
 import { changeFeedRoutes } from '../modules/events/change-feed.routes.js';
+import { healthRoutes } from '../modules/health/health.routes.js';
 import { checkoutSettingsRoutes } from '../modules/checkout-settings/checkout-settings.routes.js';
 import { invoicePortalRoutes } from '../modules/invoices/invoice.portal-routes.js';
 import { invoiceRoutes } from '../modules/invoices/invoice.routes.js';
 import { checkoutRoutes } from '../modules/payments/checkout.routes.js';
 import { paymentRoutes } from '../modules/payments/payment.routes.js';
 import { registerX402 } from '../modules/payments/x402.routes.js';
+import { timelineRoutes } from '../modules/timeline/timeline.routes.js';
 import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
 import { workspaceApiRoutes, workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
@@ -109,6 +111,8 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       await api.register(workspaceApiRoutes(services));
       await api.register(changeFeedRoutes(services));
       await api.register(webhookRoutes(services));
+      await api.register(timelineRoutes(services));
+      await api.register(healthRoutes(services));
     },
     { prefix: MERCHANT_API_PREFIX },
   );

@@ -4,9 +4,11 @@ import type { ApiKeyService } from '../modules/api-keys/api-key.service.js';
 import type { AuthService } from '../modules/auth/auth.service.js';
 import type { BillingService } from '../modules/billing/billing.service.js';
 import type { CheckoutSettingsService } from '../modules/checkout-settings/checkout-settings.service.js';
+import type { HealthService } from '../modules/health/health.service.js';
 import type { InvoiceService } from '../modules/invoices/invoice.service.js';
 import type { CheckoutService } from '../modules/payments/checkout.service.js';
 import type { PaymentService } from '../modules/payments/payment.service.js';
+import type { TimelineService } from '../modules/timeline/timeline.service.js';
 import type { WebhookDeliverer } from '../modules/webhooks/webhook.delivery.js';
 import type { WebhookService } from '../modules/webhooks/webhook.service.js';
 import type { WorkspaceService } from '../modules/workspaces/workspace.service.js';
@@ -28,4 +30,6 @@ export interface Services {
   readonly webhooks: WebhookService;
   /** The worker's side of webhooks: one attempt per job run. */
   readonly webhookDeliverer: WebhookDeliverer;
+  readonly timeline: TimelineService;
+  readonly health: HealthService;
 }

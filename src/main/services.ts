@@ -5,10 +5,12 @@ import { ApiKeyService } from '../modules/api-keys/api-key.service.js';
 import { AuthService } from '../modules/auth/auth.service.js';
 import { BillingService } from '../modules/billing/billing.service.js';
 import { CheckoutSettingsService } from '../modules/checkout-settings/checkout-settings.service.js';
+import { HealthService } from '../modules/health/health.service.js';
 import { InvoiceService } from '../modules/invoices/invoice.service.js';
 import type { ChainPort } from '../modules/payments/chain.port.js';
 import { CheckoutService } from '../modules/payments/checkout.service.js';
 import { PaymentService } from '../modules/payments/payment.service.js';
+import { TimelineService } from '../modules/timeline/timeline.service.js';
 import type { Network } from '../chain/networks.js';
 import { WebhookDeliverer } from '../modules/webhooks/webhook.delivery.js';
 import { WebhookService } from '../modules/webhooks/webhook.service.js';
@@ -57,5 +59,7 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
       retrySchedule: config.webhookRetrySchedule,
       retryWindowSeconds: config.webhookRetryWindowSeconds,
     }),
+    timeline: new TimelineService({ db, clock }),
+    health: new HealthService({ db, clock, successFeeCredits: config.successFeeCredits }),
   };
 }

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { WorkspaceParams, errors } from '../../http/common.schemas.js';
+import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import type { Services } from '../../http/services.js';
+import { LOW_CREDIT_INVOICES, VERIFICATION_DELAY_MS, lowCreditThreshold } from './health.js';
+import { IssuesView } from './health.schemas.js';
+
+/** The route description (in /docs and /openapi.json), with this deployment's credit threshold. */
+function description(successFeeCredits: number): string {
+  return [
+    "The workspace's open issues, measured at the time of the request, each with `since` and a `hint` saying what to do. " +
+      'An issue disappears as soon as its cause is resolved; an empty list means nothing needs attention. ' +
+      'At most one item per kind, most severe first, always in the order below.',
+    '`webhook_deliveries_failed` (critical): deliveries given up after the retry window; `count`, `since` = the oldest one\'s last attempt. ' +
+      'Send them again with POST /webhook/retry, or catch up with GET /changes. They stay listed until retried or until webhook history ' +
+      'retention (30 days) removes them.',
+    '`webhook_paused` (critical): the endpoint is paused (PUT /webhook `enabled: false`, or a secret rotation); `since` = when it was paused, ' +
+      '`count` = deliveries waiting (kept, not lost). Update the receiver with the current secret, then PUT /webhook `{"enabled": true}`.',
+    '`low_credits` (warning): available credits (balance − reserve, as in GET /billing) below what ' +
+      `${LOW_CREDIT_INVOICES} invoices cost at the highest tariff with the success fee: ${lowCreditThreshold(successFeeCredits)} credits here. ` +
+      '`since` = the ledger entry that took them below.',
+    `\`verification_delayed\` (warning): payments still being verified more than ${VERIFICATION_DELAY_MS / 60_000} minutes after they were ` +
+      'submitted; `count`, `since` = the oldest submission.',
+    '`webhook_deliveries_retrying` (warning): deliveries with failed attempts that are being retried automatically; `count`, ' +
+      '`since` = the oldest one\'s creation.',
+    'Test deliveries (POST /webhook/test) never raise an issue. Automations (scheduled invoices) do not exist in this version, ' +
+      'so there is no issue for paused automations.',
+  ].join('\n\n');
+}
+
+export function healthRoutes(services: Services): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/issues',
+      {
+        config: { permission: 'billing:read' },
+        schema: {
+          tags: ['Health'],
+          summary: 'Open workspace issues and what to do about them',
+          description: description(services.config.successFeeCredits),
+          security: BEARER_SECURITY,
+          params: WorkspaceParams,
+          response: { 200: IssuesView, ...errors(401, 403, 429) },
+        },
+      },
+      async (request) => services.health.issues(request.apiKey!.workspaceId),
+    );
+  };
+}

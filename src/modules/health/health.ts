@@ -1,0 +1,121 @@
+import { EXPIRES_IN_CREDITS } from '../invoices/invoice.js';
+
+/** A payment still `processing` this long after it was submitted is reported as delayed. */
+export const VERIFICATION_DELAY_MS = 10 * 60_000;
+
+/** Credits are low below what this many invoices cost at the highest tariff, success fee included. */
+export const LOW_CREDIT_INVOICES = 5;
+
+/**
+ * The low-credit warning level: 5 invoices at the highest tariff plus their success-fee reserve, i.e.
+ * 5 × (3 + 1) = 20 credits with the default fee. Tied to the tariff rather than a fixed number so that
+ * it still means "a few invoices left" when the operator changes the fee.
+ */
+export function lowCreditThreshold(successFeeCredits: number): number {
+  return LOW_CREDIT_INVOICES * (Math.max(...Object.values(EXPIRES_IN_CREDITS)) + successFeeCredits);
+}
+
+/** Every kind, most severe first: the order of the list GET /issues answers. */
+export const ISSUE_KINDS = ['webhook_deliveries_failed', 'webhook_paused', 'low_credits', 'verification_delayed', 'webhook_deliveries_retrying'] as const;
+export type IssueKind = (typeof ISSUE_KINDS)[number];
+export type IssueSeverity = 'critical' | 'warning';
+
+/** Critical: something stopped and stays stopped until the merchant acts. Warning: it may heal by itself. */
+const SEVERITY = {
+  webhook_deliveries_failed: 'critical',
+  webhook_paused: 'critical',
+  low_credits: 'warning',
+  verification_delayed: 'warning',
+  webhook_deliveries_retrying: 'warning',
+} as const satisfies Record<IssueKind, IssueSeverity>;
+
+export interface Issue {
+  readonly kind: IssueKind;
+  readonly severity: IssueSeverity;
+  readonly since: string;
+  readonly hint: string;
+  readonly count?: number;
+}
+
+/** A number of things and the time the oldest of them began; `since` is null when there are none. */
+export interface Tally {
+  readonly count: number;
+  readonly since: Date | null;
+}
+
+/** What the repository measured for one workspace. */
+export interface HealthFacts {
+  /** Present only while available credits are below `threshold`. */
+  readonly lowCredits?: { readonly available: number; readonly threshold: number; readonly since: Date };
+  readonly delayedVerifications: Tally;
+  readonly failedDeliveries: Tally;
+  readonly retryingDeliveries: Tally;
+  /** Present only while the endpoint exists and is disabled; `backlog` = its pending deliveries. */
+  readonly pausedEndpoint?: { readonly since: Date; readonly backlog: number };
+}
+
+type Found = { readonly since: Date; readonly hint: string; readonly count?: number } | undefined;
+
+/** One detector per kind: the issue when the facts show it, else undefined. */
+const DETECTORS: Record<IssueKind, (facts: HealthFacts) => Found> = {
+  webhook_deliveries_failed: ({ failedDeliveries: { count, since } }) =>
+    count > 0 && since
+      ? {
+          since,
+          count,
+          hint:
+            `${events(count)} ${count === 1 ? 'was' : 'were'} given up after the retry window without a 2xx from your receiver. ` +
+            'Fix the receiver (GET /webhook shows the status and error of each), then send them again with POST /webhook/retry {"eventId"}; ' +
+            'GET /changes has every event if you would rather catch up from the feed.',
+        }
+      : undefined,
+  webhook_paused: ({ pausedEndpoint: paused }) =>
+    paused && {
+      since: paused.since,
+      count: paused.backlog,
+      hint:
+        `Webhook delivery is paused (a secret rotation or PUT /webhook with enabled false); ${events(paused.backlog)} waiting for it ${paused.backlog === 1 ? 'is' : 'are'} kept. ` +
+        'Update your receiver with the current signing secret (POST /webhook/test checks it), then resume with PUT /webhook {"enabled": true}: the backlog is delivered.',
+    },
+  low_credits: ({ lowCredits: low }) =>
+    low && {
+      since: low.since,
+      hint:
+        `${low.available} credits available (balance minus reserve), below ${low.threshold}: what ${LOW_CREDIT_INVOICES} invoices cost at the highest tariff with their success fee. ` +
+        'Add credits before they run out: new invoices and renewals are then refused with 402 insufficient_credits. GET /billing shows the balance.',
+    },
+  verification_delayed: ({ delayedVerifications: { count, since } }) =>
+    count > 0 && since
+      ? {
+          since,
+          count,
+          hint:
+            `${count === 1 ? '1 payment' : `${count} payments`} submitted more than ${VERIFICATION_DELAY_MS / 60_000} minutes ago ${count === 1 ? 'is' : 'are'} still being verified. ` +
+            'Buyers must not pay again: a late confirmation still completes the invoice. Follow them with GET /payment-intents/{id}; ' +
+            "if this lasts, the service's connection to the network or its relayer may be down: tell the operator of this service.",
+        }
+      : undefined,
+  webhook_deliveries_retrying: ({ retryingDeliveries: { count, since } }) =>
+    count > 0 && since
+      ? {
+          since,
+          count,
+          hint:
+            `${events(count)} failed at least once and ${count === 1 ? 'is' : 'are'} retried automatically with backoff (up to about 30 minutes apart). ` +
+            'Check that your receiver answers 2xx within 8 seconds: GET /webhook shows the last status and error of each delivery.',
+        }
+      : undefined,
+};
+
+/** The open issues, most severe first (ISSUE_KINDS order). Pure: the same facts always give the same list. */
+export function issuesFrom(facts: HealthFacts): Issue[] {
+  return ISSUE_KINDS.flatMap((kind) => {
+    const found = DETECTORS[kind](facts);
+    if (!found) return [];
+    return [{ kind, severity: SEVERITY[kind], since: found.since.toISOString(), hint: found.hint, ...(found.count !== undefined && { count: found.count }) }];
+  });
+}
+
+function events(count: number): string {
+  return count === 1 ? '1 webhook event' : `${count} webhook events`;
+}

@@ -1,0 +1,86 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import type { InvoiceId, InvoiceStatus } from '../invoices/invoice.js';
+import type { TimelineAttempt, TimelineEvent } from './timeline.js';
+
+export type TimelineEntry = ({ readonly source: 'event' } & TimelineEvent) | ({ readonly source: 'attempt' } & TimelineAttempt);
+
+export interface InvoiceTimeline {
+  readonly status: InvoiceStatus;
+  readonly expiresAt: Date;
+  /** The most recent entries, oldest first (events before attempts at the same instant). */
+  readonly entries: TimelineEntry[];
+}
+
+interface Row {
+  status: InvoiceStatus;
+  expires_at: Date;
+  source: 'event' | 'attempt' | null;
+  seq: bigint | null;
+  at: Date | null;
+  type: string | null;
+  payment_intent_id: string | null;
+  data: unknown;
+  delivered_event_id: string | null;
+  attempt: number | null;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
+}
+
+/**
+ * The invoice and its `limit` most recent timeline entries in one statement: its feed events of
+ * `eventTypes` and its webhook attempts, merged by time. Each branch is cut to `limit` first, so the
+ * merge never sorts more than 2 × limit rows. Resolves undefined when the workspace has no such invoice.
+ * The attempt columns read are the safe diagnostics only; no response body is stored anyway.
+ */
+export async function readInvoiceTimeline(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceId: InvoiceId,
+  eventTypes: readonly string[],
+  limit: number,
+): Promise<InvoiceTimeline | undefined> {
+  const { rows } = await sql<Row>`
+    SELECT i.status, i.expires_at, r.*
+      FROM invoices i
+      LEFT JOIN LATERAL (
+        SELECT * FROM (
+          (SELECT 'event' AS source, e.id AS seq, e.created_at AS at, e.type, e.payment_intent_id, e.data,
+                  NULL::text AS delivered_event_id, NULL::integer AS attempt, NULL::integer AS status_code,
+                  NULL::text AS error, NULL::integer AS duration_ms
+             FROM events e
+            WHERE e.workspace_id = i.workspace_id AND e.invoice_id = i.id AND e.type = ANY (${eventTypes}::text[])
+            ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit})
+          UNION ALL
+          (SELECT 'attempt', a.id, a.started_at, NULL, NULL, NULL,
+                  a.event_id, a.attempt, a.status_code, a.error, a.duration_ms
+             FROM webhook_attempts a
+            WHERE a.workspace_id = i.workspace_id AND a.invoice_id = i.id
+            ORDER BY a.started_at DESC, a.id DESC LIMIT ${limit})
+        ) merged
+        ORDER BY merged.at DESC, merged.source = 'attempt' DESC, merged.seq DESC
+        LIMIT ${limit}
+      ) r ON true
+     WHERE i.workspace_id = ${workspaceId} AND i.id = ${invoiceId}
+     ORDER BY r.at, r.source = 'attempt', r.seq`.execute(db);
+  const first = rows[0];
+  if (!first) return undefined;
+  return { status: first.status, expiresAt: first.expires_at, entries: rows.filter((row) => row.source !== null).map(toEntry) };
+}
+
+function toEntry(row: Row): TimelineEntry {
+  if (row.source === 'event') {
+    return { source: 'event', id: row.seq!, type: row.type!, paymentIntentId: row.payment_intent_id, data: row.data, createdAt: row.at! };
+  }
+  return {
+    source: 'attempt',
+    eventId: row.delivered_event_id!,
+    attempt: row.attempt!,
+    startedAt: row.at!,
+    statusCode: row.status_code,
+    error: row.error,
+    durationMs: row.duration_ms!,
+  };
+}

@@ -1,0 +1,45 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { errors } from '../../http/common.schemas.js';
+import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import type { Services } from '../../http/services.js';
+import type { InvoiceId } from '../invoices/invoice.js';
+import { InvoiceParams } from '../invoices/invoice.schemas.js';
+import { TIMELINE_LIMIT } from './timeline.js';
+import { InvoiceTimelineView } from './timeline.schemas.js';
+
+const DESCRIPTION = [
+  `What happened to one invoice and to the webhooks about it: the ${TIMELINE_LIMIT} most recent records at most, oldest first, ` +
+    'each with its time `at` and its `kind`. `truncated` is true when older records exist.',
+  'Lifecycle kinds (from the change feed; `eventId` is the feed event id): `created`; `payment_submitted` (a payment attempt was ' +
+    'received, with `paymentIntentId`); `verification_pending` (the invoice is processing while the payment is verified or settled); ' +
+    '`payment_confirmed` (the payment succeeded on-chain); `paid`; `payment_failed` (with `paymentIntentId` and `failureReason`); ' +
+    '`reopened` (the invoice is open again after a failed payment); `expired`; `cancelled`; `renewed` (with the new `linkVersion` ' +
+    'and `expiresAt`). Payment records carry `paymentIntentId`: read the details with GET /payment-intents/{id}.',
+  '`webhook_attempt`: one attempt to deliver a webhook about this invoice, with the event sent (`eventId`), `attempt` number, the ' +
+    "receiver's `statusCode` (null when it did not answer), the safe `error` category (null when acknowledged) and `durationMs`. " +
+    'Response bodies, headers and secrets are never recorded or shown.',
+  'Records at the same instant keep the order they were committed in; a webhook attempt comes after the event it sends. ' +
+    'Records follow retention: feed events (EVENT_RETENTION_DAYS, default 30) and webhook attempts (30 days) are deleted with age, ' +
+    'so an old invoice may show few or no records; `status` is always the invoice as it is now. ' +
+    'An invoice of another workspace answers 404 `not_found`, as an unknown one does.',
+].join('\n\n');
+
+export function timelineRoutes(services: Services): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/invoices/:invoiceId/timeline',
+      {
+        config: { permission: 'payments:read' },
+        schema: {
+          tags: ['Invoices'],
+          summary: "An invoice's lifecycle and webhook delivery records",
+          description: DESCRIPTION,
+          security: BEARER_SECURITY,
+          params: InvoiceParams,
+          response: { 200: InvoiceTimelineView, ...errors(401, 403, 404, 429) },
+        },
+      },
+      async (request) => services.timeline.forInvoice(request.apiKey!.workspaceId, request.params.invoiceId as InvoiceId),
+    );
+  };
+}

@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import { appendEvent, appendInvoiceEvent } from '../../src/modules/events/event.repo.js';
+import { insertAttempt } from '../../src/modules/webhooks/webhook.repo.js';
+import { ManualClock } from '../../src/shared/clock.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
+import { createTestApp, merchant } from '../support/app.js';
+import { startTestReceiver } from '../support/webhook-receiver.js';
+import { payByTransaction, scriptedChain, submitPayment, verifyPayment } from './scripted-chain.js';
+
+const MINUTE = 60_000;
+const clock = new ManualClock();
+const chain = scriptedChain();
+const { app, services, database } = await createTestApp(
+  { API_RATE_LIMIT_PER_MINUTE: '1000000', NEW_WORKSPACE_CREDITS: '1000', WEBHOOK_ALLOW_PRIVATE: 'true' },
+  clock,
+  chain,
+);
+
+interface TimelineRecord {
+  at: string;
+  kind: string;
+  eventId?: string;
+  [field: string]: unknown;
+}
+interface Timeline {
+  invoiceId: string;
+  status: string;
+  records: TimelineRecord[];
+  truncated: boolean;
+}
+
+let keys = 0;
+
+/** A workspace whose key may create and read invoices, read payments and configure webhooks. Made before the clock moves. */
+async function shop(permissions = ['invoices:create', 'invoices:read', 'payments:read', 'webhooks:read', 'webhooks:write']) {
+  const m = await merchant(app, permissions);
+  const call = (method: 'GET' | 'POST' | 'PUT', path: string, payload?: object, headers: Record<string, string> = {}) =>
+    app.inject({ method, url: `/w/${m.workspaceId}/v1${path}`, headers: { authorization: `Bearer ${m.apiKey}`, ...headers }, ...(payload ? { payload } : {}) });
+  return {
+    ...m,
+    call,
+    async invoice(body: object = { amount: '10' }) {
+      const response = await call('POST', '/invoices', body, { 'idempotency-key': `timeline-${++keys}-${m.workspaceId}` });
+      expect(response.statusCode, response.body).toBe(201);
+      const invoice = response.json<{ id: string; payTo: string; createdAt: string }>();
+      return { ...invoice, workspaceId: m.workspaceId };
+    },
+    async timeline(invoiceId: string) {
+      const response = await call('GET', `/invoices/${invoiceId}/timeline`);
+      expect(response.statusCode, response.body).toBe(200);
+      return { ...response.json<Timeline>(), raw: response.body };
+    },
+    async feed() {
+      const response = await call('GET', '/changes?limit=500');
+      return response.json<{ events: { id: string; type: string; createdAt: string }[] }>().events;
+    },
+  };
+}
+
+const [paymentShop, actionShop, webhookShop, capShop, otherShop, readOnlyShop] = await Promise.all([
+  shop(),
+  shop(),
+  shop(),
+  shop(),
+  shop(),
+  shop(['invoices:read']),
+]);
+
+describe('GET /invoices/{id}/timeline', () => {
+  it('lists a failed then a successful payment oldest first, each record linked to its feed event', async () => {
+    const invoice = await paymentShop.invoice();
+    const createdAt = clock.now().toISOString();
+    clock.advance(MINUTE);
+    const failing = await submitPayment(services.payments, invoice);
+    const firstSubmittedAt = clock.now().toISOString();
+    clock.advance(MINUTE);
+    await verifyPayment(services.payments, chain, invoice, failing, 9_000_000n, clock.now());
+    const failedAt = clock.now().toISOString();
+    clock.advance(MINUTE);
+    const paying = await submitPayment(services.payments, invoice);
+    const secondSubmittedAt = clock.now().toISOString();
+    clock.advance(MINUTE);
+    await verifyPayment(services.payments, chain, invoice, paying, 10_000_000n, clock.now());
+    const paidAt = clock.now().toISOString();
+
+    const timeline = await paymentShop.timeline(invoice.id);
+    expect(timeline).toMatchObject({ invoiceId: invoice.id, status: 'paid', truncated: false });
+    // Same-instant records keep commit order: the payment service moves the invoice before it records the intent.
+    expect(timeline.records).toEqual([
+      { at: createdAt, kind: 'created', eventId: '1' },
+      { at: firstSubmittedAt, kind: 'verification_pending', eventId: '2' },
+      { at: firstSubmittedAt, kind: 'payment_submitted', eventId: '3', paymentIntentId: failing.intentId },
+      { at: failedAt, kind: 'reopened', eventId: '4' },
+      { at: failedAt, kind: 'payment_failed', eventId: '5', paymentIntentId: failing.intentId, failureReason: 'amount_mismatch' },
+      { at: secondSubmittedAt, kind: 'verification_pending', eventId: '6' },
+      { at: secondSubmittedAt, kind: 'payment_submitted', eventId: '7', paymentIntentId: paying.intentId },
+      { at: paidAt, kind: 'paid', eventId: '8' },
+      { at: paidAt, kind: 'payment_confirmed', eventId: '9', paymentIntentId: paying.intentId },
+    ]);
+    // eventId is the change-feed id: the same event, the same time.
+    const feed = new Map((await paymentShop.feed()).map((event) => [event.id, event]));
+    for (const record of timeline.records) expect(feed.get(record.eventId!)?.createdAt).toBe(record.at);
+    expect(feed.get('5')?.type).toBe('payment_intent.failed');
+  });
+
+  it('shows cancellation, expiry and renewal with the new link version and deadline', async () => {
+    const cancelled = await actionShop.invoice();
+    const renewed = await actionShop.invoice({ amount: '3', expiresIn: 3600 });
+    const createdAt = clock.now().toISOString();
+    expect((await actionShop.call('POST', `/invoices/${cancelled.id}/cancel`)).statusCode).toBe(200);
+    clock.advance(2 * 60 * MINUTE);
+    await services.invoices.expireDue();
+    expect((await actionShop.call('POST', `/invoices/${renewed.id}/renew`, { expiresIn: 86400 })).statusCode).toBe(200);
+    const renewedAt = clock.now();
+
+    const cancelledTimeline = await actionShop.timeline(cancelled.id);
+    expect(cancelledTimeline.status).toBe('cancelled');
+    expect(cancelledTimeline.records.map((record) => record.kind)).toEqual(['created', 'cancelled']);
+
+    const renewedTimeline = await actionShop.timeline(renewed.id);
+    expect(renewedTimeline.status).toBe('open');
+    expect(renewedTimeline.records).toEqual([
+      { at: createdAt, kind: 'created', eventId: '2' },
+      // The expiry job ran two hours after creation; the event carries the time it was recorded.
+      { at: renewedAt.toISOString(), kind: 'expired', eventId: '4' },
+      {
+        at: renewedAt.toISOString(),
+        kind: 'renewed',
+        eventId: '5',
+        linkVersion: 2,
+        expiresAt: new Date(renewedAt.getTime() + 86_400_000).toISOString(),
+      },
+    ]);
+  });
+
+  it('shows webhook attempts with status, error category and duration, never what the receiver sent', async () => {
+    const receiver = await startTestReceiver(() => ({ status: 503 }));
+    const configured = await webhookShop.call('PUT', '/webhook', { endpoint: receiver.url, enabled: true });
+    expect(configured.statusCode, configured.body).toBe(200);
+    const secret = configured.json<{ secret: string }>().secret;
+    const invoice = await webhookShop.invoice();
+    await payByTransaction(services.payments, chain, invoice, 10_000_000n, clock.now());
+    const confirmedAt = clock.now().toISOString();
+    const succeeded = (await webhookShop.feed()).find((event) => event.type === 'payment_intent.succeeded')!;
+
+    // The first attempt starts at the instant of the event it sends: the event still comes first.
+    await services.webhookDeliverer.attempt(webhookShop.workspaceId as WorkspaceId, succeeded.id);
+    clock.advance(MINUTE);
+    receiver.behave = () => ({ status: 200 });
+    await services.webhookDeliverer.attempt(webhookShop.workspaceId as WorkspaceId, succeeded.id);
+    expect(receiver.received).toHaveLength(2);
+
+    const timeline = await webhookShop.timeline(invoice.id);
+    const tail = timeline.records.slice(-3);
+    expect(tail).toEqual([
+      expect.objectContaining({ at: confirmedAt, kind: 'payment_confirmed', eventId: succeeded.id }),
+      { at: confirmedAt, kind: 'webhook_attempt', eventId: succeeded.id, attempt: 1, statusCode: 503, error: 'http_status', durationMs: expect.any(Number) },
+      { at: clock.now().toISOString(), kind: 'webhook_attempt', eventId: succeeded.id, attempt: 2, statusCode: 200, error: null, durationMs: expect.any(Number) },
+    ]);
+    // The response schema is the whitelist: no stored event data, no body, no header, no secret.
+    expect(Object.keys(tail[1]!).sort()).toEqual(['at', 'attempt', 'durationMs', 'error', 'eventId', 'kind', 'statusCode']);
+    expect(Object.keys(timeline.records[0]!).sort()).toEqual(['at', 'eventId', 'kind']);
+    expect(timeline.raw).not.toContain('secret internals');
+    expect(timeline.raw).not.toContain(secret);
+    expect(timeline.raw).not.toMatch(/pay_to|payTo|"data"|x-payment/i);
+  });
+
+  it('returns the 100 most recent of 150 records, events and attempts merged by time, and says it truncated', async () => {
+    const invoice = await capShop.invoice();
+    const workspaceId = capShop.workspaceId as WorkspaceId;
+    const start = clock.now().getTime();
+    const at = (second: number) => new Date(start + second * 1000);
+    // 149 records after `created`, written as the payment service and the deliverer write them.
+    await database.db.transaction().execute(async (trx) => {
+      for (let second = 1; second < 150; second++) {
+        if (second % 3 === 0) {
+          await insertAttempt(trx, workspaceId, {
+            eventId: '999',
+            invoiceId: invoice.id,
+            attempt: second / 3,
+            startedAt: at(second),
+            outcome: { ok: false, status: 500, error: 'http_status', durationMs: second },
+          });
+        } else if (second % 3 === 1) {
+          await appendInvoiceEvent(trx, workspaceId, 'invoice.processing', invoice.id, at(second));
+        } else {
+          const paymentIntent = { id: `pi_${second}`, status: 'failed', failureReason: 'not_found' };
+          await appendEvent(trx, workspaceId, { type: 'payment_intent.failed', invoiceId: invoice.id, paymentIntentId: `pi_${second}`, data: { paymentIntent }, at: at(second) });
+        }
+      }
+      // A newer event of a kind the timeline does not show takes no place among the 100.
+      await appendEvent(trx, workspaceId, { type: 'invoice.scheduled', invoiceId: invoice.id, data: {}, at: at(500) });
+    });
+
+    const timeline = await capShop.timeline(invoice.id);
+    expect(timeline.truncated).toBe(true);
+    expect(timeline.records).toHaveLength(100);
+    expect(timeline.records.map((record) => record.at)).toEqual(Array.from({ length: 100 }, (_, i) => at(50 + i).toISOString()));
+    expect(timeline.records.slice(0, 3)).toEqual([
+      { at: at(50).toISOString(), kind: 'payment_failed', eventId: expect.any(String), paymentIntentId: 'pi_50', failureReason: 'not_found' },
+      { at: at(51).toISOString(), kind: 'webhook_attempt', eventId: '999', attempt: 17, statusCode: 500, error: 'http_status', durationMs: 51 },
+      { at: at(52).toISOString(), kind: 'verification_pending', eventId: expect.any(String) },
+    ]);
+    expect(timeline.records.filter((record) => record.kind === 'webhook_attempt')).toHaveLength(33);
+  });
+
+  it('answers 404 not_found for an invoice of another workspace, as for an unknown one', async () => {
+    const theirs = await paymentShop.invoice();
+    for (const invoiceId of [theirs.id, 'inv_00000000000000000000000000']) {
+      const response = await otherShop.call('GET', `/invoices/${invoiceId}/timeline`);
+      expect({ status: response.statusCode, code: response.json().code }).toEqual({ status: 404, code: 'not_found' });
+    }
+  });
+
+  it('needs the payments:read permission', async () => {
+    const invoice = await paymentShop.invoice();
+    const response = await app.inject({
+      method: 'GET',
+      url: `/w/${readOnlyShop.workspaceId}/v1/invoices/${invoice.id}/timeline`,
+      headers: { authorization: `Bearer ${readOnlyShop.apiKey}` },
+    });
+    expect({ status: response.statusCode, code: response.json().code }).toEqual({ status: 403, code: 'permission_denied' });
+  });
+
+  it('is documented in /openapi.json with its permission and record kinds', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const operation = document.paths['/w/{workspaceId}/v1/invoices/{invoiceId}/timeline'].get;
+    expect(operation['x-permission']).toBe('payments:read');
+    expect(operation.description).toMatch(/webhook_attempt/);
+    const kinds = operation.responses['200'].content['application/json'].schema.properties.records.items.properties.kind.enum;
+    expect(kinds).toEqual(['created', 'payment_submitted', 'verification_pending', 'payment_confirmed', 'paid', 'payment_failed', 'expired', 'cancelled', 'renewed', 'reopened', 'webhook_attempt']);
+  });
+});
