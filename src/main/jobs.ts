@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { Services } from '../http/services.js';
-import type { JobHandlers } from '../jobs/index.js';
+import type pg from 'pg';
+import { JobRunner, type JobHandlers, type JobLogger } from '../jobs/index.js';
 import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from '../modules/events/change-feed.jobs.js';
 import { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from '../modules/auth/auth.jobs.js';
 import {
@@ -25,6 +26,31 @@ export function jobHandlers(services: Services): JobHandlers {
     [SETTLE_JOB]: settleHandler(services.payments),
     [VERIFY_TRANSACTION_JOB]: verifyTransactionHandler(services.payments),
     [WEBHOOK_RETENTION_JOB]: webhookRetentionHandler(db, clock),
+  };
+}
+
+/** Webhook attempts wait on receivers (up to 8 s each), so they get slots of their own. */
+const WEBHOOK_CONCURRENCY = 32;
+
+export interface Workers {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The worker of a process: one runner for webhook deliveries and one for everything else, so a slow
+ * receiver can hold up other receivers' deliveries a little but never a payment's verification.
+ */
+export function createWorkers(services: Services, connection: pg.ClientConfig, logger?: JobLogger): Workers {
+  const { [DELIVER_WEBHOOK_JOB]: deliver, ...others } = jobHandlers(services);
+  const common = { db: services.db, connection, ...(logger && { logger }) };
+  const runners = [
+    new JobRunner({ ...common, handlers: others }),
+    new JobRunner({ ...common, handlers: { [DELIVER_WEBHOOK_JOB]: deliver! }, concurrency: WEBHOOK_CONCURRENCY }),
+  ];
+  return {
+    start: async () => void (await Promise.all(runners.map((runner) => runner.start()))),
+    stop: async () => void (await Promise.all(runners.map((runner) => runner.stop()))),
   };
 }
 

@@ -4,12 +4,11 @@ import { checkNetworks, type Network } from '../chain/networks.js';
 import { createViemChain } from '../chain/viem-chain.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { buildApp } from '../http/app.js';
-import { JobRunner } from '../jobs/index.js';
 import { systemClock } from '../shared/clock.js';
 import { formatUsdc } from '../shared/money.js';
 import { startDatabase } from './database.js';
 import { DemoSecrets, type DemoAccess } from './demo.js';
-import { jobHandlers, scheduleRecurringJobs } from './jobs.js';
+import { createWorkers, scheduleRecurringJobs } from './jobs.js';
 import { startLocalNetwork, type LocalNetwork } from './local-network.js';
 import { createServices } from './services.js';
 
@@ -54,7 +53,10 @@ async function main(): Promise<void> {
 
     const services = createServices(config, database.db, systemClock, { networks, chain: createViemChain({ relayerPrivateKey }) });
     const app = await buildApp(services);
-    const worker = new JobRunner({ db: database.db, connection: database.connection, handlers: jobHandlers(services), logger: app.log });
+    if (config.webhookAllowPrivate) {
+      app.log.warn('WEBHOOK_ALLOW_PRIVATE=true: webhooks may be sent over http to private and loopback addresses. For development only; never in production.');
+    }
+    const worker = createWorkers(services, database.connection, app.log);
     stops.push(() => worker.stop(), () => app.close());
 
     await app.listen({ port: config.port, host: config.host });
@@ -82,6 +84,7 @@ function banner(config: Config, networks: readonly Network[], startupMs: number,
     `  Portal:         ${base}/portal`,
     `  API reference:  ${base}/docs`,
     `  Health:         ${base}/readyz`,
+    ...(config.webhookAllowPrivate ? ['  WARNING:        WEBHOOK_ALLOW_PRIVATE=true: webhooks may go to private and loopback addresses (development only)'] : []),
     `  Networks:       ${networks.map((network) => `${network.name} (chain ${network.chainId}, ${network.tokenName} v${network.tokenVersion} at ${network.usdc})`).join('; ')}`,
   ];
   if (demo) {

@@ -8,6 +8,14 @@ import { findDelivery, findEndpoint, insertAttempt, insertDelivery, recordDelive
 
 export const DELIVER_WEBHOOK_JOB = 'webhooks.deliver';
 
+/**
+ * Attempts of one workspace running at once in this process. A receiver that hangs for 8 s a request
+ * then holds these slots, not every slot of the worker: other workspaces' deliveries keep flowing.
+ */
+const MAX_IN_FLIGHT_PER_WORKSPACE = 8;
+/** How soon a delivery deferred by that limit is looked at again. */
+const BUSY_RECHECK_SECONDS = 1;
+
 /** While delivery is paused a delivery job looks again this often; a resume makes it due at once. */
 const PAUSED_RECHECK_SECONDS = 300;
 
@@ -52,9 +60,24 @@ export type AttemptResult = { readonly done: true } | { readonly done: false; re
 
 /** Sends pending deliveries, one attempt per call, and records every attempt. At least once. */
 export class WebhookDeliverer {
+  private readonly inFlight = new Map<WorkspaceId, number>();
+
   constructor(private readonly deps: DelivererDeps) {}
 
   async attempt(workspaceId: WorkspaceId, eventId: string, signal?: AbortSignal): Promise<AttemptResult> {
+    const running = this.inFlight.get(workspaceId) ?? 0;
+    if (running >= MAX_IN_FLIGHT_PER_WORKSPACE) return { done: false, retryInSeconds: BUSY_RECHECK_SECONDS * (1 + Math.random()) };
+    this.inFlight.set(workspaceId, running + 1);
+    try {
+      return await this.attemptNow(workspaceId, eventId, signal);
+    } finally {
+      const left = (this.inFlight.get(workspaceId) ?? 1) - 1;
+      if (left === 0) this.inFlight.delete(workspaceId);
+      else this.inFlight.set(workspaceId, left);
+    }
+  }
+
+  private async attemptNow(workspaceId: WorkspaceId, eventId: string, signal?: AbortSignal): Promise<AttemptResult> {
     const { db, clock } = this.deps;
     const [delivery, endpoint] = await Promise.all([findDelivery(db, workspaceId, eventId), findEndpoint(db, workspaceId)]);
     if (!delivery || delivery.status !== 'pending' || !endpoint) return { done: true };
