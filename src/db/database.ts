@@ -6,6 +6,7 @@ import type { CreditAccountTable, CreditLedgerTable } from '../modules/billing/c
 import type { WorkspaceTable } from '../modules/workspaces/workspace.table.js';
 import type { JobTable } from '../jobs/job.table.js';
 import type { EventTable } from '../modules/events/event.table.js';
+import type { InvoiceBatchTable } from '../modules/invoice-batches/batch.table.js';
 import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/invoice.table.js';
 import type { PaymentClaimTable, PaymentIntentTable } from '../modules/payments/payment.table.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/webhook.table.js';
@@ -26,6 +27,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  invoice_batches: InvoiceBatchTable;
 }
 
 export type Db = Kysely<Database>;

@@ -8,6 +8,8 @@ import { billingRoutes } from '../modules/billing/billing.routes.js';
 import { changeFeedRoutes } from '../modules/events/change-feed.routes.js';
 import { healthRoutes } from '../modules/health/health.routes.js';
 import { checkoutSettingsRoutes } from '../modules/checkout-settings/checkout-settings.routes.js';
+import { invoiceBatchRoutes } from '../modules/invoice-batches/batch.routes.js';
+import { invoiceSearchRoutes } from '../modules/invoice-search/search.routes.js';
 import { invoicePortalRoutes } from '../modules/invoices/invoice.portal-routes.js';
 import { invoiceRoutes } from '../modules/invoices/invoice.routes.js';
 import { checkoutRoutes } from '../modules/payments/checkout.routes.js';
@@ -106,11 +108,13 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       guardMerchantApi(api, services);
       await api.register(billingRoutes(services));
       await api.register(invoiceRoutes(services));
+      await api.register(invoiceBatchRoutes(services));
       await api.register(paymentRoutes(services));
       await api.register(checkoutSettingsRoutes(services));
       await api.register(workspaceApiRoutes(services));
       await api.register(changeFeedRoutes(services));
       await api.register(webhookRoutes(services));
+      await api.register(invoiceSearchRoutes(services));
       await api.register(timelineRoutes(services));
       await api.register(healthRoutes(services));
     },

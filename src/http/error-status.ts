@@ -57,6 +57,8 @@ export const ERROR_STATUS = {
   webhook_not_configured: 409,
   webhook_test_rate_limited: 429,
   delivery_already_succeeded: 409,
+  budget_exceeded: 400,
+  batch_binding_evicted: 409,
   internal_error: 500,
   service_unavailable: 503,
 } as const satisfies Record<ErrorCode, number>;

@@ -5,6 +5,8 @@ import type { AuthService } from '../modules/auth/auth.service.js';
 import type { BillingService } from '../modules/billing/billing.service.js';
 import type { CheckoutSettingsService } from '../modules/checkout-settings/checkout-settings.service.js';
 import type { HealthService } from '../modules/health/health.service.js';
+import type { InvoiceBatchService } from '../modules/invoice-batches/batch.service.js';
+import type { InvoiceSearchService } from '../modules/invoice-search/search.service.js';
 import type { InvoiceService } from '../modules/invoices/invoice.service.js';
 import type { CheckoutService } from '../modules/payments/checkout.service.js';
 import type { PaymentService } from '../modules/payments/payment.service.js';
@@ -24,6 +26,8 @@ export interface Services {
   readonly workspaces: WorkspaceService;
   readonly billing: BillingService;
   readonly invoices: InvoiceService;
+  readonly invoiceBatches: InvoiceBatchService;
+  readonly invoiceSearch: InvoiceSearchService;
   readonly checkoutSettings: CheckoutSettingsService;
   readonly payments: PaymentService;
   readonly checkout: CheckoutService;

@@ -6,6 +6,8 @@ import { AuthService } from '../modules/auth/auth.service.js';
 import { BillingService } from '../modules/billing/billing.service.js';
 import { CheckoutSettingsService } from '../modules/checkout-settings/checkout-settings.service.js';
 import { HealthService } from '../modules/health/health.service.js';
+import { InvoiceBatchService } from '../modules/invoice-batches/batch.service.js';
+import { InvoiceSearchService } from '../modules/invoice-search/search.service.js';
 import { InvoiceService } from '../modules/invoices/invoice.service.js';
 import type { ChainPort } from '../modules/payments/chain.port.js';
 import { CheckoutService } from '../modules/payments/checkout.service.js';
@@ -34,6 +36,12 @@ export const NO_CHAIN: ChainDeps = {
 /** Wires the use cases to their adapters. The one place that knows every concrete service. */
 export function createServices(config: Config, db: Db, clock: Clock, chain: ChainDeps = NO_CHAIN): Services {
   const payments = new PaymentService({ db, clock, chain: chain.chain, networks: chain.networks });
+  const invoices = new InvoiceService({
+    db,
+    clock,
+    rules: { maxAmount: config.maxInvoiceAmount, networks: networkNames(config) },
+    successFeeCredits: config.successFeeCredits,
+  });
   return {
     config,
     db,
@@ -42,12 +50,9 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
     apiKeys: new ApiKeyService({ db }),
     workspaces: new WorkspaceService({ db, newWorkspaceCredits: config.newWorkspaceCredits }),
     billing: new BillingService({ db, maxInvoiceAmount: config.maxInvoiceAmount, successFeeCredits: config.successFeeCredits }),
-    invoices: new InvoiceService({
-      db,
-      clock,
-      rules: { maxAmount: config.maxInvoiceAmount, networks: networkNames(config) },
-      successFeeCredits: config.successFeeCredits,
-    }),
+    invoices,
+    invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),
+    invoiceSearch: new InvoiceSearchService({ db, clock, publicBaseUrl: config.publicBaseUrl }),
     checkoutSettings: new CheckoutSettingsService({ db }),
     payments,
     checkout: new CheckoutService({ db, clock, networks: chain.networks, payments }),

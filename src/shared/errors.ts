@@ -58,6 +58,8 @@ export const ERROR_CODES = [
   'webhook_not_configured',
   'webhook_test_rate_limited',
   'delivery_already_succeeded',
+  'budget_exceeded',
+  'batch_binding_evicted',
   'internal_error',
   'service_unavailable',
 ] as const;

@@ -6,8 +6,8 @@ import { moveCredits } from '../billing/credits.repo.js';
 import { appendInvoiceEvent } from '../events/event.repo.js';
 import { EXPIRES_IN_CREDITS, effectiveStatus, newInvoiceId, transition, type ExpiresIn, type Invoice, type InvoiceCommand, type InvoiceId, type Transition } from './invoice.js';
 import { CreateBatcher } from './invoice.batcher.js';
-import { checkIdempotencyKey, requestHash, validateInvoiceInput, type CreateInvoiceInput, type InvoiceRules } from './invoice-input.js';
-import { dueOpenInvoices, findInvoice, listInvoices, lockInvoice, updateInvoice } from './invoice.repo.js';
+import { checkIdempotencyKey, requestHash, validateInvoiceInput, type CreateInvoiceInput, type InvoiceRules, type ValidInvoiceInput } from './invoice-input.js';
+import { createInvoice, dueOpenInvoices, findInvoice, listInvoices, lockInvoice, updateInvoice } from './invoice.repo.js';
 
 /** Idempotency keys outlive the longest payment window (5 days). */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
@@ -17,6 +17,18 @@ export interface InvoiceServiceDeps {
   readonly clock: Clock;
   readonly rules: InvoiceRules;
   readonly successFeeCredits: number;
+}
+
+/**
+ * Batch items keep their idempotency keys until their batch binding is evicted (at most 1,000 batches
+ * per workspace), not for a time: 50 years stands for "no time-based expiry" in the shared key table.
+ */
+const BATCH_ITEM_TTL_SECONDS = 50 * 365 * 24 * 3600;
+
+/** What an invoice costs when it is created: its window's credits now, and the success fee held in reserve. */
+export interface InvoiceCost {
+  readonly creation: number;
+  readonly feeReserve: number;
 }
 
 export interface CreateOptions {
@@ -54,6 +66,39 @@ export class InvoiceService {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new invoice.');
     }
     return { invoice: this.present(outcome.invoice), replayed: outcome.kind === 'replayed' };
+  }
+
+  /** The field rules of POST /invoices that need no database; throws AppError with the field's code. */
+  validate(input: CreateInvoiceInput): ValidInvoiceInput {
+    return validateInvoiceInput(input, this.deps.rules);
+  }
+
+  costOf(valid: ValidInvoiceInput): InvoiceCost {
+    return { creation: EXPIRES_IN_CREDITS[valid.expiresIn], feeReserve: this.deps.successFeeCredits };
+  }
+
+  /**
+   * Creates one item of a batch in its own transaction under the key the batch derives for it: a retry
+   * of the batch replays it (same invoice, no second charge), and a refusal leaves the key unused so
+   * the retry tries the item again.
+   */
+  async createBatchItem(workspaceId: WorkspaceId, valid: ValidInvoiceInput, itemKey: string, itemHash: Buffer): Promise<Invoice> {
+    const cost = this.costOf(valid);
+    const outcome = await createInvoice(this.deps.db, workspaceId, {
+      ...valid,
+      idempotencyKey: itemKey,
+      requestHash: itemHash,
+      idempotencyTtlSeconds: BATCH_ITEM_TTL_SECONDS,
+      id: newInvoiceId(),
+      now: this.deps.clock.now(),
+      cost: BigInt(cost.creation),
+      fee: BigInt(cost.feeReserve),
+      source: 'batch',
+    });
+    if (outcome.kind === 'idempotency_key_reused') {
+      throw new AppError('idempotency_key_reused', 'This item differs from the item first sent at this position of the batch.');
+    }
+    return this.present(outcome.invoice);
   }
 
   async get(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice> {

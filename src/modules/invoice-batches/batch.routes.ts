@@ -1,0 +1,58 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { WorkspaceParams, errors } from '../../http/common.schemas.js';
+import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import type { Services } from '../../http/services.js';
+import { presentInvoice } from '../invoices/invoice.present.js';
+import { IdempotencyHeaders } from '../invoices/invoice.schemas.js';
+import { RETAINED_BATCHES } from './batch.js';
+import { BatchBody, BatchView, QuoteBody, QuoteView } from './batch.schemas.js';
+
+const tags = ['Invoice batches'];
+
+export function invoiceBatchRoutes(services: Services): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.post(
+      '/invoice-batches/quote',
+      {
+        config: { permission: 'invoices:create' },
+        schema: {
+          tags,
+          summary: 'Preview a batch',
+          description: 'Checks every item with the rules of POST /invoices and prices it; creates nothing and charges nothing.',
+          security: BEARER_SECURITY,
+          params: WorkspaceParams,
+          body: QuoteBody,
+          response: { 200: QuoteView, ...errors(400, 401, 403, 429) },
+        },
+      },
+      async (request) => services.invoiceBatches.quote(request.apiKey!.workspaceId, request.body.items),
+    );
+
+    app.post(
+      '/invoice-batches',
+      {
+        config: { permission: 'invoices:create' },
+        schema: {
+          tags,
+          summary: 'Create up to 25 invoices',
+          description:
+            'Requires an Idempotency-Key. Answers 200 with one result per item: each item is created on its own, so a bad item does not stop the others. ' +
+            'After a timeout, resend the same key and body: created items come back as they were (same ids and numbers, no second charge) and ' +
+            'refused items are tried again. The same key with another batch: 422. Above `budgetCredits`: 400 `budget_exceeded`, nothing created. ' +
+            `A workspace keeps its ${RETAINED_BATCHES} most recent batch keys (no time limit); an older key answers 409 \`batch_binding_evicted\`.`,
+          security: BEARER_SECURITY,
+          params: WorkspaceParams,
+          headers: IdempotencyHeaders,
+          body: BatchBody,
+          response: { 200: BatchView, ...errors(400, 401, 403, 409, 422, 429) },
+        },
+      },
+      async (request) => {
+        const { results } = await services.invoiceBatches.create(request.apiKey!.workspaceId, request.headers['idempotency-key'], request.body);
+        return {
+          results: results.map((result) => ('invoice' in result ? { invoice: presentInvoice(result.invoice, services.config.publicBaseUrl) } : result)),
+        };
+      },
+    );
+  };
+}
