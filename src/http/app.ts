@@ -18,6 +18,7 @@ import { registerX402 } from '../modules/payments/x402.routes.js';
 import { timelineRoutes } from '../modules/timeline/timeline.routes.js';
 import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
 import { workspaceApiRoutes, workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
+import { registerDemoWallet } from '../web/demo-wallet/demo-wallet.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
 import { ErrorBody } from './common.schemas.js';
 import { registerDocs } from './docs.routes.js';
@@ -79,6 +80,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   registerOps(app, services);
   registerDocs(app);
   registerPortalPages(app, services);
+  registerDemoWallet(app, services);
   await app.register(async (x402) => {
     limitPerClientIp(x402, services.config.checkoutRateLimitPerMinute);
     registerX402(x402, services);

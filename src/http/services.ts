@@ -15,6 +15,7 @@ import type { WebhookDeliverer } from '../modules/webhooks/webhook.delivery.js';
 import type { WebhookService } from '../modules/webhooks/webhook.service.js';
 import type { WorkspaceService } from '../modules/workspaces/workspace.service.js';
 import type { Clock } from '../shared/clock.js';
+import type { DemoWallet } from '../web/demo-wallet/demo-wallet.js';
 
 /** Everything the HTTP layer calls. Built by src/main/services.ts; tests build it the same way. */
 export interface Services {
@@ -28,6 +29,8 @@ export interface Services {
   readonly invoices: InvoiceService;
   readonly invoiceBatches: InvoiceBatchService;
   readonly invoiceSearch: InvoiceSearchService;
+  /** Only in the local demo: the built-in browser wallet's accounts. */
+  readonly demoWallet?: DemoWallet;
   readonly checkoutSettings: CheckoutSettingsService;
   readonly payments: PaymentService;
   readonly checkout: CheckoutService;

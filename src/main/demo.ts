@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Address } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Services } from '../http/services.js';
 import { PERMISSIONS } from '../modules/api-keys/api-key.js';
 import { AppError } from '../shared/errors.js';
@@ -51,6 +51,11 @@ export class DemoSecrets {
 
   get buyer(): Address {
     return privateKeyToAccount(this.data.buyerPrivateKey).address;
+  }
+
+  /** The accounts of the built-in browser wallet: the workspace owner and the funded buyer. */
+  browserAccounts(): { merchant: PrivateKeyAccount; buyer: PrivateKeyAccount } {
+    return { merchant: privateKeyToAccount(this.data.walletPrivateKey), buyer: privateKeyToAccount(this.data.buyerPrivateKey) };
   }
 
   get relayerPrivateKey(): `0x${string}` {

@@ -18,6 +18,7 @@ import { WebhookDeliverer } from '../modules/webhooks/webhook.delivery.js';
 import { WebhookService } from '../modules/webhooks/webhook.service.js';
 import { WorkspaceService } from '../modules/workspaces/workspace.service.js';
 import type { Clock } from '../shared/clock.js';
+import type { DemoWallet } from '../web/demo-wallet/demo-wallet.js';
 
 export interface ChainDeps {
   /** The checked networks (src/chain/networks.ts). */
@@ -34,7 +35,7 @@ export const NO_CHAIN: ChainDeps = {
 };
 
 /** Wires the use cases to their adapters. The one place that knows every concrete service. */
-export function createServices(config: Config, db: Db, clock: Clock, chain: ChainDeps = NO_CHAIN): Services {
+export function createServices(config: Config, db: Db, clock: Clock, chain: ChainDeps = NO_CHAIN, demoWallet?: DemoWallet): Services {
   const payments = new PaymentService({ db, clock, chain: chain.chain, networks: chain.networks });
   const invoices = new InvoiceService({
     db,
@@ -52,6 +53,7 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
     billing: new BillingService({ db, maxInvoiceAmount: config.maxInvoiceAmount, successFeeCredits: config.successFeeCredits }),
     invoices,
     invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),
+    ...(demoWallet && { demoWallet }),
     invoiceSearch: new InvoiceSearchService({ db, clock, publicBaseUrl: config.publicBaseUrl }),
     checkoutSettings: new CheckoutSettingsService({ db }),
     payments,

@@ -51,7 +51,8 @@ async function main(): Promise<void> {
     }
     const networks = await checkNetworks(config.networks ?? [local!.network]);
 
-    const services = createServices(config, database.db, systemClock, { networks, chain: createViemChain({ relayerPrivateKey }) });
+    const demoWallet = demo && local ? { chainId: local.network.chainId, rpcUrl: local.network.rpcUrl, ...demo.browserAccounts() } : undefined;
+    const services = createServices(config, database.db, systemClock, { networks, chain: createViemChain({ relayerPrivateKey }) }, demoWallet);
     const app = await buildApp(services);
     if (config.webhookAllowPrivate) {
       app.log.warn('WEBHOOK_ALLOW_PRIVATE=true: webhooks may be sent over http to private and loopback addresses. For development only; never in production.');

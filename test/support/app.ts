@@ -5,6 +5,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { loadConfig, type Config } from '../../src/config/config.js';
 import { buildApp } from '../../src/http/app.js';
 import type { Services } from '../../src/http/services.js';
+import type { DemoWallet } from '../../src/web/demo-wallet/demo-wallet.js';
 import { createServices, NO_CHAIN, type ChainDeps } from '../../src/main/services.js';
 import { ManualClock, type Clock } from '../../src/shared/clock.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -20,10 +21,10 @@ export interface TestApp {
 }
 
 /** The real app on a fresh clone of the migrated database, driven with `inject`. */
-export async function createTestApp(env: Record<string, string> = {}, clock: Clock = new ManualClock(), chain: ChainDeps = NO_CHAIN): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, clock: Clock = new ManualClock(), chain: ChainDeps = NO_CHAIN, demoWallet?: DemoWallet): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({ PUBLIC_BASE_URL: BASE_URL, ...env });
-  const services = createServices(config, database.db, clock, chain);
+  const services = createServices(config, database.db, clock, chain, demoWallet);
   const app = await buildApp(services, { logger: false });
   afterAll(() => app.close());
   return { app, services, database, config };

@@ -1,0 +1,41 @@
+/* global window, fetch, CustomEvent */
+// The local demo's built-in wallet: two EIP-6963 providers (the demo merchant and the demo buyer)
+// whose requests the server answers with demo keys. Served only when the service runs the local demo.
+const ICON =
+  'data:image/svg+xml,' +
+  encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#6b46c1"/><text x="16" y="21" font-size="14" text-anchor="middle" fill="#fff" font-family="sans-serif">D</text></svg>');
+
+function demoProvider(role) {
+  const listeners = new Map();
+  return {
+    isDemoWallet: true,
+    async request({ method, params = [] }) {
+      const response = await fetch('/demo-wallet/rpc', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ role, method, params }),
+      });
+      const body = await response.json();
+      if (!response.ok) throw Object.assign(new Error(body.message), { code: body.rpcCode ?? 4001 });
+      return body.result;
+    },
+    on(event, listener) {
+      if (!listeners.has(event)) listeners.set(event, new Set());
+      listeners.get(event).add(listener);
+    },
+    removeListener(event, listener) {
+      listeners.get(event)?.delete(listener);
+    },
+  };
+}
+
+const wallets = [
+  { role: 'merchant', name: 'Demo wallet: merchant (local chain only)', uuid: '0d3e5f7a-1b2c-4d5e-8f90-000000000001' },
+  { role: 'buyer', name: 'Demo wallet: buyer (local chain only)', uuid: '0d3e5f7a-1b2c-4d5e-8f90-000000000002' },
+].map(({ role, name, uuid }) => Object.freeze({ info: Object.freeze({ uuid, name, icon: ICON, rdns: `local.demo.${role}` }), provider: demoProvider(role) }));
+
+function announce() {
+  for (const detail of wallets) window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));
+}
+window.addEventListener('eip6963:requestProvider', announce);
+announce();
