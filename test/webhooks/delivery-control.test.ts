@@ -1,6 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { WebhookService } from '../../src/modules/webhooks/webhook.service.js';
 import { systemClock } from '../../src/shared/clock.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
 import { waitFor } from '../jobs/support.js';
 import { createTestApp } from '../support/app.js';
 import { signatureValid, startTestReceiver } from '../support/webhook-receiver.js';
@@ -114,5 +116,27 @@ describe('endpoint rules without WEBHOOK_ALLOW_PRIVATE', () => {
       expect(response.body, endpoint).toMatchObject({ code: 'invalid_webhook_endpoint', message: expect.any(String), requestId: expect.any(String) });
     }
     expect((await shop.api('PUT', '/webhook', { endpoint: 'https://hooks.example.com/payments' })).status).toBe(200);
+  });
+});
+
+describe('endpoint hosts resolved at configuration', () => {
+  it('refuses a host that resolves to a private address now, and accepts one that does not resolve yet', async () => {
+    const strict = await createTestApp({}, systemClock);
+    const shop = await webhookShop(strict);
+    const answers: Record<string, string[]> = { 'internal.example.com': ['203.0.113.9', '10.0.0.7'], 'public.example.com': ['93.184.216.34'] };
+    const service = new WebhookService({
+      db: strict.database.db,
+      clock: systemClock,
+      allowPrivate: false,
+      resolve: async (host) => {
+        const addresses = answers[host];
+        if (!addresses) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+        return addresses.map((address) => ({ address, family: 4 as const }));
+      },
+    });
+    const workspaceId = shop.workspaceId as WorkspaceId;
+    await expect(service.configure(workspaceId, { endpoint: 'https://internal.example.com/hooks' })).rejects.toMatchObject({ code: 'invalid_webhook_endpoint' });
+    await expect(service.configure(workspaceId, { endpoint: 'https://not-yet.example.com/hooks' })).resolves.toMatchObject({ endpoint: 'https://not-yet.example.com/hooks' });
+    await expect(service.configure(workspaceId, { endpoint: 'https://public.example.com/hooks' })).resolves.toMatchObject({ endpoint: 'https://public.example.com/hooks' });
   });
 });

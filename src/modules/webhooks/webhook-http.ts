@@ -25,7 +25,7 @@ export interface SendOptions {
   readonly signal?: AbortSignal;
 }
 
-const systemResolve: Resolver = async (hostname) =>
+export const systemResolve: Resolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 
 type Failure = { readonly error: DeliveryError; readonly status?: number };

@@ -3,14 +3,16 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { randomToken, type WorkspaceId } from '../../shared/ids.js';
 import { findEvent } from '../events/event.repo.js';
-import { parseWebhookEndpoint } from './destination.js';
+import { ipLiteralOf, parseWebhookEndpoint, resolvedAddressesAllowed } from './destination.js';
 import { scheduleDelivery, queueWebhookDelivery } from './webhook.delivery.js';
-import { postWebhook, type Resolver } from './webhook-http.js';
+import { postWebhook, systemResolve, type Resolver } from './webhook-http.js';
 import { isWebhookEvent, newSigningSecret, signedHeaders, TEST_EVENT_TYPE, type WebhookBody } from './webhook.js';
 import * as repo from './webhook.repo.js';
 
 /** Deliveries and attempts GET /webhook shows (spec: up to 20 of each). */
 const RECENT = 20;
+/** How long configuration waits for DNS before accepting a host it could not check. */
+const CONFIGURE_DNS_TIMEOUT_MS = 2000;
 /** One test send per minute per workspace (spec: Operations). */
 const TEST_INTERVAL_SECONDS = 60;
 
@@ -54,7 +56,7 @@ export class WebhookService {
    * sends its backlog. The secret is in the answer only when it was created or rotated.
    */
   async configure(workspaceId: WorkspaceId, input: WebhookSettingsInput) {
-    const url = input.endpoint === undefined ? undefined : parseWebhookEndpoint(input.endpoint, this.deps.allowPrivate).href;
+    const url = input.endpoint === undefined ? undefined : (await this.checkEndpoint(input.endpoint)).href;
     return this.deps.db.transaction().execute(async (trx) => {
       const at = this.deps.clock.now();
       const current = await repo.lockEndpoint(trx, workspaceId);
@@ -79,6 +81,25 @@ export class WebhookService {
       }
       return { endpoint: updated.url, enabled: updated.enabled, ...(input.rotate && { secret }) };
     });
+  }
+
+  /**
+   * The configuration rules, plus one look at DNS: a host that resolves to a private address now is
+   * refused at once rather than failing every delivery. A host that does not resolve (yet) is accepted;
+   * every attempt checks again anyway.
+   */
+  private async checkEndpoint(raw: string): Promise<URL> {
+    const url = parseWebhookEndpoint(raw, this.deps.allowPrivate);
+    if (this.deps.allowPrivate || ipLiteralOf(url.hostname) !== undefined) return url;
+    const resolve = this.deps.resolve ?? systemResolve;
+    const addresses = await Promise.race([
+      resolve(url.hostname).catch(() => undefined),
+      new Promise<undefined>((done) => setTimeout(() => done(undefined), CONFIGURE_DNS_TIMEOUT_MS).unref()),
+    ]);
+    if (addresses && addresses.length > 0 && !resolvedAddressesAllowed(addresses, false)) {
+      throw new AppError('invalid_webhook_endpoint', `${url.hostname} resolves to a private, loopback or otherwise non-public address; webhooks go to public hosts only.`);
+    }
+    return url;
   }
 
   /**
