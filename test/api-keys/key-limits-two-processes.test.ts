@@ -6,8 +6,7 @@ import { createTestDatabase } from '../support/database.js';
 import { freePort, signInOverHttp, startService, type ServiceProcess } from '../support/service-process.js';
 
 const database = await createTestDatabase();
-const { host, port, user, database: name } = database.connection;
-const databaseUrl = `postgresql://${user}@localhost:${port}/${name}?host=${encodeURIComponent(String(host))}`;
+const databaseUrl = database.url;
 const basePort = await freePort();
 const publicBaseUrl = `http://localhost:${basePort}`;
 

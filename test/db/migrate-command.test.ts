@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, expect, inject, it } from 'vitest';
 import { MIGRATIONS_DIR } from '../../src/db/migrate.js';
+import { databaseUrl } from '../support/database.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const { host, port, user } = inject('postgres');
@@ -18,7 +19,7 @@ afterAll(async () => {
 });
 
 function migrate() {
-  const url = `postgresql://${user}@localhost:${port}/${name}?host=${encodeURIComponent(String(host))}`;
+  const url = databaseUrl({ host, port, user }, name);
   return spawnSync(process.execPath, ['--import', 'tsx', 'src/main/migrate.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
 }
 

@@ -12,8 +12,7 @@ import { freePort, signInOverHttp, startService, type ServiceProcess } from '../
 
 const GRANT = 1000;
 const database = await createTestDatabase();
-const { host, port, user, database: name } = database.connection;
-const databaseUrl = `postgresql://${user}@localhost:${port}/${name}?host=${encodeURIComponent(String(host))}`;
+const databaseUrl = database.url;
 const servicePort = await freePort();
 const publicBaseUrl = `http://localhost:${servicePort}`;
 

@@ -11,8 +11,7 @@ const CREATES = 200;
 const GRANT = 1000;
 
 const database = await createTestDatabase();
-const { host, port, user, database: name } = database.connection;
-const databaseUrl = `postgresql://${user}@localhost:${port}/${name}?host=${encodeURIComponent(String(host))}`;
+const databaseUrl = database.url;
 const basePort = await freePort();
 const publicBaseUrl = `http://localhost:${basePort}`;
 

@@ -16,10 +16,9 @@ import { payV2 } from '../support/x402.js';
 
 const chain = await createControlledChain({ confirmations: 3, blockTimeSeconds: 1 });
 const database = await createTestDatabase();
-const { host, port, user, database: name } = database.connection;
 const servicePort = await freePort();
 const env = {
-  DATABASE_URL: `postgresql://${user}@localhost:${port}/${name}?host=${encodeURIComponent(String(host))}`,
+  DATABASE_URL: database.url,
   PORT: String(servicePort),
   PUBLIC_BASE_URL: `http://localhost:${servicePort}`,
   DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'invoice-crash-')),

@@ -6,6 +6,13 @@ import { openDatabase, type DatabaseHandle } from '../../src/db/database.js';
 export interface TestDatabase extends DatabaseHandle {
   readonly name: string;
   readonly connection: pg.PoolConfig;
+  /** The same database as DATABASE_URL, for a service process started by the test. */
+  readonly url: string;
+}
+
+/** A DATABASE_URL for a database on the embedded server's unix socket (`host` is the socket directory). */
+export function databaseUrl(connection: { host?: string; port?: number; user?: string }, name: string): string {
+  return `postgresql://${connection.user}@localhost:${connection.port}/${name}?host=${encodeURIComponent(String(connection.host))}`;
 }
 
 /** A fresh database cloned from the migrated template; dropped after the file's tests. */
@@ -25,5 +32,5 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await cleanup.end();
   });
-  return { ...handle, name, connection };
+  return { ...handle, name, connection, url: databaseUrl(connection, name) };
 }
