@@ -1,9 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { errors } from '../../http/common.schemas.js';
 import { limitPerClientIp } from '../../http/rate-limiter.js';
 import type { Services } from '../../http/services.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { CHECKOUT_PAGE_CSP, renderCheckoutSummary } from '../../web/checkout/checkout.page.js';
+import { AppError } from '../../shared/errors.js';
+import { registerCheckoutAssets } from '../../web/checkout/checkout.assets.js';
+import { sendCheckoutPage } from '../../web/checkout/checkout.page.js';
 import type { InvoiceId } from '../invoices/invoice.js';
 import type { TransferAuthorization } from './chain.port.js';
 import { AuthorizationBody, CHECKOUT_FIELD_CODES, CheckoutParams, CheckoutView, SubmittedPayment, TransactionBody } from './checkout.schemas.js';
@@ -16,6 +19,14 @@ const PUBLIC = { security: [] as Record<string, string[]>[] };
  * capability. Every endpoint is rate-limited per client IP, which also slows down id guessing.
  */
 export function checkoutRoutes(services: Services): FastifyPluginAsyncTypebox {
+  return async (root) => {
+    // The page's static files sit beside the API, outside its rate limit and its no-store rule.
+    registerCheckoutAssets(root);
+    await root.register(checkoutApi(services));
+  };
+}
+
+function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
   return async (app) => {
     limitPerClientIp(app, services.config.checkoutRateLimitPerMinute);
     app.addHook('onRequest', async (_request, reply) => {
@@ -32,21 +43,17 @@ export function checkoutRoutes(services: Services): FastifyPluginAsyncTypebox {
           description:
             'What the checkout page shows and needs: merchant, number, amount, recipient, deadline, status, the networks with an EIP-681 URI each, ' +
             'the nonce an EIP-3009 authorization must carry, and the latest payment attempt. No API key. A request that prefers text/html ' +
-            '(a browser) gets a short HTML summary instead. Unknown ids: 404.',
+            '(a browser) gets the checkout page instead. Unknown ids: 404 (for a browser, a plain HTML page).',
           ...PUBLIC,
           params: CheckoutParams,
           response: { 200: CheckoutView, ...errors(404, 429) },
         },
       },
       async (request, reply) => {
-        const details = await services.checkout.details(...ids(request.params));
         reply.header('Vary', 'Accept');
-        if (!prefersHtml(request.headers.accept)) return details;
-        reply.header('Content-Security-Policy', CHECKOUT_PAGE_CSP);
-        reply.header('X-Content-Type-Options', 'nosniff');
-        reply.header('Referrer-Policy', 'no-referrer');
-        // The 200 schema types the JSON answer; this page is the other representation of the same resource.
-        return reply.type('text/html; charset=utf-8').send(renderCheckoutSummary(details) as never);
+        if (!prefersHtml(request.headers.accept)) return services.checkout.details(...ids(request.params));
+        const details = await services.checkout.details(...ids(request.params)).catch(unlessNotFound);
+        return sendCheckoutPage(reply as FastifyReply, details, { workspaceId: request.params.workspaceId, demoWallet: services.demoWallet !== undefined });
       },
     );
 
@@ -103,6 +110,12 @@ export function checkoutRoutes(services: Services): FastifyPluginAsyncTypebox {
       },
     );
   };
+}
+
+/** The page answers an unknown id with its own 404 page; any other failure goes to the error handler. */
+function unlessNotFound(error: unknown): undefined {
+  if (error instanceof AppError && error.code === 'not_found') return undefined;
+  throw error;
 }
 
 /**

@@ -27,6 +27,7 @@ export const CheckoutView = Type.Object({
   invoiceId: Type.String(),
   number: Type.String({ description: 'INV-000001, …' }),
   merchantName: Type.String({ description: 'The workspace name.' }),
+  merchantDescription: Type.String({ description: 'The workspace description, shown to buyers; may be empty.' }),
   status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({ type: 'string', enum: [...INVOICE_STATUSES], description: 'An open invoice past its deadline reads `expired`.' }),
   amount: Type.String({ description: 'USDC, always with 6 decimals ("12.500000"). Pay exactly this.' }),
   currency: Type.Literal('USDC'),

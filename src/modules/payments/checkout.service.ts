@@ -41,6 +41,7 @@ export class CheckoutService {
       invoiceId: invoice.id,
       number: formatInvoiceNumber(invoice.number),
       merchantName: workspace.name,
+      merchantDescription: workspace.description,
       status,
       amount: formatUsdc(invoice.amount),
       currency: 'USDC' as const,

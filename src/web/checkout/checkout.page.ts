@@ -1,37 +1,191 @@
-import { html } from '../portal/html.js';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import type { CheckoutView } from '../../modules/payments/checkout.schemas.js';
+import { html, jsonScript, type Html } from '../portal/html.js';
+import { CHECKOUT_ASSET_BASE } from './checkout.assets.js';
+import { qrSvg } from './checkout.qr.js';
+import { FAILURE_TEXTS, STATUS_LABELS, displayAmount, formatDeadlineUtc, formatRemaining } from './checkout.text.js';
 
-/** What the interim page shows: a summary only, never payment instructions. */
-export interface CheckoutSummary {
-  readonly merchantName: string;
-  readonly number: string;
-  readonly amount: string;
-  readonly status: string;
-  readonly expiresAt: string;
-}
-
-/** Nothing runs and nothing loads: the page is text, so the strictest policy fits. */
-export const CHECKOUT_PAGE_CSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+export type CheckoutDetails = Static<typeof CheckoutView>;
+type CheckoutNetwork = CheckoutDetails['networks'][number];
 
 /**
- * The interim answer to a browser opening a checkout link, until the checkout page exists. It states the
- * invoice and says plainly that paying here is not possible yet, so nobody sends money that no page can
- * report. The payment details are served as JSON (Accept: application/json).
+ * Same-origin scripts, styles and fetches only; no inline code, no framing, no form posts (the script
+ * sends JSON). `img-src data:` admits the wallet icons EIP-6963 announces as data URIs.
  */
-export function renderCheckoutSummary(summary: CheckoutSummary): string {
+export const CHECKOUT_PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Sent with both the page and the 404 page: private, unframed, unindexed, and no referrer leaves it. */
+export const CHECKOUT_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CHECKOUT_PAGE_CSP,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'X-Robots-Tag': 'noindex, nofollow',
+};
+
+/** What the browser script reads from `#checkout-config`. */
+export interface CheckoutClientConfig {
+  /** Where the script polls the payment details and posts payments. */
+  readonly path: string;
+  readonly details: CheckoutDetails;
+  readonly statusLabels: typeof STATUS_LABELS;
+  readonly failureTexts: typeof FAILURE_TEXTS;
+}
+
+export interface CheckoutPageOptions {
+  readonly workspaceId: string;
+  /** The local demo's built-in wallet script is added to the page (it announces itself like any wallet). */
+  readonly demoWallet: boolean;
+}
+
+/**
+ * Answers a browser: the checkout page, or for an unknown id (`details` undefined) the plain 404 page.
+ * The route's schemas type its JSON answers; the page is the other representation of the same resource.
+ */
+export function sendCheckoutPage(reply: FastifyReply, details: CheckoutDetails | undefined, options: CheckoutPageOptions): FastifyReply {
+  for (const [name, value] of Object.entries(CHECKOUT_PAGE_HEADERS)) reply.header(name, value);
+  reply.type('text/html; charset=utf-8');
+  if (!details) return reply.code(404).send(renderNotFoundPage());
+  return reply.send(renderCheckoutPage(details, options));
+}
+
+/**
+ * The buyer's checkout page. Everything needed to read it and to pay from another device is in this
+ * first paint (amount, recipient, network, QR, deadline, status); the script adds the live countdown and
+ * status, the wallet buttons, the copy buttons and the transaction-hash form, which are `hidden` until it runs.
+ */
+export function renderCheckoutPage(details: CheckoutDetails, options: CheckoutPageOptions): string {
+  const status = details.status;
+  const config: CheckoutClientConfig = {
+    path: `/w/${encodeURIComponent(options.workspaceId)}/i/${encodeURIComponent(details.invoiceId)}`,
+    details,
+    statusLabels: STATUS_LABELS,
+    failureTexts: FAILURE_TEXTS,
+  };
+  const failed = status === 'open' && details.payment?.status === 'failed' ? details.payment : undefined;
+  const back = backLink(details);
+  return page(
+    `${details.number} — ${details.merchantName}`,
+    html`<script type="module" src="${CHECKOUT_ASSET_BASE}checkout.js"></script>
+${options.demoWallet && html`<script type="module" src="/demo-wallet.js"></script>`}
+${jsonScript('checkout-config', config)}`,
+    html`<header class="merchant">
+  <p class="eyebrow">Payment to</p>
+  <h1>${details.merchantName}</h1>
+  ${details.merchantDescription && html`<p class="description">${details.merchantDescription}</p>`}
+</header>
+<section class="card summary">
+  <p class="invoice-number">Invoice <strong>${details.number}</strong></p>
+  <p class="amount"><span id="amount">${displayAmount(details.amount)}</span> <span class="unit">USDC</span></p>
+  <p><span id="status" class="badge" data-status="${status}">${STATUS_LABELS[status]}</span></p>
+  <p class="deadline">
+    <span id="time-left" ${status !== 'open' && 'hidden'}>Time left <strong id="countdown" role="timer">${formatRemaining(Date.parse(details.expiresAt) - Date.parse(details.serverTime))}</strong> ·</span>
+    Deadline <time id="deadline" datetime="${details.expiresAt}">${formatDeadlineUtc(details.expiresAt)}</time>
+  </p>
+</section>
+${notices(details, failed?.failureReason ?? null)}
+${details.networks.length > 0 && paySection(details)}
+<p class="back">${back ? html`<a id="back-link" href="${back}" rel="noreferrer">Back to merchant</a>` : html`<a id="back-link" rel="noreferrer" hidden>Back to merchant</a>`}</p>
+<footer class="footer">This payment link is private: anyone who has it can see these payment details. Payments are in USDC only.</footer>`,
+  );
+}
+
+/** The answer for an unknown id and for another workspace's id alike: it must not tell them apart. */
+export function renderNotFoundPage(): string {
+  return page('Not found', html``, html`<section class="card"><h1>Not found</h1><p>There is no payment at this address. Check the link you were given.</p></section>`);
+}
+
+function page(title: string, scripts: Html, body: Html): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light">
 <meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>${summary.number} — ${summary.merchantName}</title>
+<meta name="robots" content="noindex, nofollow">
+<title>${title}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${CHECKOUT_ASSET_BASE}checkout.css">
+${scripts}
 </head>
 <body>
-<h1>${summary.merchantName}: invoice ${summary.number}</h1>
-<p>Amount: ${summary.amount} USDC. Status: ${summary.status}. Payment deadline: ${summary.expiresAt}.</p>
-<p>Paying from this page is not available on this server yet. Do not send a payment based on this page; ask the merchant how to pay.</p>
+<main class="checkout">
+${body}
+</main>
 </body>
 </html>
 `.value;
+}
+
+/** One notice per situation; the script shows the one that fits as the status changes. */
+function notices(details: CheckoutDetails, failure: string | null): Html {
+  const status = details.status;
+  const failureText = failure ? (FAILURE_TEXTS[failure as keyof typeof FAILURE_TEXTS] ?? `${failure}.`) : '';
+  return html`<p id="notice-processing" class="notice warn" role="status" ${status !== 'processing' && 'hidden'}><strong>Your payment is being verified. Do not pay again.</strong> This page updates by itself; verification can finish after the timer runs out.</p>
+<p id="notice-failed" class="notice error" role="alert" ${!failure && 'hidden'}>The last payment attempt did not count: <span id="failure-reason">${failureText}</span> The invoice is still unpaid. If money left your wallet for it, contact the merchant before paying again.</p>
+<p id="notice-paid" class="notice ok" role="status" ${status !== 'paid' && 'hidden'}><strong>Paid. Thank you!</strong> The merchant has been notified.</p>
+<p id="notice-expired" class="notice" role="status" ${status !== 'expired' && 'hidden'}><strong>The payment deadline has passed.</strong> Do not send a payment for this invoice; ask the merchant for a new link.</p>
+<p id="notice-cancelled" class="notice" role="status" ${status !== 'cancelled' && 'hidden'}><strong>The merchant cancelled this invoice.</strong> Do not send a payment for it.</p>
+<p id="notice-reopened" class="notice" role="status" hidden>This invoice can be paid again: reload the page to see how.</p>`;
+}
+
+function paySection(details: CheckoutDetails): Html {
+  const [first] = details.networks;
+  const amount = displayAmount(details.amount);
+  return html`<div id="pay" ${details.status !== 'open' && 'hidden'}>
+${
+  details.networks.length > 1
+    ? html`<fieldset class="card networks"><legend>Network</legend>${details.networks.map(
+        (network) =>
+          html`<label><input type="radio" name="network" value="${network.name}" ${network === first && 'checked'}> ${network.name} <span class="muted">chain ${network.chainId}</span></label>`,
+      )}</fieldset>`
+    : html`<p class="network">Network <strong>${first?.name}</strong> <span class="muted">chain ${first?.chainId}</span></p>`
+}
+<section id="wallet-pay" class="card" hidden>
+  <h2>Pay with a browser wallet</h2>
+  <p class="muted">Your wallet signs a transfer of exactly ${amount} USDC. No gas fee: the payment service submits it.</p>
+  <div id="wallets" class="wallets"></div>
+  <p id="no-wallet" hidden>No browser wallet found. Pay from any wallet below, or open this page in your wallet app's browser.</p>
+  <p id="wallet-status" class="status-line" aria-live="polite"></p>
+  <p id="wallet-error" class="form-error" role="alert" hidden></p>
+</section>
+<section id="transfer-pay" class="card">
+  <h2>Pay from any wallet</h2>
+  <noscript><p class="notice warn">After sending, this page needs JavaScript to take the transaction hash. Without it the merchant cannot see your payment: enable JavaScript before you pay.</p></noscript>
+  ${details.networks.map((network) => networkPanel(network, amount, details.networks.length > 1))}
+  <dl class="copy-list">
+    <dt>Recipient address</dt>
+    <dd><code id="recipient">${details.recipient}</code> <button type="button" class="copy small" data-copy="recipient" hidden>Copy</button></dd>
+    <dt>Amount</dt>
+    <dd><code id="amount-exact">${amount}</code> USDC <button type="button" class="copy small" data-copy="amount-exact" hidden>Copy</button></dd>
+  </dl>
+  <form id="tx-form" class="tx-form" hidden>
+    <label for="tx-hash">Sent it? Paste the transaction hash</label>
+    <input id="tx-hash" name="txHash" autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="0x…" required>
+    <button type="submit" class="primary">Submit transaction</button>
+    <p id="tx-error" class="form-error" role="alert" hidden></p>
+  </form>
+</section>
+</div>`;
+}
+
+function networkPanel(network: CheckoutNetwork, amount: string, titled: boolean): Html {
+  return html`<div class="network-panel" data-network="${network.name}">
+  ${titled && html`<h3>${network.name}</h3>`}
+  <a class="qr" href="${network.paymentUri}" title="Open in a wallet app">${qrSvg(network.paymentUri, `QR code: pay ${amount} USDC on ${network.name}`)}</a>
+  <p>Send exactly <strong>${amount} USDC</strong> on <strong>${network.name}</strong> (chain ${network.chainId}) to the address below, with a plain transfer of the USDC token <code class="token">${network.token}</code>.</p>
+</div>`;
+}
+
+/**
+ * "Back to merchant": the success URL once paid, else the cancel URL, exactly as the merchant gave it
+ * (nothing appended: a redirect is never proof of payment). Following it cancels nothing.
+ */
+function backLink(details: Pick<CheckoutDetails, 'status' | 'successUrl' | 'cancelUrl'>): string | undefined {
+  const url = details.status === 'paid' ? details.successUrl : details.cancelUrl;
+  // The API accepts only https URLs of allowed origins; checked again so no other scheme becomes a link.
+  return url && /^https?:\/\//i.test(url) ? url : undefined;
 }

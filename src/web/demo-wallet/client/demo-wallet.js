@@ -16,7 +16,8 @@ function demoProvider(role) {
         body: JSON.stringify({ role, method, params }),
       });
       const body = await response.json();
-      if (!response.ok) throw Object.assign(new Error(body.message), { code: body.rpcCode ?? 4001 });
+      // 4001 (user rejected) only when the wallet says so; anything else is an internal error.
+      if (!response.ok) throw Object.assign(new Error(body.message), { code: body.rpcCode ?? -32603 });
       return body.result;
     },
     on(event, listener) {

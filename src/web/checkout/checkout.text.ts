@@ -1,0 +1,56 @@
+import type { InvoiceStatus } from '../../modules/invoices/invoice.js';
+import type { FailureReason } from '../../modules/payments/payment-intent.js';
+
+/**
+ * Everything the buyer reads about a status or a failed attempt, in one place. The server renders it
+ * and hands the same table to the browser script (config block), so a live update says exactly what a
+ * reload would. Records, so a new status or failure reason fails to compile until it has a sentence.
+ */
+export const STATUS_LABELS: Readonly<Record<InvoiceStatus, string>> = {
+  open: 'Awaiting payment',
+  processing: 'Verifying payment',
+  paid: 'Paid',
+  expired: 'Expired',
+  cancelled: 'Cancelled',
+};
+
+export const FAILURE_TEXTS: Readonly<Record<FailureReason, string>> = {
+  amount_mismatch: 'the transaction did not send exactly the invoice amount.',
+  recipient_mismatch: 'the transaction did not pay the address shown here.',
+  wrong_token: 'the transaction moved no USDC on this network.',
+  expired: 'it arrived after the payment deadline.',
+  reverted: 'the transaction failed on-chain.',
+  already_used: 'that transfer has already paid an invoice.',
+  not_found: 'the transaction was not found on this network.',
+  predates_invoice: 'the transaction is older than this invoice.',
+  insufficient_balance: 'the wallet did not hold enough USDC.',
+  invalid_signature: 'the wallet signature was not valid.',
+  settlement_failed: 'the transfer could not be completed on-chain.',
+};
+
+/**
+ * Time left as people read a timer: `4d 23:59:58`, `1:05:09`, `4:07`, `0:00`. Mirrored by
+ * client/time.js (a test keeps the two equal): the server's first paint and the live countdown agree.
+ */
+export function formatRemaining(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const days = Math.floor(total / 86_400);
+  const hours = Math.floor((total % 86_400) / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, '0');
+  if (days > 0) return `${days}d ${String(hours).padStart(2, '0')}:${String(minutes).padStart(2, '0')}:${seconds}`;
+  if (hours > 0) return `${hours}:${String(minutes).padStart(2, '0')}:${seconds}`;
+  return `${minutes}:${seconds}`;
+}
+
+/** The API's six-decimal amount ("12.500000") as people write it, still exact: "12.50", "0.000001". */
+export function displayAmount(amount: string): string {
+  const [whole = '0', fraction = ''] = amount.split('.');
+  const trimmed = fraction.replace(/0+$/, '');
+  return `${whole}.${trimmed.padEnd(2, '0')}`;
+}
+
+/** A deadline for the first paint, in UTC (the server cannot know the buyer's zone; the script localises it). */
+export function formatDeadlineUtc(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}

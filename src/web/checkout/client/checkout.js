@@ -1,0 +1,208 @@
+/* global document, fetch, navigator, performance, window */
+// The checkout page's script. The server's first paint already says everything; this adds the live
+// countdown and status (polling the JSON details), the wallet buttons, copy buttons and the hash form.
+import { formatRemaining, serverClock } from './time.js';
+import { discoverWallets, signPayment, wallets } from './wallet.js';
+
+const $ = (id) => document.getElementById(id);
+const config = JSON.parse($('checkout-config').textContent);
+const pageHadNetworks = config.details.networks.length > 0;
+const clock = serverClock(config.details.serverTime, () => performance.now());
+let details = config.details;
+let pollTimer;
+
+/** An open invoice past its deadline is expired: the server's rule, applied the moment the timer ends. */
+const effectiveStatus = () => (details.status === 'open' && Date.parse(details.expiresAt) <= clock.now() ? 'expired' : details.status);
+const show = (node, visible) => node && (node.hidden = !visible);
+
+function render() {
+  const status = effectiveStatus();
+  const badge = $('status');
+  badge.textContent = config.statusLabels[status] ?? status;
+  badge.dataset.status = status;
+  $('countdown').textContent = formatRemaining(Date.parse(details.expiresAt) - clock.now());
+  show($('time-left'), status === 'open');
+  for (const name of ['processing', 'paid', 'expired', 'cancelled']) show($(`notice-${name}`), status === name);
+  const failure = status === 'open' && details.payment?.status === 'failed' ? details.payment.failureReason : null;
+  $('failure-reason').textContent = failure ? (config.failureTexts[failure] ?? `${failure}.`) : '';
+  show($('notice-failed'), Boolean(failure));
+  // A page drawn without payment options (not open then) offers a reload when the merchant reopens the link.
+  show($('notice-reopened'), status === 'open' && !pageHadNetworks);
+  show($('pay'), status === 'open');
+  const back = status === 'paid' ? details.successUrl : details.cancelUrl;
+  const link = $('back-link');
+  if (back && /^https?:\/\//i.test(back)) link.href = back;
+  show(link, Boolean(back));
+}
+
+/** GET the details, or POST `payload` to `<checkout path>/<suffix>`; a refusal throws the API's own sentence. */
+async function request(suffix, payload) {
+  let response;
+  try {
+    response = await fetch(suffix ? `${config.path}/${suffix}` : config.path, {
+      method: payload ? 'POST' : 'GET',
+      headers: payload ? { accept: 'application/json', 'content-type': 'application/json' } : { accept: 'application/json' },
+      body: payload && JSON.stringify(payload),
+      cache: 'no-store',
+    });
+  } catch {
+    throw new Error('Could not reach the payment service. Check your connection and try again.');
+  }
+  const data = await response.json().catch(() => undefined);
+  if (!response.ok) throw new Error(data?.message ?? `The payment service answered HTTP ${response.status}.`);
+  return data;
+}
+
+async function refresh() {
+  details = await request();
+  clock.sync(details.serverTime);
+  render();
+  return { details, serverNow: clock.now() };
+}
+
+/** Polls while something can still change: fast while verifying, slower while open, rarely once expired. */
+function schedulePoll(delayMs) {
+  window.clearTimeout(pollTimer);
+  const status = effectiveStatus();
+  if (status === 'paid' || status === 'cancelled') return;
+  const delay = delayMs ?? (status === 'processing' ? 2000 : status === 'open' ? 5000 : 30000);
+  pollTimer = window.setTimeout(async () => {
+    if (document.visibilityState === 'hidden') return schedulePoll(); // resumes on visibilitychange
+    await refresh().catch(() => {}); // a failed poll is retried on schedule; the page stays as it was
+    schedulePoll();
+  }, delay);
+}
+
+function tick() {
+  const before = $('status').dataset.status;
+  render();
+  // The timer just ran out: ask the server at once, it enforces the deadline.
+  if (before === 'open' && effectiveStatus() !== 'open') schedulePoll(0);
+  // Next change of the displayed second, which counts down to the deadline's own millisecond.
+  const untilNextSecond = (((Date.parse(details.expiresAt) - clock.now()) % 1000) + 1000) % 1000;
+  window.setTimeout(tick, untilNextSecond + 5);
+}
+
+/** After a 202: the invoice is processing; say so at once, then follow it closely. */
+function submitted() {
+  details = { ...details, status: 'processing', payment: { ...(details.payment ?? {}), status: 'processing' } };
+  render();
+  schedulePoll(1000);
+}
+
+/** The buyer's network choice among the page's networks (the details list none while processing). */
+const selectedNetwork = () => {
+  const checked = document.querySelector('input[name="network"]:checked')?.value;
+  return config.details.networks.find((network) => network.name === checked) ?? config.details.networks[0];
+};
+
+function showNetwork() {
+  const name = selectedNetwork()?.name;
+  for (const panel of document.querySelectorAll('.network-panel')) show(panel, panel.dataset.network === name);
+}
+
+function message(id, text) {
+  $(id).textContent = text ?? '';
+  show($(id), Boolean(text));
+}
+
+async function payWith(wallet, button) {
+  const network = selectedNetwork();
+  const buttons = [...$('wallets').querySelectorAll('button')];
+  buttons.forEach((b) => (b.disabled = true));
+  message('wallet-error');
+  const step = (text) => ($('wallet-status').textContent = text);
+  try {
+    const payment = await signPayment(wallet, network, refresh, step);
+    step('Submitting the payment…');
+    await request('authorizations', payment);
+    step(''); // the processing notice takes over
+    submitted();
+  } catch (error) {
+    step('');
+    message('wallet-error', error.message);
+    await refresh().catch(() => {});
+  } finally {
+    buttons.forEach((b) => (b.disabled = false));
+    button.blur();
+  }
+}
+
+function renderWallets() {
+  const list = $('wallets');
+  const found = wallets();
+  list.replaceChildren(
+    ...found.map((wallet) => {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.className = 'wallet primary';
+      if (wallet.icon) button.append(Object.assign(document.createElement('img'), { src: wallet.icon, alt: '', width: 24, height: 24 }));
+      button.append(`Pay with ${wallet.name}`);
+      button.addEventListener('click', () => payWith(wallet, button));
+      return button;
+    }),
+  );
+  show($('no-wallet'), found.length === 0 && walletGraceOver);
+}
+
+// Wallets announce themselves within moments of the page loading; after this, "no wallet" is the answer.
+let walletGraceOver = false;
+window.setTimeout(() => {
+  walletGraceOver = true;
+  if ($('wallets')) renderWallets();
+}, 600);
+
+async function copy(button) {
+  const text = $(button.dataset.copy).textContent;
+  const label = button.textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    button.textContent = 'Copied';
+  } catch {
+    window.getSelection()?.selectAllChildren($(button.dataset.copy)); // no clipboard (plain http): select it
+    button.textContent = 'Selected';
+  }
+  window.setTimeout(() => (button.textContent = label), 1500);
+}
+
+async function submitHash(event) {
+  event.preventDefault();
+  const input = $('tx-hash');
+  const txHash = input.value.trim();
+  if (!/^0x[0-9a-fA-F]{64}$/.test(txHash)) return message('tx-error', 'A transaction hash is 0x followed by 64 hexadecimal characters.');
+  const button = event.submitter ?? $('tx-form').querySelector('button');
+  button.disabled = true;
+  message('tx-error');
+  try {
+    await request('transactions', { network: selectedNetwork().name, txHash });
+    input.value = '';
+    submitted();
+  } catch (error) {
+    message('tx-error', error.message);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function start() {
+  const deadline = $('deadline');
+  deadline.textContent = new Date(details.expiresAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  if ($('pay')) {
+    for (const button of document.querySelectorAll('button.copy')) {
+      button.addEventListener('click', () => copy(button));
+      show(button, true);
+    }
+    for (const radio of document.querySelectorAll('input[name="network"]')) radio.addEventListener('change', showNetwork);
+    showNetwork();
+    $('tx-form').addEventListener('submit', submitHash);
+    show($('tx-form'), true);
+    show($('wallet-pay'), true);
+    discoverWallets(renderWallets);
+    renderWallets();
+  }
+  document.addEventListener('visibilitychange', () => document.visibilityState === 'visible' && schedulePoll(0));
+  tick();
+  schedulePoll();
+}
+
+start();
