@@ -183,16 +183,46 @@ export async function nextOpenDeadline(db: Executor): Promise<Date | null> {
   return row?.next ?? null;
 }
 
-export function listInvoices(db: Executor, workspaceId: WorkspaceId, limit: number) {
+export interface InvoiceListFilter {
+  readonly limit: number;
+  /** As readers see it: an open invoice past its deadline counts as expired, not open. */
+  readonly status?: InvoiceStatus;
+  /** Only numbers below this one (the previous page's last), for paging newest first. */
+  readonly before?: bigint;
+  readonly now: Date;
+}
+
+export function listInvoices(db: Executor, workspaceId: WorkspaceId, filter: InvoiceListFilter) {
+  const { status, now } = filter;
   return db
     .selectFrom('invoices')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
-    // Numbers follow creation order, and (workspace_id, number) is already a unique index.
+    .$if(filter.before !== undefined, (q) => q.where('number', '<', filter.before!))
+    .$if(status === 'open', (q) => q.where('status', '=', 'open').where('expires_at', '>', now))
+    .$if(status === 'expired', (q) => q.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'open'), eb('expires_at', '<=', now)])])))
+    .$if(status !== undefined && status !== 'open' && status !== 'expired', (q) => q.where('status', '=', status!))
+    // Numbers follow creation order, and (workspace_id, number) is already a unique index: a filtered
+    // page walks it backwards and stops at `limit` matches.
     .orderBy('number', 'desc')
-    .limit(limit)
+    .limit(filter.limit)
     .execute()
     .then((rows) => rows.map((row) => toInvoice(row as unknown as StoredInvoice)));
+}
+
+/** Paid invoices per UTC day since `from`: the day (YYYY-MM-DD), the sum of amounts, the count. */
+export function paidTotalsByDay(db: Executor, workspaceId: WorkspaceId, from: Date) {
+  return db
+    .selectFrom('invoices')
+    .select([
+      sql<string>`to_char(paid_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`.as('day'),
+      sql<string>`sum(amount)::text`.as('amount'),
+      sql<number>`count(*)::int`.as('count'),
+    ])
+    .where('workspace_id', '=', workspaceId)
+    .where('paid_at', '>=', from)
+    .groupBy(sql`1`)
+    .execute();
 }
 
 /** Forgets idempotency keys past their retention. */

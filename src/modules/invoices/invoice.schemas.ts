@@ -63,6 +63,12 @@ export const InvoiceParams = Type.Object({
   invoiceId: Type.String({ maxLength: 64, description: 'Invoice id (`inv_…`).' }),
 });
 
+/** Portal routes: the workspace is checked against the session, so its id needs no pattern here. */
+export const PortalInvoiceParams = Type.Object({
+  workspaceId: Type.String({ maxLength: 64 }),
+  invoiceId: Type.String({ maxLength: 64, description: 'Invoice id (`inv_…`).' }),
+});
+
 export const RenewBody = Type.Object(
   { expiresIn: Type.Optional(Type.Integer({ enum: [...EXPIRES_IN_VALUES], description: "New window; default the invoice's own." })) },
   { additionalProperties: false },

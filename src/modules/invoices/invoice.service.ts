@@ -4,10 +4,10 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { moveCredits } from '../billing/credits.repo.js';
 import { appendInvoiceEvent } from '../events/event.repo.js';
-import { EXPIRES_IN_CREDITS, effectiveStatus, newInvoiceId, transition, type ExpiresIn, type Invoice, type InvoiceCommand, type InvoiceId, type Transition } from './invoice.js';
+import { EXPIRES_IN_CREDITS, effectiveStatus, newInvoiceId, transition, type ExpiresIn, type Invoice, type InvoiceCommand, type InvoiceId, type InvoiceStatus, type Transition } from './invoice.js';
 import { CreateBatcher } from './invoice.batcher.js';
 import { checkIdempotencyKey, requestHash, validateInvoiceInput, type CreateInvoiceInput, type InvoiceRules, type ValidInvoiceInput } from './invoice-input.js';
-import { createInvoice, dueOpenInvoices, findInvoice, listInvoices, lockInvoice, updateInvoice } from './invoice.repo.js';
+import { createInvoice, dueOpenInvoices, findInvoice, listInvoices, lockInvoice, paidTotalsByDay, updateInvoice } from './invoice.repo.js';
 
 /** Idempotency keys outlive the longest payment window (5 days). */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
@@ -107,8 +107,20 @@ export class InvoiceService {
     return this.present(invoice);
   }
 
-  async list(workspaceId: WorkspaceId, limit: number): Promise<Invoice[]> {
-    return (await listInvoices(this.deps.db, workspaceId, limit)).map((invoice) => this.present(invoice));
+  /**
+   * A page of the workspace's invoices, newest first, optionally of one status as readers see it.
+   * `nextBefore` is the number to pass as `before` for the next page; null when there is none.
+   */
+  async list(workspaceId: WorkspaceId, query: { limit: number; status?: InvoiceStatus; before?: bigint }): Promise<{ invoices: Invoice[]; nextBefore: bigint | null }> {
+    // One row beyond the page tells whether another page exists.
+    const rows = await listInvoices(this.deps.db, workspaceId, { ...query, limit: query.limit + 1, now: this.deps.clock.now() });
+    const page = rows.slice(0, query.limit);
+    return { invoices: page.map((invoice) => this.present(invoice)), nextBefore: rows.length > query.limit ? (page.at(-1)?.number ?? null) : null };
+  }
+
+  /** Paid invoices per UTC day from `from` on: `{day: "YYYY-MM-DD", amount (micro-USDC), count}`, days without payments left out. */
+  async paidPerDay(workspaceId: WorkspaceId, from: Date): Promise<{ day: string; amount: bigint; count: number }[]> {
+    return (await paidTotalsByDay(this.deps.db, workspaceId, from)).map((row) => ({ day: row.day, amount: BigInt(row.amount), count: row.count }));
   }
 
   cancel(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice> {

@@ -2,10 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../http/common.schemas.js';
 import { BEARER_SECURITY } from '../../http/merchant-api.js';
 import type { Services } from '../../http/services.js';
-import { formatUsdc } from '../../shared/money.js';
-import { formatInvoiceNumber, type InvoiceId } from '../invoices/invoice.js';
+import type { InvoiceId } from '../invoices/invoice.js';
 import { InvoiceParams } from '../invoices/invoice.schemas.js';
 import type { PaymentIntentId } from './payment-intent.js';
+import { presentReceipt } from './payment.present.js';
 import { PaymentIntentParams, PaymentIntentView, ReceiptView } from './payment.schemas.js';
 import { presentIntent } from './payment.service.js';
 
@@ -45,20 +45,7 @@ export function paymentRoutes(services: Services): FastifyPluginAsyncTypebox {
       },
       async (request) => {
         const { invoice, payment } = await services.payments.receipt(request.apiKey!.workspaceId, request.params.invoiceId as InvoiceId);
-        return {
-          invoiceId: invoice.id,
-          number: formatInvoiceNumber(invoice.number),
-          amount: formatUsdc(payment.amount),
-          currency: 'USDC' as const,
-          network: payment.network,
-          payer: payment.payer,
-          recipient: payment.payTo,
-          transactionHash: payment.txHash!,
-          blockNumber: payment.blockNumber!.toString(),
-          paidAt: invoice.paidAt!.toISOString(),
-          paymentIntentId: payment.id,
-          externalId: invoice.externalId,
-        };
+        return presentReceipt(invoice, payment);
       },
     );
   };

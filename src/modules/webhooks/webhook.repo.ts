@@ -193,6 +193,21 @@ export function invoiceAttempts(db: Executor, workspaceId: WorkspaceId, invoiceI
     .execute();
 }
 
+/** Attempts per UTC day since `from` (webhook_attempts_recent_idx): all of them, and those acknowledged with a 2xx. */
+export function attemptTotalsByDay(db: Executor, workspaceId: WorkspaceId, from: Date) {
+  return db
+    .selectFrom('webhook_attempts')
+    .select([
+      sql<string>`to_char(started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`.as('day'),
+      sql<number>`count(*)::int`.as('attempts'),
+      sql<number>`(count(*) FILTER (WHERE error IS NULL))::int`.as('succeeded'),
+    ])
+    .where('workspace_id', '=', workspaceId)
+    .where('started_at', '>=', from)
+    .groupBy(sql`1`)
+    .execute();
+}
+
 /** Deletes attempt history and finished deliveries older than `cutoff`. Resolves the rows deleted. */
 export async function pruneWebhookHistory(db: Executor, cutoff: Date): Promise<number> {
   const attempts = await db.deleteFrom('webhook_attempts').where('started_at', '<', cutoff).executeTakeFirst();

@@ -50,6 +50,11 @@ export class WebhookService {
     };
   }
 
+  /** Delivery attempts per UTC day from `from` on, test sends included: each one reached (or missed) the receiver. */
+  attemptsPerDay(workspaceId: WorkspaceId, from: Date): Promise<{ day: string; attempts: number; succeeded: number }[]> {
+    return repo.attemptTotalsByDay(this.deps.db, workspaceId, from);
+  }
+
   /**
    * Creates or changes the endpoint. A new endpoint gets a secret; `rotate` replaces it and pauses
    * delivery until the merchant enables it again with the receiver updated. Enabling a paused endpoint

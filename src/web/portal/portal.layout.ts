@@ -13,13 +13,18 @@ export interface LayoutOptions {
   readonly title: string;
   readonly config: PortalClientConfig;
   readonly body: Html;
+  /**
+   * The local demo's built-in wallet (src/web/demo-wallet) is served: load its script, which announces
+   * it through EIP-6963 like any wallet extension. Never true when real networks are configured.
+   */
+  readonly demoWallet?: boolean;
 }
 
 /**
  * The shell shared by portal pages: head, top bar with the signed-in wallet, footer. Loads only
  * same-origin assets, so it renders under the portal's strict Content-Security-Policy.
  */
-export function renderLayout({ title, config, body }: LayoutOptions): string {
+export function renderLayout({ title, config, body, demoWallet = false }: LayoutOptions): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -30,7 +35,8 @@ export function renderLayout({ title, config, body }: LayoutOptions): string {
 <title>${title} — Invoice Service</title>
 <link rel="icon" href="${ASSET_BASE}favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSET_BASE}portal.css">
-<script type="module" src="${ASSET_BASE}app.js"></script>
+${demoWallet && html`<script type="module" src="/demo-wallet.js"></script>
+`}<script type="module" src="${ASSET_BASE}app.js"></script>
 ${jsonScript('portal-config', config)}
 </head>
 <body>

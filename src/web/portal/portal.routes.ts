@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { LOCAL_CHAIN_ID, signInChainIds, type Config } from '../../config/config.js';
+import { LOCAL_CHAIN_ID, networkNames, signInChainIds, type Config } from '../../config/config.js';
 import type { Services } from '../../http/services.js';
 import { ASSET_BASE, loadPortalAssets } from './portal.assets.js';
 import { renderPortalHome, type SignInNetwork } from './portal.page.js';
@@ -24,6 +24,8 @@ export function registerPortalPages(app: FastifyInstance, services: Services): v
   const home = renderPortalHome({
     config: { origin: services.config.publicBaseUrl.origin, chainIds: networks.map((n) => n.chainId) },
     networks,
+    paymentNetworks: networkNames(services.config),
+    demoWallet: services.demoWallet !== undefined,
   });
 
   app.get('/portal', { schema: hide }, async (_request, reply) => {

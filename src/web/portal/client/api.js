@@ -1,4 +1,4 @@
-/* global fetch */
+/* global fetch, URLSearchParams */
 // The portal's JSON API client. Same-origin fetches send the session cookie and, for POST/DELETE, the
 // Origin header the server's CSRF check wants, without any help from us.
 
@@ -45,8 +45,16 @@ async function request(method, path, body) {
 export const api = {
   get: (path) => request('GET', path),
   post: (path, body) => request('POST', path, body),
+  put: (path, body) => request('PUT', path, body),
+  patch: (path, body) => request('PATCH', path, body),
   delete: (path) => request('DELETE', path),
 };
 
-/** `/portal/api/w/<workspace id>/…` with every segment encoded. */
-export const workspacePath = (workspaceId, ...rest) => ['/portal/api/w', workspaceId, ...rest].map((s, i) => (i === 0 ? s : encodeURIComponent(s))).join('/');
+/** `/portal/api/w/<workspace id>/…` with every segment encoded, and an optional query object (empty values left out). */
+export function workspacePath(workspaceId, ...rest) {
+  const query = typeof rest.at(-1) === 'object' ? rest.pop() : undefined;
+  const path = ['/portal/api/w', workspaceId, ...rest].map((s, i) => (i === 0 ? s : encodeURIComponent(s))).join('/');
+  const params = new URLSearchParams(Object.entries(query ?? {}).filter(([, value]) => value !== undefined && value !== ''));
+  const search = params.toString();
+  return search ? `${path}?${search}` : path;
+}

@@ -1,41 +1,97 @@
-/* global window */
-// Entry point of /portal: decides between the sign-in screen and the signed-in portal.
+/* global window, document */
+// Entry point of /portal: the sign-in screen or the signed-in portal. The workspace is in the query
+// (?workspace=ws_…) and the open panel in the fragment (#invoices, #invoice/inv_…), so a reload or a
+// shared link opens the same view, and Back goes where people expect.
 import { ApiError, api, onSessionLost } from './api.js';
 import { busy, byId, notify, reportError, shortAddress, show } from './dom.js';
+import { createInvoiceView } from './invoice.js';
+import { createInvoicesView } from './invoices.js';
 import { createKeysView } from './keys.js';
-import { findWallet, onWalletsChanged, signInWithWallet, startWalletDiscovery } from './wallet.js';
+import { createOverviewView } from './overview.js';
+import { createSettingsView } from './settings.js';
+import { createSignInView } from './signin.js';
+import { createWebhookView } from './webhook.js';
 import { createWorkspacesView } from './workspaces.js';
 
 /** Rendered by the server: { origin, chainIds }. */
 const config = JSON.parse(byId('portal-config').textContent);
+
+let workspace;
+const overview = createOverviewView();
+const refreshIssues = () => overview.refreshIssues(workspace).catch((error) => reportError(error));
 const keys = createKeysView();
-const workspaces = createWorkspacesView({
-  onSelect: (workspace) => keys.show(workspace).catch((error) => reportError(error)),
+const webhook = createWebhookView({ onChange: refreshIssues });
+const invoices = createInvoicesView({
+  onCreated: (invoice) => {
+    refreshIssues(); // its credits may have brought the balance low
+    window.location.hash = `#invoice/${invoice.id}`;
+  },
 });
+const invoice = createInvoiceView({ onChange: refreshIssues });
+const workspaces = createWorkspacesView({ onSelect: select });
+const settings = createSettingsView({
+  onProfileSaved: (updated) => {
+    workspace = updated;
+    workspaces.update(updated);
+  },
+});
+const signInView = createSignInView({ chainIds: config.chainIds, onSignedIn: enterPortal });
 
-// Wallets announce themselves within moments of the page loading; after this, "no wallet" is the answer.
-const WALLET_WAIT_MS = 600;
+/** What each panel loads when it is shown; the argument is the rest of the fragment (an invoice id). */
+const PANELS = {
+  overview: (ws) => overview.show(ws),
+  invoices: (ws) => invoices.show(ws),
+  invoice: (ws, id) => invoice.show(ws, id),
+  api: (ws) => Promise.all([keys.show(ws), webhook.show(ws)]),
+  settings: (ws) => settings.show(ws),
+};
+/** The tab that stays highlighted while a panel without a tab of its own is open. */
+const TAB_OF = { invoice: 'invoices' };
 
-function showWallet() {
-  const wallet = findWallet();
-  if (wallet) show(byId('no-wallet'), false);
-  const icon = byId('wallet-icon');
-  byId('sign-in-label').textContent = wallet?.name ? `Sign in with ${wallet.name}` : 'Sign in with your wallet';
-  if (wallet?.icon) icon.src = wallet.icon;
-  show(icon, Boolean(wallet?.icon));
+/** Shows the panel the fragment names; `moveFocus` (after a click, not on load) takes keyboard and screen reader users there. */
+function route(moveFocus = false) {
+  if (!workspace) return;
+  const [name = '', arg] = window.location.hash.slice(1).split('/');
+  const panel = Object.hasOwn(PANELS, name) ? name : 'overview';
+  const tab = TAB_OF[panel] ?? panel;
+  for (const node of document.querySelectorAll('[data-panel]')) show(node, node.dataset.panel === panel);
+  for (const link of document.querySelectorAll('[data-tab]')) {
+    if (link.dataset.tab === tab) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  // One-time secrets never outlive the panel they were shown in.
+  if (panel !== 'api') {
+    keys.hideSecret();
+    webhook.hideSecret();
+  }
+  const heading = document.querySelector(`[data-panel="${panel}"] h2`);
+  if (moveFocus && heading) {
+    heading.tabIndex = -1;
+    heading.focus({ preventScroll: true });
+  }
+  PANELS[panel](workspace, arg && decodeURIComponent(arg)).catch((error) => reportError(error));
+}
+
+function select(selected) {
+  const switched = workspace !== undefined && selected?.id !== workspace.id;
+  workspace = selected;
+  show(byId('workspace-area'), Boolean(selected));
+  if (!selected) return;
+  refreshIssues();
+  // An invoice of the previous workspace is not in this one.
+  if (switched && window.location.hash.startsWith('#invoice/')) window.location.hash = '#invoices';
+  else route();
 }
 
 function showSignIn(message) {
+  workspace = undefined;
   workspaces.reset();
-  keys.show(undefined);
   show(byId('loading'), false);
   show(byId('session'), false);
   show(byId('signed-in'), false);
   show(byId('signed-out'), true);
-  byId('sign-in-status').textContent = '';
   notify(message, 'info');
-  showWallet();
-  window.setTimeout(() => show(byId('no-wallet'), !findWallet()), WALLET_WAIT_MS);
+  signInView.show();
 }
 
 async function enterPortal(session) {
@@ -47,24 +103,6 @@ async function enterPortal(session) {
   show(byId('session'), true);
   show(byId('signed-in'), true);
   await workspaces.load();
-}
-
-async function signIn(button) {
-  const status = byId('sign-in-status');
-  const wallet = findWallet();
-  show(byId('no-wallet'), !wallet);
-  if (!wallet) return;
-  notify(undefined);
-  await busy(button, async () => {
-    try {
-      const session = await signInWithWallet(wallet, config.chainIds, (text) => (status.textContent = text));
-      status.textContent = '';
-      await enterPortal(session);
-    } catch (error) {
-      status.textContent = '';
-      reportError(error);
-    }
-  });
 }
 
 async function signOut(button) {
@@ -79,16 +117,14 @@ async function signOut(button) {
 }
 
 async function start() {
-  startWalletDiscovery();
-  onWalletsChanged(showWallet);
   onSessionLost(() => showSignIn('Your session has ended. Sign in again to continue.'));
+  window.addEventListener('hashchange', () => route(true));
   if (window.location.origin !== config.origin) {
     const link = byId('origin-link');
     link.href = `${config.origin}/portal`;
     link.textContent = `${config.origin}/portal`;
     show(byId('origin-warning'), true);
   }
-  byId('sign-in').addEventListener('click', (event) => signIn(event.currentTarget));
   byId('sign-out').addEventListener('click', (event) => signOut(event.currentTarget));
 
   let session;

@@ -103,3 +103,32 @@ export async function copyFrom(source, button) {
     button.textContent = label;
   }, 2000);
 }
+
+/** "12.500000" (the API's form) → "12.50": at least two decimals, no trailing zeros beyond. Text only, no float. */
+export function formatAmount(amount) {
+  const [whole, fraction = ''] = String(amount).split('.');
+  return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
+}
+
+/** Replaces the content of a <dl> with [term, description] pairs; descriptions that are undefined are left out. */
+export function fillFacts(dl, pairs) {
+  dl.replaceChildren(...pairs.filter(([, value]) => value !== undefined).flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value ?? '—')]));
+}
+
+export const badge = (status) => el('span', { class: `badge ${status}` }, status);
+
+/** Characters as the server's maxLength counts them (code points), shown live next to a textarea. */
+export function bindCounter(textarea, counter) {
+  const max = Number(textarea.dataset.max);
+  const update = () => {
+    const used = [...textarea.value].length;
+    counter.textContent = `${used} / ${max}`;
+    counter.classList.toggle('over', used > max);
+    return used <= max;
+  };
+  textarea.addEventListener('input', update);
+  return update;
+}
+
+/** A failed webhook attempt in words: the receiver's status when it answered, else the safe error category. */
+export const attemptError = (attempt) => (attempt.statusCode ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'failed').replaceAll('_', ' '));

@@ -1,7 +1,8 @@
 /* global window */
 // The selected workspace's API keys: table, revoke, create form with presets, one-time secret box.
 import { api, workspacePath } from './api.js';
-import { busy, byId, copyFrom, el, formError, notify, reportError, show, timeEl } from './dom.js';
+import { busy, byId, el, formError, notify, reportError, show, timeEl } from './dom.js';
+import { secretBox } from './secret.js';
 
 export function createKeysView() {
   const card = byId('keys');
@@ -9,8 +10,7 @@ export function createKeysView() {
   const form = byId('key-form');
   const boxes = [...form.querySelectorAll('input[name=permissions]')];
   const presets = [...form.querySelectorAll('[data-preset]')];
-  const secretBox = byId('secret-box');
-  const secretValue = byId('secret-value');
+  const secret = secretBox('key');
   let workspace;
   // Bumped on every workspace switch, so a slow answer for the previous workspace is dropped.
   let generation = 0;
@@ -20,11 +20,6 @@ export function createKeysView() {
   function syncPresets() {
     const current = chosen().sort().join(' ');
     for (const button of presets) button.setAttribute('aria-pressed', String(button.dataset.preset.split(' ').sort().join(' ') === current));
-  }
-
-  function hideSecret() {
-    secretValue.textContent = '';
-    show(secretBox, false);
   }
 
   function row(key) {
@@ -73,8 +68,6 @@ export function createKeysView() {
     });
   }
   for (const box of boxes) box.addEventListener('change', syncPresets);
-  byId('copy-secret').addEventListener('click', (event) => copyFrom(secretValue, event.currentTarget));
-  byId('dismiss-secret').addEventListener('click', hideSecret);
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -88,12 +81,9 @@ export function createKeysView() {
       try {
         const created = await api.post(workspacePath(target.id, 'keys'), { name, permissions });
         if (target !== workspace) return;
-        secretValue.textContent = created.secret;
-        show(secretBox, true);
         form.reset();
         syncPresets();
-        secretBox.scrollIntoView({ block: 'center', behavior: 'smooth' });
-        byId('copy-secret').focus({ preventScroll: true });
+        secret.reveal(created.secret);
         await refresh();
       } catch (error) {
         reportError(error, form);
@@ -102,11 +92,12 @@ export function createKeysView() {
   });
 
   return {
+    hideSecret: secret.hide,
     /** Shows the keys of `selected`, or hides the section when there is no workspace. */
     async show(selected) {
       generation += 1;
       workspace = selected;
-      hideSecret();
+      secret.hide();
       formError(form);
       body.replaceChildren();
       show(card, Boolean(selected));

@@ -36,13 +36,17 @@ export function onWalletsChanged(listener) {
   listeners.add(listener);
 }
 
-/** The first announced wallet, else the injected one, else undefined: `{ provider, name?, icon? }`. */
-export function findWallet() {
-  const first = announced[0];
-  if (first) return { provider: first.provider, name: first.info?.name, icon: safeIcon(first.info?.icon) };
+/**
+ * Every wallet found, `{ id, provider, name?, icon? }`: the ones announced through EIP-6963 in the
+ * order they announced, or else the injected `window.ethereum`, the only one older wallets offer.
+ */
+export function listWallets() {
+  if (announced.length > 0) {
+    return announced.map((detail, i) => ({ id: detail.info?.uuid ?? `wallet-${i}`, provider: detail.provider, name: detail.info?.name, icon: safeIcon(detail.info?.icon) }));
+  }
   const injected = window.ethereum;
-  if (injected && typeof injected.request === 'function') return { provider: injected, name: undefined, icon: undefined };
-  return undefined;
+  if (injected && typeof injected.request === 'function') return [{ id: 'injected', provider: injected, name: undefined, icon: undefined }];
+  return [];
 }
 
 // EIP-6963 icons are data URIs; only images are shown (the CSP allows nothing else anyway).

@@ -1,9 +1,7 @@
 /* global window, history, URL */
 // The workspace selector, the create-workspace form and the selected workspace's details.
 import { api } from './api.js';
-import { busy, byId, copyFrom, el, formError, notify, reportError, show } from './dom.js';
-
-const codePoints = (text) => [...text].length; // what the server's maxLength counts
+import { bindCounter, busy, byId, copyFrom, el, formError, notify, reportError, show } from './dom.js';
 
 /** `onSelect(workspace | undefined)` runs whenever the selected workspace changes. */
 export function createWorkspacesView({ onSelect }) {
@@ -11,9 +9,9 @@ export function createWorkspacesView({ onSelect }) {
   const createCard = byId('workspace-create');
   const form = byId('workspace-form');
   const description = byId('workspace-description-input');
-  const counter = byId('description-count');
-  const maxDescription = Number(description.dataset.max);
+  const updateCounter = bindCounter(description, byId('workspace-description-count'));
   let workspaces = [];
+  let selected;
 
   const selectedId = () => new URL(window.location.href).searchParams.get('workspace');
   const remember = (id) => {
@@ -23,22 +21,15 @@ export function createWorkspacesView({ onSelect }) {
     history.replaceState(null, '', url);
   };
 
-  function updateCounter() {
-    const used = codePoints(description.value);
-    counter.textContent = `${used} / ${maxDescription}`;
-    counter.classList.toggle('over', used > maxDescription);
-  }
-
   function openCreate(open) {
     show(createCard, open);
     formError(form);
     if (open) form.elements.name.focus();
   }
 
-  function render(selected) {
+  function render() {
     select.replaceChildren(...workspaces.map((w) => el('option', { value: w.id, selected: w.id === selected?.id }, w.name)));
     show(select.parentElement, workspaces.length > 0);
-    show(byId('workspace'), Boolean(selected));
     if (selected) {
       byId('workspace-title').textContent = selected.name;
       byId('workspace-description').textContent = selected.description;
@@ -53,16 +44,15 @@ export function createWorkspacesView({ onSelect }) {
   }
 
   function choose(id) {
-    const selected = workspaces.find((w) => w.id === id) ?? workspaces[0];
+    selected = workspaces.find((w) => w.id === id) ?? workspaces[0];
     remember(selected?.id);
-    render(selected);
+    render();
     onSelect(selected);
   }
 
   select.addEventListener('change', () => choose(select.value));
   byId('show-create-workspace').addEventListener('click', () => openCreate(true));
   byId('cancel-create-workspace').addEventListener('click', () => openCreate(false));
-  description.addEventListener('input', updateCounter);
   for (const button of byId('workspace').querySelectorAll('[data-copy-from]')) {
     button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom), button));
   }
@@ -72,7 +62,7 @@ export function createWorkspacesView({ onSelect }) {
     const name = form.elements.name.value.trim();
     const text = description.value.trim();
     if (name === '') return formError(form, 'Give the workspace a name.');
-    if (codePoints(text) > maxDescription) return formError(form, `The description is too long: at most ${maxDescription} characters.`);
+    if (!updateCounter()) return formError(form, `The description is too long: at most ${description.dataset.max} characters.`);
     formError(form);
     busy(form.querySelector('[type=submit]'), async () => {
       try {
@@ -95,8 +85,15 @@ export function createWorkspacesView({ onSelect }) {
       ({ workspaces } = await api.get('/portal/api/workspaces'));
       choose(selectedId());
     },
+    /** After the profile was saved elsewhere: new name and description, same selection. */
+    update(changed) {
+      workspaces = workspaces.map((w) => (w.id === changed.id ? changed : w));
+      if (selected?.id === changed.id) selected = changed;
+      render();
+    },
     reset() {
       workspaces = [];
+      selected = undefined;
       form.reset();
       updateCounter();
       show(createCard, false);

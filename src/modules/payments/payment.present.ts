@@ -1,0 +1,24 @@
+import { formatUsdc } from '../../shared/money.js';
+import { formatInvoiceNumber, type Invoice } from '../invoices/invoice.js';
+import type { PaymentIntent } from './payment-intent.js';
+
+/**
+ * The receipt of a paid invoice as the API and the portal show it. Callers pass what
+ * PaymentService.receipt returns: a paid invoice and its succeeded, mined payment.
+ */
+export function presentReceipt(invoice: Invoice, payment: PaymentIntent) {
+  return {
+    invoiceId: invoice.id,
+    number: formatInvoiceNumber(invoice.number),
+    amount: formatUsdc(payment.amount),
+    currency: 'USDC' as const,
+    network: payment.network,
+    payer: payment.payer,
+    recipient: payment.payTo,
+    transactionHash: payment.txHash!,
+    blockNumber: payment.blockNumber!.toString(),
+    paidAt: invoice.paidAt!.toISOString(),
+    paymentIntentId: payment.id,
+    externalId: invoice.externalId,
+  };
+}

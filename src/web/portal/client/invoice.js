@@ -1,0 +1,118 @@
+/* global window */
+// One invoice: its facts, links to copy, cancel and renew, the receipt once paid, and the timeline.
+import { ApiError, api, workspacePath } from './api.js';
+import { attemptError, badge, busy, byId, copyFrom, el, fillFacts, formatAmount, notify, reportError, show, timeEl } from './dom.js';
+
+/** Timeline kinds (GET …/timeline) in words; `record` adds the details that kind carries. */
+const KINDS = {
+  created: () => 'Created',
+  payment_submitted: () => 'Payment submitted',
+  verification_pending: () => 'Verifying the payment',
+  payment_confirmed: () => 'Payment confirmed on-chain',
+  paid: () => 'Paid',
+  payment_failed: (r) => `Payment failed${r.failureReason ? `: ${r.failureReason.replaceAll('_', ' ')}` : ''}`,
+  reopened: () => 'Open again for payment',
+  expired: () => 'Expired',
+  cancelled: () => 'Cancelled',
+  renewed: (r) => `Link renewed (version ${r.linkVersion})`,
+  webhook_attempt: (r) => `Webhook attempt ${r.attempt} for event ${r.eventId}: ${r.error === null ? `acknowledged (${r.statusCode})` : attemptError(r)}`,
+};
+
+const CHANGEABLE = new Set(['open', 'expired']);
+
+/** `onChange()` runs after a cancel or a renewal (credits and issues may have moved). */
+export function createInvoiceView({ onChange }) {
+  const card = byId('invoice-detail');
+  let workspace;
+  let invoice;
+  let generation = 0;
+
+  for (const button of card.querySelectorAll('[data-copy-from]')) button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom), button));
+
+  function renderInvoice() {
+    byId('invoice-number').textContent = invoice.number;
+    byId('invoice-status').replaceWith(Object.assign(badge(invoice.status), { id: 'invoice-status' }));
+    fillFacts(byId('invoice-facts'), [
+      ['Amount', `${formatAmount(invoice.amount)} USDC`],
+      ['Order reference', invoice.externalId ?? undefined],
+      ['Network', invoice.network ?? 'The buyer chooses'],
+      ['Created', timeEl(invoice.createdAt)],
+      ['Payment deadline', timeEl(invoice.expiresAt)],
+      ['Paid', invoice.paidAt ? timeEl(invoice.paidAt) : undefined],
+      ['Cancelled', invoice.cancelledAt ? timeEl(invoice.cancelledAt) : undefined],
+      ['Receiving wallet', el('code', {}, invoice.payTo)],
+      ['Link version', String(invoice.linkVersion)],
+    ]);
+    byId('invoice-checkout-url').textContent = invoice.checkoutUrl;
+    byId('invoice-checkout-open').href = invoice.checkoutUrl;
+    byId('invoice-url').textContent = invoice.url;
+    show(byId('invoice-actions'), CHANGEABLE.has(invoice.status));
+    byId('renew-expires').value = String(invoice.expiresIn);
+  }
+
+  function renderTimeline(timeline) {
+    byId('invoice-timeline').replaceChildren(
+      ...timeline.records.map((record) =>
+        el('li', { 'data-kind': record.kind }, timeEl(record.at), ' ', el('span', {}, (KINDS[record.kind] ?? (() => record.kind))(record))),
+      ),
+    );
+    show(byId('invoice-timeline-note'), timeline.truncated);
+  }
+
+  function renderReceipt(receipt) {
+    show(byId('invoice-receipt'), Boolean(receipt));
+    if (!receipt) return;
+    fillFacts(byId('receipt-facts'), [
+      ['Amount', `${formatAmount(receipt.amount)} USDC on ${receipt.network}`],
+      ['Paid', timeEl(receipt.paidAt)],
+      ['Payer', receipt.payer ? el('code', {}, receipt.payer) : undefined],
+      ['Transaction', el('code', {}, receipt.transactionHash)],
+      ['Block', receipt.blockNumber],
+      ['Payment', el('code', {}, receipt.paymentIntentId)],
+    ]);
+  }
+
+  async function load() {
+    const mine = ++generation;
+    const path = (...rest) => workspacePath(workspace.id, 'invoices', invoice?.id ?? '', ...rest);
+    const [fresh, timeline] = await Promise.all([api.get(path()), api.get(path('timeline'))]);
+    // A receipt exists only once paid; asking earlier answers 409 invoice_not_paid.
+    const receipt = fresh.status === 'paid' ? await api.get(path('receipt')).catch((error) => (error instanceof ApiError && error.status === 409 ? undefined : Promise.reject(error))) : undefined;
+    if (mine !== generation) return;
+    invoice = fresh;
+    renderInvoice();
+    renderTimeline(timeline);
+    renderReceipt(receipt);
+  }
+
+  async function act(button, verb, body) {
+    await busy(button, async () => {
+      try {
+        await api.post(workspacePath(workspace.id, 'invoices', invoice.id, verb), body);
+        notify(verb === 'cancel' ? `${invoice.number} is cancelled.` : `${invoice.number} has a new payment link.`, 'success');
+        onChange();
+        await load();
+      } catch (error) {
+        reportError(error);
+      }
+    });
+  }
+
+  byId('cancel-invoice').addEventListener('click', (event) => {
+    const question = `Cancel ${invoice.number} (${formatAmount(invoice.amount)} USDC)?\n\nIts checkout link stops accepting payments. This cannot be undone.`;
+    if (window.confirm(question)) act(event.currentTarget, 'cancel');
+  });
+  byId('renew-invoice').addEventListener('click', (event) => act(event.currentTarget, 'renew', { expiresIn: Number(byId('renew-expires').value) }));
+
+  return {
+    async show(selected, invoiceId) {
+      workspace = selected;
+      invoice = { id: invoiceId };
+      byId('invoice-number').textContent = 'Loading…';
+      for (const id of ['invoice-facts', 'invoice-timeline']) byId(id).replaceChildren();
+      show(byId('invoice-actions'), false);
+      show(byId('invoice-receipt'), false);
+      await load();
+    },
+  };
+}

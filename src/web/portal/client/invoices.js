@@ -1,0 +1,111 @@
+// The invoices panel: the list with status filters, the exact search, older pages, and the create form.
+import { api, workspacePath } from './api.js';
+import { badge, busy, byId, el, formError, formatAmount, reportError, show, timeEl } from './dom.js';
+
+const PAGE = 25;
+
+/** `onCreated(invoice)` runs after the create form made one. */
+export function createInvoicesView({ onCreated }) {
+  const rows = byId('invoice-rows');
+  const more = byId('invoice-more');
+  const status = byId('invoice-list-status');
+  const searchForm = byId('invoice-search');
+  const filters = byId('invoice-filters');
+  const clear = byId('invoice-search-clear');
+  const form = byId('invoice-form');
+  let workspace;
+  let query = ''; // a search replaces the status filter until cleared
+  let cursor = null;
+  // Bumped by every new listing, so a slow answer for an older one is dropped.
+  let generation = 0;
+
+  const statusFilter = () => filters.querySelector('input[name=status]:checked')?.value ?? '';
+
+  const row = (invoice) =>
+    el(
+      'tr',
+      {},
+      el('td', { 'data-label': 'Number' }, el('a', { href: `#invoice/${invoice.id}` }, invoice.number)),
+      el('td', { 'data-label': 'Amount', class: 'num' }, `${formatAmount(invoice.amount)} USDC`),
+      el('td', { 'data-label': 'Status' }, badge(invoice.status)),
+      el('td', { 'data-label': 'Order reference' }, invoice.externalId ?? el('span', { class: 'muted' }, '—')),
+      el('td', { 'data-label': 'Created' }, timeEl(invoice.createdAt)),
+      el('td', { 'data-label': 'Deadline' }, timeEl(invoice.expiresAt)),
+    );
+
+  /** The first page (`append` false) or the next one. */
+  async function load(append = false) {
+    const mine = ++generation;
+    const target = workspace;
+    if (!append) cursor = null;
+    status.textContent = 'Loading…';
+    const page = query
+      ? await api.get(workspacePath(target.id, 'invoice-search', { q: query, cursor: cursor ?? undefined, limit: PAGE }))
+      : await api.get(workspacePath(target.id, 'invoices', { status: statusFilter(), cursor: cursor ?? undefined, limit: PAGE }));
+    if (mine !== generation) return;
+    if (append) rows.append(...page.invoices.map(row));
+    else rows.replaceChildren(...page.invoices.map(row));
+    cursor = page.nextCursor;
+    show(more, cursor !== null);
+    const shown = rows.children.length;
+    status.textContent = shown > 0 ? '' : query ? `No invoice matches “${query}”.` : statusFilter() ? `No ${statusFilter()} invoices.` : 'No invoices yet. Create one below.';
+  }
+
+  const reload = () => load().catch((error) => reportError(error));
+
+  function setQuery(text) {
+    query = text;
+    show(clear, query !== '');
+    filters.disabled = query !== '';
+    reload();
+  }
+
+  filters.addEventListener('change', reload);
+  searchForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    setQuery(searchForm.elements.q.value.trim());
+  });
+  clear.addEventListener('click', () => {
+    searchForm.reset();
+    setQuery('');
+  });
+  more.addEventListener('click', () => busy(more, () => load(true).catch((error) => reportError(error))));
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const fields = form.elements;
+    const amount = fields.amount.value.trim();
+    if (amount === '') return formError(form, 'Enter the amount in USDC, e.g. 12,50.');
+    // Empty optional fields are left out rather than sent empty, which the API would refuse.
+    const optional = ['externalId', 'network', 'successUrl', 'cancelUrl'].map((name) => [name, fields[name].value.trim()]).filter(([, value]) => value !== '');
+    const body = { amount, expiresIn: Number(fields.expiresIn.value), ...Object.fromEntries(optional) };
+    formError(form);
+    const target = workspace;
+    busy(form.querySelector('[type=submit]'), async () => {
+      try {
+        const created = await api.post(workspacePath(target.id, 'invoices'), body);
+        form.reset();
+        onCreated(created);
+      } catch (error) {
+        reportError(error, form);
+      }
+    });
+  });
+
+  return {
+    async show(selected) {
+      if (selected.id !== workspace?.id) {
+        searchForm.reset();
+        form.reset();
+        formError(form);
+        filters.querySelector('input[value=""]').checked = true;
+        query = '';
+        show(clear, false);
+        filters.disabled = false;
+        rows.replaceChildren();
+      }
+      workspace = selected;
+      await load();
+    },
+  };
+}

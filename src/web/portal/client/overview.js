@@ -1,0 +1,124 @@
+/* global window */
+// The overview panel (credits, the 30-day chart) and the health issues shown above every panel.
+import { api, workspacePath } from './api.js';
+import { barChart, niceMax } from './chart.js';
+import { byId, el, formatAmount, show, timeEl } from './dom.js';
+
+/** Issue kinds (GET /issues) in words, and the panel where the fix is. */
+const ISSUES = {
+  webhook_deliveries_failed: ['Webhook deliveries failed', '#api'],
+  webhook_paused: ['Webhook delivery is paused', '#api'],
+  low_credits: ['Credits are running low', '#overview'],
+  verification_delayed: ['Payments are slow to verify', '#invoices'],
+  webhook_deliveries_retrying: ['Webhook deliveries are being retried', '#api'],
+};
+
+const WINDOW_LABELS = { 3600: '1 hour', 86400: '1 day', 432000: '5 days' };
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const shortDate = (date) => date.slice(5).replace('-', '/');
+
+function issueItem(issue) {
+  const [title, href] = ISSUES[issue.kind] ?? [issue.kind, '#overview'];
+  return el(
+    'li',
+    { class: `issue ${issue.severity}` },
+    el('strong', {}, title, issue.count !== undefined ? ` (${issue.count})` : ''),
+    el('span', { class: 'muted' }, ' since ', timeEl(issue.since)),
+    el('p', {}, issue.hint, ' ', el('a', { href }, 'Go there')),
+  );
+}
+
+function renderBilling(billing) {
+  byId('billing-available').textContent = String(billing.availableCredits);
+  byId('billing-balance').textContent = String(billing.creditBalance);
+  byId('billing-reserved').textContent = String(billing.reservedCredits);
+  byId('billing-tariff').textContent = Object.entries(billing.tariff)
+    .map(([seconds, credits]) => `${plural(credits, 'credit')} for ${WINDOW_LABELS[seconds] ?? `${seconds} s`}`)
+    .join(', ');
+  byId('billing-fee').textContent = plural(billing.successFeeCredits, 'credit');
+  byId('billing-max').textContent = `${formatAmount(billing.maxInvoiceAmount)} USDC`;
+}
+
+function renderActivity({ days, totals }) {
+  // Drawn at the width the card gives it (600 while hidden), so that labels keep the page's text size.
+  const measured = byId('chart-volume').clientWidth;
+  const width = measured > 0 ? Math.max(measured, 280) : 600;
+  const volumes = days.map((day) => Number(day.paidAmount));
+  const volumeMax = niceMax(Math.max(...volumes));
+  byId('chart-volume').replaceChildren(
+    barChart({
+      width,
+      max: volumeMax,
+      formatTick: (v) => (volumeMax >= 10 ? String(Math.round(v)) : v.toFixed(1)),
+      summary: `Paid volume per day over ${days.length} days: ${formatAmount(totals.paidAmount)} USDC in total.`,
+      bars: days.map((day, i) => ({
+        value: volumes[i],
+        label: shortDate(day.date),
+        title: `${day.date}: ${formatAmount(day.paidAmount)} USDC, ${plural(day.paidInvoices, 'invoice')} paid`,
+      })),
+    }),
+  );
+  const rate = totals.webhookAttempts === 0 ? undefined : Math.round((100 * totals.webhookSucceeded) / totals.webhookAttempts);
+  byId('chart-webhooks').replaceChildren(
+    barChart({
+      width,
+      max: 1,
+      formatTick: (v) => `${Math.round(v * 100)}%`,
+      summary: rate === undefined ? 'No webhook attempts in this period.' : `Webhook success rate per day; ${rate}% of attempts acknowledged overall.`,
+      bars: days.map((day) => {
+        const share = day.webhookAttempts === 0 ? null : day.webhookSucceeded / day.webhookAttempts;
+        return {
+          value: share,
+          label: shortDate(day.date),
+          tone: share === null ? undefined : share >= 0.95 ? 'good' : share >= 0.5 ? 'warn' : 'bad',
+          title:
+            share === null
+              ? `${day.date}: no webhook attempts`
+              : `${day.date}: ${day.webhookSucceeded} of ${plural(day.webhookAttempts, 'attempt')} acknowledged (${Math.round(share * 100)}%)`,
+        };
+      }),
+    }),
+  );
+  byId('activity-summary').textContent =
+    `${formatAmount(totals.paidAmount)} USDC paid in ${plural(totals.paidInvoices, 'invoice')}. ` +
+    (rate === undefined ? 'No webhook attempts.' : `Webhooks: ${totals.webhookSucceeded} of ${plural(totals.webhookAttempts, 'attempt')} acknowledged (${rate}%).`);
+}
+
+export function createOverviewView() {
+  let current;
+  let issuesFor;
+  let activity;
+  let drawnWidth = 0;
+
+  // The charts are drawn at their real width: draw them again when it changes (a phone turned sideways).
+  window.addEventListener('resize', () => {
+    const width = byId('chart-volume').clientWidth;
+    if (activity && width > 0 && width !== drawnWidth) {
+      drawnWidth = width;
+      renderActivity(activity);
+    }
+  });
+
+  return {
+    /** Reloads the issues banner; safe to call after any change that may raise or clear one. */
+    async refreshIssues(workspace) {
+      issuesFor = workspace;
+      if (!workspace) return;
+      const { issues } = await api.get(workspacePath(workspace.id, 'issues'));
+      if (issuesFor !== workspace) return;
+      byId('issues-list').replaceChildren(...issues.map(issueItem));
+      // Red only when something has stopped; warnings alone get the calmer colour.
+      byId('issues').classList.toggle('warning-only', !issues.some((issue) => issue.severity === 'critical'));
+      show(byId('issues'), issues.length > 0);
+    },
+    async show(workspace) {
+      current = workspace;
+      const [billing, dashboard] = await Promise.all([api.get(workspacePath(workspace.id, 'billing')), api.get(workspacePath(workspace.id, 'dashboard'))]);
+      if (current !== workspace) return;
+      renderBilling(billing);
+      activity = dashboard;
+      drawnWidth = byId('chart-volume').clientWidth;
+      renderActivity(dashboard);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/* global window */
+// The signed-out screen: one button per wallet the browser offers, each labelled with the wallet's own
+// name (EIP-6963), and the Sign-In with Ethereum flow behind it.
+import { busy, byId, el, notify, reportError, show } from './dom.js';
+import { listWallets, onWalletsChanged, signInWithWallet, startWalletDiscovery } from './wallet.js';
+
+// Wallets announce themselves within moments of the page loading; after this, "no wallet" is the answer.
+const WALLET_WAIT_MS = 600;
+
+/** `onSignedIn(session)` runs after a successful sign-in. */
+export function createSignInView({ chainIds, onSignedIn }) {
+  const list = byId('wallet-list');
+  const status = byId('sign-in-status');
+  let waited = false;
+  let signingIn = false;
+
+  function button(wallet) {
+    const label = wallet.name ? `Sign in with ${wallet.name}` : 'Sign in with your browser wallet';
+    return el(
+      'button',
+      { type: 'button', class: 'primary wide', disabled: signingIn, onclick: (event) => signIn(wallet, event.currentTarget) },
+      wallet.icon ? el('img', { class: 'wallet-icon', src: wallet.icon, alt: '' }) : undefined,
+      el('span', {}, label),
+    );
+  }
+
+  function render() {
+    const wallets = listWallets();
+    list.replaceChildren(...wallets.map(button));
+    show(byId('wallet-searching'), !waited && wallets.length === 0);
+    show(byId('no-wallet'), waited && wallets.length === 0);
+  }
+
+  async function signIn(wallet, clicked) {
+    notify(undefined);
+    // One sign-in at a time: a second wallet prompt while the first is open only confuses.
+    signingIn = true;
+    for (const other of list.querySelectorAll('button')) if (other !== clicked) other.disabled = true;
+    await busy(clicked, async () => {
+      try {
+        const session = await signInWithWallet(wallet, chainIds, (text) => (status.textContent = text));
+        status.textContent = '';
+        await onSignedIn(session);
+      } catch (error) {
+        status.textContent = '';
+        reportError(error);
+      }
+    });
+    signingIn = false;
+    for (const other of list.querySelectorAll('button')) other.disabled = false;
+  }
+
+  startWalletDiscovery();
+  onWalletsChanged(render);
+
+  return {
+    show() {
+      status.textContent = '';
+      render();
+      window.setTimeout(() => {
+        waited = true;
+        render();
+      }, WALLET_WAIT_MS);
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { MAX_ACTIVE_KEYS, PERMISSION_PRESETS, PERMISSIONS, type Permission } from '../../../modules/api-keys/api-key.js';
+import { CreateApiKeyBody } from '../../../modules/api-keys/api-key.schemas.js';
+import { html, type Html } from '../html.js';
+
+/** What each permission allows (DESIGN.md §7); a Record, so a new permission fails to compile until described. */
+const PERMISSION_HINTS: Readonly<Record<Permission, string>> = {
+  'invoices:create': 'Create, cancel and renew invoices and batches',
+  'invoices:read': 'Read invoices, changes, search and receipts',
+  'payments:read': 'Invoice status, timeline and payment intents',
+  'billing:read': 'Credit balance and health issues',
+  'webhooks:read': 'Read the webhook endpoint and deliveries',
+  'webhooks:write': 'Change the webhook endpoint, test, retry',
+  'settings:write': 'Change checkout settings and the workspace profile',
+};
+
+/** The spec's two presets, named for what a server does with them. */
+const PRESET_LABELS: Readonly<Record<keyof typeof PERMISSION_PRESETS, string>> = {
+  'create-invoices': 'Create invoices',
+  'read-invoices': 'Read invoices',
+};
+
+const KEY_NAME_MAX_CHARS = CreateApiKeyBody.properties.name.maxLength ?? 100;
+
+/** A one-time secret: shown after creation or rotation, then gone from the page for good. */
+export function secretBox(prefix: string, title: string, body: Html): Html {
+  return html`<div id="${prefix}-secret-box" class="secret" hidden>
+    <h3>${title}</h3>
+    ${body}
+    <div class="secret-row"><code id="${prefix}-secret-value" class="secret-value"></code><button type="button" id="${prefix}-copy-secret" class="primary">Copy</button></div>
+    <button type="button" id="${prefix}-dismiss-secret" class="secondary">I have stored it</button>
+  </div>`;
+}
+
+function keysCard(): Html {
+  const presets = Object.entries(PERMISSION_PRESETS) as [keyof typeof PERMISSION_PRESETS, readonly Permission[]][];
+  return html`<section id="keys" class="card" aria-labelledby="keys-title">
+  <h2 id="keys-title">API keys</h2>
+  <p class="muted">Your server sends a key as <code>Authorization: Bearer …</code> to act on this workspace. At most ${MAX_ACTIVE_KEYS} active keys.</p>
+  ${secretBox(
+    'key',
+    'Copy your new API key now',
+    html`<p><strong>It is shown once.</strong> The service keeps only a hash of it: store it in your server's secret settings now. If you lose it, revoke it and create another.</p>`,
+  )}
+  <div class="table-wrap">
+    <table class="stack-table">
+      <thead><tr><th>Name</th><th>Prefix</th><th>Permissions</th><th>Status</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody id="keys-body"></tbody>
+    </table>
+  </div>
+  <p id="keys-empty" class="muted" hidden>No keys yet. Create one below.</p>
+  <h3>Create a key</h3>
+  <form id="key-form" novalidate>
+    <label for="key-name-input">Name</label>
+    <input id="key-name-input" name="name" required maxlength="${KEY_NAME_MAX_CHARS}" autocomplete="off" placeholder="e.g. production server">
+    <fieldset>
+      <legend>Permissions</legend>
+      <div class="presets"><span class="muted">Presets:</span>${presets.map(
+        ([id, permissions]) => html` <button type="button" class="secondary small" data-preset="${permissions.join(' ')}" data-preset-id="${id}">${PRESET_LABELS[id]}</button>`,
+      )}</div>
+      <div class="permissions">${PERMISSIONS.map(
+        (permission) =>
+          html`<label class="check"><input type="checkbox" name="permissions" value="${permission}"><span><code>${permission}</code><small class="muted">${PERMISSION_HINTS[permission]}</small></span></label>`,
+      )}</div>
+    </fieldset>
+    <div class="actions"><button type="submit" class="primary">Create key</button></div>
+  </form>
+</section>`;
+}
+
+function webhookCard(): Html {
+  return html`<section id="webhook" class="card" aria-labelledby="webhook-title">
+  <h2 id="webhook-title">Webhook</h2>
+  <p class="muted">Your server hears about every confirmed payment as a signed POST (<code>payment_intent.succeeded</code>), retried until it answers 2xx. <a href="/docs">How to check the signature</a>.</p>
+  <p id="webhook-state" class="status-line" aria-live="polite"></p>
+  <form id="webhook-form" novalidate>
+    <label for="webhook-endpoint">Endpoint URL</label>
+    <input id="webhook-endpoint" name="endpoint" type="url" required autocomplete="off" placeholder="https://shop.example.com/hooks/payments" aria-describedby="webhook-endpoint-hint">
+    <p id="webhook-endpoint-hint" class="hint">A public https address on port 443.</p>
+    <div class="actions"><button type="submit" class="primary">Save endpoint</button></div>
+  </form>
+  <div id="webhook-controls" class="actions" hidden>
+    <button type="button" id="webhook-toggle" class="secondary"></button>
+    <button type="button" id="webhook-rotate" class="secondary">Rotate the secret</button>
+    <button type="button" id="webhook-test" class="secondary">Send a test event</button>
+  </div>
+  <p id="webhook-test-result" class="status-line" aria-live="polite"></p>
+  ${secretBox(
+    'webhook',
+    'Copy your signing secret now',
+    html`<p><strong>It is shown once.</strong> Your receiver checks each request's signature with it. After a rotation delivery is paused and events wait: put the new secret in your receiver, send a test event, then resume delivery.</p>`,
+  )}
+  <div class="heading-row"><h3>Recent deliveries</h3><button type="button" id="webhook-refresh" class="secondary small">Refresh</button></div>
+  <div class="table-wrap">
+    <table class="stack-table">
+      <thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Attempts</th><th>Last result</th><th>Last attempt</th><th>Next attempt</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+      <tbody id="deliveries-body"></tbody>
+    </table>
+  </div>
+  <p id="deliveries-empty" class="muted" hidden>No deliveries yet.</p>
+  <h3>Recent attempts</h3>
+  <div class="table-wrap">
+    <table class="stack-table">
+      <thead><tr><th>Event</th><th>Attempt</th><th>Started</th><th>Result</th><th>Duration</th></tr></thead>
+      <tbody id="attempts-body"></tbody>
+    </table>
+  </div>
+  <p id="attempts-empty" class="muted" hidden>No attempts yet.</p>
+</section>`;
+}
+
+export function apiPanel(): Html {
+  return html`<div id="panel-api" data-panel="api" hidden>${keysCard()}${webhookCard()}</div>`;
+}

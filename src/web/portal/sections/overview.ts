@@ -1,0 +1,51 @@
+import { DASHBOARD_DAYS } from '../../../modules/dashboard/dashboard.js';
+import { html, type Html } from '../html.js';
+
+/** Health issues, above the tabs so that they are seen whatever tab is open. Filled by overview.js. */
+export function issuesBanner(): Html {
+  return html`<section id="issues" class="issues" aria-labelledby="issues-title" hidden>
+  <h2 id="issues-title">Needs your attention</h2>
+  <ul id="issues-list" class="issue-list"></ul>
+</section>`;
+}
+
+function stat(id: string, label: string): Html {
+  return html`<div class="stat"><span class="stat-label">${label}</span><span id="${id}" class="stat-value">—</span></div>`;
+}
+
+export function overviewPanel(): Html {
+  return html`<div id="panel-overview" data-panel="overview" hidden>
+<section id="workspace" class="card">
+  <h2 id="workspace-title"></h2>
+  <p id="workspace-description" class="muted"></p>
+  <dl class="facts">
+    <dt>Workspace id</dt><dd><code id="workspace-id"></code> <button type="button" class="secondary small" data-copy-from="workspace-id">Copy</button></dd>
+    <dt>Receiving wallet</dt><dd><code id="workspace-wallet"></code></dd>
+    <dt>API base URL</dt><dd><code id="workspace-api-base"></code> <button type="button" class="secondary small" data-copy-from="workspace-api-base">Copy</button></dd>
+  </dl>
+</section>
+<section id="billing" class="card" aria-labelledby="billing-title">
+  <h2 id="billing-title">Credits</h2>
+  <div class="stats">
+    ${stat('billing-available', 'Available')}
+    ${stat('billing-balance', 'Balance')}
+    ${stat('billing-reserved', 'Reserved')}
+  </div>
+  <p class="muted">Available = balance − reserved. An invoice costs <span id="billing-tariff">…</span> by its payment window, and
+  <span id="billing-fee">…</span> is reserved while it is open, taken when it is paid, released when it expires or is cancelled.
+  Largest invoice: <span id="billing-max" class="nowrap">…</span>.</p>
+</section>
+<section id="activity" class="card" aria-labelledby="activity-title">
+  <h2 id="activity-title">Last ${DASHBOARD_DAYS} days</h2>
+  <p id="activity-summary" class="muted"></p>
+  <figure class="chart">
+    <figcaption>Paid volume per day, USDC (UTC days)</figcaption>
+    <div id="chart-volume"></div>
+  </figure>
+  <figure class="chart">
+    <figcaption>Webhook deliveries acknowledged per day (share of attempts)</figcaption>
+    <div id="chart-webhooks"></div>
+  </figure>
+</section>
+</div>`;
+}
