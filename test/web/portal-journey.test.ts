@@ -58,6 +58,9 @@ it('a merchant signs in with a wallet and runs a workspace from the portal', { t
   await page.getByLabel(/^Order reference/).fill('order-1001');
   await page.getByRole('button', { name: 'Create invoice' }).click();
   await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
+  // The form sent its own Idempotency-Key, so a retry after a lost answer cannot create a second invoice.
+  const sentKeys = await portal.database.db.selectFrom('idempotency_keys').select('key').where('workspace_id', '=', workspaceId!).execute();
+  expect(sentKeys.map((row) => row.key)).toEqual([expect.stringMatching(/^portal-[0-9a-f]{32}$/)]);
   expect(await text(page, '#invoice-status')).toBe('open');
   await page.locator('#invoice-facts').getByText('12.50 USDC').waitFor();
   await page.locator('#invoice-timeline li[data-kind=created]').getByText('Created').waitFor();

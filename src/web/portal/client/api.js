@@ -20,8 +20,8 @@ export function onSessionLost(handler) {
   sessionLost = handler;
 }
 
-async function request(method, path, body) {
-  const headers = { accept: 'application/json' };
+async function request(method, path, body, extraHeaders = {}) {
+  const headers = { accept: 'application/json', ...extraHeaders };
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response;
   try {
@@ -44,7 +44,7 @@ async function request(method, path, body) {
 
 export const api = {
   get: (path) => request('GET', path),
-  post: (path, body) => request('POST', path, body),
+  post: (path, body, headers) => request('POST', path, body, headers),
   put: (path, body) => request('PUT', path, body),
   patch: (path, body) => request('PATCH', path, body),
   delete: (path) => request('DELETE', path),

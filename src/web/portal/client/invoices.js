@@ -1,3 +1,4 @@
+/* global crypto */
 // The invoices panel: the list with status filters, the exact search, older pages, and the create form.
 import { api, workspacePath } from './api.js';
 import { badge, busy, byId, el, formError, formatAmount, reportError, show, timeEl } from './dom.js';
@@ -71,6 +72,9 @@ export function createInvoicesView({ onCreated }) {
   });
   more.addEventListener('click', () => busy(more, () => load(true).catch((error) => reportError(error))));
 
+  // One Idempotency-Key per invoice the form describes: a retry after a lost answer (same values)
+  // reuses it, so it cannot create a second invoice; changed values or a success start a new one.
+  let attempt;
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const fields = form.elements;
@@ -83,7 +87,10 @@ export function createInvoicesView({ onCreated }) {
     const target = workspace;
     busy(form.querySelector('[type=submit]'), async () => {
       try {
-        const created = await api.post(workspacePath(target.id, 'invoices'), body);
+        const described = JSON.stringify([target.id, body]);
+        if (attempt?.described !== described) attempt = { described, key: `portal-${randomHex(16)}` };
+        const created = await api.post(workspacePath(target.id, 'invoices'), body, { 'idempotency-key': attempt.key });
+        attempt = undefined;
         form.reset();
         onCreated(created);
       } catch (error) {
@@ -108,4 +115,9 @@ export function createInvoicesView({ onCreated }) {
       await load();
     },
   };
+}
+
+/** getRandomValues, not randomUUID: the latter exists only in secure contexts (not plain http on a LAN). */
+function randomHex(bytes) {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
