@@ -16,6 +16,8 @@ const databaseUrl = database.url;
 const servicePort = await freePort();
 const publicBaseUrl = `http://localhost:${servicePort}`;
 
+// One DATA_DIR for both runs, as a restart has: the second start also stops the killed one's demo chain.
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'invoice-batch-crash-'));
 const running: ServiceProcess[] = [];
 afterAll(() => Promise.all(running.map((service) => service.stop())));
 
@@ -24,7 +26,7 @@ async function start(): Promise<ServiceProcess> {
     DATABASE_URL: databaseUrl,
     PUBLIC_BASE_URL: publicBaseUrl,
     PORT: String(servicePort),
-    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'invoice-batch-crash-')),
+    DATA_DIR: dataDir,
     NEW_WORKSPACE_CREDITS: String(GRANT),
   });
   running.push(service);
