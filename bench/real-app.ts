@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type pg from 'pg';
 import { loadConfig } from '../src/config/config.js';
 import type { Services } from '../src/http/services.js';
 import { buildApp } from '../src/http/app.js';
@@ -11,9 +12,17 @@ import type { Permission } from '../src/modules/api-keys/api-key.js';
 import { systemClock } from '../src/shared/clock.js';
 import { walletAddress, type WorkspaceId } from '../src/shared/ids.js';
 
-export interface RealApp {
-  readonly app: FastifyInstance;
+/** The services as `npm start` builds them, on their own fresh embedded cluster; no HTTP app. */
+export interface RealServices {
   readonly services: Services;
+  /** Where the pool connects (the embedded server's socket): the job runner's LISTEN connection goes there too. */
+  readonly connection: pg.PoolConfig;
+  /** Stops PostgreSQL and deletes its data directory. Never throws. */
+  stop(): Promise<void>;
+}
+
+export interface RealApp extends RealServices {
+  readonly app: FastifyInstance;
   /** Closes the app, stops PostgreSQL and deletes its data directory. Never throws. */
   stop(): Promise<void>;
 }
@@ -26,9 +35,31 @@ export interface BenchWorkspace {
 
 /**
  * The real app as `npm start` wires it (services, hooks, embedded PostgreSQL with its default settings),
- * on a fresh cluster in a temp directory. The job runner is left out: no scenario needs it yet.
+ * on a fresh cluster in a temp directory. The job runner is left out: no HTTP scenario needs it.
  */
 export async function startRealApp(env: Readonly<Record<string, string>> = {}): Promise<RealApp> {
+  const real = await startRealServices(env);
+  try {
+    const app = await buildApp(real.services, { logger: false });
+    return {
+      ...real,
+      app,
+      stop: async () => {
+        await app.close().catch(() => {});
+        await real.stop();
+      },
+    };
+  } catch (error) {
+    await real.stop();
+    throw error;
+  }
+}
+
+/**
+ * The services of the real app (createServices on a fresh embedded cluster with the migrations applied),
+ * without the HTTP layer: what the webhook bench's workers run on.
+ */
+export async function startRealServices(env: Readonly<Record<string, string>> = {}): Promise<RealServices> {
   // Under os.tmpdir(): the embedded server drops to the `postgres` user, which must traverse the path.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'invoice-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
@@ -46,15 +77,12 @@ export async function startRealApp(env: Readonly<Record<string, string>> = {}): 
     removeDataDir();
     throw error;
   });
-  const stop = async (app?: FastifyInstance) => {
-    await app?.close().catch(() => {});
+  const stop = async () => {
     await database.shutdown().catch(() => {});
     removeDataDir();
   };
   try {
-    const services = createServices(config, database.db, systemClock);
-    const app = await buildApp(services, { logger: false });
-    return { app, services, stop: () => stop(app) };
+    return { services: createServices(config, database.db, systemClock), connection: database.connection, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -5,18 +5,28 @@ import { CEILINGS, SCENARIOS } from './scenarios/index.js';
 import { startServerProcess } from './server-process.js';
 import { loadSettings, type BenchSettings } from './settings.js';
 import { formatTable, type ResultRow } from './table.js';
+import { runWebhookBench } from './webhooks.js';
 
 // Timestamped, so other load on the machine during a run can be matched to a scenario.
 const progress = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 /**
  * `npm run bench`: the ceiling, then every scenario, one at a time, each in a fresh server process
- * loaded from this one. Progress goes to stderr, the report to stdout.
+ * loaded from this one; then webhook delivery (bench/webhooks.ts). BENCH_ONLY=http or =webhooks runs one
+ * part. Progress goes to stderr, the report to stdout.
  */
 async function main(): Promise<void> {
   const settings = loadSettings(process.env);
   // Taken first: how idle the machine was must not include this run.
   const environment = await describeEnvironment();
+  const report = [...environment];
+  if (settings.only !== 'webhooks') report.push(...(await httpReport(settings)));
+  if (settings.only !== 'http' && settings.webhooks.events > 0) report.push('', ...(await runWebhookBench(settings.webhooks, progress)));
+  process.stdout.write(`\n${report.join('\n')}\n`);
+}
+
+/** The ceilings and the scenarios: the sent-line, the table and its legend. */
+async function httpReport(settings: BenchSettings): Promise<string[]> {
   const measured = new Map<Scenario, Measurement>();
   for (const scenario of [...CEILINGS, ...SCENARIOS]) measured.set(scenario, await measure(scenario, settings));
   const results: ResultRow[] = [...CEILINGS, ...SCENARIOS].map((scenario) => ({
@@ -24,15 +34,13 @@ async function main(): Promise<void> {
     measurement: measured.get(scenario)!,
     ceilingRequestsPerSecond: measured.get(scenario.ceiling ?? scenario)!.requestsPerSecond,
   }));
-  const report = [
-    ...environment,
+  return [
     `sent:   ${settings.connections} connections, ${settings.durationSeconds} s per scenario after a ${settings.warmupSeconds} s warm-up`,
     '',
     formatTable(results),
     '',
     ...[...CEILINGS, ...SCENARIOS].map((scenario) => `- ${scenario.name}: ${scenario.measures}${scenario.ceiling ? ` (ratio to "${scenario.ceiling.name}")` : ''}`),
   ];
-  process.stdout.write(`\n${report.join('\n')}\n`);
 }
 
 async function measure(scenario: Scenario, settings: BenchSettings): Promise<Measurement> {

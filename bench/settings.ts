@@ -1,18 +1,44 @@
 export interface BenchSettings {
+  /** `all` (default), or one part alone: `http` scenarios or `webhooks` delivery (BENCH_ONLY). */
+  readonly only: 'all' | 'http' | 'webhooks';
   readonly connections: number;
   readonly durationSeconds: number;
   /** Load sent before each measured run and thrown away: JIT, pool connections, caches. */
   readonly warmupSeconds: number;
+  readonly webhooks: WebhookBenchSettings;
+}
+
+export interface WebhookBenchSettings {
+  /** Requests of the sender ceiling and events of each backlog run; 0 skips the webhook part. */
+  readonly events: number;
+  /** Workspaces of the multi-workspace backlog run, sharing `events` evenly; 1 skips that run. */
+  readonly workspaces: number;
+  /** Events per second written one at a time for the latency run. */
+  readonly ratePerSecond: number;
+  /** How long the latency run writes; 0 skips it. */
+  readonly latencySeconds: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+const PARTS = ['all', 'http', 'webhooks'] as const;
+
 /** Read once by the runner. The upper bounds keep a load test bounded whatever the environment says. */
 export function loadSettings(env: Env): BenchSettings {
+  const only = env['BENCH_ONLY']?.trim() || 'all';
+  if (!(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, got "${only}"`);
   return {
+    only: only as BenchSettings['only'],
     connections: integer(env, 'BENCH_CONNECTIONS', 32, 1, 256),
     durationSeconds: integer(env, 'BENCH_DURATION', 10, 1, 120),
     warmupSeconds: integer(env, 'BENCH_WARMUP', 2, 0, 30),
+    webhooks: {
+      // Every POST opens and closes a loopback connection (the ceiling sends 3 rounds): at most ~30,000 a run.
+      events: integer(env, 'BENCH_WEBHOOK_EVENTS', 2000, 0, 5000),
+      workspaces: integer(env, 'BENCH_WEBHOOK_WORKSPACES', 10, 1, 50),
+      ratePerSecond: integer(env, 'BENCH_WEBHOOK_RATE', 20, 1, 100),
+      latencySeconds: integer(env, 'BENCH_WEBHOOK_LATENCY_SECONDS', 10, 0, 60),
+    },
   };
 }
 

@@ -20,10 +20,15 @@ export function formatTable(rows: readonly ResultRow[]): string {
     m.errors.toString(),
     (m.requestsPerSecond / ceilingRequestsPerSecond).toFixed(3),
   ]);
-  const widths = HEADER.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]?.length ?? 0)));
+  return markdownTable(HEADER, cells);
+}
+
+/** Any table in the same style: the first column left-aligned, the others (numbers) right-aligned. */
+export function markdownTable(header: readonly string[], cells: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]?.length ?? 0)));
   // Names left-aligned, numbers right-aligned, in the terminal and in rendered Markdown alike.
   const line = (row: readonly string[]) =>
     `| ${row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ')} |`;
   const rule = `|${widths.map((width, column) => (column === 0 ? `:${'-'.repeat(width + 1)}` : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
-  return [line(HEADER), rule, ...cells.map(line)].join('\n');
+  return [line(header), rule, ...cells.map(line)].join('\n');
 }
