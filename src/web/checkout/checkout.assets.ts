@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { loadPortalAssets } from '../portal/portal.assets.js';
+import { serveAssets } from '../portal/portal.assets.js';
 
 /** The checkout page's hand-written browser modules and stylesheet; served as they are, no build step. */
 export const CHECKOUT_CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
@@ -13,14 +13,5 @@ export const CHECKOUT_ASSET_BASE = '/checkout/assets/';
  * budget for polling and paying.
  */
 export function registerCheckoutAssets(app: FastifyInstance): void {
-  const assets = loadPortalAssets(CHECKOUT_CLIENT_DIR);
-  app.get<{ Params: { file: string } }>(`${CHECKOUT_ASSET_BASE}:file`, { schema: { hide: true } }, async (request, reply) => {
-    const asset = assets.get(request.params.file);
-    if (!asset) return reply.callNotFound();
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('Cache-Control', 'no-cache');
-    reply.header('ETag', asset.etag);
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-    return reply.type(asset.contentType).send(asset.body);
-  });
+  serveAssets(app, CHECKOUT_ASSET_BASE, CHECKOUT_CLIENT_DIR);
 }

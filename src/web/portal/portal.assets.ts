@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
 
 /** The hand-written browser files: plain modern JavaScript modules, CSS and an icon; no build step. */
 export const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
@@ -35,4 +36,21 @@ export function loadPortalAssets(dir: string = CLIENT_DIR): ReadonlyMap<string, 
     assets.set(name, { body, contentType, etag });
   }
   return assets;
+}
+
+/**
+ * Serves the files of `dir` under `base` (read once by `loadPortalAssets`), revalidated with a content
+ * ETag so a deploy is picked up at once, outside the OpenAPI document.
+ */
+export function serveAssets(app: FastifyInstance, base: string, dir: string = CLIENT_DIR): void {
+  const assets = loadPortalAssets(dir);
+  app.get<{ Params: { file: string } }>(`${base}:file`, { schema: { hide: true } }, async (request, reply) => {
+    const asset = assets.get(request.params.file);
+    if (!asset) return reply.callNotFound();
+    reply.header('X-Content-Type-Options', 'nosniff');
+    reply.header('Cache-Control', 'no-cache');
+    reply.header('ETag', asset.etag);
+    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+    return reply.type(asset.contentType).send(asset.body);
+  });
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LOCAL_CHAIN_ID, networkNames, signInChainIds, type Config } from '../../config/config.js';
 import type { Services } from '../../http/services.js';
-import { ASSET_BASE, loadPortalAssets } from './portal.assets.js';
+import { ASSET_BASE, serveAssets } from './portal.assets.js';
 import { renderPortalHome, type SignInNetwork } from './portal.page.js';
 
 /**
@@ -18,7 +18,6 @@ const hide = { hide: true } as const;
  * shell; the browser script talks to the JSON API (/auth, /portal/api), which owns every check.
  */
 export function registerPortalPages(app: FastifyInstance, services: Services): void {
-  const assets = loadPortalAssets();
   const networks = signInNetworks(services.config);
   // The page depends on configuration only, so it is rendered once.
   const home = renderPortalHome({
@@ -34,15 +33,7 @@ export function registerPortalPages(app: FastifyInstance, services: Services): v
   });
   app.get('/portal/', { schema: hide }, async (_request, reply) => reply.redirect('/portal', 301));
 
-  app.get<{ Params: { file: string } }>(`${ASSET_BASE}:file`, { schema: hide }, async (request, reply) => {
-    const asset = assets.get(request.params.file);
-    if (!asset) return reply.callNotFound();
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('Cache-Control', 'no-cache');
-    reply.header('ETag', asset.etag);
-    if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-    return reply.type(asset.contentType).send(asset.body);
-  });
+  serveAssets(app, ASSET_BASE);
 }
 
 function pageHeaders(reply: FastifyReply): void {
