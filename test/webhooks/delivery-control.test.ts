@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { requeueOrphanedDeliveries } from '../../src/modules/webhooks/webhook.repo.js';
 import { WebhookService } from '../../src/modules/webhooks/webhook.service.js';
 import { systemClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
@@ -138,5 +139,35 @@ describe('endpoint hosts resolved at configuration', () => {
     await expect(service.configure(workspaceId, { endpoint: 'https://internal.example.com/hooks' })).rejects.toMatchObject({ code: 'invalid_webhook_endpoint' });
     await expect(service.configure(workspaceId, { endpoint: 'https://not-yet.example.com/hooks' })).resolves.toMatchObject({ endpoint: 'https://not-yet.example.com/hooks' });
     await expect(service.configure(workspaceId, { endpoint: 'https://public.example.com/hooks' })).resolves.toMatchObject({ endpoint: 'https://public.example.com/hooks' });
+  });
+});
+
+describe('races with a running attempt', () => {
+  it('a manual retry during an attempt that ends the window is not lost: the delivery goes out again', async () => {
+    // Attempt 1 fails at once; attempt 2 (2 s later) fails slowly, past the 3 s window.
+    const receiver = await startTestReceiver((_request, index) => (index === 0 ? { status: 503 } : index === 1 ? { status: 503, delayMs: 1500 } : { status: 200 }));
+    const shop = await webhookShop(testApp);
+    await shop.configure(receiver.url);
+    const eventId = await shop.emitPaymentEvent();
+    await waitFor(() => (receiver.received.length === 2 ? true : undefined), 10_000, 'the second attempt to be in flight');
+
+    expect((await shop.api('POST', '/webhook/retry', { eventId })).status).toBe(200);
+    await waitFor(async () => ((await deliveryOf(shop, eventId))?.status === 'succeeded' ? true : undefined), 10_000, 'the retried delivery');
+    expect(receiver.received.map((request) => request.eventId)).toEqual([eventId, eventId, eventId]);
+  });
+
+  it('gives a job back to a pending delivery whose job was lost', async () => {
+    const receiver = await startTestReceiver();
+    const shop = await webhookShop(testApp);
+    await shop.configure(receiver.url);
+    await shop.api('PUT', '/webhook', { enabled: false });
+    const eventId = await shop.emitPaymentEvent();
+    const db = testApp.database.db;
+    await db.deleteFrom('jobs').where('kind', '=', 'webhooks.deliver').where('unique_key', '=', `${shop.workspaceId}/${eventId}`).execute();
+    await db.updateTable('webhook_endpoints').set({ enabled: true, paused_at: null }).where('workspace_id', '=', shop.workspaceId).execute();
+
+    expect(await requeueOrphanedDeliveries(db)).toBeGreaterThanOrEqual(1);
+    await waitFor(() => (receiver.received.length === 1 ? true : undefined), 10_000, 'the requeued delivery');
+    expect(receiver.received[0]!.eventId).toBe(eventId);
   });
 });

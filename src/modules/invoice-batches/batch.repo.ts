@@ -8,12 +8,12 @@ export type Binding = 'new' | 'resume' | 'reused' | 'evicted';
 /**
  * Binds the batch key to this request, or reports how it is already bound: to the same request
  * (`resume`), to another (`reused`), or evicted. A new binding beyond `retained` evicts the oldest in
- * the same transaction, deleting the item keys it held. The workspace row lock serialises bindings.
+ * the same transaction. The workspace row lock serialises bindings.
  */
 export async function bindBatch(
   trx: Executor,
   workspaceId: WorkspaceId,
-  binding: { key: string; requestHash: Buffer; itemCount: number; at: Date; retained: number },
+  binding: { key: string; requestHash: Buffer; itemCount: number; at: Date; retained: number; evictedKeyLifetimeSeconds: number },
 ): Promise<Binding> {
   // NO KEY UPDATE: serialises bindings without waiting for rows that merely reference the workspace.
   await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forNoKeyUpdate().executeTakeFirst();
@@ -31,12 +31,16 @@ export async function bindBatch(
     .insertInto('invoice_batches')
     .values({ workspace_id: workspaceId, idempotency_key: binding.key, request_hash: binding.requestHash, item_count: binding.itemCount, created_at: binding.at })
     .execute();
-  await evictBeyond(trx, workspaceId, binding.retained, binding.at);
+  await evictBeyond(trx, workspaceId, binding.retained, binding.at, binding.evictedKeyLifetimeSeconds);
   return 'new';
 }
 
-/** Evicts the oldest retained bindings beyond `retained`, and the item keys they held. */
-async function evictBeyond(trx: Executor, workspaceId: WorkspaceId, retained: number, at: Date): Promise<void> {
+/**
+ * Evicts the oldest retained bindings beyond `retained`. Their item keys are not deleted but given the
+ * ordinary idempotency lifetime from now: a retry of the evicted batch already past its binding check
+ * still replays its items instead of creating them again, and the keys go with the daily cleanup.
+ */
+async function evictBeyond(trx: Executor, workspaceId: WorkspaceId, retained: number, at: Date, keyLifetimeSeconds: number): Promise<void> {
   const { rows } = await sql<{ idempotency_key: string; item_count: number }>`
     UPDATE invoice_batches b SET evicted_at = ${at}
       FROM (SELECT idempotency_key FROM invoice_batches
@@ -46,5 +50,11 @@ async function evictBeyond(trx: Executor, workspaceId: WorkspaceId, retained: nu
     RETURNING b.idempotency_key, b.item_count`.execute(trx);
   const keys = rows.flatMap((row) => Array.from({ length: row.item_count }, (_, index) => itemKey(row.idempotency_key, index)));
   if (keys.length === 0) return;
-  await trx.deleteFrom('idempotency_keys').where('workspace_id', '=', workspaceId).where('scope', '=', 'invoices.create').where('key', 'in', keys).execute();
+  await trx
+    .updateTable('idempotency_keys')
+    .set({ expires_at: new Date(at.getTime() + keyLifetimeSeconds * 1000) })
+    .where('workspace_id', '=', workspaceId)
+    .where('scope', '=', 'invoices.create')
+    .where('key', 'in', keys)
+    .execute();
 }

@@ -5,7 +5,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { findAccount } from '../billing/credits.repo.js';
 import { checkIdempotencyKey, requestHash, type ValidInvoiceInput } from '../invoices/invoice-input.js';
 import type { Invoice } from '../invoices/invoice.js';
-import type { InvoiceCost, InvoiceService } from '../invoices/invoice.service.js';
+import { IDEMPOTENCY_TTL_SECONDS, type InvoiceCost, type InvoiceService } from '../invoices/invoice.service.js';
 import { RETAINED_BATCHES, itemError, itemKey, parseBatchItem, type ItemError } from './batch.js';
 import { bindBatch } from './batch.repo.js';
 
@@ -61,7 +61,7 @@ export class InvoiceBatchService {
       });
     }
     const binding = await this.deps.db.transaction().execute((trx) =>
-      bindBatch(trx, workspaceId, { key: batchKey, requestHash: requestHash(body), itemCount: body.items.length, at: this.deps.clock.now(), retained: RETAINED_BATCHES }),
+      bindBatch(trx, workspaceId, { key: batchKey, requestHash: requestHash(body), itemCount: body.items.length, at: this.deps.clock.now(), retained: RETAINED_BATCHES, evictedKeyLifetimeSeconds: IDEMPOTENCY_TTL_SECONDS }),
     );
     if (binding === 'reused') throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different batch. Use a new key for a new batch.');
     if (binding === 'evicted') {

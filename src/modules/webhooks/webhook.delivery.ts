@@ -2,11 +2,11 @@ import type { Db, Executor } from '../../db/database.js';
 import { enqueueJob, expediteJob } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { retryDelaySeconds, signedHeaders, type AttemptOutcome, type WebhookBody } from './webhook.js';
+import { DELIVER_WEBHOOK_JOB, retryDelaySeconds, signedHeaders, type AttemptOutcome, type WebhookBody } from './webhook.js';
 import { postWebhook, type Resolver } from './webhook-http.js';
 import { findDelivery, findEndpoint, insertAttempt, insertDelivery, recordDeliveryResult } from './webhook.repo.js';
 
-export const DELIVER_WEBHOOK_JOB = 'webhooks.deliver';
+export { DELIVER_WEBHOOK_JOB };
 
 /**
  * Attempts of one workspace running at once in this process. A receiver that hangs for 8 s a request
@@ -16,8 +16,11 @@ const MAX_IN_FLIGHT_PER_WORKSPACE = 8;
 /** How soon a delivery deferred by that limit is looked at again. */
 const BUSY_RECHECK_SECONDS = 1;
 
-/** While delivery is paused a delivery job looks again this often; a resume makes it due at once. */
-const PAUSED_RECHECK_SECONDS = 300;
+/**
+ * While delivery is paused a delivery job looks again this often. A resume makes waiting jobs due at
+ * once; a job that was checking at that very moment picks the resume up on its next look.
+ */
+const PAUSED_RECHECK_SECONDS = 60;
 
 export interface WebhookEventInput {
   readonly eventId: bigint;
@@ -90,18 +93,25 @@ export class WebhookDeliverer {
       { url: endpoint.url, headers, body: delivery.body },
       { allowPrivate: this.deps.allowPrivate, ...(this.deps.resolve && { resolve: this.deps.resolve }), ...(signal && { signal }) },
     );
+    // Stopped mid-attempt (shutdown, lost lease): not the receiver's failure. Nothing is recorded and
+    // the job runs again; the receiver may get this event twice, which at-least-once allows.
+    if (signal?.aborted && !outcome.ok) return { done: false, retryInSeconds: 0 };
     const attempts = delivery.attempts + 1;
     const next = this.nextStep(outcome, attempts, delivery.window_started_at, startedAt);
-    await db.transaction().execute(async (trx) => {
+    const recorded = await db.transaction().execute(async (trx) => {
       await insertAttempt(trx, workspaceId, { eventId, invoiceId: delivery.invoice_id, attempt: attempts, startedAt, outcome });
-      await recordDeliveryResult(trx, workspaceId, eventId, {
+      return recordDeliveryResult(trx, workspaceId, eventId, {
         status: next.status,
         attempts,
         startedAt,
         outcome,
         nextAttemptAt: next.retryInSeconds === undefined ? null : new Date(startedAt.getTime() + next.retryInSeconds * 1000),
+        // A failure is judged against the window it was attempted in: a manual retry or a resume
+        // during the attempt started a new one, which this job serves next, at once.
+        ...(!outcome.ok && { windowStartedAt: delivery.window_started_at }),
       });
     });
+    if (!recorded) return { done: false, retryInSeconds: 0 };
     return next.retryInSeconds === undefined ? { done: true } : { done: false, retryInSeconds: next.retryInSeconds };
   }
 

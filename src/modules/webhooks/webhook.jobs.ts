@@ -3,13 +3,12 @@ import { RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { WebhookDeliverer } from './webhook.delivery.js';
-import { pruneWebhookHistory } from './webhook.repo.js';
+import { DELIVERY_HISTORY_DAYS } from './webhook.js';
+import { pruneWebhookHistory, requeueOrphanedDeliveries } from './webhook.repo.js';
 
 export { DELIVER_WEBHOOK_JOB } from './webhook.delivery.js';
 export const WEBHOOK_RETENTION_JOB = 'webhooks.retention';
 
-/** Attempt history is kept this long (spec: Delivery). */
-const HISTORY_DAYS = 30;
 
 /** One attempt of one delivery per run; a failure that will be retried reschedules the same job. */
 export function deliverWebhookHandler(deliverer: WebhookDeliverer): JobHandler {
@@ -25,10 +24,14 @@ export async function scheduleWebhookRetention(db: Db): Promise<void> {
   await enqueueJob(db, { kind: WEBHOOK_RETENTION_JOB, uniqueKey: WEBHOOK_RETENTION_JOB });
 }
 
-/** Hourly: deletes attempts and finished deliveries older than 30 days. */
+/**
+ * Hourly: deletes attempts and finished deliveries older than 30 days, and gives a job back to any
+ * pending delivery that lost its own (its job failed for good, e.g. after repeated database errors).
+ */
 export function webhookRetentionHandler(db: Db, clock: Clock): JobHandler {
   return async () => {
-    await pruneWebhookHistory(db, new Date(clock.now().getTime() - HISTORY_DAYS * 86_400_000));
+    await requeueOrphanedDeliveries(db);
+    await pruneWebhookHistory(db, new Date(clock.now().getTime() - DELIVERY_HISTORY_DAYS * 86_400_000));
     throw new RetryLater(3600, 'next webhook history retention in an hour');
   };
 }

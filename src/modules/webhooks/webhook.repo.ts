@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { AttemptOutcome } from './webhook.js';
+import { DELIVER_WEBHOOK_JOB, type AttemptOutcome } from './webhook.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './webhook.table.js';
 
 export type EndpointRow = Selectable<WebhookEndpointTable>;
@@ -146,15 +146,18 @@ export interface DeliveryUpdate {
   readonly startedAt: Date;
   readonly outcome: AttemptOutcome;
   readonly nextAttemptAt: Date | null;
+  /** Record only while the delivery is still in this retry window (unset: in any window). */
+  readonly windowStartedAt?: Date;
 }
 
 /**
  * Records an attempt's result on the delivery unless it already succeeded (a duplicate attempt after
- * a worker died must not turn a success back into a retry). Resolves whether the row was updated.
+ * a worker died must not turn a success back into a retry), or its retry window is not the expected
+ * one any more. Resolves whether the row was updated.
  */
 export async function recordDeliveryResult(trx: Executor, workspaceId: WorkspaceId, eventId: string, update: DeliveryUpdate): Promise<boolean> {
   const { outcome } = update;
-  const result = await trx
+  let query = trx
     .updateTable('webhook_deliveries')
     .set({
       status: update.status,
@@ -168,8 +171,9 @@ export async function recordDeliveryResult(trx: Executor, workspaceId: Workspace
     })
     .where('workspace_id', '=', workspaceId)
     .where('event_id', '=', eventId)
-    .where('status', '!=', 'succeeded')
-    .executeTakeFirst();
+    .where('status', '!=', 'succeeded');
+  if (update.windowStartedAt) query = query.where('window_started_at', '=', update.windowStartedAt);
+  const result = await query.executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
@@ -213,4 +217,20 @@ export async function pruneWebhookHistory(db: Executor, cutoff: Date): Promise<n
   const attempts = await db.deleteFrom('webhook_attempts').where('started_at', '<', cutoff).executeTakeFirst();
   const deliveries = await db.deleteFrom('webhook_deliveries').where('status', '!=', 'pending').where('created_at', '<', cutoff).executeTakeFirst();
   return Number(attempts.numDeletedRows + deliveries.numDeletedRows);
+}
+
+/**
+ * Enqueues a delivery job for every pending delivery that has none waiting or running (the key is the
+ * one `scheduleDelivery` uses). Resolves how many it enqueued.
+ */
+export async function requeueOrphanedDeliveries(db: Executor): Promise<number> {
+  const { rows } = await sql<{ id: bigint }>`
+    INSERT INTO jobs (kind, workspace_id, payload, unique_key)
+    SELECT ${DELIVER_WEBHOOK_JOB}, d.workspace_id, jsonb_build_object('eventId', d.event_id), d.workspace_id || '/' || d.event_id
+      FROM webhook_deliveries d
+     WHERE d.status = 'pending'
+       AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = ${DELIVER_WEBHOOK_JOB} AND j.unique_key = d.workspace_id || '/' || d.event_id AND j.failed_at IS NULL)
+    ON CONFLICT (kind, unique_key) WHERE unique_key IS NOT NULL AND failed_at IS NULL DO NOTHING
+    RETURNING id`.execute(db);
+  return rows.length;
 }

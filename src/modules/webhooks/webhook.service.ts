@@ -8,6 +8,7 @@ import { scheduleDelivery, queueWebhookDelivery } from './webhook.delivery.js';
 import { postWebhook, systemResolve, type Resolver } from './webhook-http.js';
 import { isWebhookEvent, newSigningSecret, signedHeaders, TEST_EVENT_TYPE, type WebhookBody } from './webhook.js';
 import * as repo from './webhook.repo.js';
+import { DELIVERY_HISTORY_DAYS } from './webhook.js';
 
 /** Deliveries and attempts GET /webhook shows (spec: up to 20 of each). */
 const RECENT = 20;
@@ -126,7 +127,12 @@ export class WebhookService {
       } else {
         const event = /^[0-9]{1,19}$/.test(eventId) ? await findEvent(trx, workspaceId, BigInt(eventId)) : undefined;
         if (!event || !isWebhookEvent(event.type)) throw new AppError('not_found', `No webhook event ${eventId} in this workspace.`);
+        // Beyond the delivery history nobody can tell whether the receiver acknowledged it already.
+        if (event.created_at.getTime() < at.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000) {
+          throw new AppError('not_found', `Event ${eventId} is older than the ${DELIVERY_HISTORY_DAYS}-day delivery history; read it from GET /changes instead.`);
+        }
         await queueWebhookDelivery(trx, workspaceId, { eventId: event.id, type: event.type, invoiceId: event.invoice_id, data: event.data, at: event.created_at });
+        await repo.reopenDelivery(trx, workspaceId, eventId, at);
       }
       return presentDelivery((await repo.findDelivery(trx, workspaceId, eventId))!);
     });

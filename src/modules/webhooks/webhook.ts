@@ -1,5 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
+/** The job kind of a delivery; its unique key is `<workspace id>/<event id>`. */
+export const DELIVER_WEBHOOK_JOB = 'webhooks.deliver';
+
 /** Event kinds that are sent to the workspace's endpoint (the feed carries more). */
 export const WEBHOOK_EVENT_TYPES = ['payment_intent.succeeded', 'invoice.scheduled'] as const;
 export const TEST_EVENT_TYPE = 'webhook.test';
@@ -29,6 +32,9 @@ export type DeliveryError = (typeof DELIVERY_ERRORS)[number];
 export type AttemptOutcome =
   | { readonly ok: true; readonly status: number; readonly durationMs: number }
   | { readonly ok: false; readonly status?: number; readonly error: DeliveryError; readonly durationMs: number };
+
+/** Attempts and finished deliveries are kept this long (spec: Delivery, "Attempt history"). */
+export const DELIVERY_HISTORY_DAYS = 30;
 
 /** 8 s per request (spec: Delivery). */
 export const DELIVERY_TIMEOUT_MS = 8000;
