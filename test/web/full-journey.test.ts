@@ -32,10 +32,9 @@ async function createInvoice(page: Page, amount: string): Promise<string> {
   return (await page.locator('#invoice-checkout-url').textContent())!.trim();
 }
 
-/** Reloads the invoice's detail in the portal and waits until it shows paid, with receipt and timeline. */
+/** The portal's invoice detail, left open while the buyer paid, turns to paid by itself, with receipt and timeline. */
 async function expectPaidInPortal(page: Page): Promise<void> {
-  await page.reload();
-  await page.locator('#invoice-status', { hasText: 'paid' }).waitFor();
+  await page.locator('#invoice-status', { hasText: 'paid' }).waitFor({ timeout: 15_000 });
   await page.locator('#invoice-receipt').waitFor();
   await page.locator('#invoice-timeline li[data-kind=paid]').waitFor();
   expect(await page.locator('#receipt-facts').textContent()).toMatch(/0x[0-9a-f]{64}/);

@@ -19,6 +19,8 @@ const KINDS = {
 };
 
 const CHANGEABLE = new Set(['open', 'expired']);
+/** Statuses that can change by themselves (a buyer pays, a payment confirms): the detail keeps polling. */
+const REFRESH_MS = { open: 5000, processing: 2000 };
 
 /** `onChange()` runs after a cancel or a renewal (credits and issues may have moved). */
 export function createInvoiceView({ onChange }) {
@@ -26,6 +28,7 @@ export function createInvoiceView({ onChange }) {
   let workspace;
   let invoice;
   let generation = 0;
+  let refresh;
 
   for (const button of card.querySelectorAll('[data-copy-from]')) button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom), button));
 
@@ -83,6 +86,19 @@ export function createInvoiceView({ onChange }) {
     renderInvoice();
     renderTimeline(timeline);
     renderReceipt(receipt);
+    scheduleRefresh(mine);
+  }
+
+  /** Reloads while the invoice may still change and this detail is on screen; any navigation ends it. */
+  function scheduleRefresh(mine) {
+    window.clearTimeout(refresh);
+    const delay = REFRESH_MS[invoice.status];
+    if (delay === undefined) return;
+    refresh = window.setTimeout(() => {
+      if (mine !== generation || card.offsetParent === null) return;
+      // A failed refresh is silent: the next navigation or action loads again and reports.
+      load().catch(() => {});
+    }, delay);
   }
 
   async function act(button, verb, body) {
