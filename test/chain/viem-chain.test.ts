@@ -29,6 +29,7 @@ import {
   usdcBalance,
 } from '../../src/chain/local-chain.js';
 import type { Network } from '../../src/chain/networks.js';
+import { transferWithAuthorizationTypes } from '../../src/chain/usdc-eip3009.js';
 import { testUsdcAbi } from '../../src/chain/test-usdc.artifact.js';
 import { BroadcastError, createViemChain } from '../../src/chain/viem-chain.js';
 import type { ChainPort, TransferAuthorization } from '../../src/modules/payments/chain.port.js';
@@ -55,16 +56,6 @@ const network: Network = {
   tokenVersion: '2',
 };
 const domain = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC } as const;
-const types = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 
 beforeAll(async () => {
   await installTestUsdc(rpcUrl);
@@ -104,7 +95,7 @@ function sign(auth: TransferAuthorization, signer: LocalAccount = payer): Promis
     validAfter: BigInt(auth.validAfter),
     validBefore: BigInt(auth.validBefore),
   };
-  return signer.signTypedData({ domain, types, primaryType: 'TransferWithAuthorization', message });
+  return signer.signTypedData({ domain, types: transferWithAuthorizationTypes, primaryType: 'TransferWithAuthorization', message });
 }
 
 /** The same signature with a 0/1 recovery id instead of v = 27/28. */

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { encodeAbiParameters, getAddress, keccak256, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BASE_SEPOLIA_USDC, createLocalPublicClient, usdcBalance } from '../../src/chain/local-chain.js';
+import { transferWithAuthorizationTypes } from '../../src/chain/usdc-eip3009.js';
 import { JobRunner } from '../../src/jobs/index.js';
 import { jobHandlers } from '../../src/main/jobs.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -284,16 +285,7 @@ describe('POST /w/<ws>/i/<id>/authorizations: a gasless EIP-3009 payment', () =>
     };
     const signature = await payer.signTypedData({
       domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
+      types: transferWithAuthorizationTypes,
       primaryType: 'TransferWithAuthorization',
       message: { ...authorization, value: BigInt(authorization.value), validAfter: 0n, validBefore: BigInt(authorization.validBefore) },
     });
