@@ -31,12 +31,21 @@ export class CheckoutService {
   constructor(private readonly deps: CheckoutServiceDeps) {}
 
   async details(workspaceId: WorkspaceId, invoiceId: InvoiceId) {
-    const [invoice, workspace] = await Promise.all([findInvoice(this.deps.db, workspaceId, invoiceId), findWorkspace(this.deps.db, workspaceId)]);
+    // One snapshot for the three reads: a verification committing in between must not show a
+    // `processing` invoice next to the `failed` attempt that reopened it.
+    const { invoice, workspace, latest } = await this.deps.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute(async (trx) => ({
+        invoice: await findInvoice(trx, workspaceId, invoiceId),
+        workspace: await findWorkspace(trx, workspaceId),
+        latest: await latestIntentOf(trx, workspaceId, invoiceId),
+      }));
     if (!invoice || !workspace) throw notFound();
     const now = this.deps.clock.now();
     const status = effectiveStatus(invoice, now);
     const payable = status === 'open';
-    const latest = await latestIntentOf(this.deps.db, workspaceId, invoiceId);
     return {
       invoiceId: invoice.id,
       number: formatInvoiceNumber(invoice.number),
