@@ -37,6 +37,9 @@ export interface Config {
   readonly checkoutRateLimitPerMinute: number;
   /** Change-feed events older than this are deleted; older cursors answer 410 cursor_expired. */
   readonly eventRetentionDays: number;
+  /** A client must send its request headers within this time, and the whole request within the next. */
+  readonly headersTimeoutSeconds: number;
+  readonly requestTimeoutSeconds: number;
   readonly logLevel: LogLevel;
 }
 
@@ -62,6 +65,7 @@ export const LOCAL_CHAIN_ID = 84532;
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = text(env, 'HOST') ?? '127.0.0.1';
+  const headersTimeoutSeconds = integer(env, 'HEADERS_TIMEOUT_SECONDS', 10, 1, 600);
   const config: Config = {
     port,
     host,
@@ -80,6 +84,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     checkoutRateLimitPerMinute: integer(env, 'CHECKOUT_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    headersTimeoutSeconds,
+    requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', Math.max(30, headersTimeoutSeconds), headersTimeoutSeconds, 3600),
     logLevel: logLevel(env),
   };
   return Object.freeze(config);

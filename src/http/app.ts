@@ -28,9 +28,12 @@ import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
 import { workspaceApiRoutes, workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
 import { registerDemoWallet } from '../web/demo-wallet/demo-wallet.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
+import { API_VERSION } from './api-version.js';
 import { ErrorBody } from './common.schemas.js';
 import { registerDocs } from './docs.routes.js';
 import { registerErrorHandling } from './error-handler.js';
+import { answerClientError, answerFrameworkError } from './framework-errors.js';
+import { guardInput } from './input-guard.js';
 import './fastify-types.js';
 import { guardMerchantApi } from './merchant-api.js';
 import { registerOps } from './ops.routes.js';
@@ -40,7 +43,7 @@ import { requestIdFor } from './request-id.js';
 import type { Services } from './services.js';
 import { schemaCompiler } from './validation.js';
 
-export const API_VERSION = '1.1.0';
+export { API_VERSION };
 export const MERCHANT_API_PREFIX = '/w/:workspaceId/v1';
 
 export interface BuildAppOptions {
@@ -56,6 +59,11 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     requestIdHeader: false,
     bodyLimit: 256 * 1024,
     trustProxy: false,
+    // Slow clients are cut: headers and then the whole request must arrive in time (checked every second).
+    http: { headersTimeout: services.config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
+    requestTimeout: services.config.requestTimeoutSeconds * 1000,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(schemaCompiler);
@@ -69,6 +77,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     reply.header('X-API-Version', API_VERSION);
   });
   registerErrorHandling(app);
+  guardInput(app);
 
   await app.register(cookie);
   await app.register(swagger, {

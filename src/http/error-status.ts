@@ -3,6 +3,10 @@ import type { ErrorCode } from '../shared/errors.js';
 /** The one map from error code to HTTP status. `satisfies` makes a missing code a compile error. */
 export const ERROR_STATUS = {
   invalid_request: 400,
+  invalid_url: 400,
+  uri_too_long: 414,
+  headers_too_large: 431,
+  request_timeout: 408,
   invalid_json: 400,
   unsupported_media_type: 415,
   payload_too_large: 413,

@@ -4,6 +4,10 @@
  */
 export const ERROR_CODES = [
   'invalid_request',
+  'invalid_url',
+  'uri_too_long',
+  'headers_too_large',
+  'request_timeout',
   'invalid_json',
   'unsupported_media_type',
   'payload_too_large',

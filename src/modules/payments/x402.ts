@@ -110,7 +110,9 @@ export function decodePaymentHeader(value: string, version: 1 | 2): PaymentSubmi
     return 'the authorization is malformed';
   }
   const accepted = root?.accepted as Record<string, unknown> | undefined;
-  const networkName = String((version === 2 ? accepted?.network : root?.network) ?? '');
+  // Only a string names a network; String() of an object can throw (a "toString" field that is not a function).
+  const network = version === 2 ? accepted?.network : root?.network;
+  const networkName = typeof network === 'string' ? network : '';
   const linkVersion = (accepted?.extra as Record<string, unknown> | undefined)?.linkVersion;
   return {
     version,

@@ -31,21 +31,47 @@ export async function answerDemoRequest(wallet: DemoWallet, role: DemoRole, meth
       if (wanted !== wallet.chainId) throw rpcError(4902, `The demo wallet knows only the local chain ${wallet.chainId}.`);
       return null;
     }
-    case 'personal_sign':
-      return account.signMessage({ message: { raw: params[0] as Hex } });
-    case 'eth_signTypedData_v4': {
-      const typed = JSON.parse(String(params[1])) as { types: Record<string, unknown> } & Record<string, unknown>;
-      const { EIP712Domain: _domain, ...types } = typed.types;
-      return account.signTypedData({ ...typed, types } as Parameters<LocalAccount['signTypedData']>[0]);
+    case 'personal_sign': {
+      const [message] = params;
+      if (typeof message !== 'string' || !HEX.test(message)) throw rpcError(-32602, 'personal_sign takes the message as 0x-prefixed hex.');
+      return account.signMessage({ message: { raw: message as Hex } });
     }
+    case 'eth_signTypedData_v4':
+      return account.signTypedData(typedData(params[1]) as Parameters<LocalAccount['signTypedData']>[0]).catch(invalidParams);
     case 'eth_sendTransaction': {
-      const tx = params[0] as { to: Hex; data?: Hex; value?: Hex };
+      const tx = params[0] as Record<string, unknown> | undefined;
+      const [to, data, value] = [tx?.to, tx?.data, tx?.value];
+      if (typeof to !== 'string' || !ADDRESS.test(to) || (data !== undefined && (typeof data !== 'string' || !HEX.test(data))) || (value !== undefined && (typeof value !== 'string' || !HEX.test(value)))) {
+        throw rpcError(-32602, 'eth_sendTransaction takes {to, data?, value?} as 0x-prefixed hex.');
+      }
       const client = createWalletClient({ account, transport: http(wallet.rpcUrl) });
-      return client.sendTransaction({ chain: null, to: tx.to, data: tx.data, value: tx.value === undefined ? undefined : BigInt(tx.value) });
+      return client.sendTransaction({ chain: null, to: to as Hex, data: data as Hex | undefined, value: value === undefined ? undefined : BigInt(value) });
     }
     default:
       throw rpcError(4200, `The demo wallet does not support ${method}.`);
   }
+}
+
+const HEX = /^0x[0-9a-fA-F]*$/;
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** The typed data of eth_signTypedData_v4 (a JSON string), without the domain type viem derives itself. */
+function typedData(raw: unknown): Record<string, unknown> {
+  let typed: unknown;
+  try {
+    typed = typeof raw === 'string' ? JSON.parse(raw) : undefined;
+  } catch {
+    typed = undefined;
+  }
+  const types = (typed as { types?: unknown } | undefined)?.types;
+  if (!typed || typeof typed !== 'object' || !types || typeof types !== 'object') throw rpcError(-32602, 'eth_signTypedData_v4 takes [address, typed data as a JSON string].');
+  const { EIP712Domain: _domain, ...rest } = types as Record<string, unknown>;
+  return { ...typed, types: rest };
+}
+
+/** viem refuses malformed typed data by throwing; that is the caller's mistake, not ours. */
+function invalidParams(error: unknown): never {
+  throw rpcError(-32602, `The typed data cannot be signed: ${error instanceof Error ? error.message.split('\n')[0] : 'invalid'}`);
 }
 
 function rpcError(rpcCode: number, message: string): AppError {
