@@ -2,30 +2,14 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { apiKeyRoutes } from '../modules/api-keys/api-key.routes.js';
 import { authRoutes } from '../modules/auth/auth.routes.js';
-import { billingPortalRoutes } from '../modules/billing/billing.portal-routes.js';
-import { billingRoutes } from '../modules/billing/billing.routes.js';
-import { dashboardPortalRoutes } from '../modules/dashboard/dashboard.portal-routes.js';
 import { changeFeedRoutes } from '../modules/events/change-feed.routes.js';
-import { healthPortalRoutes } from '../modules/health/health.portal-routes.js';
-import { healthRoutes } from '../modules/health/health.routes.js';
-import { checkoutSettingsPortalRoutes } from '../modules/checkout-settings/checkout-settings.portal-routes.js';
-import { checkoutSettingsRoutes } from '../modules/checkout-settings/checkout-settings.routes.js';
 import { invoiceBatchRoutes } from '../modules/invoice-batches/batch.routes.js';
-import { invoiceSearchPortalRoutes } from '../modules/invoice-search/search.portal-routes.js';
-import { invoiceSearchRoutes } from '../modules/invoice-search/search.routes.js';
-import { invoicePortalRoutes } from '../modules/invoices/invoice.portal-routes.js';
-import { invoiceRoutes } from '../modules/invoices/invoice.routes.js';
 import { checkoutRoutes } from '../modules/payments/checkout.routes.js';
-import { paymentPortalRoutes } from '../modules/payments/payment.portal-routes.js';
-import { paymentRoutes } from '../modules/payments/payment.routes.js';
+import { paymentIntentRoutes } from '../modules/payments/payment.routes.js';
 import { registerX402 } from '../modules/payments/x402.routes.js';
-import { timelinePortalRoutes } from '../modules/timeline/timeline.portal-routes.js';
-import { timelineRoutes } from '../modules/timeline/timeline.routes.js';
-import { webhookPortalRoutes } from '../modules/webhooks/webhook.portal-routes.js';
-import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
-import { workspaceApiRoutes, workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
+import { workspaceListPortalRoutes } from '../modules/workspaces/workspace.portal-routes.js';
+import { workspaceRoutes } from '../modules/workspaces/workspace.routes.js';
 import { registerDemoWallet } from '../web/demo-wallet/demo-wallet.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
 import { API_VERSION } from './api-version.js';
@@ -37,14 +21,19 @@ import { guardInput } from './input-guard.js';
 import './fastify-types.js';
 import { guardMerchantApi } from './merchant-api.js';
 import { registerOps } from './ops.routes.js';
-import { guardOrigin, requireSession } from './portal-guards.js';
+import { guardOrigin, requireOwnedWorkspace, requireSession } from './portal-guards.js';
 import { limitPerClientIp } from './rate-limiter.js';
 import { requestIdFor } from './request-id.js';
+import { workspaceRouteTable } from './route-table.js';
 import type { Services } from './services.js';
 import { schemaCompiler } from './validation.js';
+import { registerMerchantRoutes, registerPortalRoutes } from './workspace-route.js';
 
 export { API_VERSION };
 export const MERCHANT_API_PREFIX = '/w/:workspaceId/v1';
+export const PORTAL_API_PREFIX = '/portal/api';
+/** Inside PORTAL_API_PREFIX: every route below is on a workspace the signed-in wallet must own. */
+export const PORTAL_WORKSPACE_PREFIX = '/w/:workspaceId';
 
 export interface BuildAppOptions {
   /** false for silence (tests); otherwise where logs go and at which level (default: stdout, LOG_LEVEL). */
@@ -112,38 +101,30 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     },
     { prefix: '/auth' },
   );
+  const routes = workspaceRouteTable(services);
   await app.register(
     async (portal) => {
       guardOrigin(portal, services);
       requireSession(portal, services);
-      await portal.register(workspaceRoutes(services));
-      await portal.register(apiKeyRoutes(services));
-      await portal.register(invoicePortalRoutes(services));
-      await portal.register(invoiceSearchPortalRoutes(services));
-      await portal.register(timelinePortalRoutes(services));
-      await portal.register(paymentPortalRoutes(services));
-      await portal.register(checkoutSettingsPortalRoutes(services));
-      await portal.register(webhookPortalRoutes(services));
-      await portal.register(billingPortalRoutes(services));
-      await portal.register(healthPortalRoutes(services));
-      await portal.register(dashboardPortalRoutes(services));
+      await portal.register(workspaceListPortalRoutes(services));
+      await portal.register(
+        async (workspace) => {
+          requireOwnedWorkspace(workspace, services);
+          registerPortalRoutes(workspace, [...routes.portalOnly, ...routes.shared]);
+        },
+        { prefix: PORTAL_WORKSPACE_PREFIX },
+      );
     },
-    { prefix: '/portal/api' },
+    { prefix: PORTAL_API_PREFIX },
   );
   await app.register(
     async (api) => {
       guardMerchantApi(api, services);
-      await api.register(billingRoutes(services));
-      await api.register(invoiceRoutes(services));
+      registerMerchantRoutes(api, routes.shared);
       await api.register(invoiceBatchRoutes(services));
-      await api.register(paymentRoutes(services));
-      await api.register(checkoutSettingsRoutes(services));
-      await api.register(workspaceApiRoutes(services));
+      await api.register(paymentIntentRoutes(services));
+      await api.register(workspaceRoutes(services));
       await api.register(changeFeedRoutes(services));
-      await api.register(webhookRoutes(services));
-      await api.register(invoiceSearchRoutes(services));
-      await api.register(timelineRoutes(services));
-      await api.register(healthRoutes(services));
     },
     { prefix: MERCHANT_API_PREFIX },
   );

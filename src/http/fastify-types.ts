@@ -2,6 +2,17 @@ import type { ApiKeyPrincipal } from '../modules/api-keys/api-key.service.js';
 import type { Permission } from '../modules/api-keys/api-key.js';
 import type { Session } from '../modules/auth/auth.service.js';
 import type { ErrorCode } from '../shared/errors.js';
+import type { WorkspaceId } from '../shared/ids.js';
+
+/**
+ * Who acts on which workspace, whichever door they came in by: set by the merchant API guard (API key)
+ * and by the portal's ownership check (wallet session), so a route serving both reads only this.
+ */
+export interface Principal {
+  readonly workspaceId: WorkspaceId;
+  /** How the request arrived; the services record it (e.g. an invoice's source). */
+  readonly via: 'api' | 'portal';
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,6 +20,8 @@ declare module 'fastify' {
     apiKey?: ApiKeyPrincipal;
     /** Set on portal routes once the session cookie is verified. */
     portalSession?: Session;
+    /** Set on every workspace route of either audience before validation; see Principal. */
+    principal?: Principal;
   }
   interface FastifyContextConfig {
     /** Required on every merchant API route: the key must hold this permission. */

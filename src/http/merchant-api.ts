@@ -37,6 +37,7 @@ export function guardMerchantApi(app: FastifyInstance, services: Services): void
       throw new AppError('permission_denied', `This API key lacks the ${permission} permission.`);
     }
     request.apiKey = principal;
+    request.principal = { workspaceId: principal.workspaceId, via: 'api' };
   });
 }
 

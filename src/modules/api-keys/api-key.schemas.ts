@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../../http/common.schemas.js';
+import { Timestamp, WorkspaceParams } from '../../http/common.schemas.js';
 import { PERMISSIONS, type Permission as PermissionName } from './api-key.js';
 
 const Permission = Type.Unsafe<PermissionName>({ type: 'string', enum: [...PERMISSIONS] });
@@ -29,4 +29,4 @@ export const CreateApiKeyBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const ApiKeyParams = Type.Object({ workspaceId: Type.String({ maxLength: 64 }), keyId: Type.String({ maxLength: 64 }) });
+export const ApiKeyParams = Type.Object({ ...WorkspaceParams.properties, keyId: Type.String({ maxLength: 64 }) });

@@ -1,7 +1,6 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { WorkspaceParams, errors } from '../../http/common.schemas.js';
-import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import { WorkspaceParams } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
+import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { LOW_CREDIT_INVOICES, VERIFICATION_DELAY_MS, lowCreditThreshold } from './health.js';
 import { IssuesView } from './health.schemas.js';
 
@@ -28,22 +27,23 @@ function description(successFeeCredits: number): string {
   ].join('\n\n');
 }
 
-export function healthRoutes(services: Services): FastifyPluginAsyncTypebox {
-  return async (app) => {
-    app.get(
-      '/issues',
-      {
-        config: { permission: 'billing:read' },
-        schema: {
-          tags: ['Health'],
-          summary: 'Open workspace issues and what to do about them',
-          description: description(services.config.successFeeCredits),
-          security: BEARER_SECURITY,
-          params: WorkspaceParams,
-          response: { 200: IssuesView, ...errors(401, 403, 429) },
-        },
+/** GET /issues: the API, and the portal's issue list above everything else. */
+export function healthRoutes(services: Services): SharedRoute[] {
+  return [
+    sharedRoute({
+      method: 'GET',
+      url: '/issues',
+      permission: 'billing:read',
+      schema: {
+        tags: ['Health'],
+        summary: 'Open workspace issues and what to do about them',
+        description: description(services.config.successFeeCredits),
+        params: WorkspaceParams,
+        response: { 200: IssuesView },
       },
-      async (request) => services.health.issues(request.apiKey!.workspaceId),
-    );
-  };
+      errors: [],
+      portal: { description: 'As GET /issues: most severe first, at most one per kind; empty when all is well.' },
+      handler: async (request) => services.health.issues(request.principal!.workspaceId),
+    }),
+  ];
 }

@@ -1,7 +1,6 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { WorkspaceParams, errors } from '../../http/common.schemas.js';
-import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import { WorkspaceParams } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
+import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { SEARCH_FIELD_CODES, SearchPage, SearchQuery } from './search.schemas.js';
 
 const DESCRIPTION = [
@@ -19,23 +18,26 @@ const DESCRIPTION = [
     'A cursor this search did not hand out answers 400 `invalid_cursor`. See docs/invoices.md.',
 ].join('\n\n');
 
-export function invoiceSearchRoutes(services: Services): FastifyPluginAsyncTypebox {
-  return async (app) => {
-    app.get(
-      '/invoice-search',
-      {
-        config: { permission: 'invoices:read', fieldErrorCodes: SEARCH_FIELD_CODES },
-        schema: {
-          tags: ['Invoices'],
-          summary: 'Find invoices by number, order reference, link or transaction',
-          description: DESCRIPTION,
-          security: BEARER_SECURITY,
-          params: WorkspaceParams,
-          querystring: SearchQuery,
-          response: { 200: SearchPage, ...errors(400, 401, 403, 429) },
-        },
+/** GET /invoice-search: the API, and the portal's search box with the same rules and pages. */
+export function invoiceSearchRoutes(services: Services): SharedRoute[] {
+  return [
+    sharedRoute({
+      method: 'GET',
+      url: '/invoice-search',
+      permission: 'invoices:read',
+      fieldErrorCodes: SEARCH_FIELD_CODES,
+      schema: {
+        tags: ['Invoices'],
+        summary: 'Find invoices by number, order reference, link or transaction',
+        description: DESCRIPTION,
+        params: WorkspaceParams,
+        querystring: SearchQuery,
+        response: { 200: SearchPage },
       },
-      async (request) => services.invoiceSearch.search(request.apiKey!.workspaceId, request.query),
-    );
-  };
+      errors: [400],
+      portal: { description: 'As GET /invoice-search: exact matches only, newest first.' },
+      example: { query: '?q=INV-1' },
+      handler: async (request) => services.invoiceSearch.search(request.principal!.workspaceId, request.query),
+    }),
+  ];
 }

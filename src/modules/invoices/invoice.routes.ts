@@ -1,90 +1,114 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { WorkspaceParams, defaultEmptyBody, errors } from '../../http/common.schemas.js';
-import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import type { FastifyRequest } from 'fastify';
+import { WorkspaceParams, defaultEmptyBody } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
+import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
+import { randomToken } from '../../shared/ids.js';
 import type { ExpiresIn, InvoiceId } from './invoice.js';
+import { normalisePortalAmount } from './invoice-input.js';
 import { presentInvoice } from './invoice.present.js';
-import { CREATE_FIELD_CODES, CreateInvoiceBody, IdempotencyHeaders, InvoiceParams, InvoiceView, RenewBody } from './invoice.schemas.js';
+import { CREATE_FIELD_CODES, CreateInvoiceBody, IdempotencyHeaders, InvoiceParams, InvoiceView, PortalCreateInvoiceBody, RenewBody } from './invoice.schemas.js';
 
 const tags = ['Invoices'];
 
-export function invoiceRoutes(services: Services): FastifyPluginAsyncTypebox {
+/** The invoice use cases: the API, and the portal's invoice form and detail. */
+export function invoiceRoutes(services: Services): SharedRoute[] {
   const present = (invoice: Parameters<typeof presentInvoice>[0]) => presentInvoice(invoice, services.config.publicBaseUrl);
-  return async (app) => {
-    app.post(
-      '/invoices',
-      {
-        config: { permission: 'invoices:create', fieldErrorCodes: CREATE_FIELD_CODES },
-        schema: {
-          tags,
-          summary: 'Create an invoice',
-          description:
-            'Requires an Idempotency-Key. Retrying with the same key and body answers the same 201 (same id and number, no second charge; ' +
-            'a concurrent duplicate waits for the first and replays it, marked `Idempotent-Replayed: true`). The same key with another body: 422. ' +
-            'Refusals create nothing and charge nothing; they do not use up the key.',
-          security: BEARER_SECURITY,
-          params: WorkspaceParams,
-          headers: IdempotencyHeaders,
-          body: CreateInvoiceBody,
-          response: { 201: InvoiceView, ...errors(400, 401, 402, 403, 422, 429) },
-        },
+  return [
+    sharedRoute({
+      method: 'POST',
+      url: '/invoices',
+      permission: 'invoices:create',
+      fieldErrorCodes: CREATE_FIELD_CODES,
+      schema: {
+        tags,
+        summary: 'Create an invoice',
+        description:
+          'Requires an Idempotency-Key. Retrying with the same key and body answers the same 201 (same id and number, no second charge; ' +
+          'a concurrent duplicate waits for the first and replays it, marked `Idempotent-Replayed: true`). The same key with another body: 422. ' +
+          'Refusals create nothing and charge nothing; they do not use up the key.',
+        params: WorkspaceParams,
+        headers: IdempotencyHeaders,
+        body: CreateInvoiceBody,
+        response: { 201: InvoiceView },
       },
-      async (request, reply) => {
-        const { invoice, replayed } = await services.invoices.create(request.apiKey!.workspaceId, request.body, {
+      errors: [400, 402, 403, 422],
+      portal: {
+        summary: 'Create a manual invoice',
+        description: 'As POST /invoices, but the amount may use a comma ("12,50"). Idempotency-Key is optional here.',
+        body: PortalCreateInvoiceBody,
+        preHandler: acceptPortalForm,
+      },
+      example: { body: { amount: '1,5' } },
+      handler: async (request, reply) => {
+        const { workspaceId, via } = request.principal!;
+        const { invoice, replayed } = await services.invoices.create(workspaceId, request.body, {
           idempotencyKey: request.headers['idempotency-key'],
-          source: 'api',
+          source: via,
         });
         if (replayed) reply.header('Idempotent-Replayed', 'true');
         return reply.code(201).send(present(invoice));
       },
-    );
+    }),
 
-    app.get(
-      '/invoices/:invoiceId',
-      {
-        config: { permission: 'payments:read' },
-        schema: { tags, summary: 'Read an invoice and its status', security: BEARER_SECURITY, params: InvoiceParams, response: { 200: InvoiceView, ...errors(401, 403, 404, 429) } },
-      },
-      async (request) => present(await services.invoices.get(request.apiKey!.workspaceId, request.params.invoiceId as InvoiceId)),
-    );
+    sharedRoute({
+      method: 'GET',
+      url: '/invoices/:invoiceId',
+      permission: 'payments:read',
+      schema: { tags, summary: 'Read an invoice and its status', params: InvoiceParams, response: { 200: InvoiceView } },
+      errors: [404],
+      portal: { summary: 'Read an invoice' },
+      handler: async (request) => present(await services.invoices.get(request.principal!.workspaceId, request.params.invoiceId as InvoiceId)),
+    }),
 
-    app.post(
-      '/invoices/:invoiceId/cancel',
-      {
-        config: { permission: 'invoices:create' },
-        schema: {
-          tags,
-          summary: 'Cancel an invoice',
-          description: 'Open or expired invoices only; releases the success-fee reserve. Paid: 409 invoice_already_paid. Cancelling twice answers the cancelled invoice.',
-          security: BEARER_SECURITY,
-          params: InvoiceParams,
-          response: { 200: InvoiceView, ...errors(401, 403, 404, 409, 429) },
-        },
+    sharedRoute({
+      method: 'POST',
+      url: '/invoices/:invoiceId/cancel',
+      permission: 'invoices:create',
+      schema: {
+        tags,
+        summary: 'Cancel an invoice',
+        description: 'Open or expired invoices only; releases the success-fee reserve. Paid: 409 invoice_already_paid. Cancelling twice answers the cancelled invoice.',
+        params: InvoiceParams,
+        response: { 200: InvoiceView },
       },
-      async (request) => present(await services.invoices.cancel(request.apiKey!.workspaceId, request.params.invoiceId as InvoiceId)),
-    );
+      errors: [404, 409],
+      portal: { description: 'As POST /invoices/{id}/cancel: open or expired invoices only.' },
+      handler: async (request) => present(await services.invoices.cancel(request.principal!.workspaceId, request.params.invoiceId as InvoiceId)),
+    }),
 
-    app.post(
-      '/invoices/:invoiceId/renew',
-      {
-        config: { permission: 'invoices:create', fieldErrorCodes: { expiresIn: 'invalid_expires_in' } },
-        preValidation: defaultEmptyBody,
-        schema: {
-          tags,
-          summary: 'Renew the payment link',
-          description:
-            'Open or expired invoices: a new deadline from now and a new link version; the number stays. Costs the credits of the new window. ' +
-            'Payments signed for the older link are refused.',
-          security: BEARER_SECURITY,
-          params: InvoiceParams,
-          body: RenewBody,
-          response: { 200: InvoiceView, ...errors(400, 401, 402, 403, 404, 409, 429) },
-        },
+    sharedRoute({
+      method: 'POST',
+      url: '/invoices/:invoiceId/renew',
+      permission: 'invoices:create',
+      fieldErrorCodes: { expiresIn: 'invalid_expires_in' },
+      preValidation: defaultEmptyBody,
+      schema: {
+        tags,
+        summary: 'Renew the payment link',
+        description:
+          'Open or expired invoices: a new deadline from now and a new link version; the number stays. Costs the credits of the new window. ' +
+          'Payments signed for the older link are refused.',
+        params: InvoiceParams,
+        body: RenewBody,
+        response: { 200: InvoiceView },
       },
-      async (request) => {
+      errors: [400, 402, 404, 409],
+      portal: { description: 'As POST /invoices/{id}/renew: a new deadline and link version; costs the credits of the new window.' },
+      handler: async (request) => {
         const expiresIn = request.body.expiresIn as ExpiresIn | undefined;
-        return present(await services.invoices.renew(request.apiKey!.workspaceId, request.params.invoiceId as InvoiceId, expiresIn));
+        return present(await services.invoices.renew(request.principal!.workspaceId, request.params.invoiceId as InvoiceId, expiresIn));
       },
-    );
-  };
+    }),
+  ];
+}
+
+/**
+ * The portal form takes amounts as people type them ("12,50"), and a browser that sends no
+ * Idempotency-Key gets one of its own; after this the merchant API's rules apply unchanged.
+ */
+async function acceptPortalForm(request: FastifyRequest): Promise<void> {
+  const body = request.body as { amount: string };
+  body.amount = normalisePortalAmount(body.amount);
+  // Assigned as a whole: Fastify hands out a fresh merged copy of the headers once they were validated.
+  if (request.headers['idempotency-key'] === undefined) request.headers = { ...request.headers, 'idempotency-key': `portal-${randomToken()}` };
 }

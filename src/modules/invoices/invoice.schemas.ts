@@ -63,13 +63,30 @@ export const InvoiceParams = Type.Object({
   invoiceId: Type.String({ maxLength: 64, description: 'Invoice id (`inv_…`).' }),
 });
 
-/** Portal routes: the workspace is checked against the session, so its id needs no pattern here. */
-export const PortalInvoiceParams = Type.Object({
-  workspaceId: Type.String({ maxLength: 64 }),
-  invoiceId: Type.String({ maxLength: 64, description: 'Invoice id (`inv_…`).' }),
-});
-
 export const RenewBody = Type.Object(
   { expiresIn: Type.Optional(Type.Integer({ enum: [...EXPIRES_IN_VALUES], description: "New window; default the invoice's own." })) },
   { additionalProperties: false },
 );
+
+/** The portal's form: the amount may use a comma ("12,50"); it is normalised before the rules of POST /invoices apply. */
+export const PortalCreateInvoiceBody = Type.Composite([Type.Omit(CreateInvoiceBody, ['amount']), Type.Object({ amount: Type.String({ maxLength: 40 }) })], {
+  additionalProperties: false,
+});
+
+export const InvoiceListQuery = Type.Object({
+  status: Type.Optional(
+    Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({
+      type: 'string',
+      enum: [...INVOICE_STATUSES],
+      description: 'Only invoices with this status as GET shows it (an open invoice past its deadline counts as expired).',
+    }),
+  ),
+  // 18 digits at most: every such number fits PostgreSQL's bigint, so no cursor can overflow a query.
+  cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,17}$', description: 'The `nextCursor` of the previous page.' })),
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+});
+
+export const InvoicePage = Type.Object({
+  invoices: Type.Array(InvoiceView, { description: 'Newest (highest number) first.' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null when there is none.' }),
+});

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../http/common.schemas.js';
 import { BEARER_SECURITY } from '../../http/merchant-api.js';
 import type { Services } from '../../http/services.js';
+import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { InvoiceId } from '../invoices/invoice.js';
 import { InvoiceParams } from '../invoices/invoice.schemas.js';
 import type { PaymentIntentId } from './payment-intent.js';
@@ -9,7 +10,8 @@ import { presentReceipt } from './payment.present.js';
 import { PaymentIntentParams, PaymentIntentView, ReceiptView } from './payment.schemas.js';
 import { presentIntent } from './payment.service.js';
 
-export function paymentRoutes(services: Services): FastifyPluginAsyncTypebox {
+/** Merchant API only: a webhook receiver's check before fulfilling. */
+export function paymentIntentRoutes(services: Services): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/payment-intents/:paymentIntentId',
@@ -29,24 +31,28 @@ export function paymentRoutes(services: Services): FastifyPluginAsyncTypebox {
         return presentIntent(intent, invoice);
       },
     );
+  };
+}
 
-    app.get(
-      '/invoices/:invoiceId/receipt',
-      {
-        config: { permission: 'invoices:read' },
-        schema: {
-          tags: ['Payments'],
-          summary: 'The receipt of a paid invoice',
-          description: 'While the invoice is unpaid: 409 invoice_not_paid.',
-          security: BEARER_SECURITY,
-          params: InvoiceParams,
-          response: { 200: ReceiptView, ...errors(401, 403, 404, 409, 429) },
-        },
+/** GET /invoices/{id}/receipt: the API, and the portal's invoice detail. */
+export function receiptRoutes(services: Services): SharedRoute[] {
+  return [
+    sharedRoute({
+      method: 'GET',
+      url: '/invoices/:invoiceId/receipt',
+      permission: 'invoices:read',
+      schema: {
+        tags: ['Payments'],
+        summary: 'The receipt of a paid invoice',
+        description: 'While the invoice is unpaid: 409 invoice_not_paid.',
+        params: InvoiceParams,
+        response: { 200: ReceiptView },
       },
-      async (request) => {
-        const { invoice, payment } = await services.payments.receipt(request.apiKey!.workspaceId, request.params.invoiceId as InvoiceId);
+      errors: [404, 409],
+      handler: async (request) => {
+        const { invoice, payment } = await services.payments.receipt(request.principal!.workspaceId, request.params.invoiceId as InvoiceId);
         return presentReceipt(invoice, payment);
       },
-    );
-  };
+    }),
+  ];
 }

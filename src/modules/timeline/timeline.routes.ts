@@ -1,7 +1,5 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors } from '../../http/common.schemas.js';
-import { BEARER_SECURITY } from '../../http/merchant-api.js';
 import type { Services } from '../../http/services.js';
+import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { InvoiceId } from '../invoices/invoice.js';
 import { InvoiceParams } from '../invoices/invoice.schemas.js';
 import { TIMELINE_LIMIT } from './timeline.js';
@@ -24,22 +22,23 @@ const DESCRIPTION = [
     'An invoice of another workspace answers 404 `not_found`, as an unknown one does.',
 ].join('\n\n');
 
-export function timelineRoutes(services: Services): FastifyPluginAsyncTypebox {
-  return async (app) => {
-    app.get(
-      '/invoices/:invoiceId/timeline',
-      {
-        config: { permission: 'payments:read' },
-        schema: {
-          tags: ['Invoices'],
-          summary: "An invoice's lifecycle and webhook delivery records",
-          description: DESCRIPTION,
-          security: BEARER_SECURITY,
-          params: InvoiceParams,
-          response: { 200: InvoiceTimelineView, ...errors(401, 403, 404, 429) },
-        },
+/** GET /invoices/{id}/timeline: the API, and the portal's invoice detail. */
+export function timelineRoutes(services: Services): SharedRoute[] {
+  return [
+    sharedRoute({
+      method: 'GET',
+      url: '/invoices/:invoiceId/timeline',
+      permission: 'payments:read',
+      schema: {
+        tags: ['Invoices'],
+        summary: "An invoice's lifecycle and webhook delivery records",
+        description: DESCRIPTION,
+        params: InvoiceParams,
+        response: { 200: InvoiceTimelineView },
       },
-      async (request) => services.timeline.forInvoice(request.apiKey!.workspaceId, request.params.invoiceId as InvoiceId),
-    );
-  };
+      errors: [404],
+      portal: { description: 'As GET /invoices/{id}/timeline.' },
+      handler: async (request) => services.timeline.forInvoice(request.principal!.workspaceId, request.params.invoiceId as InvoiceId),
+    }),
+  ];
 }

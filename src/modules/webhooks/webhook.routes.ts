@@ -1,7 +1,6 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { WorkspaceParams, errors } from '../../http/common.schemas.js';
-import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import { WorkspaceParams } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
+import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { DeliveryView, RetryBody, TestResult, WebhookSettingsBody, WebhookSettingsView, WebhookView } from './webhook.schemas.js';
 
 const SIGNING = [
@@ -12,74 +11,85 @@ const SIGNING = [
   'See examples/webhook-receiver for a receiver that does every check.',
 ].join('');
 
-export function webhookRoutes(services: Services): FastifyPluginAsyncTypebox {
-  return async (app) => {
-    app.get(
-      '/webhook',
-      {
-        config: { permission: 'webhooks:read' },
-        schema: {
-          tags: ['Webhooks'],
-          summary: 'Webhook endpoint, recent deliveries and attempts',
-          description: `Never shows the secret, a response body or a header. ${SIGNING}`,
-          security: BEARER_SECURITY,
-          params: WorkspaceParams,
-          response: { 200: WebhookView, ...errors(401, 403, 429) },
-        },
-      },
-      async (request) => services.webhooks.view(request.apiKey!.workspaceId),
-    );
+const tags = ['Webhooks'];
 
-    app.put(
-      '/webhook',
-      {
-        config: { permission: 'webhooks:write', fieldErrorCodes: { endpoint: 'invalid_webhook_endpoint' } },
-        schema: {
-          tags: ['Webhooks'],
-          summary: 'Set the endpoint, pause or resume, rotate the secret',
-          description:
-            'The first call needs `endpoint` and answers with the signing `secret` (shown once). `rotate: true` answers with a new secret and pauses ' +
-            'delivery; update the receiver, then send `enabled: true`: the events queued meanwhile are delivered.',
-          security: BEARER_SECURITY,
-          params: WorkspaceParams,
-          body: WebhookSettingsBody,
-          response: { 200: WebhookSettingsView, ...errors(400, 401, 403, 409, 429) },
-        },
+/** The webhook endpoint: the API, and the webhook card of the portal's API tab. */
+export function webhookRoutes(services: Services): SharedRoute[] {
+  return [
+    sharedRoute({
+      method: 'GET',
+      url: '/webhook',
+      permission: 'webhooks:read',
+      schema: {
+        tags,
+        summary: 'Webhook endpoint, recent deliveries and attempts',
+        description: `Never shows the secret, a response body or a header. ${SIGNING}`,
+        params: WorkspaceParams,
+        response: { 200: WebhookView },
       },
-      async (request) => services.webhooks.configure(request.apiKey!.workspaceId, request.body),
-    );
+      errors: [],
+      portal: { description: 'As GET /webhook: never a secret, a response body or a header.' },
+      handler: async (request) => services.webhooks.view(request.principal!.workspaceId),
+    }),
 
-    app.post(
-      '/webhook/retry',
-      {
-        config: { permission: 'webhooks:write' },
-        schema: {
-          tags: ['Webhooks'],
-          summary: 'Retry a delivery now',
-          description: 'Sends the event again as soon as a worker takes it, with a fresh retry window. Also sends a retained webhook event that was never delivered.',
-          security: BEARER_SECURITY,
-          params: WorkspaceParams,
-          body: RetryBody,
-          response: { 200: DeliveryView, ...errors(400, 401, 403, 404, 409, 429) },
-        },
+    sharedRoute({
+      method: 'PUT',
+      url: '/webhook',
+      permission: 'webhooks:write',
+      fieldErrorCodes: { endpoint: 'invalid_webhook_endpoint' },
+      schema: {
+        tags,
+        summary: 'Set the endpoint, pause or resume, rotate the secret',
+        description:
+          'The first call needs `endpoint` and answers with the signing `secret` (shown once). `rotate: true` answers with a new secret and pauses ' +
+          'delivery; update the receiver, then send `enabled: true`: the events queued meanwhile are delivered.',
+        params: WorkspaceParams,
+        body: WebhookSettingsBody,
+        response: { 200: WebhookSettingsView },
       },
-      async (request) => services.webhooks.retry(request.apiKey!.workspaceId, String(request.body.eventId)),
-    );
+      errors: [400, 409],
+      portal: { description: 'As PUT /webhook: the secret is in the answer only when it was created or rotated (rotation pauses delivery).' },
+      example: { body: { enabled: false } },
+      handler: async (request, reply) => {
+        const settings = await services.webhooks.configure(request.principal!.workspaceId, request.body);
+        // The answer may carry the signing secret: no cache may keep it.
+        reply.header('Cache-Control', 'no-store');
+        return settings;
+      },
+    }),
 
-    app.post(
-      '/webhook/test',
-      {
-        config: { permission: 'webhooks:write' },
-        schema: {
-          tags: ['Webhooks'],
-          summary: 'Send a signed test event',
-          description: 'Sends `webhook.test` (id `test_…`, `test: true`) now and answers with the outcome. One a minute per workspace; never retried; no credits.',
-          security: BEARER_SECURITY,
-          params: WorkspaceParams,
-          response: { 200: TestResult, ...errors(401, 403, 409, 429) },
-        },
+    sharedRoute({
+      method: 'POST',
+      url: '/webhook/retry',
+      permission: 'webhooks:write',
+      schema: {
+        tags,
+        summary: 'Retry a delivery now',
+        description: 'Sends the event again as soon as a worker takes it, with a fresh retry window. Also sends a retained webhook event that was never delivered.',
+        params: WorkspaceParams,
+        body: RetryBody,
+        response: { 200: DeliveryView },
       },
-      async (request) => services.webhooks.sendTest(request.apiKey!.workspaceId),
-    );
-  };
+      errors: [400, 404, 409],
+      portal: { description: 'As POST /webhook/retry: a fresh retry window; 409 when the receiver already acknowledged it.' },
+      example: { body: { eventId: '1' } },
+      handler: async (request) => services.webhooks.retry(request.principal!.workspaceId, String(request.body.eventId)),
+    }),
+
+    sharedRoute({
+      method: 'POST',
+      url: '/webhook/test',
+      permission: 'webhooks:write',
+      schema: {
+        tags,
+        summary: 'Send a signed test event',
+        description: 'Sends `webhook.test` (id `test_…`, `test: true`) now and answers with the outcome. One a minute per workspace; never retried; no credits.',
+        params: WorkspaceParams,
+        response: { 200: TestResult },
+      },
+      errors: [409, 429],
+      portal: { description: 'As POST /webhook/test: one a minute per workspace, never retried, no credits.' },
+      handler: async (request) => services.webhooks.sendTest(request.principal!.workspaceId),
+    }),
+  ];
 }

@@ -25,5 +25,3 @@ export const UpdateWorkspaceBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const PortalWorkspaceParams = Type.Object({ workspaceId: Type.String({ maxLength: 64 }) });

@@ -1,0 +1,50 @@
+import { apiKeyPortalRoutes } from '../modules/api-keys/api-key.portal-routes.js';
+import { billingRoutes } from '../modules/billing/billing.routes.js';
+import { checkoutSettingsPortalRoutes } from '../modules/checkout-settings/checkout-settings.portal-routes.js';
+import { checkoutSettingsRoutes } from '../modules/checkout-settings/checkout-settings.routes.js';
+import { dashboardPortalRoutes } from '../modules/dashboard/dashboard.portal-routes.js';
+import { healthRoutes } from '../modules/health/health.routes.js';
+import { invoiceSearchRoutes } from '../modules/invoice-search/search.routes.js';
+import { invoicePortalRoutes } from '../modules/invoices/invoice.portal-routes.js';
+import { invoiceRoutes } from '../modules/invoices/invoice.routes.js';
+import { receiptRoutes } from '../modules/payments/payment.routes.js';
+import { timelineRoutes } from '../modules/timeline/timeline.routes.js';
+import { webhookRoutes } from '../modules/webhooks/webhook.routes.js';
+import { workspacePortalRoutes } from '../modules/workspaces/workspace.portal-routes.js';
+import type { Services } from './services.js';
+import type { SharedRoute, WorkspaceRoute } from './workspace-route.js';
+
+export interface WorkspaceRouteTable {
+  /** Served to both audiences: in the merchant API scope and in the portal's workspace scope. */
+  readonly shared: readonly SharedRoute[];
+  /** Served in the portal's workspace scope only. */
+  readonly portalOnly: readonly WorkspaceRoute[];
+}
+
+/**
+ * Every route on one workspace that both audiences share or that the portal alone has. app.ts registers
+ * exactly these into the guarded scopes, and the portal security test walks the same table.
+ * Merchant-only routes (batches, payment intents, PUT /workspace, the change feed) stay plugins of the
+ * merchant API scope.
+ */
+export function workspaceRouteTable(services: Services): WorkspaceRouteTable {
+  return {
+    shared: [
+      ...billingRoutes(services),
+      ...invoiceRoutes(services),
+      ...receiptRoutes(services),
+      ...checkoutSettingsRoutes(services),
+      ...webhookRoutes(services),
+      ...invoiceSearchRoutes(services),
+      ...timelineRoutes(services),
+      ...healthRoutes(services),
+    ],
+    portalOnly: [
+      ...workspacePortalRoutes(services),
+      ...apiKeyPortalRoutes(services),
+      ...invoicePortalRoutes(services),
+      ...checkoutSettingsPortalRoutes(services),
+      ...dashboardPortalRoutes(services),
+    ],
+  };
+}

@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import { WorkspaceParams } from '../../http/common.schemas.js';
+import type { Services } from '../../http/services.js';
+import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
+import type { ApiKeyId } from '../../shared/ids.js';
+import type { Permission, ApiKeyView as View } from './api-key.js';
+import { ApiKeyParams, ApiKeyView, CreateApiKeyBody, CreatedApiKey } from './api-key.schemas.js';
+
+/** API keys are managed by the workspace's wallet in the portal, never with another key. */
+export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
+  return [
+    portalRoute({
+      method: 'GET',
+      url: '/keys',
+      schema: { summary: 'List API keys', params: WorkspaceParams, response: { 200: Type.Object({ keys: Type.Array(ApiKeyView) }) } },
+      errors: [],
+      handler: async (request) => ({ keys: (await services.apiKeys.list(request.principal!.workspaceId)).map(present) }),
+    }),
+
+    portalRoute({
+      method: 'POST',
+      url: '/keys',
+      schema: {
+        summary: 'Create an API key',
+        description: 'At most 5 active keys per workspace; at most 3 creations per hour and 10 per day. The secret is in this response only.',
+        params: WorkspaceParams,
+        body: CreateApiKeyBody,
+        response: { 201: CreatedApiKey },
+      },
+      errors: [400, 409, 429],
+      example: { body: { name: 'server', permissions: ['invoices:read'] } },
+      handler: async (request, reply) => {
+        // The schema admits only permission names.
+        const permissions = request.body.permissions as Permission[];
+        const { key, secret } = await services.apiKeys.create(request.principal!.workspaceId, { name: request.body.name, permissions });
+        reply.header('Cache-Control', 'no-store');
+        return reply.code(201).send({ ...present(key), secret });
+      },
+    }),
+
+    portalRoute({
+      method: 'DELETE',
+      url: '/keys/:keyId',
+      schema: { summary: 'Revoke an API key', params: ApiKeyParams, response: { 200: ApiKeyView } },
+      errors: [],
+      handler: async (request) => present(await services.apiKeys.revoke(request.principal!.workspaceId, request.params.keyId as ApiKeyId)),
+    }),
+  ];
+}
+
+function present(key: View) {
+  return {
+    ...key,
+    permissions: [...key.permissions],
+    status: key.revokedAt ? ('revoked' as const) : ('active' as const),
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    revokedAt: key.revokedAt?.toISOString() ?? null,
+  };
+}

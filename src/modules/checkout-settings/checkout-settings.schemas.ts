@@ -1,0 +1,13 @@
+import { Type } from '@sinclair/typebox';
+import { MAX_RETURN_ORIGINS } from './checkout-settings.js';
+
+export const CheckoutSettingsBody = Type.Object(
+  {
+    origins: Type.Array(Type.String({ maxLength: 300 }), {
+      maxItems: MAX_RETURN_ORIGINS,
+      description: 'Exact https origins on port 443, e.g. "https://shop.example.com". No wildcards, credentials, paths or other ports.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export const CheckoutSettingsView = Type.Object({ origins: Type.Array(Type.String()) });

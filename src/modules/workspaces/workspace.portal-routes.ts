@@ -1,0 +1,58 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { WorkspaceParams, errors } from '../../http/common.schemas.js';
+import type { Services } from '../../http/services.js';
+import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
+import { PORTAL_DESCRIPTION_MAX_CHARS } from './workspace.js';
+import { presentWorkspace } from './workspace.present.js';
+import { CreateWorkspaceBody, UpdateWorkspaceBody, WorkspaceView } from './workspace.schemas.js';
+
+const tags = ['Portal'];
+
+/** The signed-in wallet's workspaces: before any workspace is chosen, so outside the ownership check. */
+export function workspaceListPortalRoutes(services: Services): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/workspaces',
+      { schema: { tags, summary: "List the signed-in wallet's workspaces", response: { 200: Type.Object({ workspaces: Type.Array(WorkspaceView) }), ...errors(401) } } },
+      async (request) => ({ workspaces: (await services.workspaces.listOwnedBy(request.portalSession!.wallet)).map(presentWorkspace) }),
+    );
+
+    app.post(
+      '/workspaces',
+      {
+        schema: {
+          tags,
+          summary: 'Create a workspace',
+          description: 'The signed-in wallet becomes its one receiving address. New workspaces get the configured credit grant.',
+          body: CreateWorkspaceBody,
+          response: { 201: WorkspaceView, ...errors(400, 401, 403) },
+        },
+      },
+      async (request, reply) => {
+        const workspace = await services.workspaces.create(request.portalSession!.wallet, request.body);
+        return reply.code(201).send(presentWorkspace(workspace));
+      },
+    );
+  };
+}
+
+/** The portal's settings tab renames the workspace itself (`PATCH /portal/api/w/:workspaceId`). */
+export function workspacePortalRoutes(services: Services): WorkspaceRoute[] {
+  return [
+    portalRoute({
+      method: 'PATCH',
+      url: '',
+      schema: {
+        summary: 'Change the workspace name or description',
+        description: `The description is limited to ${PORTAL_DESCRIPTION_MAX_CHARS} characters here.`,
+        params: WorkspaceParams,
+        body: UpdateWorkspaceBody,
+        response: { 200: WorkspaceView },
+      },
+      errors: [400],
+      example: { body: { name: 'Renamed' } },
+      handler: async (request) => presentWorkspace(await services.workspaces.update(request.principal!.workspaceId, request.body, 'portal')),
+    }),
+  ];
+}
