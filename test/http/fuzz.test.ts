@@ -6,6 +6,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { ORIGIN, createTestApp, merchant } from '../support/app.js';
 import { createTestChain } from '../support/chain.js';
 import { routeTable } from '../support/route-table.js';
+import { workspaceRouteTable } from '../../src/http/route-table.js';
 
 /**
  * Property: whatever a client sends to any route — path, query, headers, body — the answer is never a
@@ -17,7 +18,7 @@ const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 20_000);
 
 const chain = await createTestChain();
 const demo = { chainId: 84532, rpcUrl: chain.rpcUrl, merchant: privateKeyToAccount(generatePrivateKey()), buyer: privateKeyToAccount(generatePrivateKey()) };
-const { app } = await createTestApp(
+const { app, services } = await createTestApp(
   { API_RATE_LIMIT_PER_MINUTE: '10000000', CHECKOUT_RATE_LIMIT_PER_MINUTE: '10000000', NEW_WORKSPACE_CREDITS: '1000000' },
   systemClock,
   chain,
@@ -35,6 +36,23 @@ for (let i = 0; i < 3; i++) {
   invoiceIds.push(created.json<{ id: string }>().id);
 }
 const routes = routeTable(app);
+
+/** Valid example bodies the route table carries, by `METHOD /path`: mutated one field at a time, they reach past validation. */
+const table = workspaceRouteTable(services);
+const examples = new Map<string, Record<string, unknown>>();
+for (const [routes, prefixes] of [
+  [table.shared, ['/w/:workspaceId/v1', '/portal/api/w/:workspaceId']],
+  [table.portalOnly, ['/portal/api/w/:workspaceId']],
+] as const) {
+  for (const route of routes) {
+    for (const prefix of prefixes) if (route.example?.body) examples.set(`${route.method} ${prefix}${route.url}`, route.example.body as Record<string, unknown>);
+  }
+}
+const mutated = (example: Record<string, unknown>) =>
+  fc.oneof(
+    fc.constant(example),
+    fc.tuple(fc.constantFrom(...Object.keys(example), ...FIELD_NAMES), value).map(([field, replacement]) => ({ ...example, [field]: replacement })),
+  );
 
 const NASTY = [
   '',
@@ -102,17 +120,21 @@ const paymentHeader = fc
   .record({ x402Version: fc.constantFrom(1, 2, 3, '2', null), accepted: value, payload: value, scheme: value, network: value }, { requiredKeys: [] })
   .map((decoded) => Buffer.from(JSON.stringify(decoded)).toString('base64'));
 
-const request = fc.record({
-  route: fc.constantFrom(...routes),
-  query: fc.dictionary(fc.constantFrom('q', 'cursor', 'limit', 'after', 'status', 'api_key', 'token', 'x'), nastyString.map(encodeSegment), { maxKeys: 3 }),
-  auth: fc.constantFrom('owner', 'none', 'garbage'),
-  session: fc.boolean(),
-  origin: fc.constantFrom(ORIGIN, undefined, 'https://evil.example'),
-  contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'multipart/form-data; boundary=x', undefined),
-  idempotencyKey: fc.option(nastyString.filter((key) => !/[^\t\x20-\x7e\x80-\xff]/.test(key)), { nil: undefined }),
-  payment: fc.option(fc.oneof(paymentHeader, nastyString.filter((text) => /^[\x20-\x7e]*$/.test(text))), { nil: undefined }),
-  body: fc.oneof({ weight: 5, arbitrary: body.map((json) => ({ json })) }, { weight: 1, arbitrary: rawBody.map((raw) => ({ raw })) }),
-  segments: fc.tuple(...['workspaceId', 'invoiceId', 'keyId', 'paymentIntentId', 'file'].map(segment)),
+const request = fc.constantFrom(...routes).chain((route) => {
+  const example = examples.get(`${route.method} ${route.path}`);
+  const json = example ? fc.oneof(body, mutated(example)) : body;
+  return fc.record({
+    route: fc.constant(route),
+    query: fc.dictionary(fc.constantFrom('q', 'cursor', 'limit', 'after', 'status', 'api_key', 'token', 'x'), nastyString.map(encodeSegment), { maxKeys: 3 }),
+    auth: fc.constantFrom('owner', 'none', 'garbage'),
+    session: fc.boolean(),
+    origin: fc.constantFrom(ORIGIN, undefined, 'https://evil.example'),
+    contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'multipart/form-data; boundary=x', undefined),
+    idempotencyKey: fc.option(nastyString.filter((key) => !/[^\t\x20-\x7e\x80-\xff]/.test(key)), { nil: undefined }),
+    payment: fc.option(fc.oneof(paymentHeader, nastyString.filter((text) => /^[\x20-\x7e]*$/.test(text))), { nil: undefined }),
+    body: fc.oneof({ weight: 5, arbitrary: json.map((json) => ({ json })) }, { weight: 1, arbitrary: rawBody.map((raw) => ({ raw })) }),
+    segments: fc.tuple(...['workspaceId', 'invoiceId', 'keyId', 'paymentIntentId', 'file'].map(segment)),
+  });
 });
 
 function inErrorContract(response: { body: string; headers: Record<string, unknown> }): boolean {
@@ -174,7 +196,7 @@ it(`answers ${REQUESTS} generated bad requests to every route without a 5xx, eac
       });
       sent += 1;
       statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-      const where = `${generated.route.method} ${path}${query ? `?${query}` : ''} → ${response.statusCode} ${response.body.slice(0, 300)}`;
+      const where = `${generated.route.method} ${path}${query ? `?${query}` : ''} ${hasBody ? ` ${String(payload).slice(0, 200)}` : ''} → ${response.statusCode} ${response.body.slice(0, 300)}`;
       const { statusCode: status, body } = response;
       if (status >= 500) fail('5xx', status, body, where);
       if (response.headers['x-api-version'] !== '1.1.0' || !response.headers['x-request-id']) fail('missing headers', status, body, where);

@@ -93,6 +93,12 @@ describe('portal settings', () => {
     expect((await portal('PATCH', '', { description: 'é'.repeat(500) })).status).toBe(200);
     expectRefusal(await portal('PATCH', '', { description: 'é'.repeat(501) }), 400, 'description_too_long');
   });
+
+  it('answers an empty change with the workspace as it is', async () => {
+    const response = await portal('PATCH', '', {});
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ description: 'é'.repeat(500) });
+  });
 });
 
 describe('portal webhook, billing, issues and dashboard', () => {

@@ -32,7 +32,9 @@ export class WorkspaceService {
   /** Name and description, shown to buyers on the checkout page. */
   async update(workspaceId: WorkspaceId, changes: { name?: string; description?: string }, via: 'api' | 'portal'): Promise<Workspace> {
     if (changes.description !== undefined) checkDescription(changes.description, via);
-    const row = await updateWorkspace(this.deps.db, workspaceId, { ...changes, ...(changes.name !== undefined && { name: changes.name.trim() }) });
+    // Nothing to change (`{}`) reads the workspace as it is: an UPDATE must set something.
+    const nothing = changes.name === undefined && changes.description === undefined;
+    const row = nothing ? await findWorkspace(this.deps.db, workspaceId) : await updateWorkspace(this.deps.db, workspaceId, { ...changes, ...(changes.name !== undefined && { name: changes.name.trim() }) });
     if (!row) throw new AppError('not_found', 'No such workspace.');
     return toWorkspace(row);
   }
