@@ -61,9 +61,12 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   app.addSchema(ErrorBody);
 
   // First hook of every request, so errors and 404s carry both headers too.
+  const https = services.config.publicBaseUrl.protocol === 'https:';
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-ID', request.id);
     reply.header('X-API-Version', API_VERSION);
+    // Served over https: browsers must never fall back to http for this origin (a year, as is usual).
+    if (https) reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
   });
   registerErrorHandling(app);
   guardInput(app);

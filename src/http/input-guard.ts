@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { looksLikeKey } from '../modules/api-keys/api-key.js';
 import { AppError } from '../shared/errors.js';
 
 /** Deeper JSON than this is refused before anything walks it recursively (hashing, validation). */
@@ -12,11 +13,13 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
  * One input boundary for every route: a string from the path, the query or the JSON body that holds
  * NUL or an unpaired surrogate, or a body nested deeper than MAX_JSON_DEPTH, is refused with 400
  * `invalid_request` naming the field — before authentication, so no such value reaches a query.
+ * A credential in the query string is refused the same way on every route.
  */
 export function guardInput(app: FastifyInstance): void {
   app.addHook('onRequest', async (request) => {
     checkStrings(request.params, 'path');
     checkStrings(request.query, 'query');
+    refuseCredentialInQuery(request.query);
   });
   app.addHook('preValidation', async (request) => {
     if (request.body !== undefined) checkBody(request.body);
@@ -50,6 +53,21 @@ function checkBody(body: unknown): void {
       if (UNSTORABLE.test(key)) throw unstorable(childPath);
       pending.push({ value: child, path: childPath, depth: depth + 1 });
     }
+  }
+}
+
+/**
+ * A key or Bearer value in a URL ends up in logs, proxies and browser history, on every route: refuse it
+ * loudly so it gets rotated. (Request logs never carry the query string.)
+ */
+function refuseCredentialInQuery(query: unknown): void {
+  if (!query || typeof query !== 'object') return;
+  const values = Object.values(query).flat();
+  if (values.some((value) => typeof value === 'string' && looksLikeKey(value))) {
+    throw new AppError(
+      'api_key_in_query',
+      'API keys are accepted only in the Authorization header, never in the URL. A key sent in a URL may be exposed in logs: revoke it and create a new one.',
+    );
   }
 }
 

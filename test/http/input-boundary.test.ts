@@ -62,6 +62,27 @@ describe('one input boundary', () => {
   });
 });
 
+describe('credentials in URLs and transport security', () => {
+  it('refuses a key or a Bearer value in any query parameter, on every route, even with a valid header', async () => {
+    for (const url of [
+      `/w/${shop.workspaceId}/v1/billing?x=Bearer%20${shop.apiKey}`,
+      `/w/${shop.workspaceId}/v1/billing?note=see-${shop.apiKey}`,
+      `/w/${shop.workspaceId}/i/inv_00000000000000000000000000?k=${shop.apiKey}`,
+      `/portal/api/workspaces?token=Bearer%20abc`,
+    ]) {
+      const response = await app.inject({ method: 'GET', url, headers: { ...auth, accept: 'application/json' } });
+      expect({ url, status: response.statusCode, code: response.json().code }).toEqual({ url, status: 400, code: 'api_key_in_query' });
+    }
+  });
+
+  it('sends Strict-Transport-Security only when the public base URL is https', async () => {
+    const { app: secure } = await createTestApp({ PUBLIC_BASE_URL: 'https://pay.example.com' });
+    expect((await secure.inject({ method: 'GET', url: '/healthz' })).headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    expect((await secure.inject({ method: 'GET', url: '/nowhere' })).headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).headers['strict-transport-security']).toBeUndefined();
+  });
+});
+
 describe('decoders that never throw on client input', () => {
   it('reads an x402 header whose accepted.network is an object as naming no network', () => {
     const header = Buffer.from(

@@ -79,8 +79,9 @@ export function secretMatches(presented: ParsedKey, storedHash: Buffer): boolean
   return storedHash.length === presented.secretHash.length && timingSafeEqual(storedHash, presented.secretHash);
 }
 
+/** A key anywhere in the text, or a Bearer credential: what must never travel in a URL. */
 export function looksLikeKey(value: string): boolean {
-  return value.startsWith(KEY_PREFIX);
+  return value.includes(KEY_PREFIX) || /^\s*bearer\s+\S/i.test(value);
 }
 
 function hashSecret(secret: string): Buffer {
