@@ -2,8 +2,8 @@ import type { WorkspaceId } from '../../shared/ids.js';
 
 /**
  * The event catalogue: every kind of change-feed event, the type of its `data`, and whether it is also
- * sent to the workspace's webhook endpoint. The feed's kind lists, the webhook kinds, the timeline's
- * kinds and the kind tables of docs/change-feed.md and docs/webhooks.md all come from here.
+ * sent to the workspace's webhook endpoint. The feed's kind lists, the webhook kinds and the timeline's
+ * kinds derive from it; the kind table of docs/change-feed.md is kept equal to it by a test.
  *
  * `data` is stored exactly as the feed serves it and as a webhook body carries it: the API's shape
  * (camelCase, amounts as decimal strings, absolute links), fixed when the event commits.
