@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createWorkers, type Workers } from '../src/main/jobs.js';
 import type { JobLogger } from '../src/jobs/index.js';
-import { appendEvent } from '../src/modules/events/event.repo.js';
+import { append, type NewEvent } from '../src/modules/events/index.js';
 import { newSigningSecret, signedHeaders, type WebhookBody } from '../src/modules/webhooks/webhook.js';
 import { postWebhook } from '../src/modules/webhooks/webhook-http.js';
 import { walletAddress, type WorkspaceId } from '../src/shared/ids.js';
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
         const writer = async () => {
           while (next < queue.length) {
             const workspaceId = queue[next++]!;
-            await services.db.transaction().execute((trx) => appendEvent(trx, workspaceId, paymentSucceeded(next)));
+            await services.db.transaction().execute((trx) => append(trx, workspaceId, paymentSucceeded(next)));
           }
         };
         await Promise.all(Array.from({ length: command.writers }, writer));
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
           // A fixed schedule: a slow write delays the next one, never the ones after it.
           const wait = start + i * intervalMs - monotonicMs();
           if (wait > 0) await sleep(wait);
-          const id = await services.db.transaction().execute((trx) => appendEvent(trx, command.workspaceId as WorkspaceId, paymentSucceeded(i)));
+          const id = await services.db.transaction().execute((trx) => append(trx, command.workspaceId as WorkspaceId, paymentSucceeded(i)));
           commits.push([id.toString(), monotonicMs()]);
         }
         return { commits } satisfies PacedResult;
@@ -167,13 +167,13 @@ async function ceiling(url: string, count: number, concurrency: number): Promise
 }
 
 /** A `payment_intent.succeeded` shaped as the payment service records it (webhook body ~ 900 bytes). */
-function paymentSucceeded(n: number) {
+function paymentSucceeded(n: number): Extract<NewEvent, { type: 'payment_intent.succeeded' }> {
   const at = new Date();
   const invoiceId = `inv_bench${n.toString().padStart(17, '0')}`;
   const intentId = `pi_bench${n.toString().padStart(18, '0')}`;
   const number = `INV-${n.toString().padStart(6, '0')}`;
   return {
-    type: 'payment_intent.succeeded',
+    type: 'payment_intent.succeeded' as const,
     invoiceId,
     paymentIntentId: intentId,
     data: {

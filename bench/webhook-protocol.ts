@@ -16,7 +16,7 @@ export type WebhookCommand =
   | { readonly type: 'setup'; readonly label: string; readonly workspaces: number }
   /** `postWebhook` alone, `count` signed POSTs to `<receiver><path>`, `concurrency` at a time. */
   | { readonly type: 'ceiling'; readonly path: string; readonly count: number; readonly concurrency: number }
-  /** `perWorkspace` events per workspace through `appendEvent`, one transaction each, `writers` at a time. */
+  /** `perWorkspace` events per workspace through the event writer `append`, one transaction each, `writers` at a time. */
   | { readonly type: 'backlog'; readonly workspaceIds: readonly string[]; readonly perWorkspace: number; readonly writers: number }
   /** Fresh workers (`createWorkers`), started. */
   | { readonly type: 'startWorkers' }

@@ -93,7 +93,7 @@ export async function runWebhookBench(settings: WebhookBenchSettings, progress: 
       markdownTable(HEADER, rows.map(cells)),
       '',
       `- ceiling: \`postWebhook\` (fresh connection, signed headers, the SSRF checks) straight to the receiver, ${WORKER_CONCURRENCY} at a time, nothing else: requests/s, the median of ${CEILING_ROUNDS} rounds; p50/p99/max: each POST's duration`,
-      '- backlog: the events written first (appendEvent, one transaction each) with no worker running; then `createWorkers` started and timed until every delivery is `succeeded` in the database and the receiver has had every event id',
+      '- backlog: the events written first (the event writer `append`, one transaction each) with no worker running; then `createWorkers` started and timed until every delivery is `succeeded` in the database and the receiver has had every event id',
       '- latency: workers running; one event per transaction at a steady rate; from the return of COMMIT to the arrival at the receiver (one monotonic clock for both processes)',
       '- deferred: delivery job runs that sent nothing because the workspace already had 8 attempts in flight (MAX_IN_FLIGHT_PER_WORKSPACE); each is put back for 1–2 s',
       '- errors: failed POSTs (ceiling) or failed attempts and deliveries not succeeded (workers)',

@@ -8,11 +8,19 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.
 /** An arbitrary constant: the advisory lock that serialises migrations across processes. */
 const MIGRATION_LOCK = 4_702_311;
 
+export interface MigrateOptions {
+  /**
+   * PUBLIC_BASE_URL, for migrations that store links (0010 rewrites old invoice events into the API's
+   * shape). Each migration's transaction sees its origin as the setting `invoice_service.public_base_url`.
+   */
+  readonly publicBaseUrl?: URL;
+}
+
 /**
  * Applies the frozen SQL files in `migrations/` that have not run yet, each in its own transaction,
  * in file-name order. Safe to call from several processes at once. Returns the versions applied.
  */
-export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<string[]> {
+export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR, options: MigrateOptions = {}): Promise<string[]> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
@@ -28,6 +36,7 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<stri
       const sql = readFileSync(path.join(dir, file), 'utf8');
       await client.query('BEGIN');
       try {
+        await client.query("SELECT set_config('invoice_service.public_base_url', $1, true)", [options.publicBaseUrl?.origin ?? '']);
         await client.query(sql);
         await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
         await client.query('COMMIT');

@@ -27,7 +27,7 @@ export async function startDatabase(config: Config, log: (line: string) => void)
   }
   const handle = openDatabase(connection);
   try {
-    const appliedMigrations = await migrate(handle.pool);
+    const appliedMigrations = await migrate(handle.pool, undefined, { publicBaseUrl: config.publicBaseUrl });
     return {
       ...handle,
       kind: config.databaseUrl ? 'external' : 'embedded',

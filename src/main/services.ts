@@ -5,6 +5,7 @@ import { ApiKeyService } from '../modules/api-keys/api-key.service.js';
 import { AuthService } from '../modules/auth/auth.service.js';
 import { BillingService } from '../modules/billing/billing.service.js';
 import { CheckoutSettingsService } from '../modules/checkout-settings/checkout-settings.service.js';
+import { findWebhookEvent } from '../modules/events/index.js';
 import { HealthService } from '../modules/health/health.service.js';
 import { InvoiceBatchService } from '../modules/invoice-batches/batch.service.js';
 import { InvoiceSearchService } from '../modules/invoice-search/search.service.js';
@@ -36,12 +37,13 @@ export const NO_CHAIN: ChainDeps = {
 
 /** Wires the use cases to their adapters. The one place that knows every concrete service. */
 export function createServices(config: Config, db: Db, clock: Clock, chain: ChainDeps = NO_CHAIN, demoWallet?: DemoWallet): Services {
-  const payments = new PaymentService({ db, clock, chain: chain.chain, networks: chain.networks });
+  const payments = new PaymentService({ db, clock, chain: chain.chain, networks: chain.networks, publicBaseUrl: config.publicBaseUrl });
   const invoices = new InvoiceService({
     db,
     clock,
     rules: { maxAmount: config.maxInvoiceAmount, networks: networkNames(config) },
     successFeeCredits: config.successFeeCredits,
+    publicBaseUrl: config.publicBaseUrl,
   });
   return {
     config,
@@ -58,7 +60,7 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
     checkoutSettings: new CheckoutSettingsService({ db }),
     payments,
     checkout: new CheckoutService({ db, clock, networks: chain.networks, payments }),
-    webhooks: new WebhookService({ db, clock, allowPrivate: config.webhookAllowPrivate }),
+    webhooks: new WebhookService({ db, clock, allowPrivate: config.webhookAllowPrivate, findWebhookEvent }),
     webhookDeliverer: new WebhookDeliverer({
       db,
       clock,

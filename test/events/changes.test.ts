@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { RetryLater } from '../../src/jobs/index.js';
 import { jobHandlers } from '../../src/main/jobs.js';
 import { EVENT_RETENTION_JOB } from '../../src/modules/events/change-feed.jobs.js';
-import { appendEvent, appendInvoiceEvent } from '../../src/modules/events/event.repo.js';
+import { append } from '../../src/modules/events/index.js';
+import { findInvoice, type InvoiceId } from '../../src/modules/invoices/index.js';
+import { invoiceEvent } from '../../src/modules/invoices/invoice.present.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, merchant } from '../support/app.js';
@@ -86,8 +88,9 @@ describe('GET /changes', () => {
     const s = otherShop;
     const invoiceId = await s.create();
     await db.transaction().execute(async (trx) => {
-      await appendInvoiceEvent(trx, s.workspaceId, 'invoice.processing', invoiceId, clock.now());
-      await appendEvent(trx, s.workspaceId, {
+      const invoice = (await findInvoice(trx, s.workspaceId, invoiceId as InvoiceId))!;
+      await append(trx, s.workspaceId, invoiceEvent('invoice.processing', invoice, services.config.publicBaseUrl, clock.now()));
+      await append(trx, s.workspaceId, {
         type: 'payment_intent.succeeded',
         invoiceId,
         paymentIntentId: 'pi_test',

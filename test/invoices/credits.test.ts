@@ -247,7 +247,7 @@ describe('insufficient credits', () => {
 describe('concurrency', () => {
   // FAILS today: create_invoice locks the workspace row (numbering) and then the credit account, while
   // cancel/renew/expire lock the credit account (moveCredits) and then the workspace row (the event
-  // sequence in appendInvoiceEvent). Interleaved, PostgreSQL detects a deadlock (40P01) and the API
+  // sequence in the event writer). Interleaved, PostgreSQL detects a deadlock (40P01) and the API
   // answers 500 internal_error. See the report.
   it('serves creates racing with cancellations of the same workspace without a 5xx, keeping the invariants', async () => {
     const s = await shop();

@@ -386,7 +386,7 @@ describe('change feed', () => {
     ]);
     // Each event carries the invoice as it was after that change.
     const { rows } = await sql<{ id: string; status: string; link_version: number }>`
-      SELECT id::text, data->'invoice'->>'status' AS status, (data->'invoice'->>'link_version')::int AS link_version
+      SELECT id::text, data->'invoice'->>'status' AS status, (data->'invoice'->>'linkVersion')::int AS link_version
         FROM events WHERE workspace_id = ${s.workspaceId} ORDER BY id`.execute(db);
     expect(rows.map((row) => [row.status, row.link_version])).toEqual([
       ['open', 1],

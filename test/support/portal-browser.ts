@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Page } from 'playwright-core';
 import { NO_CHAIN } from '../../src/main/services.js';
-import { appendEvent } from '../../src/modules/events/event.repo.js';
+import { append } from '../../src/modules/events/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import type { DemoWallet } from '../../src/web/demo-wallet/demo-wallet.js';
@@ -69,7 +69,7 @@ export async function workspacesOf(testApp: TestApp, wallet: string): Promise<st
 export async function failedDelivery(testApp: TestApp, workspaceId: string, invoice: { id: string; number: string }): Promise<string> {
   const db = testApp.database.db;
   const id = await db.transaction().execute((trx) =>
-    appendEvent(trx, workspaceId as WorkspaceId, {
+    append(trx, workspaceId as WorkspaceId, {
       type: 'payment_intent.succeeded',
       invoiceId: invoice.id,
       paymentIntentId: 'pi_portaltest',

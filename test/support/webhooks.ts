@@ -1,7 +1,7 @@
 import { afterAll } from 'vitest';
 import { JobRunner } from '../../src/jobs/index.js';
 import { jobHandlers } from '../../src/main/jobs.js';
-import { appendEvent } from '../../src/modules/events/event.repo.js';
+import { append } from '../../src/modules/events/index.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { merchant, type TestApp } from './app.js';
 
@@ -47,7 +47,7 @@ export async function webhookShop(testApp: TestApp) {
       });
       const invoice = created.json<{ id: string; number: string }>();
       const id = await testApp.database.db.transaction().execute((trx) =>
-        appendEvent(trx, shop.workspaceId as WorkspaceId, {
+        append(trx, shop.workspaceId as WorkspaceId, {
           type: 'payment_intent.succeeded',
           invoiceId: invoice.id,
           paymentIntentId: `pi_test${invoiceCounter}`,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { appendEvent, appendInvoiceEvent } from '../../src/modules/events/event.repo.js';
+import { append } from '../../src/modules/events/index.js';
+import { findInvoice, type InvoiceId } from '../../src/modules/invoices/index.js';
+import { invoiceEvent } from '../../src/modules/invoices/invoice.present.js';
 import { insertAttempt } from '../../src/modules/webhooks/webhook.repo.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
@@ -182,14 +184,15 @@ describe('GET /invoices/{id}/timeline', () => {
             outcome: { ok: false, status: 500, error: 'http_status', durationMs: second },
           });
         } else if (second % 3 === 1) {
-          await appendInvoiceEvent(trx, workspaceId, 'invoice.processing', invoice.id, at(second));
+          const current = (await findInvoice(trx, workspaceId, invoice.id as InvoiceId))!;
+          await append(trx, workspaceId, invoiceEvent('invoice.processing', current, services.config.publicBaseUrl, at(second)));
         } else {
           const paymentIntent = { id: `pi_${second}`, status: 'failed', failureReason: 'not_found' };
-          await appendEvent(trx, workspaceId, { type: 'payment_intent.failed', invoiceId: invoice.id, paymentIntentId: `pi_${second}`, data: { paymentIntent }, at: at(second) });
+          await append(trx, workspaceId, { type: 'payment_intent.failed', invoiceId: invoice.id, paymentIntentId: `pi_${second}`, data: { paymentIntent }, at: at(second) });
         }
       }
       // A newer event of a kind the timeline does not show takes no place among the 100.
-      await appendEvent(trx, workspaceId, { type: 'invoice.scheduled', invoiceId: invoice.id, data: {}, at: at(500) });
+      await append(trx, workspaceId, { type: 'invoice.scheduled', invoiceId: invoice.id, data: {}, at: at(500) });
     });
 
     const timeline = await capShop.timeline(invoice.id);

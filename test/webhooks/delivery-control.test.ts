@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { findWebhookEvent } from '../../src/modules/events/index.js';
 import { requeueOrphanedDeliveries } from '../../src/modules/webhooks/webhook.repo.js';
 import { WebhookService } from '../../src/modules/webhooks/webhook.service.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -129,6 +130,7 @@ describe('endpoint hosts resolved at configuration', () => {
       db: strict.database.db,
       clock: systemClock,
       allowPrivate: false,
+      findWebhookEvent,
       resolve: async (host) => {
         const addresses = answers[host];
         if (!addresses) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });

@@ -20,7 +20,7 @@ const DESCRIPTION = [
 ].join('\n\n');
 
 export function changeFeedRoutes(services: Services): FastifyPluginAsyncTypebox {
-  const feed = new ChangeFeedService({ db: services.db, publicBaseUrl: services.config.publicBaseUrl });
+  const feed = new ChangeFeedService({ db: services.db });
   return async (app) => {
     app.get(
       '/changes',

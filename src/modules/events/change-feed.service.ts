@@ -1,14 +1,11 @@
 import type { Executor } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { presentInvoice } from '../invoices/invoice.present.js';
-import { toInvoice } from '../invoices/invoice.repo.js';
-import { cursorExpired, invalidCursor, isInvoiceEvent, parseCursor } from './change-feed.js';
+import { cursorExpired, invalidCursor, parseCursor } from './change-feed.js';
 import { readFeedPage, type StoredEvent } from './change-feed.repo.js';
 
 export interface ChangeFeedDeps {
   readonly db: Executor;
-  readonly publicBaseUrl: URL;
 }
 
 export interface ChangePage {
@@ -40,17 +37,15 @@ export class ChangeFeedService {
     };
   }
 
-  /** Invoice events store the raw row (snake_case); the feed shows it as GET /invoices/{id} does. */
+  /** Events are stored in the API's shape: `data` is served as it was written. */
   present(event: StoredEvent) {
-    const data = event.data as Record<string, unknown>;
-    const invoiceRow = isInvoiceEvent(event.type) ? data.invoice : undefined;
     return {
       id: event.id.toString(),
       type: event.type,
       createdAt: event.createdAt.toISOString(),
       ...(event.invoiceId !== null && { invoiceId: event.invoiceId }),
       ...(event.paymentIntentId !== null && { paymentIntentId: event.paymentIntentId }),
-      data: invoiceRow && typeof invoiceRow === 'object' ? { ...data, invoice: presentInvoice(toInvoice(invoiceRow as Record<string, unknown>), this.deps.publicBaseUrl) } : data,
+      data: event.data,
     };
   }
 }

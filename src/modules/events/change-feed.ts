@@ -6,21 +6,8 @@ const MAX_EVENT_ID = 2n ** 63n - 1n;
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 500;
 
-/** Every kind of event the feed carries (their `data` is described in docs/change-feed.md). */
-export const INVOICE_EVENT_TYPES = [
-  'invoice.created',
-  'invoice.processing',
-  'invoice.paid',
-  'invoice.expired',
-  'invoice.cancelled',
-  'invoice.renewed',
-  'invoice.reopened',
-] as const;
-export const PAYMENT_INTENT_EVENT_TYPES = ['payment_intent.processing', 'payment_intent.succeeded', 'payment_intent.failed'] as const;
-
-export function isInvoiceEvent(type: string): boolean {
-  return (INVOICE_EVENT_TYPES as readonly string[]).includes(type);
-}
+/** The kinds the feed carries (the route's description lists them); defined in the event catalogue. */
+export { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES } from './event.js';
 
 /**
  * Parses a cursor: a decimal string of a non-negative event id, at most a bigint (so that SQL can

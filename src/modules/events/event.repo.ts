@@ -1,53 +1,70 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { isWebhookEvent, queueWebhookDelivery } from '../webhooks/index.js';
+import { queueWebhookDelivery, type WebhookEventInput } from '../webhooks/index.js';
+import { isWebhookKind, kindSpec, type NewEvent, type WorkspaceEvent } from './event.js';
 
-export interface NewEvent {
-  readonly type: string;
-  readonly invoiceId?: string;
-  readonly paymentIntentId?: string;
-  readonly data: unknown;
-  readonly at: Date;
+/**
+ * Appends one event to the workspace's change feed inside the caller's transaction and, for webhook
+ * kinds, queues its delivery there too. Resolves the event id.
+ */
+export async function append(trx: Executor, workspaceId: WorkspaceId, event: NewEvent): Promise<bigint> {
+  const [id] = await appendAll(trx, [{ ...event, workspaceId }]);
+  return id!;
 }
 
 /**
- * Appends a change-feed event inside the caller's transaction — and, for webhook kinds, its delivery.
- * The id comes from the workspace's counter; its row lock, held to commit, makes commit order equal id
- * order within a workspace.
+ * Appends events, of one workspace or several, in one statement inside the caller's transaction, and
+ * queues the deliveries of webhook kinds. Resolves their ids in the order given. This is the only code
+ * that writes the `events` table.
+ *
+ * Ids come from each workspace's `event_seq` counter, bumped here: its row lock, held to commit, makes
+ * commit order equal id order within a workspace, so a feed reader that sees id n sees every id below
+ * n. Events of one workspace get consecutive ids in the order given.
  */
-export async function appendEvent(trx: Executor, workspaceId: WorkspaceId, event: NewEvent): Promise<bigint> {
-  const { id } = await sql<{ id: bigint }>`
-    WITH seq AS (UPDATE workspaces SET event_seq = event_seq + 1 WHERE id = ${workspaceId} RETURNING event_seq)
-    INSERT INTO events (workspace_id, id, type, invoice_id, payment_intent_id, data, created_at)
-    SELECT ${workspaceId}, event_seq, ${event.type}, ${event.invoiceId ?? null}, ${event.paymentIntentId ?? null},
-           ${JSON.stringify(event.data)}::jsonb, ${event.at} FROM seq
-    RETURNING id`
-    .execute(trx)
-    .then((result) => result.rows[0]!);
-  if (isWebhookEvent(event.type)) {
-    await queueWebhookDelivery(trx, workspaceId, { eventId: id, type: event.type, invoiceId: event.invoiceId ?? null, data: event.data, at: event.at });
+export async function appendAll(trx: Executor, events: readonly WorkspaceEvent[]): Promise<bigint[]> {
+  if (events.length === 0) return [];
+  for (const event of events) kindSpec(event.type);
+  const rows = events.map((event, ord) => ({
+    ord,
+    workspace_id: event.workspaceId,
+    type: event.type,
+    invoice_id: event.invoiceId,
+    payment_intent_id: event.paymentIntentId ?? null,
+    data: event.data,
+    created_at: event.at,
+  }));
+  const { rows: ids } = await sql<{ ord: number; id: bigint }>`
+    WITH input AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS i (ord integer, workspace_id text, type text, invoice_id text, payment_intent_id text, data jsonb, created_at timestamptz)
+    ), seq AS (
+      UPDATE workspaces w SET event_seq = w.event_seq + c.n
+        FROM (SELECT workspace_id, count(*) AS n FROM input GROUP BY workspace_id) c
+       WHERE w.id = c.workspace_id
+      RETURNING w.id, w.event_seq - c.n AS before
+    ), numbered AS (
+      SELECT i.*, s.before + row_number() OVER (PARTITION BY i.workspace_id ORDER BY i.ord) AS id
+        FROM input i JOIN seq s ON s.id = i.workspace_id
+    ), written AS (
+      INSERT INTO events (workspace_id, id, type, invoice_id, payment_intent_id, data, created_at)
+      SELECT workspace_id, id, type, invoice_id, payment_intent_id, data, created_at FROM numbered
+    )
+    SELECT ord, id FROM numbered ORDER BY ord`.execute(trx);
+  if (ids.length !== events.length) throw new Error('an event names a workspace that does not exist');
+  for (const [index, event] of events.entries()) {
+    if (!isWebhookKind(event.type)) continue;
+    await queueWebhookDelivery(trx, event.workspaceId, { eventId: ids[index]!.id, type: event.type, invoiceId: event.invoiceId, data: event.data, at: event.at });
   }
-  return id;
+  return ids.map((row) => row.id);
 }
 
 /**
- * Appends an invoice event whose data is the invoice row as it is now in this transaction — the same
- * snapshot `create_invoice` records for `invoice.created`.
+ * A retained event of a webhook kind, as the webhook outbox needs it to (re)build a delivery; undefined
+ * for no event or another kind.
  */
-export async function appendInvoiceEvent(trx: Executor, workspaceId: WorkspaceId, type: string, invoiceId: string, at: Date): Promise<bigint> {
-  const { id } = await sql<{ id: bigint }>`
-    WITH seq AS (UPDATE workspaces SET event_seq = event_seq + 1 WHERE id = ${workspaceId} RETURNING event_seq)
-    INSERT INTO events (workspace_id, id, type, invoice_id, data, created_at)
-    SELECT ${workspaceId}, seq.event_seq, ${type}, ${invoiceId}, jsonb_build_object('invoice', to_jsonb(i)), ${at}
-      FROM seq, invoices i WHERE i.workspace_id = ${workspaceId} AND i.id = ${invoiceId}
-    RETURNING id`
-    .execute(trx)
-    .then((result) => result.rows[0]!);
-  return id;
-}
-
-/** One retained event of a workspace. */
-export function findEvent(db: Executor, workspaceId: WorkspaceId, id: bigint) {
-  return db.selectFrom('events').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+export async function findWebhookEvent(db: Executor, workspaceId: WorkspaceId, id: bigint): Promise<WebhookEventInput | undefined> {
+  const row = await db.selectFrom('events').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+  if (!row || !isWebhookKind(row.type)) return undefined;
+  return { eventId: row.id, type: row.type, invoiceId: row.invoice_id, data: row.data, at: row.created_at };
 }

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { TEST_EVENT_TYPE } from '../webhooks/webhook.js';
+import { TEST_EVENT_TYPE } from '../webhooks/index.js';
 import type { HealthFacts } from './health.js';
 
 /** Ledger entries walked back to find when credits went low: bounds the work of one GET /issues. */

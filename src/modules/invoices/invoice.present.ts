@@ -1,5 +1,6 @@
 import { formatUsdc } from '../../shared/money.js';
-import { formatInvoiceNumber, type Invoice } from './invoice.js';
+import type { NewEvent } from '../events/index.js';
+import { formatInvoiceNumber, type Invoice, type InvoiceEventType } from './invoice.js';
 
 /** The invoice as the API shows it. Links are built from PUBLIC_BASE_URL (DESIGN.md §4). */
 export function presentInvoice(invoice: Invoice, baseUrl: URL) {
@@ -26,4 +27,11 @@ export function presentInvoice(invoice: Invoice, baseUrl: URL) {
     expiredAt: invoice.expiredAt?.toISOString() ?? null,
     cancelledAt: invoice.cancelledAt?.toISOString() ?? null,
   };
+}
+
+export type InvoiceEventKind = 'invoice.created' | InvoiceEventType;
+
+/** An invoice event: its data is the invoice as GET /invoices/{id} shows it right after the change. */
+export function invoiceEvent(type: InvoiceEventKind, invoice: Invoice, baseUrl: URL, at: Date): NewEvent {
+  return { type, invoiceId: invoice.id, data: { invoice: presentInvoice(invoice, baseUrl) }, at };
 }

@@ -62,7 +62,10 @@ const REFUSALS: Record<string, [ErrorCode, string]> = {
   insufficient_credits: ['insufficient_credits', 'Not enough available credits for this invoice (creation cost plus the success-fee reserve). See GET /billing.'],
 };
 
-/** One round trip: the `create_invoice` function does the whole use case in the statement's transaction. */
+/**
+ * One round trip: `create_invoice` claims the key, takes the number, charges the credits and inserts the
+ * invoice. Its `invoice.created` event is the caller's to write, in the same transaction.
+ */
 export async function createInvoice(db: Executor, workspaceId: WorkspaceId, p: CreateInvoiceParams): Promise<CreateOutcome> {
   try {
     const { rows } = await sql<{ outcome: string; invoice: StoredInvoice | null }>`
@@ -80,7 +83,7 @@ export async function createInvoice(db: Executor, workspaceId: WorkspaceId, p: C
 }
 
 /**
- * Many creates in one round trip and one commit (`create_invoices`). Each item resolves to its outcome
+ * Many creates in one round trip (`create_invoices`), in the caller's transaction. Each item resolves to its outcome
  * or its refusal (an AppError), in the order given; only a database failure rejects the whole batch.
  */
 export async function createInvoices(db: Executor, items: readonly { workspaceId: WorkspaceId; params: CreateInvoiceParams }[]): Promise<(CreateOutcome | AppError)[]> {

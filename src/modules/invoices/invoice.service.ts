@@ -3,11 +3,12 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { moveCredits } from '../billing/credits.repo.js';
-import { appendInvoiceEvent } from '../events/event.repo.js';
+import { append } from '../events/index.js';
 import { EXPIRES_IN_CREDITS, effectiveStatus, newInvoiceId, transition, type ExpiresIn, type Invoice, type InvoiceCommand, type InvoiceId, type InvoiceStatus, type Transition } from './invoice.js';
-import { CreateBatcher } from './invoice.batcher.js';
+import { CreateBatcher, createInvoiceRecorded } from './invoice.batcher.js';
 import { checkIdempotencyKey, requestHash, validateInvoiceInput, type CreateInvoiceInput, type InvoiceRules, type ValidInvoiceInput } from './invoice-input.js';
-import { createInvoice, dueOpenInvoices, findInvoice, listInvoices, lockInvoice, paidTotalsByDay, updateInvoice } from './invoice.repo.js';
+import { invoiceEvent } from './invoice.present.js';
+import { dueOpenInvoices, findInvoice, listInvoices, lockInvoice, paidTotalsByDay, updateInvoice } from './invoice.repo.js';
 
 /** Idempotency keys outlive the longest payment window (5 days). */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
@@ -17,6 +18,8 @@ export interface InvoiceServiceDeps {
   readonly clock: Clock;
   readonly rules: InvoiceRules;
   readonly successFeeCredits: number;
+  /** Links in invoice events are built on it, as GET /invoices/{id} builds them. */
+  readonly publicBaseUrl: URL;
 }
 
 /**
@@ -40,7 +43,7 @@ export class InvoiceService {
   private readonly batcher: CreateBatcher;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
-    this.batcher = new CreateBatcher(deps.db);
+    this.batcher = new CreateBatcher(deps.db, deps.publicBaseUrl);
   }
 
   /**
@@ -84,7 +87,7 @@ export class InvoiceService {
    */
   async createBatchItem(workspaceId: WorkspaceId, valid: ValidInvoiceInput, itemKey: string, itemHash: Buffer): Promise<Invoice> {
     const cost = this.costOf(valid);
-    const outcome = await createInvoice(this.deps.db, workspaceId, {
+    const outcome = await createInvoiceRecorded(this.deps.db, this.deps.publicBaseUrl, workspaceId, {
       ...valid,
       idempotencyKey: itemKey,
       requestHash: itemHash,
@@ -170,7 +173,7 @@ export class InvoiceService {
         if (result.code === 'noop') return command.type === 'cancel' ? invoice : undefined;
         throw new AppError(result.code, REFUSAL_MESSAGES[result.code]);
       }
-      return persistTransition(trx, invoice, result, now);
+      return persistTransition(trx, invoice, result, now, this.deps.publicBaseUrl);
     });
   }
 
@@ -198,9 +201,9 @@ function notFound(): AppError {
  * (event counter) → credit account, the same as create_invoice, so concurrent writers cannot deadlock.
  * Throws insufficient_credits (rolling back the caller's transaction) when credits do not cover it.
  */
-export async function persistTransition(trx: Executor, invoice: Invoice, result: Extract<Transition, { ok: true }>, now: Date): Promise<Invoice> {
+export async function persistTransition(trx: Executor, invoice: Invoice, result: Extract<Transition, { ok: true }>, now: Date, publicBaseUrl: URL): Promise<Invoice> {
   const updated = await updateInvoice(trx, invoice.workspaceId, invoice.id, result.changes, now);
-  await appendInvoiceEvent(trx, invoice.workspaceId, result.event, invoice.id, now);
+  await append(trx, invoice.workspaceId, invoiceEvent(result.event, updated, publicBaseUrl, now));
   if (result.charge !== 0n || result.reserveChange !== 0n) {
     const moved = await moveCredits(trx, invoice.workspaceId, { kind: result.event, charge: result.charge, reserveChange: result.reserveChange, reference: invoice.id });
     if (!moved) throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');

@@ -7,10 +7,8 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
-import { appendEvent } from '../events/event.repo.js';
-import { effectiveStatus, formatInvoiceNumber, transition, type Invoice, type InvoiceCommand, type InvoiceId } from '../invoices/invoice.js';
-import { findInvoice, lockInvoice } from '../invoices/invoice.repo.js';
-import { persistTransition } from '../invoices/invoice.service.js';
+import { append } from '../events/index.js';
+import { effectiveStatus, findInvoice, formatInvoiceNumber, lockInvoice, persistTransition, transition, type Invoice, type InvoiceCommand, type InvoiceId } from '../invoices/index.js';
 import { findWorkspace } from '../workspaces/workspace.repo.js';
 import type { ChainPort, TransferAuthorization } from './chain.port.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
@@ -39,6 +37,8 @@ export interface PaymentServiceDeps {
   readonly clock: Clock;
   readonly chain: ChainPort;
   readonly networks: readonly Network[];
+  /** Links in invoice events are built on it, as GET /invoices/{id} builds them. */
+  readonly publicBaseUrl: URL;
 }
 
 export class PaymentService {
@@ -287,16 +287,16 @@ export class PaymentService {
       if (result.code === 'noop') return;
       throw new AppError(result.code, `The invoice cannot take a payment now (${result.code.replace('invoice_', '').replaceAll('_', ' ')}).`);
     }
-    await persistTransition(trx, invoice, result, at);
+    await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl);
   }
 
-  private async recordIntentEvent(trx: Executor, intent: PaymentIntent, type: string, at: Date): Promise<void> {
+  private async recordIntentEvent(trx: Executor, intent: PaymentIntent, type: 'payment_intent.processing' | 'payment_intent.succeeded' | 'payment_intent.failed', at: Date): Promise<void> {
     const invoice = await findInvoice(trx, intent.workspaceId, intent.invoiceId);
-    await appendEvent(trx, intent.workspaceId, {
+    await append(trx, intent.workspaceId, {
       type,
       invoiceId: intent.invoiceId,
       paymentIntentId: intent.id,
-      data: { paymentIntent: presentIntent(intent, invoice), invoice: invoice && { id: invoice.id, number: formatInvoiceNumber(invoice.number), externalId: invoice.externalId } },
+      data: { paymentIntent: presentIntent(intent, invoice), ...(invoice && { invoice: { id: invoice.id, number: formatInvoiceNumber(invoice.number), externalId: invoice.externalId } }) },
       at,
     });
   }

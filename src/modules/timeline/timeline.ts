@@ -1,31 +1,13 @@
-import type { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES } from '../events/change-feed.js';
+import { TIMELINE_RECORD_OF, type TimelineEventKind } from '../events/index.js';
 
 /** Records GET /invoices/{id}/timeline returns at most (spec: Limits, "up to 100 recent records"). */
 export const TIMELINE_LIMIT = 100;
 
-type FeedEventType = (typeof INVOICE_EVENT_TYPES)[number] | (typeof PAYMENT_INTENT_EVENT_TYPES)[number];
+/** The feed event kinds the timeline shows: those the event catalogue gives a timeline record. */
+export const TIMELINE_EVENT_TYPES = Object.keys(TIMELINE_RECORD_OF);
 
-/**
- * The timeline kind of every change-feed event that belongs to an invoice. `satisfies` over the feed's
- * own list makes a new feed kind a compile error here until someone decides how the timeline shows it.
- */
-export const EVENT_KINDS = {
-  'invoice.created': 'created',
-  'payment_intent.processing': 'payment_submitted',
-  'invoice.processing': 'verification_pending',
-  'payment_intent.succeeded': 'payment_confirmed',
-  'invoice.paid': 'paid',
-  'payment_intent.failed': 'payment_failed',
-  'invoice.expired': 'expired',
-  'invoice.cancelled': 'cancelled',
-  'invoice.renewed': 'renewed',
-  'invoice.reopened': 'reopened',
-} as const satisfies Record<FeedEventType, string>;
-
-export const TIMELINE_EVENT_TYPES = Object.keys(EVENT_KINDS) as FeedEventType[];
-
-export const TIMELINE_KINDS = [...Object.values(EVENT_KINDS), 'webhook_attempt'] as const;
-export type TimelineKind = (typeof TIMELINE_KINDS)[number];
+export const TIMELINE_KINDS = [...(Object.values(TIMELINE_RECORD_OF) as TimelineEventKind[]), 'webhook_attempt'] as const;
+export type TimelineKind = TimelineEventKind | 'webhook_attempt';
 
 /** One record as the API shows it. Optional fields appear only on the kinds they describe. */
 export interface TimelineRecord {
@@ -62,10 +44,10 @@ export interface TimelineAttempt {
 
 /**
  * An invoice's feed event as a timeline record; undefined for kinds the timeline does not show. Only
- * named facts are copied out of `data` (it holds the whole invoice row), never the rest of it.
+ * named facts are copied out of `data` (it holds the whole invoice), never the rest of it.
  */
 export function eventRecord(event: TimelineEvent): TimelineRecord | undefined {
-  const kind = (EVENT_KINDS as Record<string, TimelineKind | undefined>)[event.type];
+  const kind = (TIMELINE_RECORD_OF as Record<string, TimelineEventKind | undefined>)[event.type];
   if (!kind) return undefined;
   const base = {
     at: event.createdAt.toISOString(),
@@ -94,13 +76,10 @@ export function attemptRecord(attempt: TimelineAttempt): TimelineRecord {
   };
 }
 
-/**
- * The new link version and deadline of a renewal. Invoice events store the invoice row (snake_case,
- * `to_jsonb`); the camelCase names are read too so that a snapshot in the API's shape also works.
- */
+/** The new link version and deadline of a renewal, from the invoice as the event stored it (the API's shape). */
 function renewal(invoice: unknown): Pick<TimelineRecord, 'linkVersion' | 'expiresAt'> {
-  const version = field(invoice, 'link_version') ?? field(invoice, 'linkVersion');
-  const deadline = field(invoice, 'expires_at') ?? field(invoice, 'expiresAt');
+  const version = field(invoice, 'linkVersion');
+  const deadline = field(invoice, 'expiresAt');
   const expiresAt = typeof deadline === 'string' ? new Date(deadline) : undefined;
   return {
     ...(typeof version === 'number' && Number.isInteger(version) && { linkVersion: version }),

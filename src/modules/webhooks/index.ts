@@ -1,2 +1,3 @@
-export { isWebhookEvent } from './webhook.js';
-export { queueWebhookDelivery } from './webhook.delivery.js';
+export { TEST_EVENT_TYPE } from './webhook.js';
+export { queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
+export type { WebhookEventLookup } from './webhook.service.js';

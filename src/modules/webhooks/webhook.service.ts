@@ -1,12 +1,11 @@
-import type { Db } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { randomToken, type WorkspaceId } from '../../shared/ids.js';
-import { findEvent } from '../events/event.repo.js';
 import { ipLiteralOf, parseWebhookEndpoint, resolvedAddressesAllowed } from './destination.js';
-import { scheduleDelivery, queueWebhookDelivery } from './webhook.delivery.js';
+import { scheduleDelivery, queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
 import { postWebhook, systemResolve, type Resolver } from './webhook-http.js';
-import { isWebhookEvent, newSigningSecret, signedHeaders, TEST_EVENT_TYPE, type WebhookBody } from './webhook.js';
+import { newSigningSecret, signedHeaders, TEST_EVENT_TYPE, type WebhookBody } from './webhook.js';
 import * as repo from './webhook.repo.js';
 import { DELIVERY_HISTORY_DAYS } from './webhook.js';
 
@@ -23,8 +22,15 @@ export interface WebhookSettingsInput {
   readonly rotate?: boolean;
 }
 
+/**
+ * Reads a retained feed event of a webhook kind (undefined for none or another kind): how a manual
+ * retry sends an event that never had a delivery. Supplied by the events module.
+ */
+export type WebhookEventLookup = (db: Executor, workspaceId: WorkspaceId, eventId: bigint) => Promise<WebhookEventInput | undefined>;
+
 export interface WebhookServiceDeps {
   readonly db: Db;
+  readonly findWebhookEvent: WebhookEventLookup;
   readonly clock: Clock;
   readonly allowPrivate: boolean;
   readonly resolve?: Resolver;
@@ -125,13 +131,13 @@ export class WebhookService {
         await repo.reopenDelivery(trx, workspaceId, eventId, at);
         await scheduleDelivery(trx, workspaceId, eventId);
       } else {
-        const event = /^[0-9]{1,19}$/.test(eventId) ? await findEvent(trx, workspaceId, BigInt(eventId)) : undefined;
-        if (!event || !isWebhookEvent(event.type)) throw new AppError('not_found', `No webhook event ${eventId} in this workspace.`);
+        const event = /^[0-9]{1,19}$/.test(eventId) ? await this.deps.findWebhookEvent(trx, workspaceId, BigInt(eventId)) : undefined;
+        if (!event) throw new AppError('not_found', `No webhook event ${eventId} in this workspace.`);
         // Beyond the delivery history nobody can tell whether the receiver acknowledged it already.
-        if (event.created_at.getTime() < at.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000) {
+        if (event.at.getTime() < at.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000) {
           throw new AppError('not_found', `Event ${eventId} is older than the ${DELIVERY_HISTORY_DAYS}-day delivery history; read it from GET /changes instead.`);
         }
-        await queueWebhookDelivery(trx, workspaceId, { eventId: event.id, type: event.type, invoiceId: event.invoice_id, data: event.data, at: event.created_at });
+        await queueWebhookDelivery(trx, workspaceId, event);
         await repo.reopenDelivery(trx, workspaceId, eventId, at);
       }
       return presentDelivery((await repo.findDelivery(trx, workspaceId, eventId))!);

@@ -3,13 +3,11 @@ import { createHmac, randomBytes } from 'node:crypto';
 /** The job kind of a delivery; its unique key is `<workspace id>/<event id>`. */
 export const DELIVER_WEBHOOK_JOB = 'webhooks.deliver';
 
-/** Event kinds that are sent to the workspace's endpoint (the feed carries more). */
-export const WEBHOOK_EVENT_TYPES = ['payment_intent.succeeded', 'invoice.scheduled'] as const;
+/**
+ * The kind of a test send: never an event, never in the feed. Which feed events are sent is the event
+ * catalogue's business (src/modules/events/event.ts); the outbox sends what it is given.
+ */
 export const TEST_EVENT_TYPE = 'webhook.test';
-
-export function isWebhookEvent(type: string): boolean {
-  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
-}
 
 /**
  * Why an attempt failed, in words safe to show the merchant: never a response body, a header or an

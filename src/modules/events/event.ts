@@ -1,0 +1,145 @@
+import type { WorkspaceId } from '../../shared/ids.js';
+
+/**
+ * The event catalogue: every kind of change-feed event, the type of its `data`, and whether it is also
+ * sent to the workspace's webhook endpoint. The feed's kind lists, the webhook kinds and the timeline's
+ * kinds derive from it; the kind table of docs/change-feed.md is kept equal to it by a test.
+ *
+ * `data` is stored exactly as the feed serves it and as a webhook body carries it: the API's shape
+ * (camelCase, amounts as decimal strings, absolute links), fixed when the event commits.
+ *
+ * `webhook.test` is not an event: POST /webhook/test sends it straight to the receiver, it never
+ * enters the feed, and it is defined by the webhooks module (TEST_EVENT_TYPE).
+ */
+
+/** The invoice as GET /invoices/{id} showed it right after the change (built by the invoices module). */
+export interface InvoiceSnapshot {
+  readonly id: string;
+  readonly number: string;
+  readonly status: string;
+  readonly amount: string;
+  readonly currency: string;
+  readonly network: string | null;
+  readonly expiresIn: number;
+  readonly expiresAt: string;
+  readonly linkVersion: number;
+  readonly externalId: string | null;
+  readonly successUrl: string | null;
+  readonly cancelUrl: string | null;
+  readonly payTo: string;
+  readonly url: string;
+  readonly checkoutUrl: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly paidAt: string | null;
+  readonly expiredAt: string | null;
+  readonly cancelledAt: string | null;
+}
+
+/** The payment intent as GET /payment-intents/{id} showed it; the fields named here are the ones readers rely on. */
+export interface PaymentIntentSnapshot {
+  readonly id: string;
+  readonly status: string;
+  readonly failureReason?: string | null;
+  readonly [field: string]: unknown;
+}
+
+export interface InvoiceEventData {
+  readonly invoice: InvoiceSnapshot;
+}
+
+export interface PaymentIntentEventData {
+  readonly paymentIntent: PaymentIntentSnapshot;
+  /** Absent only if the invoice could not be read (it always exists while its payment does). */
+  readonly invoice?: { readonly id: string; readonly number: string; readonly externalId: string | null };
+}
+
+/** The rules of a kind. */
+export interface KindSpec {
+  /** What the event is about: its `invoiceId` is always set, `paymentIntentId` for payment intents. */
+  readonly subject: 'invoice' | 'payment_intent';
+  /** Also sent to the workspace's webhook endpoint (the delivery is queued in the event's transaction). */
+  readonly webhook: boolean;
+  /** The record GET /invoices/{id}/timeline shows for it, or null for none. */
+  readonly timeline: string | null;
+  /** When it happens, for the docs. */
+  readonly when: string;
+  /** Part of the contract, but written by nothing in this version. */
+  readonly reserved?: true;
+}
+
+declare const DATA: unique symbol;
+/** A kind's rules, carrying the type of its `data` (type-level only). */
+function kind<Data>() {
+  return <const Spec extends KindSpec>(spec: Spec): Spec & { readonly [DATA]?: Data } => spec;
+}
+
+/** The built-in kinds, in the order the docs and the timeline list them. */
+const BUILT_IN = {
+  'invoice.created': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'created', when: 'an invoice is created (API, portal or batch)' }),
+  'payment_intent.processing': kind<PaymentIntentEventData>()({ subject: 'payment_intent', webhook: false, timeline: 'payment_submitted', when: 'a payment attempt was accepted for verification' }),
+  'invoice.processing': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'verification_pending', when: 'a payment for the invoice is being verified or settled' }),
+  'payment_intent.succeeded': kind<PaymentIntentEventData>()({ subject: 'payment_intent', webhook: true, timeline: 'payment_confirmed', when: 'the payment attempt is confirmed' }),
+  'invoice.paid': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'paid', when: 'the payment is confirmed' }),
+  'payment_intent.failed': kind<PaymentIntentEventData>()({ subject: 'payment_intent', webhook: false, timeline: 'payment_failed', when: 'the attempt failed (`paymentIntent.failureReason` names why)' }),
+  'invoice.expired': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'expired', when: 'the deadline passed without a payment' }),
+  'invoice.cancelled': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'cancelled', when: 'the invoice was cancelled' }),
+  'invoice.renewed': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'renewed', when: 'a new deadline and link version' }),
+  'invoice.reopened': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'reopened', when: 'verification failed before the deadline; payable again' }),
+  'invoice.scheduled': kind<Record<string, never>>()({ subject: 'invoice', webhook: true, timeline: null, when: 'reserved for automatic invoices; not proof of payment', reserved: true }),
+} as const;
+
+type BuiltInKind = keyof typeof BUILT_IN;
+type BuiltInData = { [K in BuiltInKind]: NonNullable<(typeof BUILT_IN)[K][typeof DATA]> };
+
+/**
+ * The type of `data` of every kind. A kind defined outside this file (a test's) adds its data type by
+ * declaration merging and its rules with `defineEventKind`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface EventDataByKind extends BuiltInData {}
+export type EventKind = keyof EventDataByKind & string;
+export type EventData<K extends EventKind> = EventDataByKind[K];
+
+/** An event to append: its kind, its data as the API shows it, the objects it is about, when it happened. */
+export type NewEvent = {
+  [K in EventKind]: { readonly type: K; readonly data: EventData<K>; readonly invoiceId: string; readonly paymentIntentId?: string; readonly at: Date };
+}[EventKind];
+
+/** An event to append to a workspace's feed (many at once, possibly of several workspaces). */
+export type WorkspaceEvent = NewEvent & { readonly workspaceId: WorkspaceId };
+
+const KINDS = new Map<string, KindSpec>(Object.entries(BUILT_IN));
+
+/** The rules of a kind; throws for a kind nobody defined, so that an event of it is never written. */
+export function kindSpec(type: string): KindSpec {
+  const spec = KINDS.get(type);
+  if (!spec) throw new Error(`event kind ${type} is not in the event catalogue`);
+  return spec;
+}
+
+export function isWebhookKind(type: string): boolean {
+  return KINDS.get(type)?.webhook === true;
+}
+
+/** Adds a kind to the catalogue at run time (a test's kind); a kind can be defined once. */
+export function defineEventKind(type: EventKind, spec: KindSpec): void {
+  if (KINDS.has(type) || type.startsWith('webhook.')) throw new Error(`event kind ${type} is already defined`);
+  KINDS.set(type, spec);
+}
+
+const builtIn = Object.entries(BUILT_IN) as [BuiltInKind, KindSpec][];
+const listed = (subject: KindSpec['subject']) => builtIn.filter(([, spec]) => spec.subject === subject && !spec.reserved).map(([type]) => type);
+
+/** The kinds the feed carries in this version, by subject. */
+export const INVOICE_EVENT_TYPES: readonly BuiltInKind[] = listed('invoice');
+export const PAYMENT_INTENT_EVENT_TYPES: readonly BuiltInKind[] = listed('payment_intent');
+
+/** The kinds sent to webhook endpoints (the feed carries all kinds). */
+export const WEBHOOK_EVENT_TYPES: readonly BuiltInKind[] = builtIn.filter(([, spec]) => spec.webhook).map(([type]) => type);
+
+/** The timeline record of each kind that has one. */
+export type TimelineEventKind = NonNullable<(typeof BUILT_IN)[BuiltInKind]['timeline']>;
+export const TIMELINE_RECORD_OF = Object.fromEntries(builtIn.flatMap(([type, spec]) => (spec.timeline === null ? [] : [[type, spec.timeline]]))) as Readonly<
+  Partial<Record<BuiltInKind, TimelineEventKind>>
+>;
