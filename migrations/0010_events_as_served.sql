@@ -1,12 +1,16 @@
--- Events are stored in the shape the API serves them, and only the application writes them.
+-- Events are stored in the shape the API serves them, and one function writes them all.
 --
--- 1. create_invoice no longer writes `invoice.created`: the application's one event writer does, in the
---    same transaction, right after create_invoice/create_invoices (one statement for a whole group),
---    and bumps `event_seq` there. The rules of creation are unchanged. The workspace row lock this
---    function takes (invoice_seq) is still held to commit, and the writer takes the same row, so
---    commit order still equals event id order within a workspace.
+-- 1. append_events is the only code that inserts into `events`: the application calls it (appendAll,
+--    which also queues webhook deliveries for webhook kinds), and so does create_invoice for
+--    `invoice.created`. It bumps each workspace's `event_seq`; that row's lock, held to commit, makes
+--    commit order equal event id order within a workspace.
 --
--- 2. `invoice.*` events written before this migration hold the raw invoice row (snake_case, to_jsonb).
+-- 2. create_invoice records `invoice.created` through it, still in one round trip per group of creates:
+--    the application renders the invoice as GET /invoices/{id} will show it before the call, and the
+--    database fills in the two values only it knows then, the number and the receiving wallet.
+--    Everything else about creation is unchanged.
+--
+-- 3. `invoice.*` events written before this migration hold the raw invoice row (snake_case, to_jsonb).
 --    They are rewritten to `{"invoice": <the invoice as GET /invoices/{id} shows it>}`, what the feed
 --    served for them: camelCase, amount as a six-decimal string, "INV-000042" numbers, UTC timestamps
 --    with milliseconds, and the links `url` (/w/<ws>/x402/<id>) and `checkoutUrl` (/w/<ws>/i/<id>) on
@@ -15,8 +19,36 @@
 --    migration refuses to run when there is a row to rewrite rather than guess a host. Links are part
 --    of the stored snapshot from now on, as GET /invoices/{id} showed them when the event was written.
 
--- The same rules as 0002: idempotency claim, number, credits, invoice; no event.
-CREATE OR REPLACE FUNCTION create_invoice(
+-- Appends events (of one workspace or several) in the order given; answers each one's id by `ord`.
+-- Each element: {ord, workspace_id, type, invoice_id, payment_intent_id, data, created_at}.
+CREATE FUNCTION append_events(p_events jsonb) RETURNS TABLE (ord integer, id bigint)
+LANGUAGE sql AS $$
+  WITH input AS (
+    SELECT * FROM jsonb_to_recordset(p_events)
+        AS i (ord integer, workspace_id text, type text, invoice_id text, payment_intent_id text, data jsonb, created_at timestamptz)
+  ), seq AS (
+    UPDATE workspaces w SET event_seq = w.event_seq + c.n
+      FROM (SELECT workspace_id, count(*) AS n FROM input GROUP BY workspace_id) c
+     WHERE w.id = c.workspace_id
+    RETURNING w.id, w.event_seq - c.n AS before
+  ), numbered AS (
+    SELECT i.*, s.before + row_number() OVER (PARTITION BY i.workspace_id ORDER BY i.ord) AS id
+      FROM input i JOIN seq s ON s.id = i.workspace_id
+  ), written AS (
+    INSERT INTO events (workspace_id, id, type, invoice_id, payment_intent_id, data, created_at)
+    SELECT workspace_id, id, type, invoice_id, payment_intent_id, data, created_at FROM numbered
+  )
+  SELECT ord, id FROM numbered ORDER BY ord
+$$;
+
+-- `INV-000042`; past 999999 the number simply grows (formatInvoiceNumber in the application).
+CREATE FUNCTION invoice_number_text(p_number bigint) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT 'INV-' || lpad(p_number::text, greatest(6, length(p_number::text)), '0') $$;
+
+DROP FUNCTION create_invoice(text, text, bytea, interval, text, bigint, text, integer, timestamptz, text, text, text, text[], text, bigint, bigint, text);
+
+-- The same rules as 0002: idempotency claim, number, credits, invoice; its event through append_events.
+CREATE FUNCTION create_invoice(
   p_workspace_id    text,
   p_idempotency_key text,
   p_request_hash    bytea,
@@ -33,7 +65,8 @@ CREATE OR REPLACE FUNCTION create_invoice(
   p_pay_to          text,
   p_cost            bigint,
   p_fee             bigint,
-  p_source          text
+  p_source          text,
+  p_created_event   jsonb
 ) RETURNS TABLE (outcome text, invoice jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -88,11 +121,44 @@ BEGIN
           v_ws.wallet_address, p_source, p_fee, p_now, p_now)
   RETURNING * INTO v_invoice;
 
+  PERFORM append_events(jsonb_build_array(jsonb_build_object(
+    'ord', 0, 'workspace_id', p_workspace_id, 'type', 'invoice.created', 'invoice_id', p_invoice_id, 'created_at', p_now,
+    'data', jsonb_set(jsonb_set(p_created_event, '{invoice,number}', to_jsonb(invoice_number_text(v_ws.invoice_seq))),
+                      '{invoice,payTo}', to_jsonb(v_ws.wallet_address)))));
+
   IF p_idempotency_key IS NOT NULL THEN
     UPDATE idempotency_keys SET response = to_jsonb(v_invoice)
      WHERE workspace_id = p_workspace_id AND scope = 'invoices.create' AND key = p_idempotency_key;
   END IF;
   RETURN QUERY SELECT 'created'::text, to_jsonb(v_invoice);
+END $$;
+
+-- As in 0002, with the rendered `invoice.created` of each item (`createdEvent`).
+CREATE OR REPLACE FUNCTION create_invoices(p_items jsonb)
+RETURNS TABLE (idx integer, outcome text, error_code text, error_detail text, invoice jsonb)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_item    jsonb;
+  v_idx     integer := 0;
+  v_outcome text;
+  v_invoice jsonb;
+BEGIN
+  FOR v_item IN SELECT value FROM jsonb_array_elements(p_items) LOOP
+    BEGIN
+      SELECT c.outcome, c.invoice INTO v_outcome, v_invoice FROM create_invoice(
+        v_item->>'workspaceId', v_item->>'idempotencyKey', decode(v_item->>'requestHash', 'hex'),
+        make_interval(secs => (v_item->>'ttlSeconds')::integer), v_item->>'id', (v_item->>'amount')::bigint,
+        v_item->>'network', (v_item->>'expiresIn')::integer, (v_item->>'now')::timestamptz,
+        v_item->>'externalId', v_item->>'successUrl', v_item->>'cancelUrl',
+        ARRAY(SELECT jsonb_array_elements_text(v_item->'urlOrigins')), v_item->>'payTo',
+        (v_item->>'cost')::bigint, (v_item->>'fee')::bigint, v_item->>'source', v_item->'createdEvent') c;
+      RETURN QUERY SELECT v_idx, v_outcome, NULL::text, NULL::text, v_invoice;
+    EXCEPTION WHEN raise_exception THEN
+      GET STACKED DIAGNOSTICS error_detail = PG_EXCEPTION_DETAIL;
+      RETURN QUERY SELECT v_idx, 'refused'::text, SQLERRM, nullif(error_detail, ''), NULL::jsonb;
+    END;
+    v_idx := v_idx + 1;
+  END LOOP;
 END $$;
 
 -- An instant as the API writes it (JavaScript's toISOString): UTC, milliseconds, "Z".

@@ -60,11 +60,14 @@ it('0010 rewrites raw-row invoice events into the API shape, links on PUBLIC_BAS
   });
   expect(rows[0].data.invoice).toMatchObject({ number: 'INV-000001', amount: '1.234567', url: `https://pay.example.com/w/${ws}/x402/inv_migrated` });
 
-  // The new create_invoice writes no event: the application's writer does.
+  // The new create_invoice appends its event through append_events, filling in the number and the wallet.
   await pool.query(
-    `SELECT * FROM create_invoice($1, NULL, '\\x00', interval '1 day', 'inv_after', 1000000, NULL, 3600, now(), NULL, NULL, NULL, '{}', NULL, 1, 1, 'api')`,
+    `SELECT * FROM create_invoice($1, NULL, '\\x00', interval '1 day', 'inv_after', 1000000, NULL, 3600, now(), NULL, NULL, NULL, '{}', NULL, 1, 1, 'api',
+                                  '{"invoice": {"id": "inv_after", "number": "", "payTo": "", "amount": "1.000000"}}')`,
     [ws],
   );
-  const { rows: after } = await pool.query('SELECT count(*)::int AS n, (SELECT event_seq FROM workspaces) AS seq FROM events');
-  expect(after[0]).toEqual({ n: 2, seq: '2' });
+  const { rows: after } = await pool.query(`SELECT id, type, data, (SELECT event_seq FROM workspaces) AS seq FROM events WHERE invoice_id = 'inv_after'`);
+  expect(after).toEqual([
+    { id: '3', type: 'invoice.created', data: { invoice: { id: 'inv_after', number: 'INV-000002', payTo: `0x${'ab'.repeat(20)}`, amount: '1.000000' } }, seq: '3' },
+  ]);
 });

@@ -53,7 +53,7 @@ async function shop() {
   };
 }
 
-const [lifecycleShop, pagingShop, otherShop, retentionShop, emptyShop] = await Promise.all([shop(), shop(), shop(), shop(), shop()]);
+const [lifecycleShop, pagingShop, otherShop, retentionShop, emptyShop, snapshotShop] = await Promise.all([shop(), shop(), shop(), shop(), shop(), shop()]);
 
 describe('GET /changes', () => {
   it('shows every invoice event kind with the invoice as GET /invoices/{id} shows it', async () => {
@@ -82,6 +82,17 @@ describe('GET /changes', () => {
     expect(events[4]!.data.invoice).toMatchObject({ number: 'INV-000002', linkVersion: 2 });
     expect(Object.keys(events[0]!).sort()).toEqual(['createdAt', 'data', 'id', 'invoiceId', 'type']);
     expect(events[3]!.createdAt).toBe(clock.now().toISOString());
+  });
+
+  it('records invoice.created as exactly the invoice the create answered, from the API and from a batch', async () => {
+    const s = snapshotShop;
+    const created = await s.call('POST', '/invoices', { 'idempotency-key': 'created-snapshot-1' }, { amount: '12.5', expiresIn: 86400, externalId: 'order 7', network: 'base-sepolia' });
+    expect(created.statusCode, created.body).toBe(201);
+    const replay = await s.call('POST', '/invoices', { 'idempotency-key': 'created-snapshot-1' }, { amount: '12.5', expiresIn: 86400, externalId: 'order 7', network: 'base-sepolia' });
+    expect(replay.json()).toEqual(created.json());
+    const { events } = await s.page('?after=0');
+    expect(events.map((event) => event.type)).toEqual(['invoice.created']);
+    expect(events[0]!.data).toEqual({ invoice: created.json() });
   });
 
   it('maps invoice events written by payments too, and passes payment-intent data through', async () => {

@@ -15,10 +15,11 @@ export async function append(trx: Executor, workspaceId: WorkspaceId, event: New
 
 /**
  * Appends events, of one workspace or several, in one statement inside the caller's transaction, and
- * queues the deliveries of webhook kinds. Resolves their ids in the order given. This is the only code
- * that writes the `events` table.
+ * queues the deliveries of webhook kinds. Resolves their ids in the order given. The application's way
+ * to the one writer of the `events` table, the SQL function append_events (create_invoice calls it for
+ * `invoice.created`, which is therefore not a webhook kind: see event.ts).
  *
- * Ids come from each workspace's `event_seq` counter, bumped here: its row lock, held to commit, makes
+ * Ids come from each workspace's `event_seq` counter, bumped there: its row lock, held to commit, makes
  * commit order equal id order within a workspace, so a feed reader that sees id n sees every id below
  * n. Events of one workspace get consecutive ids in the order given.
  */
@@ -34,23 +35,7 @@ export async function appendAll(trx: Executor, events: readonly WorkspaceEvent[]
     data: event.data,
     created_at: event.at,
   }));
-  const { rows: ids } = await sql<{ ord: number; id: bigint }>`
-    WITH input AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-          AS i (ord integer, workspace_id text, type text, invoice_id text, payment_intent_id text, data jsonb, created_at timestamptz)
-    ), seq AS (
-      UPDATE workspaces w SET event_seq = w.event_seq + c.n
-        FROM (SELECT workspace_id, count(*) AS n FROM input GROUP BY workspace_id) c
-       WHERE w.id = c.workspace_id
-      RETURNING w.id, w.event_seq - c.n AS before
-    ), numbered AS (
-      SELECT i.*, s.before + row_number() OVER (PARTITION BY i.workspace_id ORDER BY i.ord) AS id
-        FROM input i JOIN seq s ON s.id = i.workspace_id
-    ), written AS (
-      INSERT INTO events (workspace_id, id, type, invoice_id, payment_intent_id, data, created_at)
-      SELECT workspace_id, id, type, invoice_id, payment_intent_id, data, created_at FROM numbered
-    )
-    SELECT ord, id FROM numbered ORDER BY ord`.execute(trx);
+  const { rows: ids } = await sql<{ ord: number; id: bigint }>`SELECT ord, id FROM append_events(${JSON.stringify(rows)}::jsonb)`.execute(trx);
   if (ids.length !== events.length) throw new Error('an event names a workspace that does not exist');
   for (const [index, event] of events.entries()) {
     if (!isWebhookKind(event.type)) continue;

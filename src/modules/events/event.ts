@@ -89,6 +89,11 @@ const BUILT_IN = {
   'invoice.scheduled': kind<Record<string, never>>()({ subject: 'invoice', webhook: true, timeline: null, when: 'reserved for automatic invoices; not proof of payment', reserved: true }),
 } as const;
 
+// create_invoice appends `invoice.created` in the database, in its one round trip, where no webhook
+// delivery can be queued: the compiler keeps it a feed-only kind.
+const CREATED_IS_FEED_ONLY: false = BUILT_IN['invoice.created'].webhook;
+void CREATED_IS_FEED_ONLY;
+
 type BuiltInKind = keyof typeof BUILT_IN;
 type BuiltInData = { [K in BuiltInKind]: NonNullable<(typeof BUILT_IN)[K][typeof DATA]> };
 

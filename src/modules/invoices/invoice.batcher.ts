@@ -1,8 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { append, appendAll } from '../events/index.js';
-import { invoiceEvent } from './invoice.present.js';
 import { createInvoice, createInvoices, type CreateInvoiceParams, type CreateOutcome } from './invoice.repo.js';
 
 interface Pending {
@@ -16,21 +14,9 @@ interface Pending {
 const MAX_BATCH = 64;
 
 /**
- * Creates one invoice and records its `invoice.created` event in one transaction. A replay (same
- * Idempotency-Key and body) records nothing: its event was written with the first create.
- */
-export function createInvoiceRecorded(db: Db, publicBaseUrl: URL, workspaceId: WorkspaceId, params: CreateInvoiceParams): Promise<CreateOutcome> {
-  return db.transaction().execute(async (trx) => {
-    const outcome = await createInvoice(trx, workspaceId, params);
-    if (outcome.kind === 'created') await append(trx, workspaceId, invoiceEvent('invoice.created', outcome.invoice, publicBaseUrl, outcome.invoice.createdAt));
-    return outcome;
-  });
-}
-
-/**
  * Group commit for invoice creation. While one create transaction runs, the creates that arrive meanwhile
- * wait and then go together: one `create_invoices` call and one statement for the group's `invoice.created`
- * events, in one transaction and one commit. A lone request goes at once, so nothing
+ * wait and then go together, in one round trip and one commit (`create_invoices`, each invoice with its
+ * `invoice.created` event). A lone request goes at once, so nothing
  * waits for a batch to fill. Every item keeps its own outcome; only when the whole batch fails (e.g. a
  * deadlock with another process's batch) are its items retried one by one.
  */
@@ -38,10 +24,7 @@ export class CreateBatcher {
   private readonly queue: Pending[] = [];
   private running = false;
 
-  constructor(
-    private readonly db: Db,
-    private readonly publicBaseUrl: URL,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   create(workspaceId: WorkspaceId, params: CreateInvoiceParams): Promise<CreateOutcome> {
     return new Promise((resolve, reject) => {
@@ -65,15 +48,7 @@ export class CreateBatcher {
     batch.sort((a, b) => compare(a.workspaceId, b.workspaceId) || compare(a.params.idempotencyKey ?? '', b.params.idempotencyKey ?? ''));
     let results: (CreateOutcome | AppError)[];
     try {
-      results = await this.db.transaction().execute(async (trx) => {
-        const outcomes = await createInvoices(trx, batch);
-        const created = outcomes.flatMap((outcome) => (outcome instanceof AppError || outcome?.kind !== 'created' ? [] : [outcome.invoice]));
-        await appendAll(
-          trx,
-          created.map((invoice) => ({ workspaceId: invoice.workspaceId, ...invoiceEvent('invoice.created', invoice, this.publicBaseUrl, invoice.createdAt) })),
-        );
-        return outcomes;
-      });
+      results = await createInvoices(this.db, batch);
     } catch {
       await Promise.all(batch.map((pending) => this.runAlone(pending)));
       return;
@@ -87,7 +62,7 @@ export class CreateBatcher {
   }
 
   private runAlone(pending: Pending): Promise<void> {
-    return createInvoiceRecorded(this.db, this.publicBaseUrl, pending.workspaceId, pending.params).then(pending.resolve, pending.reject);
+    return createInvoice(this.db, pending.workspaceId, pending.params).then(pending.resolve, pending.reject);
   }
 }
 

@@ -1,6 +1,7 @@
 import { formatUsdc } from '../../shared/money.js';
-import type { NewEvent } from '../events/index.js';
-import { formatInvoiceNumber, type Invoice, type InvoiceEventType } from './invoice.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import type { InvoiceEventData, NewEvent } from '../events/index.js';
+import { formatInvoiceNumber, type ExpiresIn, type Invoice, type InvoiceEventType, type InvoiceId } from './invoice.js';
 
 /** The invoice as the API shows it. Links are built from PUBLIC_BASE_URL (DESIGN.md §4). */
 export function presentInvoice(invoice: Invoice, baseUrl: URL) {
@@ -34,4 +35,42 @@ export type InvoiceEventKind = 'invoice.created' | InvoiceEventType;
 /** An invoice event: its data is the invoice as GET /invoices/{id} shows it right after the change. */
 export function invoiceEvent(type: InvoiceEventKind, invoice: Invoice, baseUrl: URL, at: Date): NewEvent {
   return { type, invoiceId: invoice.id, data: { invoice: presentInvoice(invoice, baseUrl) }, at };
+}
+
+/** What create_invoice is asked to create, as far as the invoice's API shape needs it. */
+export interface InvoiceDraft {
+  readonly id: InvoiceId;
+  readonly amount: bigint;
+  readonly network: string | null;
+  readonly expiresIn: ExpiresIn;
+  readonly now: Date;
+  readonly externalId: string | null;
+  readonly successUrl: string | null;
+  readonly cancelUrl: string | null;
+}
+
+/**
+ * The data of `invoice.created` for an invoice about to be created, rendered before the database
+ * assigns its number and copies the workspace wallet into it: `number` and `payTo` are placeholders
+ * that create_invoice fills in (SQL invoice_number_text matches formatInvoiceNumber), so creation stays
+ * one round trip and the API shape has one definition.
+ */
+export function createdEventData(workspaceId: WorkspaceId, draft: InvoiceDraft, baseUrl: URL): InvoiceEventData {
+  const invoice: Invoice = {
+    ...draft,
+    workspaceId,
+    number: 0n,
+    status: 'open',
+    currency: 'USDC',
+    expiresAt: new Date(draft.now.getTime() + draft.expiresIn * 1000),
+    linkVersion: 1,
+    payTo: '',
+    feeReserved: 0n,
+    createdAt: draft.now,
+    updatedAt: draft.now,
+    paidAt: null,
+    expiredAt: null,
+    cancelledAt: null,
+  };
+  return { invoice: presentInvoice(invoice, baseUrl) };
 }

@@ -3,6 +3,7 @@ import type { DatabaseError } from 'pg';
 import type { Executor } from '../../db/database.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import type { InvoiceEventData } from '../events/index.js';
 import type { Invoice, InvoiceId, ExpiresIn, InvoiceStatus } from './invoice.js';
 
 /** An invoice row as stored, from a query (Date, bigint) or from jsonb (strings, numbers). */
@@ -51,6 +52,8 @@ export interface CreateInvoiceParams {
   readonly cost: bigint;
   readonly fee: bigint;
   readonly source: 'api' | 'portal' | 'batch';
+  /** The data of its `invoice.created` event, but for the number and wallet the database fills in. */
+  readonly createdEvent: InvoiceEventData;
 }
 
 export type CreateOutcome = { kind: 'created' | 'replayed'; invoice: Invoice } | { kind: 'idempotency_key_reused' };
@@ -63,8 +66,8 @@ const REFUSALS: Record<string, [ErrorCode, string]> = {
 };
 
 /**
- * One round trip: `create_invoice` claims the key, takes the number, charges the credits and inserts the
- * invoice. Its `invoice.created` event is the caller's to write, in the same transaction.
+ * One round trip: `create_invoice` claims the key, takes the number, charges the credits, inserts the
+ * invoice and appends its `invoice.created` event (through append_events, the one event writer).
  */
 export async function createInvoice(db: Executor, workspaceId: WorkspaceId, p: CreateInvoiceParams): Promise<CreateOutcome> {
   try {
@@ -73,7 +76,7 @@ export async function createInvoice(db: Executor, workspaceId: WorkspaceId, p: C
         ${workspaceId}, ${p.idempotencyKey}, ${p.requestHash}, make_interval(secs => ${p.idempotencyTtlSeconds}),
         ${p.id}, ${p.amount}, ${p.network}, ${p.expiresIn}, ${p.now},
         ${p.externalId}, ${p.successUrl}, ${p.cancelUrl}, ${[...p.urlOrigins]}::text[], ${p.payTo},
-        ${p.cost}, ${p.fee}, ${p.source})`.execute(db);
+        ${p.cost}, ${p.fee}, ${p.source}, ${JSON.stringify(p.createdEvent)}::jsonb)`.execute(db);
     return toOutcome(rows[0]!.outcome, rows[0]!.invoice);
   } catch (error) {
     const database = error as DatabaseError;
@@ -83,7 +86,7 @@ export async function createInvoice(db: Executor, workspaceId: WorkspaceId, p: C
 }
 
 /**
- * Many creates in one round trip (`create_invoices`), in the caller's transaction. Each item resolves to its outcome
+ * Many creates in one round trip (`create_invoices`), each with its event. Each item resolves to its outcome
  * or its refusal (an AppError), in the order given; only a database failure rejects the whole batch.
  */
 export async function createInvoices(db: Executor, items: readonly { workspaceId: WorkspaceId; params: CreateInvoiceParams }[]): Promise<(CreateOutcome | AppError)[]> {
@@ -105,6 +108,7 @@ export async function createInvoices(db: Executor, items: readonly { workspaceId
     cost: p.cost.toString(),
     fee: p.fee.toString(),
     source: p.source,
+    createdEvent: p.createdEvent,
   }));
   const { rows } = await sql<{ idx: number; outcome: string; error_code: string | null; error_detail: string | null; invoice: StoredInvoice | null }>`
     SELECT idx, outcome, error_code, error_detail, invoice FROM create_invoices(${JSON.stringify(payload)}::jsonb)`.execute(db);

@@ -5,10 +5,10 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { moveCredits } from '../billing/credits.repo.js';
 import { append } from '../events/index.js';
 import { EXPIRES_IN_CREDITS, effectiveStatus, newInvoiceId, transition, type ExpiresIn, type Invoice, type InvoiceCommand, type InvoiceId, type InvoiceStatus, type Transition } from './invoice.js';
-import { CreateBatcher, createInvoiceRecorded } from './invoice.batcher.js';
+import { CreateBatcher } from './invoice.batcher.js';
 import { checkIdempotencyKey, requestHash, validateInvoiceInput, type CreateInvoiceInput, type InvoiceRules, type ValidInvoiceInput } from './invoice-input.js';
-import { invoiceEvent } from './invoice.present.js';
-import { dueOpenInvoices, findInvoice, listInvoices, lockInvoice, paidTotalsByDay, updateInvoice } from './invoice.repo.js';
+import { createdEventData, invoiceEvent } from './invoice.present.js';
+import { createInvoice, dueOpenInvoices, findInvoice, listInvoices, lockInvoice, paidTotalsByDay, updateInvoice, type CreateInvoiceParams } from './invoice.repo.js';
 
 /** Idempotency keys outlive the longest payment window (5 days). */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
@@ -43,7 +43,7 @@ export class InvoiceService {
   private readonly batcher: CreateBatcher;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
-    this.batcher = new CreateBatcher(deps.db, deps.publicBaseUrl);
+    this.batcher = new CreateBatcher(deps.db);
   }
 
   /**
@@ -54,17 +54,10 @@ export class InvoiceService {
   async create(workspaceId: WorkspaceId, input: CreateInvoiceInput, options: CreateOptions): Promise<{ invoice: Invoice; replayed: boolean }> {
     const idempotencyKey = checkIdempotencyKey(options.idempotencyKey);
     const valid = validateInvoiceInput(input, this.deps.rules);
-    const outcome = await this.batcher.create(workspaceId, {
-      ...valid,
-      idempotencyKey,
-      requestHash: requestHash(input),
-      idempotencyTtlSeconds: IDEMPOTENCY_TTL_SECONDS,
-      id: newInvoiceId(),
-      now: this.deps.clock.now(),
-      cost: BigInt(EXPIRES_IN_CREDITS[valid.expiresIn]),
-      fee: BigInt(this.deps.successFeeCredits),
-      source: options.source,
-    });
+    const outcome = await this.batcher.create(
+      workspaceId,
+      this.createParams(workspaceId, valid, { idempotencyKey, requestHash: requestHash(input), idempotencyTtlSeconds: IDEMPOTENCY_TTL_SECONDS, source: options.source }),
+    );
     if (outcome.kind === 'idempotency_key_reused') {
       throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new invoice.');
     }
@@ -86,18 +79,11 @@ export class InvoiceService {
    * the retry tries the item again.
    */
   async createBatchItem(workspaceId: WorkspaceId, valid: ValidInvoiceInput, itemKey: string, itemHash: Buffer): Promise<Invoice> {
-    const cost = this.costOf(valid);
-    const outcome = await createInvoiceRecorded(this.deps.db, this.deps.publicBaseUrl, workspaceId, {
-      ...valid,
-      idempotencyKey: itemKey,
-      requestHash: itemHash,
-      idempotencyTtlSeconds: BATCH_ITEM_TTL_SECONDS,
-      id: newInvoiceId(),
-      now: this.deps.clock.now(),
-      cost: BigInt(cost.creation),
-      fee: BigInt(cost.feeReserve),
-      source: 'batch',
-    });
+    const outcome = await createInvoice(
+      this.deps.db,
+      workspaceId,
+      this.createParams(workspaceId, valid, { idempotencyKey: itemKey, requestHash: itemHash, idempotencyTtlSeconds: BATCH_ITEM_TTL_SECONDS, source: 'batch' }),
+    );
     if (outcome.kind === 'idempotency_key_reused') {
       throw new AppError('idempotency_key_reused', 'This item differs from the item first sent at this position of the batch.');
     }
@@ -175,6 +161,20 @@ export class InvoiceService {
       }
       return persistTransition(trx, invoice, result, now, this.deps.publicBaseUrl);
     });
+  }
+
+  /**
+   * Everything create_invoice needs, with the `invoice.created` event rendered here (the invoices module
+   * owns the API shape): the database fills in the number and the receiving wallet when it assigns them.
+   */
+  private createParams(
+    workspaceId: WorkspaceId,
+    valid: ValidInvoiceInput,
+    key: Pick<CreateInvoiceParams, 'idempotencyKey' | 'requestHash' | 'idempotencyTtlSeconds' | 'source'>,
+  ): CreateInvoiceParams {
+    const cost = this.costOf(valid);
+    const params = { ...valid, ...key, id: newInvoiceId(), now: this.deps.clock.now(), cost: BigInt(cost.creation), fee: BigInt(cost.feeReserve) };
+    return { ...params, createdEvent: createdEventData(workspaceId, params, this.deps.publicBaseUrl) };
   }
 
   /** Readers never see an open invoice past its deadline: it reads as expired at its deadline. */
