@@ -13,6 +13,24 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Use named exports.' }],
     },
   },
+  // Module boundaries: another capability module is imported only through its index.ts (npm run graph
+  // checks the same, and also that no module depends on itself through others).
+  {
+    files: ['src/modules/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '^\\.\\./[^./][^/]*/(?!index\\.js$)', message: "Import another module through its index.ts." }] },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/modules/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)modules/[^/]+/(?!index\\.js$)', message: 'Import a module through its index.ts.' }] }],
+    },
+  },
   {
     files: ['eslint.config.js', 'vitest.config.ts', 'test/setup/**'],
     rules: { 'no-restricted-syntax': 'off' },

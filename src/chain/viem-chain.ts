@@ -10,7 +10,7 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { ChainPort, ReceiptStatus, SignedSettlement, TransferAuthorization, TransferLog } from '../modules/payments/chain.port.js';
+import type { ChainPort, ReceiptStatus, SignedSettlement, TransferAuthorization, TransferLog } from '../modules/payments/index.js';
 import { BroadcastError, isAlreadyKnown, isNonceTaken, nodeMessage, revertReason } from './chain-errors.js';
 import type { Network } from './networks.js';
 import { NonceAllocator } from './nonce-allocator.js';

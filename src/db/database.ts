@@ -1,15 +1,15 @@
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
-import type { AuthNonceTable, SessionTable } from '../modules/auth/auth.table.js';
-import type { ApiKeyTable } from '../modules/api-keys/api-key.table.js';
-import type { CreditAccountTable, CreditLedgerTable } from '../modules/billing/credits.table.js';
-import type { WorkspaceTable } from '../modules/workspaces/workspace.table.js';
+import type { AuthNonceTable, SessionTable } from '../modules/auth/index.js';
+import type { ApiKeyTable } from '../modules/api-keys/index.js';
+import type { CreditAccountTable, CreditLedgerTable } from '../modules/billing/index.js';
+import type { WorkspaceTable } from '../modules/workspaces/index.js';
 import type { JobTable } from '../jobs/job.table.js';
-import type { EventTable } from '../modules/events/event.table.js';
-import type { InvoiceBatchTable } from '../modules/invoice-batches/batch.table.js';
-import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/invoice.table.js';
-import type { PaymentClaimTable, PaymentIntentTable } from '../modules/payments/payment.table.js';
-import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/webhook.table.js';
+import type { EventTable } from '../modules/events/index.js';
+import type { InvoiceBatchTable } from '../modules/invoice-batches/index.js';
+import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/index.js';
+import type { PaymentClaimTable, PaymentIntentTable } from '../modules/payments/index.js';
+import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/index.js';
 
 export interface Database {
   workspaces: WorkspaceTable;

@@ -1,6 +1,6 @@
-import type { ApiKeyPrincipal } from '../modules/api-keys/api-key.service.js';
-import type { Permission } from '../modules/api-keys/api-key.js';
-import type { Session } from '../modules/auth/auth.service.js';
+import type { ApiKeyPrincipal } from '../modules/api-keys/index.js';
+import type { Permission } from '../modules/api-keys/index.js';
+import type { Session } from '../modules/auth/index.js';
 import type { ErrorCode } from '../shared/errors.js';
 import type { WorkspaceId } from '../shared/ids.js';
 

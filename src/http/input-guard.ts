@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { looksLikeKey } from '../modules/api-keys/api-key.js';
+import { looksLikeKey } from '../modules/api-keys/index.js';
 import { AppError } from '../shared/errors.js';
 
 /** Deeper JSON than this is refused before anything walks it recursively (hashing, validation). */

@@ -12,7 +12,7 @@ import type {
   preHandlerAsyncHookHandler,
   preValidationAsyncHookHandler,
 } from 'fastify';
-import type { Permission } from '../modules/api-keys/api-key.js';
+import type { Permission } from '../modules/api-keys/index.js';
 import type { ErrorCode } from '../shared/errors.js';
 import { errors } from './common.schemas.js';
 import { BEARER_SECURITY } from './merchant-api.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Services } from '../http/services.js';
-import { PERMISSIONS } from '../modules/api-keys/api-key.js';
+import { PERMISSIONS } from '../modules/api-keys/index.js';
 import { AppError } from '../shared/errors.js';
 import { walletAddress, type WorkspaceId } from '../shared/ids.js';
 

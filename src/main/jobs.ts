@@ -2,17 +2,17 @@ import type { Db } from '../db/database.js';
 import type { Services } from '../http/services.js';
 import type pg from 'pg';
 import { JobRunner, type JobHandlers, type JobLogger } from '../jobs/index.js';
-import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from '../modules/events/change-feed.jobs.js';
-import { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from '../modules/auth/auth.jobs.js';
+import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from '../modules/events/index.js';
+import { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from '../modules/auth/index.js';
 import {
   EXPIRE_INVOICES_JOB,
   IDEMPOTENCY_CLEANUP_JOB,
   expireInvoicesHandler,
   idempotencyCleanupHandler,
   scheduleInvoiceJobs,
-} from '../modules/invoices/invoice.jobs.js';
-import { DELIVER_WEBHOOK_JOB, WEBHOOK_RETENTION_JOB, deliverWebhookHandler, scheduleWebhookRetention, webhookRetentionHandler } from '../modules/webhooks/webhook.jobs.js';
-import { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from '../modules/payments/payment.jobs.js';
+} from '../modules/invoices/index.js';
+import { DELIVER_WEBHOOK_JOB, WEBHOOK_RETENTION_JOB, deliverWebhookHandler, scheduleWebhookRetention, webhookRetentionHandler } from '../modules/webhooks/index.js';
+import { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from '../modules/payments/index.js';
 
 /** Every job kind the worker runs, wired to its services. */
 export function jobHandlers(services: Services): JobHandlers {

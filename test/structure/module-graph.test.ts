@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyse, moduleOf, type SourceFile } from '../../scripts/module-graph.js';
+import { analyse, moduleOf, readSources, type SourceFile } from '../../scripts/module-graph.js';
 
 const file = (path: string, ...imports: string[]): SourceFile => ({ path, text: imports.map((specifier) => `import { x } from '${specifier}';`).join('\n') });
 
@@ -37,5 +37,14 @@ describe('module graph', () => {
       file('src/modules/billing/index.ts', '../events/index.js'),
     ]);
     expect(graph.cycles).toEqual([['modules/events', 'modules/invoices', 'modules/webhooks']]);
+  });
+});
+
+describe('this code base', () => {
+  it('has no cycle between modules and no import past a module\'s index.ts', () => {
+    const graph = analyse(readSources(process.cwd()));
+    expect(graph.cycles).toEqual([]);
+    expect(graph.boundaryViolations).toEqual([]);
+    expect(graph.edges.size).toBeGreaterThan(10);
   });
 });

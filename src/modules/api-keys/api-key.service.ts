@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { ApiKeyId, WorkspaceId } from '../../shared/ids.js';
-import { lockWorkspace } from '../workspaces/workspace.repo.js';
+import { lockWorkspace } from '../workspaces/index.js';
 import {
   CREATIONS_PER_DAY,
   CREATIONS_PER_HOUR,

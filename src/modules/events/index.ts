@@ -13,3 +13,6 @@ export {
   type WorkspaceEvent,
 } from './event.js';
 export { append, appendAll, findWebhookEvent } from './event.repo.js';
+export { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from './change-feed.jobs.js';
+export { changeFeedRoutes } from './change-feed.routes.js';
+export type { EventTable } from './event.table.js';

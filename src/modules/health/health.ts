@@ -1,4 +1,4 @@
-import { EXPIRES_IN_CREDITS } from '../invoices/invoice.js';
+import { EXPIRES_IN_CREDITS } from '../invoices/index.js';
 
 /** A payment still `processing` this long after it was submitted is reported as delayed. */
 export const VERIFICATION_DELAY_MS = 10 * 60_000;

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WorkspaceParams, errors } from '../../http/common.schemas.js';
 import { BEARER_SECURITY } from '../../http/merchant-api.js';
 import type { Services } from '../../http/services.js';
-import { presentInvoice } from '../invoices/invoice.present.js';
-import { IdempotencyHeaders } from '../invoices/invoice.schemas.js';
+import { presentInvoice } from '../invoices/index.js';
+import { IdempotencyHeaders } from '../invoices/index.js';
 import { RETAINED_BATCHES } from './batch.js';
 import { BatchBody, BatchView, QuoteBody, QuoteView } from './batch.schemas.js';
 

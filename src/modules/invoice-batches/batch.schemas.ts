@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { InvoiceView } from '../invoices/invoice.schemas.js';
+import { InvoiceView } from '../invoices/index.js';
 import { MAX_BATCH_ITEMS } from './batch.js';
 
 // Items are checked one by one in the service, so that one bad item is reported in its result

@@ -2,10 +2,10 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { findAccount } from '../billing/credits.repo.js';
-import { checkIdempotencyKey, requestHash, type ValidInvoiceInput } from '../invoices/invoice-input.js';
-import type { Invoice } from '../invoices/invoice.js';
-import { IDEMPOTENCY_TTL_SECONDS, type InvoiceCost, type InvoiceService } from '../invoices/invoice.service.js';
+import { findAccount } from '../billing/index.js';
+import { checkIdempotencyKey, requestHash, type ValidInvoiceInput } from '../invoices/index.js';
+import type { Invoice } from '../invoices/index.js';
+import { IDEMPOTENCY_TTL_SECONDS, type InvoiceCost, type InvoiceService } from '../invoices/index.js';
 import { RETAINED_BATCHES, itemError, itemKey, parseBatchItem, type ItemError } from './batch.js';
 import { bindBatch } from './batch.repo.js';
 

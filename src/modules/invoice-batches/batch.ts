@@ -1,7 +1,7 @@
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
-import type { CreateInvoiceInput } from '../invoices/invoice-input.js';
-import { CREATE_FIELD_CODES, CreateInvoiceBody } from '../invoices/invoice.schemas.js';
+import type { CreateInvoiceInput } from '../invoices/index.js';
+import { CREATE_FIELD_CODES, CreateInvoiceBody } from '../invoices/index.js';
 
 export const MAX_BATCH_ITEMS = 25;
 /** Batch bindings a workspace retains; the next one evicts the oldest (migrations/0007). */

@@ -1,8 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { Invoice } from '../invoices/invoice.js';
-import { toInvoice } from '../invoices/invoice.repo.js';
+import type { Invoice } from '../invoices/index.js';
+import { toInvoice } from '../invoices/index.js';
 import type { SearchLookups } from './search.js';
 
 type InvoiceRow = Record<string, unknown>;

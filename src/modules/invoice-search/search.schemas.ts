@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { InvoiceView } from '../invoices/invoice.schemas.js';
+import { InvoiceView } from '../invoices/index.js';
 import { DEFAULT_SEARCH_LIMIT, MAX_QUERY_LENGTH, MAX_SEARCH_LIMIT } from './search.js';
 
 export const SearchQuery = Type.Object({

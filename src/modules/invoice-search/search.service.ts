@@ -2,8 +2,8 @@ import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { effectiveStatus, type Invoice } from '../invoices/invoice.js';
-import { presentInvoice } from '../invoices/invoice.present.js';
+import { effectiveStatus, type Invoice } from '../invoices/index.js';
+import { presentInvoice } from '../invoices/index.js';
 import { classifyQuery, encodeCursor, hasLookups, parseCursor } from './search.js';
 import { searchInvoices } from './search.repo.js';
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { EXTERNAL_ID_MAX_BYTES, type InvoiceId } from '../invoices/invoice.js';
+import { EXTERNAL_ID_MAX_BYTES, type InvoiceId } from '../invoices/index.js';
 
 export const DEFAULT_SEARCH_LIMIT = 25;
 export const MAX_SEARCH_LIMIT = 100;

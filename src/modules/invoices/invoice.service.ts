@@ -2,7 +2,7 @@ import type { Db, Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { moveCredits } from '../billing/credits.repo.js';
+import { moveCredits } from '../billing/index.js';
 import { append } from '../events/index.js';
 import { EXPIRES_IN_CREDITS, effectiveStatus, newInvoiceId, transition, type ExpiresIn, type Invoice, type InvoiceCommand, type InvoiceId, type InvoiceStatus, type Transition } from './invoice.js';
 import { CreateBatcher } from './invoice.batcher.js';

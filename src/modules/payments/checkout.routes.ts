@@ -7,7 +7,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { AppError } from '../../shared/errors.js';
 import { registerCheckoutAssets } from '../../web/checkout/checkout.assets.js';
 import { sendCheckoutPage } from '../../web/checkout/checkout.page.js';
-import type { InvoiceId } from '../invoices/invoice.js';
+import type { InvoiceId } from '../invoices/index.js';
 import type { TransferAuthorization } from './chain.port.js';
 import { AuthorizationBody, CHECKOUT_FIELD_CODES, CheckoutParams, CheckoutView, SubmittedPayment, TransactionBody } from './checkout.schemas.js';
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Timestamp } from '../../http/common.schemas.js';
-import { INVOICE_STATUSES } from '../invoices/invoice.js';
+import { INVOICE_STATUSES } from '../invoices/index.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const ADDRESS = '^0x[0-9a-fA-F]{40}$';

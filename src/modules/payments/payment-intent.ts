@@ -1,5 +1,5 @@
 import { randomToken, type Branded, type WorkspaceId } from '../../shared/ids.js';
-import type { InvoiceId } from '../invoices/invoice.js';
+import type { InvoiceId } from '../invoices/index.js';
 import type { TransferAuthorization } from './chain.port.js';
 
 export type PaymentIntentId = Branded<string, 'PaymentIntentId'>;

@@ -1,5 +1,5 @@
 import { formatUsdc } from '../../shared/money.js';
-import { formatInvoiceNumber, type Invoice } from '../invoices/invoice.js';
+import { formatInvoiceNumber, type Invoice } from '../invoices/index.js';
 import type { PaymentIntent } from './payment-intent.js';
 
 /**

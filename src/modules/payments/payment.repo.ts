@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { InvoiceId } from '../invoices/invoice.js';
+import type { InvoiceId } from '../invoices/index.js';
 import type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 
 type Row = Awaited<ReturnType<typeof selectIntent>>;

@@ -9,7 +9,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { append } from '../events/index.js';
 import { effectiveStatus, findInvoice, formatInvoiceNumber, lockInvoice, persistTransition, transition, type Invoice, type InvoiceCommand, type InvoiceId } from '../invoices/index.js';
-import { findWorkspace } from '../workspaces/workspace.repo.js';
+import { findWorkspace } from '../workspaces/index.js';
 import type { ChainPort, TransferAuthorization } from './chain.port.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {

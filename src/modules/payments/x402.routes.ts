@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../../http/services.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { formatInvoiceNumber, type InvoiceId } from '../invoices/invoice.js';
+import { formatInvoiceNumber, type InvoiceId } from '../invoices/index.js';
 import { presentIntent } from './payment.service.js';
 import { decodePaymentHeader, paymentResponseHeader, v1NetworkName, v1PaymentRequired, v2NetworkName, v2PaymentRequiredHeader } from './x402.js';
 

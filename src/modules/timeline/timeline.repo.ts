@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { InvoiceId, InvoiceStatus } from '../invoices/invoice.js';
+import type { InvoiceId, InvoiceStatus } from '../invoices/index.js';
 import type { TimelineAttempt, TimelineEvent } from './timeline.js';
 
 export type TimelineEntry = ({ readonly source: 'event' } & TimelineEvent) | ({ readonly source: 'attempt' } & TimelineAttempt);

@@ -1,7 +1,7 @@
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
-import type { InvoiceId } from '../invoices/invoice.js';
-import { InvoiceParams } from '../invoices/invoice.schemas.js';
+import type { InvoiceId } from '../invoices/index.js';
+import { InvoiceParams } from '../invoices/index.js';
 import { TIMELINE_LIMIT } from './timeline.js';
 import { InvoiceTimelineView } from './timeline.schemas.js';
 

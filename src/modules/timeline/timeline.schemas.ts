@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { INVOICE_STATUSES } from '../invoices/invoice.js';
-import { DELIVERY_ERRORS } from '../webhooks/webhook.js';
+import { INVOICE_STATUSES } from '../invoices/index.js';
+import { DELIVERY_ERRORS } from '../webhooks/index.js';
 import { TIMELINE_KINDS, TIMELINE_LIMIT, type TimelineKind } from './timeline.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { effectiveStatus, type InvoiceId, type InvoiceStatus } from '../invoices/invoice.js';
+import { effectiveStatus, type InvoiceId, type InvoiceStatus } from '../invoices/index.js';
 import { TIMELINE_EVENT_TYPES, TIMELINE_LIMIT, attemptRecord, eventRecord, type TimelineRecord } from './timeline.js';
 import { readInvoiceTimeline } from './timeline.repo.js';
 

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import { newWorkspaceId, type WalletAddress, type WorkspaceId } from '../../shared/ids.js';
-import { openAccount } from '../billing/credits.repo.js';
+import { openAccount } from '../billing/index.js';
 import { API_DESCRIPTION_MAX_BYTES, PORTAL_DESCRIPTION_MAX_CHARS, descriptionFits, toWorkspace, type Workspace } from './workspace.js';
 import { findWorkspace, insertWorkspace, listWorkspacesOfWallet, updateWorkspace } from './workspace.repo.js';
 

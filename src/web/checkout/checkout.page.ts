@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { CheckoutView } from '../../modules/payments/checkout.schemas.js';
+import type { CheckoutView } from '../../modules/payments/index.js';
 import { html, jsonScript, type Html } from '../portal/html.js';
 import { CHECKOUT_ASSET_BASE } from './checkout.assets.js';
 import { qrSvg } from './checkout.qr.js';

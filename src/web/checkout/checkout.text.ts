@@ -1,5 +1,5 @@
-import type { InvoiceStatus } from '../../modules/invoices/invoice.js';
-import type { FailureReason } from '../../modules/payments/payment-intent.js';
+import type { InvoiceStatus } from '../../modules/invoices/index.js';
+import type { FailureReason } from '../../modules/payments/index.js';
 
 /**
  * Everything the buyer reads about a status or a failed attempt, in one place. The server renders it

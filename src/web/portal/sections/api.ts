@@ -1,5 +1,5 @@
-import { MAX_ACTIVE_KEYS, PERMISSION_PRESETS, PERMISSIONS, type Permission } from '../../../modules/api-keys/api-key.js';
-import { CreateApiKeyBody } from '../../../modules/api-keys/api-key.schemas.js';
+import { MAX_ACTIVE_KEYS, PERMISSION_PRESETS, PERMISSIONS, type Permission } from '../../../modules/api-keys/index.js';
+import { CreateApiKeyBody } from '../../../modules/api-keys/index.js';
 import { html, type Html } from '../html.js';
 
 /** What each permission allows (DESIGN.md §7); a Record, so a new permission fails to compile until described. */

@@ -1,4 +1,4 @@
-import { EXPIRES_IN_CREDITS, INVOICE_STATUSES } from '../../../modules/invoices/invoice.js';
+import { EXPIRES_IN_CREDITS, INVOICE_STATUSES } from '../../../modules/invoices/index.js';
 import { html, type Html } from '../html.js';
 
 const WINDOWS: readonly [seconds: keyof typeof EXPIRES_IN_CREDITS, label: string][] = [

@@ -1,4 +1,4 @@
-import { DASHBOARD_DAYS } from '../../../modules/dashboard/dashboard.js';
+import { DASHBOARD_DAYS } from '../../../modules/dashboard/index.js';
 import { html, type Html } from '../html.js';
 
 /** Health issues, above the tabs so that they are seen whatever tab is open. Filled by overview.js. */

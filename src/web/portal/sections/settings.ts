@@ -1,4 +1,4 @@
-import { MAX_RETURN_ORIGINS } from '../../../modules/checkout-settings/checkout-settings.js';
+import { MAX_RETURN_ORIGINS } from '../../../modules/checkout-settings/index.js';
 import { html, type Html } from '../html.js';
 import { profileFields } from './workspace.js';
 

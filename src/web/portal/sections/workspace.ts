@@ -1,4 +1,4 @@
-import { NAME_MAX_CHARS, PORTAL_DESCRIPTION_MAX_CHARS } from '../../../modules/workspaces/workspace.js';
+import { NAME_MAX_CHARS, PORTAL_DESCRIPTION_MAX_CHARS } from '../../../modules/workspaces/index.js';
 import { html, type Html } from '../html.js';
 
 /** Name and description inputs with a live character counter; shared by "create" and "settings". */

@@ -1,0 +1,6 @@
+/** What other modules may use of auth; everything else is the module's own. */
+export { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from './auth.jobs.js';
+export { authRoutes } from './auth.routes.js';
+export { AuthService } from './auth.service.js';
+export type { Session } from './auth.service.js';
+export type { AuthNonceTable, SessionTable } from './auth.table.js';

@@ -1,0 +1,3 @@
+/** What other modules may use of dashboard; everything else is the module's own. */
+export { DASHBOARD_DAYS } from './dashboard.js';
+export { dashboardPortalRoutes } from './dashboard.portal-routes.js';

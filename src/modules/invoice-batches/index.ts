@@ -1,0 +1,4 @@
+/** What other modules may use of invoice-batches; everything else is the module's own. */
+export { invoiceBatchRoutes } from './batch.routes.js';
+export { InvoiceBatchService } from './batch.service.js';
+export type { InvoiceBatchTable } from './batch.table.js';

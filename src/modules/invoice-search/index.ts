@@ -1,0 +1,3 @@
+/** What other modules may use of invoice-search; everything else is the module's own. */
+export { invoiceSearchRoutes } from './search.routes.js';
+export { InvoiceSearchService } from './search.service.js';

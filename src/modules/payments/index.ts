@@ -1,0 +1,11 @@
+/** What other modules may use of payments; everything else is the module's own. */
+export type { ChainPort, ReceiptStatus, SignedSettlement, TransferAuthorization, TransferLog } from './chain.port.js';
+export { checkoutRoutes } from './checkout.routes.js';
+export type { CheckoutView } from './checkout.schemas.js';
+export { CheckoutService } from './checkout.service.js';
+export type { FailureReason } from './payment-intent.js';
+export { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from './payment.jobs.js';
+export { paymentIntentRoutes, receiptRoutes } from './payment.routes.js';
+export { PaymentService } from './payment.service.js';
+export type { PaymentClaimTable, PaymentIntentTable } from './payment.table.js';
+export { registerX402 } from './x402.routes.js';

@@ -1,0 +1,3 @@
+/** What other modules may use of timeline; everything else is the module's own. */
+export { timelineRoutes } from './timeline.routes.js';
+export { TimelineService } from './timeline.service.js';

@@ -1,0 +1,7 @@
+/** What other modules may use of workspaces; everything else is the module's own. */
+export { NAME_MAX_CHARS, PORTAL_DESCRIPTION_MAX_CHARS } from './workspace.js';
+export { workspaceListPortalRoutes, workspacePortalRoutes } from './workspace.portal-routes.js';
+export { findWorkspace, lockWorkspace } from './workspace.repo.js';
+export { workspaceRoutes } from './workspace.routes.js';
+export { WorkspaceService } from './workspace.service.js';
+export type { WorkspaceTable } from './workspace.table.js';
