@@ -8,6 +8,7 @@ import {
   type Chain,
   type Hash,
   type Hex,
+  type LocalAccount,
   type PublicClient,
   type TestClient,
   type Transport,
@@ -96,6 +97,12 @@ export async function fundWithUsdc(rpcUrl: string, to: Address, amountMicro: big
 }
 
 /** The test USDC balance of `owner`, in micro-units. */
+/** Sends a transaction signed by a local account (the local demo's browser wallet pays this way). */
+export function sendFromAccount(rpcUrl: string, account: LocalAccount, tx: { to: Address; data?: Hex; value?: bigint }): Promise<Hash> {
+  const wallet = createWalletClient({ account, transport: http(rpcUrl) });
+  return wallet.sendTransaction({ chain: null, to: tx.to, data: tx.data, value: tx.value });
+}
+
 export function usdcBalance(rpcUrl: string, owner: Address): Promise<bigint> {
   return createLocalPublicClient(rpcUrl).readContract({ address: BASE_SEPOLIA_USDC, abi: testUsdcAbi, functionName: 'balanceOf', args: [owner] });
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** A configured payment network (DESIGN.md §9). The EIP-712 domain is read from the token at start. */
+/** A configured payment network (README, NETWORKS). The EIP-712 domain is read from the token at start. */
 export interface NetworkConfig {
   readonly name: string;
   readonly chainId: number;

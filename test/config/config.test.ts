@@ -16,6 +16,8 @@ describe('configuration', () => {
       webhookAllowPrivate: false,
       newWorkspaceCredits: 100,
       maxInvoiceAmount: 10_000_000_000n,
+      headersTimeoutSeconds: 10,
+      requestTimeoutSeconds: 30,
       logLevel: 'info',
     });
     expect(config.publicBaseUrl.origin).toBe('http://localhost:3000');
@@ -43,6 +45,8 @@ describe('configuration', () => {
     [{ NETWORKS: '[{"name":"base"}]' }, 'NETWORKS'],
     [{ NETWORKS: '{' }, 'NETWORKS'],
     [{ NETWORKS: './missing.json' }, 'NETWORKS'],
+    [{ HEADERS_TIMEOUT_SECONDS: '0' }, 'HEADERS_TIMEOUT_SECONDS'],
+    [{ HEADERS_TIMEOUT_SECONDS: '20', REQUEST_TIMEOUT_SECONDS: '10' }, 'REQUEST_TIMEOUT_SECONDS'],
   ];
 
   it.each(invalid)('names the variable in the error for %o', (env, variable) => {

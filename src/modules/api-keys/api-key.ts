@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomToken, type ApiKeyId } from '../../shared/ids.js';
 
-/** Permission names (DESIGN.md §7). */
+/** Permission names; what each allows is listed in the API reference and the portal's key form. */
 export const PERMISSIONS = [
   'invoices:create',
   'invoices:read',
@@ -13,7 +13,7 @@ export const PERMISSIONS = [
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-/** The portal's two presets, from the spec. */
+/** The portal's two presets: a server that creates invoices, and one that reads them. */
 export const PERMISSION_PRESETS = {
   'create-invoices': ['invoices:create'],
   'read-invoices': ['invoices:read', 'payments:read'],

@@ -3,7 +3,7 @@ import { parseSiweMessage } from 'viem/siwe';
 import { AppError } from '../../shared/errors.js';
 import { walletAddress, type WalletAddress } from '../../shared/ids.js';
 
-/** What this service accepts in an EIP-4361 message (DESIGN.md §4). */
+/** What this service accepts in an EIP-4361 message: its domain, origin, chain and a fresh nonce of ours. */
 export interface SiwePolicy {
   /** The host (and port) of PUBLIC_BASE_URL. */
   readonly domain: string;

@@ -4,7 +4,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { findAccount } from './credits.repo.js';
 
-/** Credits per invoice by `expiresIn` (DESIGN.md §10). */
+/** Credits per invoice by `expiresIn`. */
 export const TARIFF = { '3600': 1, '86400': 2, '432000': 3 } as const;
 
 export interface Billing {

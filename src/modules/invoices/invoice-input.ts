@@ -3,7 +3,7 @@ import { AppError } from '../../shared/errors.js';
 import { parseUsdc } from '../../shared/money.js';
 import { DEFAULT_EXPIRES_IN, EXPIRES_IN_VALUES, EXTERNAL_ID_MAX_BYTES, isExpiresIn, utf8Bytes, type ExpiresIn } from './invoice.js';
 
-/** The fields of POST /invoices (spec: "Invoice (request fields)"). */
+/** The fields of POST /invoices, as the API reference (/docs) lists them. */
 export interface CreateInvoiceInput {
   readonly amount: string;
   readonly currency?: string;

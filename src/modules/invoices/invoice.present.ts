@@ -3,7 +3,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceEventData, NewEvent } from '../events/index.js';
 import { formatInvoiceNumber, type ExpiresIn, type Invoice, type InvoiceEventType, type InvoiceId } from './invoice.js';
 
-/** The invoice as the API shows it. Links are built from PUBLIC_BASE_URL (DESIGN.md §4). */
+/** The invoice as the API shows it. Links are built from PUBLIC_BASE_URL (docs/invoices.md). */
 export function presentInvoice(invoice: Invoice, baseUrl: URL) {
   const workspaceBase = `${baseUrl.origin}/w/${invoice.workspaceId}`;
   return {

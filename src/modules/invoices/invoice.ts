@@ -6,7 +6,7 @@ export type InvoiceId = Branded<string, 'InvoiceId'>;
 export const INVOICE_STATUSES = ['open', 'processing', 'paid', 'expired', 'cancelled'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-/** Payment windows in seconds and their credit cost (DESIGN.md §10). */
+/** Payment windows in seconds (1 hour, 1 day, 5 days) and what each costs in credits. */
 export const EXPIRES_IN_CREDITS = { 3600: 1, 86400: 2, 432000: 3 } as const;
 export type ExpiresIn = keyof typeof EXPIRES_IN_CREDITS;
 export const EXPIRES_IN_VALUES = [3600, 86400, 432000] as const satisfies readonly ExpiresIn[];
@@ -81,7 +81,7 @@ export type InvoiceCommand =
   | { readonly type: 'payment_succeeded' };
 
 /**
- * The invoice state machine (DESIGN.md §6), pure: open → expired at the deadline; open/expired →
+ * The invoice state machine, pure: open → expired at the deadline; open/expired →
  * cancelled; open/expired → open again by renewal with a new deadline and link version. A paid or
  * processing invoice refuses cancel and renew, a cancelled one refuses renewal; cancelling a
  * cancelled invoice and expiring anything but a due open invoice are no-ops.
@@ -120,7 +120,7 @@ export function transition(invoice: Invoice, command: InvoiceCommand, now: Date)
 }
 
 /**
- * Payment steps. A payment that began before the deadline may finish after it (spec "States" fact 2),
+ * Payment steps. A payment that began before the deadline may finish after it (the buyer must not pay twice),
  * which is why `processing` is never expired by the clock.
  */
 function paymentTransition(invoice: Invoice, command: InvoiceCommand, status: InvoiceStatus, now: Date): Transition {

@@ -15,7 +15,7 @@ const tags = ['Checkout'];
 const PUBLIC = { security: [] as Record<string, string[]>[] };
 
 /**
- * The public checkout API behind the checkout link (DESIGN.md §4). No API key: the invoice id is the
+ * The public checkout API behind the checkout link (docs/checkout.md). No API key: the invoice id is the
  * capability. Every endpoint is rate-limited per client IP, which also slows down id guessing.
  */
 export function checkoutRoutes(services: Services): FastifyPluginAsyncTypebox {

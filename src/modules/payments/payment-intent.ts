@@ -6,7 +6,7 @@ export type PaymentIntentId = Branded<string, 'PaymentIntentId'>;
 
 export type PaymentIntentStatus = 'processing' | 'succeeded' | 'failed';
 
-/** Named reasons a payment attempt fails (DESIGN.md §6). */
+/** Named reasons a payment attempt fails (docs/checkout.md). */
 export type FailureReason =
   | 'amount_mismatch'
   | 'recipient_mismatch'

@@ -309,7 +309,7 @@ export class PaymentService {
     if (status === 'processing') throw new AppError('invoice_processing', 'A payment for this invoice is being verified. Do not pay again.');
     if (status === 'cancelled') throw new AppError('invoice_cancelled', 'This invoice was cancelled.');
     if (status === 'expired') throw new AppError('invoice_expired', 'This invoice has expired.');
-    // A link issued for another receiving address accepts no new payment (spec: "What the service does" 5).
+    // A link issued for another receiving address accepts no new payment: money goes only to the workspace wallet.
     const workspace = await findWorkspace(this.deps.db, workspaceId);
     if (workspace?.wallet_address !== invoice.payTo) {
       throw new AppError('pay_to_mismatch', 'This payment link was issued for another receiving address and accepts no new payments.');

@@ -1,6 +1,6 @@
 import { TIMELINE_RECORD_OF, type TimelineEventKind } from '../events/index.js';
 
-/** Records GET /invoices/{id}/timeline returns at most (spec: Limits, "up to 100 recent records"). */
+/** Records GET /invoices/{id}/timeline returns at most: the 100 most recent. */
 export const TIMELINE_LIMIT = 100;
 
 /** The feed event kinds the timeline shows: those the event catalogue gives a timeline record. */

@@ -3,7 +3,7 @@ import { isIP, isIPv4 } from 'node:net';
 import { AppError } from '../../shared/errors.js';
 
 /**
- * Where a webhook may be sent (DESIGN §8, SSRF guard). Pure rules, no I/O: the sender resolves names and
+ * Where a webhook may be sent (the SSRF guard, docs/webhooks.md). Pure rules, no I/O: the sender resolves names and
  * asks `resolvedAddressesAllowed`; configuration asks `parseWebhookEndpoint`.
  */
 

@@ -33,7 +33,7 @@ type Failure = { readonly error: DeliveryError; readonly status?: number };
 /**
  * One POST attempt. Never throws: every failure is an AttemptOutcome with a safe category.
  *
- * SSRF guard (DESIGN §8): the URL is checked again (it may predate a rule), an IP-literal host is checked
+ * SSRF guard (docs/webhooks.md): the URL is checked again (it may predate a rule), an IP-literal host is checked
  * as it is, a name is resolved exactly once and refused if any address is not public; the connection then
  * goes to those validated addresses only (the dispatcher's `lookup` answers from them, so there is no
  * second resolution for DNS rebinding to exploit) while Host, SNI and certificate checks use the name.

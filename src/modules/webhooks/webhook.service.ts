@@ -9,11 +9,11 @@ import { newSigningSecret, signedHeaders, TEST_EVENT_TYPE, type WebhookBody } fr
 import * as repo from './webhook.repo.js';
 import { DELIVERY_HISTORY_DAYS } from './webhook.js';
 
-/** Deliveries and attempts GET /webhook shows (spec: up to 20 of each). */
+/** Deliveries and attempts GET /webhook shows: up to 20 of each. */
 const RECENT = 20;
 /** How long configuration waits for DNS before accepting a host it could not check. */
 const CONFIGURE_DNS_TIMEOUT_MS = 2000;
-/** One test send per minute per workspace (spec: Operations). */
+/** One test send per minute per workspace. */
 const TEST_INTERVAL_SECONDS = 60;
 
 export interface WebhookSettingsInput {

@@ -31,13 +31,13 @@ export type AttemptOutcome =
   | { readonly ok: true; readonly status: number; readonly durationMs: number }
   | { readonly ok: false; readonly status?: number; readonly error: DeliveryError; readonly durationMs: number };
 
-/** Attempts and finished deliveries are kept this long (spec: Delivery, "Attempt history"). */
+/** Attempts and finished deliveries are kept this long: 30 days of history. */
 export const DELIVERY_HISTORY_DAYS = 30;
 
-/** 8 s per request (spec: Delivery). */
+/** 8 s per request, name resolution included. */
 export const DELIVERY_TIMEOUT_MS = 8000;
 
-/** The body every receiver gets (DESIGN §8): the tenant is `workspaceId`. */
+/** The body every receiver gets (docs/webhooks.md): the tenant is `workspaceId`. */
 export interface WebhookBody {
   readonly id: string;
   readonly type: string;

@@ -14,7 +14,7 @@ export const NAME_MAX_CHARS = 100;
 export const PORTAL_DESCRIPTION_MAX_CHARS = 500;
 export const API_DESCRIPTION_MAX_BYTES = 2048;
 
-/** The description limit depends on where it is written (spec "Limits"). */
+/** The description limit depends on where it is written: 500 characters in the portal, 2048 UTF-8 bytes through the API. */
 export function descriptionFits(description: string, via: 'api' | 'portal'): boolean {
   return via === 'api'
     ? Buffer.byteLength(description, 'utf8') <= API_DESCRIPTION_MAX_BYTES

@@ -1,4 +1,5 @@
-import { createWalletClient, http, numberToHex, type Hex, type LocalAccount } from 'viem';
+import { numberToHex, type Hex, type LocalAccount } from 'viem';
+import { sendFromAccount } from '../../chain/local-chain.js';
 import { AppError } from '../../shared/errors.js';
 
 /** The accounts the local demo offers in the browser: worthless keys on a local chain, never real funds. */
@@ -44,8 +45,7 @@ export async function answerDemoRequest(wallet: DemoWallet, role: DemoRole, meth
       if (typeof to !== 'string' || !ADDRESS.test(to) || (data !== undefined && (typeof data !== 'string' || !HEX.test(data))) || (value !== undefined && (typeof value !== 'string' || !HEX.test(value)))) {
         throw rpcError(-32602, 'eth_sendTransaction takes {to, data?, value?} as 0x-prefixed hex.');
       }
-      const client = createWalletClient({ account, transport: http(wallet.rpcUrl) });
-      return client.sendTransaction({ chain: null, to: to as Hex, data: data as Hex | undefined, value: value === undefined ? undefined : BigInt(value) });
+      return sendFromAccount(wallet.rpcUrl, account, { to: to as Hex, data: data as Hex | undefined, value: value === undefined ? undefined : BigInt(value) });
     }
     default:
       throw rpcError(4200, `The demo wallet does not support ${method}.`);

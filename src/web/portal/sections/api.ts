@@ -2,7 +2,7 @@ import { MAX_ACTIVE_KEYS, PERMISSION_PRESETS, PERMISSIONS, type Permission } fro
 import { CreateApiKeyBody } from '../../../modules/api-keys/index.js';
 import { html, type Html } from '../html.js';
 
-/** What each permission allows (DESIGN.md §7); a Record, so a new permission fails to compile until described. */
+/** What each permission allows; a Record, so a new permission fails to compile until described. */
 const PERMISSION_HINTS: Readonly<Record<Permission, string>> = {
   'invoices:create': 'Create, cancel and renew invoices and batches',
   'invoices:read': 'Read invoices, changes, search and receipts',
@@ -13,7 +13,7 @@ const PERMISSION_HINTS: Readonly<Record<Permission, string>> = {
   'settings:write': 'Change checkout settings and the workspace profile',
 };
 
-/** The spec's two presets, named for what a server does with them. */
+/** The two presets, named for what a server does with them. */
 const PRESET_LABELS: Readonly<Record<keyof typeof PERMISSION_PRESETS, string>> = {
   'create-invoices': 'Create invoices',
   'read-invoices': 'Read invoices',
