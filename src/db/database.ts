@@ -9,6 +9,7 @@ import type { EventTable } from '../modules/events/event.table.js';
 import type { InvoiceBatchTable } from '../modules/invoice-batches/batch.table.js';
 import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/invoice.table.js';
 import type { PaymentClaimTable, PaymentIntentTable } from '../modules/payments/payment.table.js';
+import type { RateLimitCounterTable } from '../modules/rate-limits/index.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/webhook.table.js';
 
 export interface Database {
@@ -28,6 +29,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
   invoice_batches: InvoiceBatchTable;
+  rate_limit_counters: RateLimitCounterTable;
 }
 
 export type Db = Kysely<Database>;
