@@ -13,6 +13,7 @@ import { InvoiceService } from '../modules/invoices/invoice.service.js';
 import type { ChainPort } from '../modules/payments/chain.port.js';
 import { CheckoutService } from '../modules/payments/checkout.service.js';
 import { PaymentService } from '../modules/payments/payment.service.js';
+import { RateLimitService } from '../modules/rate-limits/index.js';
 import { TimelineService } from '../modules/timeline/timeline.service.js';
 import type { Network } from '../chain/networks.js';
 import { WebhookDeliverer } from '../modules/webhooks/webhook.delivery.js';
@@ -45,11 +46,20 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
     successFeeCredits: config.successFeeCredits,
     publicBaseUrl: config.publicBaseUrl,
   });
+  // One per process: it remembers blocks it has seen; the counts themselves are in the database.
+  const limits = new RateLimitService({ db });
   return {
     config,
     db,
     clock,
-    auth: new AuthService({ db, clock, publicBaseUrl: config.publicBaseUrl, chainIds: signInChainIds(config) }),
+    auth: new AuthService({
+      db,
+      clock,
+      publicBaseUrl: config.publicBaseUrl,
+      chainIds: signInChainIds(config),
+      limits,
+      noncesPerMinute: config.nonceRateLimitPerMinute,
+    }),
     apiKeys: new ApiKeyService({ db }),
     workspaces: new WorkspaceService({ db, newWorkspaceCredits: config.newWorkspaceCredits }),
     billing: new BillingService({ db, maxInvoiceAmount: config.maxInvoiceAmount, successFeeCredits: config.successFeeCredits }),

@@ -15,6 +15,7 @@ describe('configuration', () => {
       networks: undefined,
       webhookAllowPrivate: false,
       newWorkspaceCredits: 100,
+      nonceRateLimitPerMinute: 30,
       maxInvoiceAmount: 10_000_000_000n,
       logLevel: 'info',
     });
@@ -43,6 +44,7 @@ describe('configuration', () => {
     [{ NETWORKS: '[{"name":"base"}]' }, 'NETWORKS'],
     [{ NETWORKS: '{' }, 'NETWORKS'],
     [{ NETWORKS: './missing.json' }, 'NETWORKS'],
+    [{ NONCE_RATE_LIMIT_PER_MINUTE: '0' }, 'NONCE_RATE_LIMIT_PER_MINUTE'],
   ];
 
   it.each(invalid)('names the variable in the error for %o', (env, variable) => {
