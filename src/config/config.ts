@@ -37,6 +37,8 @@ export interface Config {
   readonly checkoutRateLimitPerMinute: number;
   /** Sign-in nonces per client IP per minute, counted in the database (all processes together). */
   readonly nonceRateLimitPerMinute: number;
+  /** Failed API key attempts per client IP per minute, counted in the database; then the IP gets 429. */
+  readonly failedApiKeyLimitPerMinute: number;
   /** Change-feed events older than this are deleted; older cursors answer 410 cursor_expired. */
   readonly eventRetentionDays: number;
   /** A client must send its request headers within this time, and the whole request within the next. */
@@ -86,6 +88,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     checkoutRateLimitPerMinute: integer(env, 'CHECKOUT_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
     nonceRateLimitPerMinute: integer(env, 'NONCE_RATE_LIMIT_PER_MINUTE', 30, 1, 10_000_000),
+    failedApiKeyLimitPerMinute: integer(env, 'FAILED_API_KEY_LIMIT_PER_MINUTE', 20, 1, 10_000_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     headersTimeoutSeconds,
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', Math.max(30, headersTimeoutSeconds), headersTimeoutSeconds, 3600),

@@ -60,7 +60,7 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
       limits,
       noncesPerMinute: config.nonceRateLimitPerMinute,
     }),
-    apiKeys: new ApiKeyService({ db }),
+    apiKeys: new ApiKeyService({ db, limits, failedAttemptsPerMinute: config.failedApiKeyLimitPerMinute }),
     workspaces: new WorkspaceService({ db, newWorkspaceCredits: config.newWorkspaceCredits }),
     billing: new BillingService({ db, maxInvoiceAmount: config.maxInvoiceAmount, successFeeCredits: config.successFeeCredits }),
     invoices,

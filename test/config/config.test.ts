@@ -16,6 +16,7 @@ describe('configuration', () => {
       webhookAllowPrivate: false,
       newWorkspaceCredits: 100,
       nonceRateLimitPerMinute: 30,
+      failedApiKeyLimitPerMinute: 20,
       maxInvoiceAmount: 10_000_000_000n,
       logLevel: 'info',
     });
@@ -45,6 +46,7 @@ describe('configuration', () => {
     [{ NETWORKS: '{' }, 'NETWORKS'],
     [{ NETWORKS: './missing.json' }, 'NETWORKS'],
     [{ NONCE_RATE_LIMIT_PER_MINUTE: '0' }, 'NONCE_RATE_LIMIT_PER_MINUTE'],
+    [{ FAILED_API_KEY_LIMIT_PER_MINUTE: 'many' }, 'FAILED_API_KEY_LIMIT_PER_MINUTE'],
   ];
 
   it.each(invalid)('names the variable in the error for %o', (env, variable) => {

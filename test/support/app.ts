@@ -26,6 +26,7 @@ export interface TestApp {
  */
 export const GENEROUS_LIMITS: Readonly<Record<string, string>> = {
   NONCE_RATE_LIMIT_PER_MINUTE: '10000000',
+  FAILED_API_KEY_LIMIT_PER_MINUTE: '10000000',
 };
 
 /** The real app on a fresh clone of the migrated database, driven with `inject`. */
