@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { ApiKeyId, WorkspaceId } from '../../shared/ids.js';
@@ -30,11 +31,17 @@ const DAY_MS = 24 * HOUR_MS;
 type KeyLookup = NonNullable<Awaited<ReturnType<typeof findKey>>>;
 
 /**
- * How long a looked-up key is reused without asking the database. A key revoked through this process is
- * forgotten at once; one revoked through another process stops working within this time.
+ * How long a looked-up key id — found or not — is reused without asking the database. A key revoked
+ * through this process is forgotten at once; one revoked through another process stops working within
+ * this time. Unknown ids are remembered too, so that an unknown id and a known id with a wrong secret
+ * both answer from memory on repeat and take the same time: the answer's speed must not tell which key
+ * ids exist. (A new key's id is random and never looked up before its creation, so remembering that an
+ * id is unknown cannot hide a key created since.)
  */
 export const KEY_CACHE_MS = 5_000;
 const KEY_CACHE_MAX = 10_000;
+/** What the presented secret is compared with when its key id is unknown: the same work either way. */
+const ABSENT_KEY_HASH = randomBytes(32);
 
 /** Refusals that a guessed or stolen key gets: these count towards the client's failed-attempt limit. */
 const FAILED_ATTEMPT_CODES: ReadonlySet<string> = new Set(['invalid_api_key', 'api_key_revoked']);
@@ -48,7 +55,7 @@ export interface ApiKeyServiceDeps {
 }
 
 export class ApiKeyService {
-  private readonly cache = new Map<string, { row: KeyLookup; until: number }>();
+  private readonly cache = new Map<string, { row: KeyLookup | undefined; until: number }>();
   private readonly failedAttempts: Limit;
 
   constructor(private readonly deps: ApiKeyServiceDeps) {
@@ -125,7 +132,8 @@ export class ApiKeyService {
     const parsed = parseKey(presented);
     if (!parsed) throw new AppError('invalid_api_key', 'The API key is malformed. Send "Authorization: Bearer isk_…" with a key from the portal.');
     const row = await this.lookup(workspaceId, parsed.id);
-    if (!row || !secretMatches(parsed, row.secret_hash)) {
+    const matches = secretMatches(parsed, row?.secret_hash ?? ABSENT_KEY_HASH);
+    if (!row || !matches) {
       throw new AppError('invalid_api_key', 'The API key is not valid for this workspace.');
     }
     if (row.revoked_at) throw new AppError('api_key_revoked', 'This API key was revoked. Create a new key in the portal.');
@@ -142,14 +150,13 @@ export class ApiKeyService {
     return { workspaceId, keyId: parsed.id, permissions: new Set(row.permissions as Permission[]) };
   }
 
-  /** The key row, from the short-lived cache or the database. Misses are not cached. */
+  /** The key row or its absence, from the short-lived cache (bounded in size) or the database. */
   private async lookup(workspaceId: WorkspaceId, keyId: ApiKeyId): Promise<KeyLookup | undefined> {
     const now = (this.deps.now ?? Date.now)();
     const cacheKey = `${workspaceId}/${keyId}`;
     const cached = this.cache.get(cacheKey);
     if (cached && cached.until > now) return cached.row;
     const row = await findKey(this.deps.db, workspaceId, keyId);
-    if (!row) return undefined;
     if (this.cache.size >= KEY_CACHE_MAX) this.cache.clear();
     this.cache.set(cacheKey, { row, until: now + KEY_CACHE_MS });
     return row;
