@@ -28,7 +28,10 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[];
   /** A delivery still failing this long after it was created (or retried by hand) is marked failed. */
   readonly webhookRetryWindowSeconds: number;
+  /** Credits granted to a wallet's first workspace; its later workspaces start with none. */
   readonly newWorkspaceCredits: number;
+  /** Workspaces one wallet may own. */
+  readonly maxWorkspacesPerWallet: number;
   readonly successFeeCredits: number;
   /** USDC micro-units. */
   readonly maxInvoiceAmount: bigint;
@@ -83,6 +86,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webhookRetrySchedule: retrySchedule(env),
     webhookRetryWindowSeconds: integer(env, 'WEBHOOK_RETRY_WINDOW_SECONDS', 3 * 86_400, 1, 30 * 86_400),
     newWorkspaceCredits: integer(env, 'NEW_WORKSPACE_CREDITS', 100, 0, 1_000_000_000),
+    maxWorkspacesPerWallet: integer(env, 'MAX_WORKSPACES_PER_WALLET', 20, 1, 100_000),
     successFeeCredits: integer(env, 'SUCCESS_FEE_CREDITS', 1, 0, 1_000),
     maxInvoiceAmount: usdcAmount(env, 'MAX_INVOICE_AMOUNT', '10000'),
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),

@@ -61,7 +61,7 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
       noncesPerMinute: config.nonceRateLimitPerMinute,
     }),
     apiKeys: new ApiKeyService({ db, limits, failedAttemptsPerMinute: config.failedApiKeyLimitPerMinute }),
-    workspaces: new WorkspaceService({ db, newWorkspaceCredits: config.newWorkspaceCredits }),
+    workspaces: new WorkspaceService({ db, newWorkspaceCredits: config.newWorkspaceCredits, maxWorkspacesPerWallet: config.maxWorkspacesPerWallet }),
     billing: new BillingService({ db, maxInvoiceAmount: config.maxInvoiceAmount, successFeeCredits: config.successFeeCredits }),
     invoices,
     invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),
