@@ -28,13 +28,20 @@ export interface Config {
   readonly webhookRetrySchedule: readonly number[];
   /** A delivery still failing this long after it was created (or retried by hand) is marked failed. */
   readonly webhookRetryWindowSeconds: number;
+  /** Credits granted to a wallet's first workspace; its later workspaces start with none. */
   readonly newWorkspaceCredits: number;
+  /** Workspaces one wallet may own. */
+  readonly maxWorkspacesPerWallet: number;
   readonly successFeeCredits: number;
   /** USDC micro-units. */
   readonly maxInvoiceAmount: bigint;
   readonly apiRateLimitPerMinute: number;
   /** Requests per minute per client IP on the public checkout endpoints. */
   readonly checkoutRateLimitPerMinute: number;
+  /** Sign-in nonces per client IP per minute, counted in the database (all processes together). */
+  readonly nonceRateLimitPerMinute: number;
+  /** Failed API key attempts per client IP per minute, counted in the database; then the IP gets 429. */
+  readonly failedApiKeyLimitPerMinute: number;
   /** Change-feed events older than this are deleted; older cursors answer 410 cursor_expired. */
   readonly eventRetentionDays: number;
   /** A client must send its request headers within this time, and the whole request within the next. */
@@ -79,10 +86,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webhookRetrySchedule: retrySchedule(env),
     webhookRetryWindowSeconds: integer(env, 'WEBHOOK_RETRY_WINDOW_SECONDS', 3 * 86_400, 1, 30 * 86_400),
     newWorkspaceCredits: integer(env, 'NEW_WORKSPACE_CREDITS', 100, 0, 1_000_000_000),
+    maxWorkspacesPerWallet: integer(env, 'MAX_WORKSPACES_PER_WALLET', 20, 1, 100_000),
     successFeeCredits: integer(env, 'SUCCESS_FEE_CREDITS', 1, 0, 1_000),
     maxInvoiceAmount: usdcAmount(env, 'MAX_INVOICE_AMOUNT', '10000'),
     apiRateLimitPerMinute: integer(env, 'API_RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
     checkoutRateLimitPerMinute: integer(env, 'CHECKOUT_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
+    nonceRateLimitPerMinute: integer(env, 'NONCE_RATE_LIMIT_PER_MINUTE', 30, 1, 10_000_000),
+    failedApiKeyLimitPerMinute: integer(env, 'FAILED_API_KEY_LIMIT_PER_MINUTE', 20, 1, 10_000_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     headersTimeoutSeconds,
     requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', Math.max(30, headersTimeoutSeconds), headersTimeoutSeconds, 3600),

@@ -9,6 +9,7 @@ import type { EventTable } from '../modules/events/index.js';
 import type { InvoiceBatchTable } from '../modules/invoice-batches/index.js';
 import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/index.js';
 import type { PaymentClaimTable, PaymentIntentTable } from '../modules/payments/index.js';
+import type { RateLimitCounterTable } from '../modules/rate-limits/index.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/index.js';
 
 export interface Database {
@@ -28,6 +29,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
   invoice_batches: InvoiceBatchTable;
+  rate_limit_counters: RateLimitCounterTable;
 }
 
 export type Db = Kysely<Database>;

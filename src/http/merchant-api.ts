@@ -26,7 +26,7 @@ export function guardMerchantApi(app: FastifyInstance, services: Services): void
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1]) throw new AppError('invalid_api_key', 'The Authorization header must be "Bearer <API key>".');
     const { workspaceId } = request.params as { workspaceId: WorkspaceId };
-    const principal = await services.apiKeys.authenticate(workspaceId, match[1]);
+    const principal = await services.apiKeys.authenticate(workspaceId, match[1], request.ip);
     const retryAfter = limiter.take(principal.keyId);
     if (retryAfter > 0) {
       throw new AppError('rate_limited', 'Too many requests with this API key. Retry after the delay in Retry-After.', { retryAfterSeconds: retryAfter });

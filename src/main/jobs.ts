@@ -12,6 +12,7 @@ import {
   scheduleInvoiceJobs,
 } from '../modules/invoices/index.js';
 import { DELIVER_WEBHOOK_JOB, WEBHOOK_RETENTION_JOB, deliverWebhookHandler, scheduleWebhookRetention, webhookRetentionHandler } from '../modules/webhooks/index.js';
+import { RATE_LIMIT_CLEANUP_JOB, rateLimitCleanupHandler, scheduleRateLimitCleanup } from '../modules/rate-limits/index.js';
 import { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from '../modules/payments/index.js';
 
 /** Every job kind the worker runs, wired to its services. */
@@ -23,6 +24,7 @@ export function jobHandlers(services: Services): JobHandlers {
     [EVENT_RETENTION_JOB]: eventRetentionHandler(db, clock, services.config.eventRetentionDays),
     [EXPIRE_INVOICES_JOB]: expireInvoicesHandler(services.invoices, db, clock),
     [IDEMPOTENCY_CLEANUP_JOB]: idempotencyCleanupHandler(db, clock),
+    [RATE_LIMIT_CLEANUP_JOB]: rateLimitCleanupHandler(db),
     [SETTLE_JOB]: settleHandler(services.payments),
     [VERIFY_TRANSACTION_JOB]: verifyTransactionHandler(services.payments),
     [WEBHOOK_RETENTION_JOB]: webhookRetentionHandler(db, clock),
@@ -57,6 +59,7 @@ export function createWorkers(services: Services, connection: pg.ClientConfig, l
 /** Creates the recurring jobs that do not exist yet. Safe on every start of every process. */
 export async function scheduleRecurringJobs(db: Db): Promise<void> {
   await scheduleAuthCleanup(db);
+  await scheduleRateLimitCleanup(db);
   await scheduleInvoiceJobs(db);
   await scheduleEventRetention(db);
   await scheduleWebhookRetention(db);

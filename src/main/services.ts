@@ -13,6 +13,7 @@ import { InvoiceService } from '../modules/invoices/index.js';
 import type { ChainPort } from '../modules/payments/index.js';
 import { CheckoutService } from '../modules/payments/index.js';
 import { PaymentService } from '../modules/payments/index.js';
+import { RateLimitService } from '../modules/rate-limits/index.js';
 import { TimelineService } from '../modules/timeline/index.js';
 import type { Network } from '../chain/networks.js';
 import { WebhookDeliverer } from '../modules/webhooks/index.js';
@@ -45,13 +46,22 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
     successFeeCredits: config.successFeeCredits,
     publicBaseUrl: config.publicBaseUrl,
   });
+  // One per process: it remembers blocks it has seen; the counts themselves are in the database.
+  const limits = new RateLimitService({ db });
   return {
     config,
     db,
     clock,
-    auth: new AuthService({ db, clock, publicBaseUrl: config.publicBaseUrl, chainIds: signInChainIds(config) }),
-    apiKeys: new ApiKeyService({ db }),
-    workspaces: new WorkspaceService({ db, newWorkspaceCredits: config.newWorkspaceCredits }),
+    auth: new AuthService({
+      db,
+      clock,
+      publicBaseUrl: config.publicBaseUrl,
+      chainIds: signInChainIds(config),
+      limits,
+      noncesPerMinute: config.nonceRateLimitPerMinute,
+    }),
+    apiKeys: new ApiKeyService({ db, limits, failedAttemptsPerMinute: config.failedApiKeyLimitPerMinute }),
+    workspaces: new WorkspaceService({ db, newWorkspaceCredits: config.newWorkspaceCredits, maxWorkspacesPerWallet: config.maxWorkspacesPerWallet }),
     billing: new BillingService({ db, maxInvoiceAmount: config.maxInvoiceAmount, successFeeCredits: config.successFeeCredits }),
     invoices,
     invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),

@@ -56,6 +56,7 @@ export const ERROR_CODES = [
   'payment_failed',
   'invalid_origin',
   'description_too_long',
+  'workspace_limit_reached',
   'invalid_cursor',
   'cursor_expired',
   'invalid_webhook_endpoint',

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { BASE_URL, ORIGIN, createTestApp, newWallet, signedSiwe } from '../support/app.js';
 
-const { app, database } = await createTestApp();
+const { app, database, services } = await createTestApp();
+// The service judges messages by its own (manual) clock, not by the time a test happens to run.
+const appNow = () => services.clock.now().getTime();
 
 async function verify(payload: { message: string; signature: string }, origin: string | null = ORIGIN) {
   return app.inject({ method: 'POST', url: '/auth/verify', headers: origin === null ? {} : { origin }, payload });
@@ -32,8 +34,8 @@ describe('wallet sign-in (EIP-4361)', () => {
     ['a URI on another origin', () => signedSiwe(app, newWallet(), { uri: 'https://evil.example/login' }), 401, 'siwe_uri_mismatch'],
     ['an unconfigured chain', () => signedSiwe(app, newWallet(), { chainId: 1 }), 401, 'siwe_chain_not_supported'],
     ['a nonce this service never issued', () => signedSiwe(app, newWallet(), { nonce: 'abcdefgh12345678' }), 401, 'siwe_nonce_invalid'],
-    ['an expired message', () => signedSiwe(app, newWallet(), { expirationTime: new Date(Date.now() - 1000) }), 401, 'siwe_expired'],
-    ['a message issued over 10 minutes ago', () => signedSiwe(app, newWallet(), { issuedAt: new Date(Date.now() - 11 * 60_000) }), 401, 'siwe_expired'],
+    ['an expired message', () => signedSiwe(app, newWallet(), { expirationTime: new Date(appNow() - 1000) }), 401, 'siwe_expired'],
+    ['a message issued over 10 minutes ago', () => signedSiwe(app, newWallet(), { issuedAt: new Date(appNow() - 11 * 60_000) }), 401, 'siwe_expired'],
     ['a message from the future', () => signedSiwe(app, newWallet(), { issuedAt: new Date(Date.now() + 5 * 60_000) }), 401, 'siwe_not_yet_valid'],
     ['a not-before in the future', () => signedSiwe(app, newWallet(), { notBefore: new Date(Date.now() + 5 * 60_000) }), 401, 'siwe_not_yet_valid'],
     [

@@ -15,6 +15,9 @@ describe('configuration', () => {
       networks: undefined,
       webhookAllowPrivate: false,
       newWorkspaceCredits: 100,
+      maxWorkspacesPerWallet: 20,
+      nonceRateLimitPerMinute: 30,
+      failedApiKeyLimitPerMinute: 20,
       maxInvoiceAmount: 10_000_000_000n,
       headersTimeoutSeconds: 10,
       requestTimeoutSeconds: 30,
@@ -38,6 +41,7 @@ describe('configuration', () => {
     [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE'],
     [{ WEBHOOK_RETRY_SCHEDULE: '5,x' }, 'WEBHOOK_RETRY_SCHEDULE'],
     [{ NEW_WORKSPACE_CREDITS: '-1' }, 'NEW_WORKSPACE_CREDITS'],
+    [{ MAX_WORKSPACES_PER_WALLET: '0' }, 'MAX_WORKSPACES_PER_WALLET'],
     [{ RELAYER_PRIVATE_KEY: '0x123' }, 'RELAYER_PRIVATE_KEY'],
     [{ OPERATOR_WALLET: 'alice' }, 'OPERATOR_WALLET'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
@@ -47,6 +51,8 @@ describe('configuration', () => {
     [{ NETWORKS: './missing.json' }, 'NETWORKS'],
     [{ HEADERS_TIMEOUT_SECONDS: '0' }, 'HEADERS_TIMEOUT_SECONDS'],
     [{ HEADERS_TIMEOUT_SECONDS: '20', REQUEST_TIMEOUT_SECONDS: '10' }, 'REQUEST_TIMEOUT_SECONDS'],
+    [{ NONCE_RATE_LIMIT_PER_MINUTE: '0' }, 'NONCE_RATE_LIMIT_PER_MINUTE'],
+    [{ FAILED_API_KEY_LIMIT_PER_MINUTE: 'many' }, 'FAILED_API_KEY_LIMIT_PER_MINUTE'],
   ];
 
   it.each(invalid)('names the variable in the error for %o', (env, variable) => {

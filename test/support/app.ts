@@ -20,10 +20,19 @@ export interface TestApp {
   readonly config: Config;
 }
 
+/**
+ * Every `inject` comes from one address (127.0.0.1), and suites sign in and send failing keys far more
+ * often than a client would: the per-IP abuse limits are out of reach unless a test sets them.
+ */
+export const GENEROUS_LIMITS: Readonly<Record<string, string>> = {
+  NONCE_RATE_LIMIT_PER_MINUTE: '10000000',
+  FAILED_API_KEY_LIMIT_PER_MINUTE: '10000000',
+};
+
 /** The real app on a fresh clone of the migrated database, driven with `inject`. */
 export async function createTestApp(env: Record<string, string> = {}, clock: Clock = new ManualClock(), chain: ChainDeps = NO_CHAIN, demoWallet?: DemoWallet): Promise<TestApp> {
   const database = await createTestDatabase();
-  const config = loadConfig({ PUBLIC_BASE_URL: BASE_URL, ...env });
+  const config = loadConfig({ PUBLIC_BASE_URL: BASE_URL, ...GENEROUS_LIMITS, ...env });
   const services = createServices(config, database.db, clock, chain, demoWallet);
   const app = await buildApp(services, { logger: false });
   afterAll(() => app.close());

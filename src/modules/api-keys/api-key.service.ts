@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { ApiKeyId, WorkspaceId } from '../../shared/ids.js';
+import type { Limit, RateLimitService, Verdict } from '../rate-limits/index.js';
 import { lockWorkspace } from '../workspaces/index.js';
 import {
   CREATIONS_PER_DAY,
@@ -29,16 +31,36 @@ const DAY_MS = 24 * HOUR_MS;
 type KeyLookup = NonNullable<Awaited<ReturnType<typeof findKey>>>;
 
 /**
- * How long a looked-up key is reused without asking the database. A key revoked through this process is
- * forgotten at once; one revoked through another process stops working within this time.
+ * How long a looked-up key id — found or not — is reused without asking the database. A key revoked
+ * through this process is forgotten at once; one revoked through another process stops working within
+ * this time. Unknown ids are remembered too, so that an unknown id and a known id with a wrong secret
+ * both answer from memory on repeat and take the same time: the answer's speed must not tell which key
+ * ids exist. (A new key's id is random and never looked up before its creation, so remembering that an
+ * id is unknown cannot hide a key created since.)
  */
 export const KEY_CACHE_MS = 5_000;
 const KEY_CACHE_MAX = 10_000;
+/** What the presented secret is compared with when its key id is unknown: the same work either way. */
+const ABSENT_KEY_HASH = randomBytes(32);
+
+/** Refusals that a guessed or stolen key gets: these count towards the client's failed-attempt limit. */
+const FAILED_ATTEMPT_CODES: ReadonlySet<string> = new Set(['invalid_api_key', 'api_key_revoked']);
+
+export interface ApiKeyServiceDeps {
+  readonly db: Db;
+  readonly limits: RateLimitService;
+  /** Failed key attempts one client IP may make per minute, across all server processes. */
+  readonly failedAttemptsPerMinute: number;
+  readonly now?: () => number;
+}
 
 export class ApiKeyService {
-  private readonly cache = new Map<string, { row: KeyLookup; until: number }>();
+  private readonly cache = new Map<string, { row: KeyLookup | undefined; until: number }>();
+  private readonly failedAttempts: Limit;
 
-  constructor(private readonly deps: { db: Db; now?: () => number }) {}
+  constructor(private readonly deps: ApiKeyServiceDeps) {
+    this.failedAttempts = { name: 'api-keys.failed', max: deps.failedAttemptsPerMinute, windowSeconds: 60 };
+  }
 
   /**
    * Creates a key bound to the workspace wallet. The limits (active keys, creations per hour and day)
@@ -85,12 +107,33 @@ export class ApiKeyService {
     return toView(row);
   }
 
+  /**
+   * The key's principal, for a request from `client` (its IP). A client that has used up its failed
+   * attempts is refused with 429 before its key is even looked up, whatever the key, until its window
+   * ends. Successful requests are not counted; each failure is, and a failure over the limit answers 429
+   * itself, so no more than the limit of 401s reach one client per window however many processes serve it.
+   */
+  async authenticate(workspaceId: WorkspaceId, presented: string, client: string): Promise<ApiKeyPrincipal> {
+    const gate = await this.deps.limits.check(this.failedAttempts, client);
+    if (!gate.allowed) throw tooManyFailures(gate);
+    try {
+      return await this.verify(workspaceId, presented);
+    } catch (error) {
+      if (error instanceof AppError && FAILED_ATTEMPT_CODES.has(error.code)) {
+        const verdict = await this.deps.limits.hit(this.failedAttempts, client);
+        if (!verdict.allowed) throw tooManyFailures(verdict);
+      }
+      throw error;
+    }
+  }
+
   /** Tenant first: a key is looked up only within the workspace named in the path. */
-  async authenticate(workspaceId: WorkspaceId, presented: string): Promise<ApiKeyPrincipal> {
+  private async verify(workspaceId: WorkspaceId, presented: string): Promise<ApiKeyPrincipal> {
     const parsed = parseKey(presented);
     if (!parsed) throw new AppError('invalid_api_key', 'The API key is malformed. Send "Authorization: Bearer isk_…" with a key from the portal.');
     const row = await this.lookup(workspaceId, parsed.id);
-    if (!row || !secretMatches(parsed, row.secret_hash)) {
+    const matches = secretMatches(parsed, row?.secret_hash ?? ABSENT_KEY_HASH);
+    if (!row || !matches) {
       throw new AppError('invalid_api_key', 'The API key is not valid for this workspace.');
     }
     if (row.revoked_at) throw new AppError('api_key_revoked', 'This API key was revoked. Create a new key in the portal.');
@@ -107,18 +150,23 @@ export class ApiKeyService {
     return { workspaceId, keyId: parsed.id, permissions: new Set(row.permissions as Permission[]) };
   }
 
-  /** The key row, from the short-lived cache or the database. Misses are not cached. */
+  /** The key row or its absence, from the short-lived cache (bounded in size) or the database. */
   private async lookup(workspaceId: WorkspaceId, keyId: ApiKeyId): Promise<KeyLookup | undefined> {
     const now = (this.deps.now ?? Date.now)();
     const cacheKey = `${workspaceId}/${keyId}`;
     const cached = this.cache.get(cacheKey);
     if (cached && cached.until > now) return cached.row;
     const row = await findKey(this.deps.db, workspaceId, keyId);
-    if (!row) return undefined;
     if (this.cache.size >= KEY_CACHE_MAX) this.cache.clear();
     this.cache.set(cacheKey, { row, until: now + KEY_CACHE_MS });
     return row;
   }
+}
+
+function tooManyFailures(verdict: Verdict): AppError {
+  return new AppError('rate_limited', 'Too many failed API key attempts from this address. Retry after the delay in Retry-After.', {
+    retryAfterSeconds: verdict.retryAfterSeconds,
+  });
 }
 
 function creationLimited(limit: string, retryAfterMs: number): AppError {

@@ -12,10 +12,21 @@ const tags = ['Wallet sign-in'];
 export function authRoutes(services: Services): FastifyPluginAsyncTypebox {
   const secure = services.config.publicBaseUrl.protocol === 'https:';
   return async (app) => {
-    app.get('/nonce', { schema: { tags, summary: 'Issue a sign-in nonce', response: { 200: NonceResponse } } }, async (_request, reply) => {
-      reply.header('Cache-Control', 'no-store');
-      return { nonce: await services.auth.issueNonce() };
-    });
+    app.get(
+      '/nonce',
+      {
+        schema: {
+          tags,
+          summary: 'Issue a sign-in nonce',
+          description: `At most ${services.config.nonceRateLimitPerMinute} a minute per client IP; above it: 429 with Retry-After.`,
+          response: { 200: NonceResponse, ...errors(429) },
+        },
+      },
+      async (request, reply) => {
+        reply.header('Cache-Control', 'no-store');
+        return { nonce: await services.auth.issueNonce(request.ip) };
+      },
+    );
 
     app.post(
       '/verify',

@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { randomToken, type WalletAddress } from '../../shared/ids.js';
+import type { Limit, RateLimitService } from '../rate-limits/index.js';
 import { consumeNonce, deleteSession, findLiveSession, insertNonce, insertSession } from './auth.repo.js';
 import { NONCE_TTL_MS, checkSiwe } from './siwe.js';
 
@@ -19,13 +20,30 @@ export interface AuthServiceDeps {
   readonly clock: Clock;
   readonly publicBaseUrl: URL;
   readonly chainIds: readonly number[];
+  readonly limits: RateLimitService;
+  /** Nonces one client IP may request per minute, across all server processes. */
+  readonly noncesPerMinute: number;
 }
 
 /** Wallet sign-in (EIP-4361) and the portal's sessions. */
 export class AuthService {
-  constructor(private readonly deps: AuthServiceDeps) {}
+  private readonly nonceLimit: Limit;
 
-  async issueNonce(): Promise<string> {
+  constructor(private readonly deps: AuthServiceDeps) {
+    this.nonceLimit = { name: 'auth.nonce', max: deps.noncesPerMinute, windowSeconds: 60 };
+  }
+
+  /**
+   * Every nonce is a row, requested without signing in: counted per client IP in the database, so
+   * anonymous callers cannot fill the table however many server processes answer them.
+   */
+  async issueNonce(client: string): Promise<string> {
+    const verdict = await this.deps.limits.hit(this.nonceLimit, client);
+    if (!verdict.allowed) {
+      throw new AppError('rate_limited', 'Too many sign-in nonces requested from this address. Retry after the delay in Retry-After.', {
+        retryAfterSeconds: verdict.retryAfterSeconds,
+      });
+    }
     // SIWE nonces are alphanumeric; 26 base32 characters carry 130 random bits.
     const nonce = randomToken();
     await insertNonce(this.deps.db, nonce);

@@ -24,9 +24,9 @@ export function workspaceListPortalRoutes(services: Services): FastifyPluginAsyn
         schema: {
           tags,
           summary: 'Create a workspace',
-          description: 'The signed-in wallet becomes its one receiving address. New workspaces get the configured credit grant.',
+          description: `The signed-in wallet becomes its one receiving address. A wallet's first workspace gets the configured credit grant; its later workspaces start with none. At most ${services.config.maxWorkspacesPerWallet} workspaces per wallet (409 workspace_limit_reached).`,
           body: CreateWorkspaceBody,
-          response: { 201: WorkspaceView, ...errors(400, 401, 403) },
+          response: { 201: WorkspaceView, ...errors(400, 401, 403, 409) },
         },
       },
       async (request, reply) => {

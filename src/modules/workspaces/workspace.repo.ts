@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 
@@ -10,6 +11,23 @@ export function findWorkspace(db: Executor, workspaceId: WorkspaceId) {
 /** Serialises the workspace's limited operations (key creation, …) across all server processes. */
 export function lockWorkspace(db: Executor, workspaceId: WorkspaceId) {
   return db.selectFrom('workspaces').select(COLUMNS).where('id', '=', workspaceId).forUpdate().executeTakeFirst();
+}
+
+/** The advisory-lock class of "workspaces of one wallet" (the second key is a hash of the wallet). */
+const WALLET_WORKSPACES_LOCK = 4_702_312;
+
+/**
+ * Serialises workspace creation of one wallet across all server processes, until the caller's
+ * transaction ends. There is no wallet row to lock, so the lock is an advisory one on the wallet's hash
+ * (two wallets sharing a hash only wait for each other).
+ */
+export async function lockWalletWorkspaces(db: Executor, wallet: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${WALLET_WORKSPACES_LOCK}, hashtext(${wallet}))`.execute(db);
+}
+
+export async function countWorkspacesOfWallet(db: Executor, wallet: string): Promise<number> {
+  const row = await db.selectFrom('workspaces').select(sql<number>`count(*)::int`.as('count')).where('wallet_address', '=', wallet).executeTakeFirstOrThrow();
+  return row.count;
 }
 
 export function listWorkspacesOfWallet(db: Executor, wallet: string) {

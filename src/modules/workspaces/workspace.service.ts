@@ -3,17 +3,41 @@ import { AppError } from '../../shared/errors.js';
 import { newWorkspaceId, type WalletAddress, type WorkspaceId } from '../../shared/ids.js';
 import { openAccount } from '../billing/index.js';
 import { API_DESCRIPTION_MAX_BYTES, PORTAL_DESCRIPTION_MAX_CHARS, descriptionFits, toWorkspace, type Workspace } from './workspace.js';
-import { findWorkspace, insertWorkspace, listWorkspacesOfWallet, updateWorkspace } from './workspace.repo.js';
+import {
+  countWorkspacesOfWallet,
+  findWorkspace,
+  insertWorkspace,
+  listWorkspacesOfWallet,
+  lockWalletWorkspaces,
+  updateWorkspace,
+} from './workspace.repo.js';
+
+export interface WorkspaceServiceDeps {
+  readonly db: Db;
+  /** Granted to a wallet's first workspace only: more workspaces must not mean more free credits. */
+  readonly newWorkspaceCredits: number;
+  readonly maxWorkspacesPerWallet: number;
+}
 
 export class WorkspaceService {
-  constructor(private readonly deps: { db: Db; newWorkspaceCredits: number }) {}
+  constructor(private readonly deps: WorkspaceServiceDeps) {}
 
-  /** Creates a workspace bound to the signing wallet, with its credit grant, in one transaction. */
+  /**
+   * Creates a workspace bound to the signing wallet, with its credit account, in one transaction. The
+   * count of the wallet's workspaces is read under a lock on the wallet, so concurrent creations on any
+   * number of server processes can neither exceed the limit nor both take the first workspace's grant.
+   */
   async create(owner: WalletAddress, input: { name: string; description?: string }): Promise<Workspace> {
     if (input.description !== undefined) checkDescription(input.description, 'portal');
+    const { maxWorkspacesPerWallet, newWorkspaceCredits } = this.deps;
     return this.deps.db.transaction().execute(async (trx) => {
+      await lockWalletWorkspaces(trx, owner);
+      const owned = await countWorkspacesOfWallet(trx, owner);
+      if (owned >= maxWorkspacesPerWallet) {
+        throw new AppError('workspace_limit_reached', `A wallet may own at most ${maxWorkspacesPerWallet} workspaces, and this one has reached the limit.`);
+      }
       const row = await insertWorkspace(trx, { id: newWorkspaceId(), name: input.name.trim(), description: input.description ?? '', wallet: owner });
-      await openAccount(trx, row.id as WorkspaceId, this.deps.newWorkspaceCredits);
+      await openAccount(trx, row.id as WorkspaceId, owned === 0 ? newWorkspaceCredits : 0);
       return toWorkspace(row);
     });
   }
