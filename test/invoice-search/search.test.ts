@@ -197,9 +197,13 @@ describe('GET /invoice-search', () => {
 
   it('answers no match with an empty page and no cursor', async () => {
     expect(await main.page({ q: 'nothing-like-this' })).toEqual({ invoices: [], nextCursor: null });
-    // Texts that cannot be stored as an order reference are no match either, not an error.
+    // A text too long to be an order reference is no match either, not an error.
     expect(await main.page({ q: 'x'.repeat(2048) })).toEqual({ invoices: [], nextCursor: null });
-    expect(await main.page({ q: 'a\u0000b' })).toEqual({ invoices: [], nextCursor: null });
+  });
+
+  it('refuses a NUL in q like any string that no field can hold', async () => {
+    const response = await main.search({ q: 'a\u0000b' });
+    expect({ status: response.statusCode, code: response.json().code }).toEqual({ status: 400, code: 'invalid_request' });
   });
 
   it('refuses a cursor it did not hand out with 400 invalid_cursor', async () => {
