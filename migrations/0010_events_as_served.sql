@@ -1,13 +1,14 @@
 -- Events are stored in the shape the API serves them, and one function writes them all.
 --
--- 1. append_events is the only code that inserts into `events`: the application calls it (appendAll,
---    which also queues webhook deliveries for webhook kinds), and so does create_invoice for
---    `invoice.created`. It bumps each workspace's `event_seq`; that row's lock, held to commit, makes
---    commit order equal event id order within a workspace.
+-- 1. append_event is the only code that inserts into `events`: the application calls it through
+--    append_events (appendAll, which also queues webhook deliveries for webhook kinds), and
+--    create_invoice calls it for `invoice.created`. It bumps the workspace's `event_seq`; that row's
+--    lock, held to commit, makes commit order equal event id order within a workspace.
 --
 -- 2. create_invoice records `invoice.created` through it, still in one round trip per group of creates:
 --    the application renders the invoice as GET /invoices/{id} will show it before the call, and the
 --    database fills in the two values only it knows then, the number and the receiving wallet.
+--    (Both functions are PL/pgSQL so that their statements' plans are kept per session.)
 --    Everything else about creation is unchanged.
 --
 -- 3. `invoice.*` events written before this migration hold the raw invoice row (snake_case, to_jsonb).
@@ -19,27 +20,41 @@
 --    migration refuses to run when there is a row to rewrite rather than guess a host. Links are part
 --    of the stored snapshot from now on, as GET /invoices/{id} showed them when the event was written.
 
--- Appends events (of one workspace or several) in the order given; answers each one's id by `ord`.
+-- Appends one event: the next id of the workspace's counter, then the row. The only INSERT INTO events.
+-- create_invoice passes the id it took in the same UPDATE that takes the invoice number: a second
+-- UPDATE of the workspace row per invoice would double the row versions a group commit leaves behind.
+CREATE FUNCTION append_event(p_workspace_id text, p_type text, p_invoice_id text, p_payment_intent_id text, p_data jsonb,
+                             p_created_at timestamptz, p_id bigint DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_id bigint := p_id;
+BEGIN
+  IF v_id IS NULL THEN
+    UPDATE workspaces SET event_seq = event_seq + 1 WHERE id = p_workspace_id RETURNING event_seq INTO v_id;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = 'not_found';
+    END IF;
+  END IF;
+  INSERT INTO events (workspace_id, id, type, invoice_id, payment_intent_id, data, created_at)
+  VALUES (p_workspace_id, v_id, p_type, p_invoice_id, p_payment_intent_id, p_data, p_created_at);
+  RETURN v_id;
+END $$;
+
+-- Appends events (of one workspace or several) in the order of their `ord`; answers each one's id.
 -- Each element: {ord, workspace_id, type, invoice_id, payment_intent_id, data, created_at}.
 CREATE FUNCTION append_events(p_events jsonb) RETURNS TABLE (ord integer, id bigint)
-LANGUAGE sql AS $$
-  WITH input AS (
-    SELECT * FROM jsonb_to_recordset(p_events)
-        AS i (ord integer, workspace_id text, type text, invoice_id text, payment_intent_id text, data jsonb, created_at timestamptz)
-  ), seq AS (
-    UPDATE workspaces w SET event_seq = w.event_seq + c.n
-      FROM (SELECT workspace_id, count(*) AS n FROM input GROUP BY workspace_id) c
-     WHERE w.id = c.workspace_id
-    RETURNING w.id, w.event_seq - c.n AS before
-  ), numbered AS (
-    SELECT i.*, s.before + row_number() OVER (PARTITION BY i.workspace_id ORDER BY i.ord) AS id
-      FROM input i JOIN seq s ON s.id = i.workspace_id
-  ), written AS (
-    INSERT INTO events (workspace_id, id, type, invoice_id, payment_intent_id, data, created_at)
-    SELECT workspace_id, id, type, invoice_id, payment_intent_id, data, created_at FROM numbered
-  )
-  SELECT ord, id FROM numbered ORDER BY ord
-$$;
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_event jsonb;
+BEGIN
+  FOR v_event IN SELECT value FROM jsonb_array_elements(p_events) ORDER BY (value->>'ord')::integer LOOP
+    ord := (v_event->>'ord')::integer;
+    id := append_event(v_event->>'workspace_id', v_event->>'type', v_event->>'invoice_id', v_event->>'payment_intent_id',
+                       v_event->'data', (v_event->>'created_at')::timestamptz);
+    RETURN NEXT;
+  END LOOP;
+END $$;
 
 -- `INV-000042`; past 999999 the number simply grows (formatInvoiceNumber in the application).
 CREATE FUNCTION invoice_number_text(p_number bigint) RETURNS text
@@ -47,7 +62,7 @@ LANGUAGE sql IMMUTABLE AS $$ SELECT 'INV-' || lpad(p_number::text, greatest(6, l
 
 DROP FUNCTION create_invoice(text, text, bytea, interval, text, bigint, text, integer, timestamptz, text, text, text, text[], text, bigint, bigint, text);
 
--- The same rules as 0002: idempotency claim, number, credits, invoice; its event through append_events.
+-- The same rules as 0002: idempotency claim, number, credits, invoice; its event through append_event.
 CREATE FUNCTION create_invoice(
   p_workspace_id    text,
   p_idempotency_key text,
@@ -91,9 +106,9 @@ BEGIN
     END IF;
   END IF;
 
-  UPDATE workspaces SET invoice_seq = invoice_seq + 1
+  UPDATE workspaces SET invoice_seq = invoice_seq + 1, event_seq = event_seq + 1
    WHERE id = p_workspace_id
-  RETURNING invoice_seq, wallet_address, return_origins INTO v_ws;
+  RETURNING invoice_seq, event_seq, wallet_address, return_origins INTO v_ws;
   IF NOT FOUND THEN
     RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = 'not_found';
   END IF;
@@ -121,10 +136,10 @@ BEGIN
           v_ws.wallet_address, p_source, p_fee, p_now, p_now)
   RETURNING * INTO v_invoice;
 
-  PERFORM append_events(jsonb_build_array(jsonb_build_object(
-    'ord', 0, 'workspace_id', p_workspace_id, 'type', 'invoice.created', 'invoice_id', p_invoice_id, 'created_at', p_now,
-    'data', jsonb_set(jsonb_set(p_created_event, '{invoice,number}', to_jsonb(invoice_number_text(v_ws.invoice_seq))),
-                      '{invoice,payTo}', to_jsonb(v_ws.wallet_address)))));
+  PERFORM append_event(p_workspace_id, 'invoice.created', p_invoice_id, NULL,
+    jsonb_set(jsonb_set(p_created_event, '{invoice,number}', to_jsonb(invoice_number_text(v_ws.invoice_seq))),
+              '{invoice,payTo}', to_jsonb(v_ws.wallet_address)),
+    p_now, v_ws.event_seq);
 
   IF p_idempotency_key IS NOT NULL THEN
     UPDATE idempotency_keys SET response = to_jsonb(v_invoice)

@@ -16,7 +16,7 @@ export async function append(trx: Executor, workspaceId: WorkspaceId, event: New
 /**
  * Appends events, of one workspace or several, in one statement inside the caller's transaction, and
  * queues the deliveries of webhook kinds. Resolves their ids in the order given. The application's way
- * to the one writer of the `events` table, the SQL function append_events (create_invoice calls it for
+ * to the one writer of the `events` table, the SQL function append_event (create_invoice calls it for
  * `invoice.created`, which is therefore not a webhook kind: see event.ts).
  *
  * Ids come from each workspace's `event_seq` counter, bumped there: its row lock, held to commit, makes

@@ -67,7 +67,7 @@ const REFUSALS: Record<string, [ErrorCode, string]> = {
 
 /**
  * One round trip: `create_invoice` claims the key, takes the number, charges the credits, inserts the
- * invoice and appends its `invoice.created` event (through append_events, the one event writer).
+ * invoice and appends its `invoice.created` event (through append_event, the one event writer).
  */
 export async function createInvoice(db: Executor, workspaceId: WorkspaceId, p: CreateInvoiceParams): Promise<CreateOutcome> {
   try {
