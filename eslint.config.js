@@ -20,7 +20,11 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^\\.\\./[^./][^/]*/(?!index\\.js$)', message: "Import another module through its index.ts." }] },
+        {
+          patterns: [
+            { regex: '^\\.\\./[^./][^/]*/(?!index\\.js$)', message: 'Import another module through its index.ts.' },
+          ],
+        },
       ],
     },
   },
@@ -28,7 +32,12 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/modules/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ regex: '(^|/)modules/[^/]+/(?!index\\.js$)', message: 'Import a module through its index.ts.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ regex: '(^|/)modules/[^/]+/(?!index\\.js$)', message: 'Import a module through its index.ts.' }],
+        },
+      ],
     },
   },
   {

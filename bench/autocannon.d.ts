@@ -24,7 +24,10 @@ declare module 'autocannon' {
     /** Without a callback the returned instance is also a promise of the result. */
     interface Instance extends PromiseLike<Result> {
       /** `responseTime` in milliseconds with sub-millisecond precision (process.hrtime). */
-      on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): this;
+      on(
+        event: 'response',
+        listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void,
+      ): this;
     }
   }
   function autocannon(options: autocannon.Options): autocannon.Instance;

@@ -17,12 +17,14 @@ export async function describeEnvironment(): Promise<string[]> {
     `idle:   ${Math.round(idle * 100)}% of CPU time in the second before the run`,
   ];
   // Other work takes cores from the server, PostgreSQL and the load generator alike.
-  if (idle < QUIET_IDLE_SHARE) lines.push('WARNING: the machine was busy before the run; expect lower and noisier numbers.');
+  if (idle < QUIET_IDLE_SHARE)
+    lines.push('WARNING: the machine was busy before the run; expect lower and noisier numbers.');
   return lines;
 }
 
 async function idleShare(ms: number): Promise<number> {
-  const total = (cpus: os.CpuInfo[]) => cpus.reduce((sum, { times: t }) => sum + t.user + t.nice + t.sys + t.idle + t.irq, 0);
+  const total = (cpus: os.CpuInfo[]) =>
+    cpus.reduce((sum, { times: t }) => sum + t.user + t.nice + t.sys + t.idle + t.irq, 0);
   const idle = (cpus: os.CpuInfo[]) => cpus.reduce((sum, { times }) => sum + times.idle, 0);
   const before = os.cpus();
   await sleep(ms);
@@ -31,7 +33,8 @@ async function idleShare(ms: number): Promise<number> {
 }
 
 function commit(): string {
-  const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   let hash: string;
   try {
     hash = git('rev-parse', '--short', 'HEAD');

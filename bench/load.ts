@@ -25,7 +25,8 @@ const MAX_REQUESTS_PER_RUN = 5_000_000;
 /** Sends the request from `connections` keep-alive connections for the duration. Loopback only. */
 export async function sendLoad(origin: string, request: BenchRequest, options: LoadOptions): Promise<Measurement> {
   if (new URL(origin).hostname !== '127.0.0.1') throw new Error(`refusing to send load to ${origin}: loopback only`);
-  if (request.uniqueIds && request.body?.includes(ID)) throw new Error(`${ID} works in headers only (see BenchRequest.uniqueIds)`);
+  if (request.uniqueIds && request.body?.includes(ID))
+    throw new Error(`${ID} works in headers only (see BenchRequest.uniqueIds)`);
   const run = autocannon({
     url: `${origin}${request.path}`,
     ...message(request),
@@ -51,11 +52,18 @@ export async function sendLoad(origin: string, request: BenchRequest, options: L
 export async function checkAnswers(origin: string, request: BenchRequest): Promise<void> {
   const response = await fetch(`${origin}${request.path}`, checkMessage(request));
   const text = await response.text();
-  if (!response.ok) throw new Error(`${request.method} ${request.path} answered ${response.status} before the load: ${text.slice(0, 300)}`);
+  if (!response.ok)
+    throw new Error(
+      `${request.method} ${request.path} answered ${response.status} before the load: ${text.slice(0, 300)}`,
+    );
 }
 
 function message(request: BenchRequest): { method: string; headers: Record<string, string>; body?: string } {
-  return { method: request.method, headers: { ...request.headers }, ...(request.body === undefined ? {} : { body: request.body }) };
+  return {
+    method: request.method,
+    headers: { ...request.headers },
+    ...(request.body === undefined ? {} : { body: request.body }),
+  };
 }
 
 /** The check's own request, with `[<id>]` replaced as autocannon does under load. */
@@ -63,5 +71,8 @@ function checkMessage(request: BenchRequest): { method: string; headers: Record<
   const plain = message(request);
   if (!request.uniqueIds) return plain;
   const id = randomUUID();
-  return { ...plain, headers: Object.fromEntries(Object.entries(plain.headers).map(([name, value]) => [name, value.replaceAll(ID, id)])) };
+  return {
+    ...plain,
+    headers: Object.fromEntries(Object.entries(plain.headers).map(([name, value]) => [name, value.replaceAll(ID, id)])),
+  };
 }

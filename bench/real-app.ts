@@ -90,7 +90,10 @@ export async function startRealServices(env: Readonly<Record<string, string>> = 
 }
 
 /** A workspace with one API key, made through the services as the portal would. */
-export async function createBenchWorkspace(services: Services, permissions: readonly Permission[]): Promise<BenchWorkspace> {
+export async function createBenchWorkspace(
+  services: Services,
+  permissions: readonly Permission[],
+): Promise<BenchWorkspace> {
   const workspace = await services.workspaces.create(walletAddress(`0x${'be'.repeat(20)}`), { name: 'Bench' });
   const { secret } = await services.apiKeys.create(workspace.id, { name: 'bench', permissions });
   return { workspaceId: workspace.id, authorization: `Bearer ${secret}` };

@@ -21,7 +21,8 @@ async function main(): Promise<void> {
   const environment = await describeEnvironment();
   const report = [...environment];
   if (settings.only !== 'webhooks') report.push(...(await httpReport(settings)));
-  if (settings.only !== 'http' && settings.webhooks.events > 0) report.push('', ...(await runWebhookBench(settings.webhooks, progress)));
+  if (settings.only !== 'http' && settings.webhooks.events > 0)
+    report.push('', ...(await runWebhookBench(settings.webhooks, progress)));
   process.stdout.write(`\n${report.join('\n')}\n`);
 }
 
@@ -39,7 +40,10 @@ async function httpReport(settings: BenchSettings): Promise<string[]> {
     '',
     formatTable(results),
     '',
-    ...[...CEILINGS, ...SCENARIOS].map((scenario) => `- ${scenario.name}: ${scenario.measures}${scenario.ceiling ? ` (ratio to "${scenario.ceiling.name}")` : ''}`),
+    ...[...CEILINGS, ...SCENARIOS].map(
+      (scenario) =>
+        `- ${scenario.name}: ${scenario.measures}${scenario.ceiling ? ` (ratio to "${scenario.ceiling.name}")` : ''}`,
+    ),
   ];
 }
 
@@ -50,10 +54,16 @@ async function measure(scenario: Scenario, settings: BenchSettings): Promise<Mea
     await checkAnswers(server.origin, server.request);
     if (settings.warmupSeconds > 0) {
       progress(`${scenario.name}: warming up for ${settings.warmupSeconds} s…`);
-      await sendLoad(server.origin, server.request, { connections: settings.connections, durationSeconds: settings.warmupSeconds });
+      await sendLoad(server.origin, server.request, {
+        connections: settings.connections,
+        durationSeconds: settings.warmupSeconds,
+      });
     }
     progress(`${scenario.name}: measuring for ${settings.durationSeconds} s…`);
-    return await sendLoad(server.origin, server.request, { connections: settings.connections, durationSeconds: settings.durationSeconds });
+    return await sendLoad(server.origin, server.request, {
+      connections: settings.connections,
+      durationSeconds: settings.durationSeconds,
+    });
   } finally {
     await server.stop();
   }

@@ -24,7 +24,10 @@ const STOP_TIMEOUT_MS = 30_000;
 
 /** Runs the scenario's server in its own process: the load generator never shares its event loop. */
 export async function startServerProcess(scenario: Scenario): Promise<ServerProcess> {
-  const child = fork(ENTRY, [scenario.name], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(ENTRY, [scenario.name], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const ready = await new Promise<ReadyMessage>((resolve, reject) => {

@@ -26,7 +26,8 @@ const PARTS = ['all', 'http', 'webhooks'] as const;
 /** Read once by the runner. The upper bounds keep a load test bounded whatever the environment says. */
 export function loadSettings(env: Env): BenchSettings {
   const only = env['BENCH_ONLY']?.trim() || 'all';
-  if (!(PARTS as readonly string[]).includes(only)) throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, got "${only}"`);
+  if (!(PARTS as readonly string[]).includes(only))
+    throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, got "${only}"`);
   return {
     only: only as BenchSettings['only'],
     connections: integer(env, 'BENCH_CONNECTIONS', 32, 1, 256),
@@ -46,6 +47,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || value < min || value > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   return value;
 }

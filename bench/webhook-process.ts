@@ -28,7 +28,8 @@ import {
  */
 async function main(): Promise<void> {
   const receiver = new URL(process.argv[2] ?? '');
-  if (receiver.protocol !== 'http:' || receiver.hostname !== '127.0.0.1') throw new Error(`refusing to send webhooks to ${receiver.href}: loopback only`);
+  if (receiver.protocol !== 'http:' || receiver.hostname !== '127.0.0.1')
+    throw new Error(`refusing to send webhooks to ${receiver.href}: loopback only`);
 
   let real: RealServices | undefined = undefined;
   let workers: Workers | undefined;
@@ -70,8 +71,13 @@ async function main(): Promise<void> {
       case 'setup': {
         const workspaceIds: string[] = [];
         for (let index = 0; index < command.workspaces; index++) {
-          const workspace = await services.workspaces.create(walletAddress(`0x${'be'.repeat(20)}`), { name: `Bench ${command.label} ${index}` });
-          await services.webhooks.configure(workspace.id, { endpoint: `${receiver.origin}/${command.label}/${index}`, enabled: true });
+          const workspace = await services.workspaces.create(walletAddress(`0x${'be'.repeat(20)}`), {
+            name: `Bench ${command.label} ${index}`,
+          });
+          await services.webhooks.configure(workspace.id, {
+            endpoint: `${receiver.origin}/${command.label}/${index}`,
+            enabled: true,
+          });
           workspaceIds.push(workspace.id);
         }
         return { workspaceIds } satisfies SetupResult;
@@ -82,7 +88,8 @@ async function main(): Promise<void> {
         const started = monotonicMs();
         // Interleaved across workspaces, so that writers of different workspaces do not queue on one row lock.
         const queue: WorkspaceId[] = [];
-        for (let i = 0; i < command.perWorkspace; i++) for (const id of command.workspaceIds) queue.push(id as WorkspaceId);
+        for (let i = 0; i < command.perWorkspace; i++)
+          for (const id of command.workspaceIds) queue.push(id as WorkspaceId);
         let next = 0;
         const writer = async () => {
           while (next < queue.length) {
@@ -114,7 +121,9 @@ async function main(): Promise<void> {
           // A fixed schedule: a slow write delays the next one, never the ones after it.
           const wait = start + i * intervalMs - monotonicMs();
           if (wait > 0) await sleep(wait);
-          const id = await services.db.transaction().execute((trx) => append(trx, command.workspaceId as WorkspaceId, paymentSucceeded(i)));
+          const id = await services.db
+            .transaction()
+            .execute((trx) => append(trx, command.workspaceId as WorkspaceId, paymentSucceeded(i)));
           commits.push([id.toString(), monotonicMs()]);
         }
         return { commits } satisfies PacedResult;
@@ -131,14 +140,23 @@ async function main(): Promise<void> {
       try {
         reply = { id: message.id, ok: true, result: await run(message.command) };
       } catch (error) {
-        reply = { id: message.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+        reply = {
+          id: message.id,
+          ok: false,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        };
       }
       process.send?.(reply);
     });
   });
   const ready: WebhookProcessReady = {
     type: 'ready',
-    connection: { host: real.connection.host, port: real.connection.port, user: real.connection.user, database: real.connection.database },
+    connection: {
+      host: real.connection.host,
+      port: real.connection.port,
+      user: real.connection.user,
+      database: real.connection.database,
+    },
   };
   process.send?.(ready);
 }
@@ -154,9 +172,19 @@ async function ceiling(url: string, count: number, concurrency: number): Promise
     while (next < count) {
       const eventId = String(++next);
       const event = paymentSucceeded(next);
-      const body: WebhookBody = { id: eventId, type: event.type, workspaceId, createdAt: event.at.toISOString(), test: false, data: event.data };
+      const body: WebhookBody = {
+        id: eventId,
+        type: event.type,
+        workspaceId,
+        createdAt: event.at.toISOString(),
+        test: false,
+        data: event.data,
+      };
       const raw = JSON.stringify(body);
-      const outcome = await postWebhook({ url, headers: signedHeaders(secret, eventId, raw, new Date()), body: raw }, { allowPrivate: true });
+      const outcome = await postWebhook(
+        { url, headers: signedHeaders(secret, eventId, raw, new Date()), body: raw },
+        { allowPrivate: true },
+      );
       durationsMs.push(outcome.durationMs);
       if (outcome.ok) ok += 1;
     }
@@ -214,6 +242,8 @@ function bigintSafe(_key: string, value: unknown): unknown {
 }
 
 main().catch((error: unknown) => {
-  console.error(`bench webhook process failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  console.error(
+    `bench webhook process failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   process.exit(1);
 });

@@ -8,7 +8,12 @@
 export interface WebhookProcessReady {
   readonly type: 'ready';
   /** The embedded server's socket: the runner opens its own connection there to watch progress. */
-  readonly connection: { readonly host?: string; readonly port?: number; readonly user?: string; readonly database?: string };
+  readonly connection: {
+    readonly host?: string;
+    readonly port?: number;
+    readonly user?: string;
+    readonly database?: string;
+  };
 }
 
 export type WebhookCommand =
@@ -17,7 +22,12 @@ export type WebhookCommand =
   /** `postWebhook` alone, `count` signed POSTs to `<receiver><path>`, `concurrency` at a time. */
   | { readonly type: 'ceiling'; readonly path: string; readonly count: number; readonly concurrency: number }
   /** `perWorkspace` events per workspace through the event writer `append`, one transaction each, `writers` at a time. */
-  | { readonly type: 'backlog'; readonly workspaceIds: readonly string[]; readonly perWorkspace: number; readonly writers: number }
+  | {
+      readonly type: 'backlog';
+      readonly workspaceIds: readonly string[];
+      readonly perWorkspace: number;
+      readonly writers: number;
+    }
   /** Fresh workers (`createWorkers`), started. */
   | { readonly type: 'startWorkers' }
   | { readonly type: 'stopWorkers' }
@@ -52,7 +62,9 @@ export interface PacedResult {
   readonly commits: readonly (readonly [eventId: string, committedAt: number])[];
 }
 
-export type WebhookReply = { readonly id: number; readonly ok: true; readonly result: unknown } | { readonly id: number; readonly ok: false; readonly error: string };
+export type WebhookReply =
+  | { readonly id: number; readonly ok: true; readonly result: unknown }
+  | { readonly id: number; readonly ok: false; readonly error: string };
 export interface WebhookRequestMessage {
   readonly id: number;
   readonly command: WebhookCommand;

@@ -82,7 +82,11 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
         if (reached !== undefined) return resolve(reached);
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new Error(`the receiver got ${tally(prefix).distinct} of ${count} deliveries under ${prefix} within ${timeoutMs / 1000} s`));
+          reject(
+            new Error(
+              `the receiver got ${tally(prefix).distinct} of ${count} deliveries under ${prefix} within ${timeoutMs / 1000} s`,
+            ),
+          );
         }, timeoutMs);
         const waiter: Waiter = {
           prefix,

@@ -36,7 +36,19 @@ const ENTRY = fileURLToPath(new URL('./webhook-process.ts', import.meta.url));
 const READY_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 30_000;
 
-const HEADER = ['webhook run', 'events', 's', 'events/s', 'p50 ms', 'p99 ms', 'max ms', 'duplicates', 'deferred', 'errors', 'ratio to ceiling'];
+const HEADER = [
+  'webhook run',
+  'events',
+  's',
+  'events/s',
+  'p50 ms',
+  'p99 ms',
+  'max ms',
+  'duplicates',
+  'deferred',
+  'errors',
+  'ratio to ceiling',
+];
 
 interface Row {
   readonly name: string;
@@ -83,7 +95,15 @@ export async function runWebhookBench(settings: WebhookBenchSettings, progress: 
     const withRatio = (row: Row): Row => ({ ...row, ratio: row.events / row.seconds / ceilingRate });
     rows.push(withRatio(await bench.backlog('backlog-1', 1, n)));
     if (settings.workspaces > 1 && Math.floor(n / settings.workspaces) > 0) {
-      rows.push(withRatio(await bench.backlog(`backlog-${settings.workspaces}`, settings.workspaces, Math.floor(n / settings.workspaces))));
+      rows.push(
+        withRatio(
+          await bench.backlog(
+            `backlog-${settings.workspaces}`,
+            settings.workspaces,
+            Math.floor(n / settings.workspaces),
+          ),
+        ),
+      );
     }
     if (settings.latencySeconds > 0) rows.push(await bench.latency(settings.ratePerSecond, settings.latencySeconds));
 
@@ -131,7 +151,12 @@ class WebhookBench {
   ) {}
 
   async ceiling(label: string, count: number): Promise<Row> {
-    const result = await this.worker.call<CeilingResult>({ type: 'ceiling', path: `/${label}/0`, count, concurrency: WORKER_CONCURRENCY });
+    const result = await this.worker.call<CeilingResult>({
+      type: 'ceiling',
+      path: `/${label}/0`,
+      count,
+      concurrency: WORKER_CONCURRENCY,
+    });
     const { distinct, duplicates } = this.receiver.counts(`/${label}`);
     return {
       name: `ceiling: postWebhook ×${WORKER_CONCURRENCY} → receiver`,
@@ -148,8 +173,15 @@ class WebhookBench {
     const total = workspaces * perWorkspace;
     const { workspaceIds } = await this.worker.call<SetupResult>({ type: 'setup', label, workspaces });
     this.progress(`webhooks: ${label}: writing ${total} events in ${workspaces} workspace(s), no worker running…`);
-    const written = await this.worker.call<BacklogResult>({ type: 'backlog', workspaceIds, perWorkspace, writers: BACKLOG_WRITERS });
-    this.progress(`webhooks: ${label}: written in ${(written.ms / 1000).toFixed(1)} s; starting the workers and timing the delivery…`);
+    const written = await this.worker.call<BacklogResult>({
+      type: 'backlog',
+      workspaceIds,
+      perWorkspace,
+      writers: BACKLOG_WRITERS,
+    });
+    this.progress(
+      `webhooks: ${label}: written in ${(written.ms / 1000).toFixed(1)} s; starting the workers and timing the delivery…`,
+    );
     const prefix = `/${label}`;
     const [{ startedAt }, receivedAt, succeededAt] = await Promise.all([
       this.worker.call<StartedWorkers>({ type: 'startWorkers' }),
@@ -174,13 +206,22 @@ class WebhookBench {
     const count = ratePerSecond * seconds;
     const { workspaceIds } = await this.worker.call<SetupResult>({ type: 'setup', label, workspaces: 1 });
     await this.worker.call<StartedWorkers>({ type: 'startWorkers' });
-    this.progress(`webhooks: latency: ${ratePerSecond} events/s for ${seconds} s, one transaction each, workers running…`);
-    const { commits } = await this.worker.call<PacedResult>({ type: 'paced', workspaceId: workspaceIds[0]!, ratePerSecond, count });
+    this.progress(
+      `webhooks: latency: ${ratePerSecond} events/s for ${seconds} s, one transaction each, workers running…`,
+    );
+    const { commits } = await this.worker.call<PacedResult>({
+      type: 'paced',
+      workspaceId: workspaceIds[0]!,
+      ratePerSecond,
+      count,
+    });
     await this.receiver.whenDistinct(`/${label}`, count, PHASE_TIMEOUT_MS);
     await this.noneLeftPending(workspaceIds);
     const { handlerRuns } = await this.worker.call<StoppedWorkers>({ type: 'stopWorkers' });
     const stats = await this.deliveryStats(workspaceIds);
-    const latencies = commits.map(([eventId, committedAt]) => this.receiver.arrivedAt(`/${label}/0`, eventId)! - committedAt);
+    const latencies = commits.map(
+      ([eventId, committedAt]) => this.receiver.arrivedAt(`/${label}/0`, eventId)! - committedAt,
+    );
     return {
       name: `latency: ${ratePerSecond}/s, COMMIT → received`,
       events: count,
@@ -202,7 +243,8 @@ class WebhookBench {
       );
       const at = monotonicMs();
       if (rows[0]!.pending === 0) return at;
-      if (at > deadline) throw new Error(`${rows[0]!.pending} webhook deliveries still pending after ${PHASE_TIMEOUT_MS / 1000} s`);
+      if (at > deadline)
+        throw new Error(`${rows[0]!.pending} webhook deliveries still pending after ${PHASE_TIMEOUT_MS / 1000} s`);
       await sleep(POLL_MS);
     }
   }
@@ -236,7 +278,10 @@ interface WorkerProcess {
 
 /** The real services and workers in their own process: the receiver never shares their event loop. */
 async function startWorkerProcess(receiverOrigin: string): Promise<WorkerProcess> {
-  const child = fork(ENTRY, [receiverOrigin], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(ENTRY, [receiverOrigin], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 0;
@@ -265,7 +310,8 @@ async function startWorkerProcess(receiverOrigin: string): Promise<WorkerProcess
     else waiting.reject(new Error(`webhook bench worker: ${message.error}`));
   });
   void exited.then((code) => {
-    for (const waiting of pending.values()) waiting.reject(new Error(`webhook bench: worker process exited with code ${code}`));
+    for (const waiting of pending.values())
+      waiting.reject(new Error(`webhook bench: worker process exited with code ${code}`));
     pending.clear();
   });
 

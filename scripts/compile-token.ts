@@ -59,7 +59,10 @@ interface CompilerError {
 
 interface CompilerOutput {
   readonly errors?: readonly CompilerError[];
-  readonly contracts?: Record<string, Record<string, { abi: unknown[]; evm: { deployedBytecode: { object: string } } }>>;
+  readonly contracts?: Record<
+    string,
+    Record<string, { abi: unknown[]; evm: { deployedBytecode: { object: string } } }>
+  >;
 }
 
 export function compileAll(): Map<string, string> {

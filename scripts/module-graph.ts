@@ -39,7 +39,9 @@ export function analyse(files: readonly SourceFile[]): ModuleGraph {
   for (const file of files) {
     const from = moduleOf(file.path);
     for (const specifier of relativeImports(file.text)) {
-      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file.path), specifier)).replace(/\.js$/, '.ts');
+      const target = path.posix
+        .normalize(path.posix.join(path.posix.dirname(file.path), specifier))
+        .replace(/\.js$/, '.ts');
       const to = moduleOf(target);
       if (to === from) continue;
       if (!edges.has(from)) edges.set(from, new Set());
@@ -49,7 +51,11 @@ export function analyse(files: readonly SourceFile[]): ModuleGraph {
       }
     }
   }
-  const capability = new Map([...edges].filter(([name]) => name.startsWith('modules/')).map(([name, to]) => [name, new Set([...to].filter((t) => t.startsWith('modules/')))]));
+  const capability = new Map(
+    [...edges]
+      .filter(([name]) => name.startsWith('modules/'))
+      .map(([name, to]) => [name, new Set([...to].filter((t) => t.startsWith('modules/')))]),
+  );
   return { edges, boundaryViolations, cycles: cyclesOf(capability) };
 }
 
@@ -103,7 +109,8 @@ export function readSources(root: string): SourceFile[] {
     for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
       const relative = `${dir}/${entry.name}`;
       if (entry.isDirectory()) walk(relative);
-      else if (entry.name.endsWith('.ts')) files.push({ path: relative, text: readFileSync(path.join(root, relative), 'utf8') });
+      else if (entry.name.endsWith('.ts'))
+        files.push({ path: relative, text: readFileSync(path.join(root, relative), 'utf8') });
     }
   };
   walk('src');
@@ -112,11 +119,15 @@ export function readSources(root: string): SourceFile[] {
 
 /** The printed graph: one line per module with what it imports, then the violations. */
 export function report(graph: ModuleGraph): string {
-  const lines = [...graph.edges.keys()].sort().map((name) => `${name} -> ${[...graph.edges.get(name)!].sort().join(', ')}`);
+  const lines = [...graph.edges.keys()]
+    .sort()
+    .map((name) => `${name} -> ${[...graph.edges.get(name)!].sort().join(', ')}`);
   for (const cycle of graph.cycles) lines.push(`CYCLE: ${cycle.join(' <-> ')}`);
   for (const violation of graph.boundaryViolations) lines.push(`PAST INDEX: ${violation}`);
   const modules = [...graph.edges.keys()].filter((name) => name.startsWith('modules/')).length;
-  lines.push(`${modules} capability modules, ${graph.cycles.length} cycles, ${graph.boundaryViolations.length} imports past an index.ts`);
+  lines.push(
+    `${modules} capability modules, ${graph.cycles.length} cycles, ${graph.boundaryViolations.length} imports past an index.ts`,
+  );
   return lines.join('\n');
 }
 

@@ -17,7 +17,8 @@ async function main(): Promise<void> {
   const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
   let buyerKey: `0x${string}`;
   try {
-    buyerKey = (JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { buyerPrivateKey: `0x${string}` }).buyerPrivateKey;
+    buyerKey = (JSON.parse(readFileSync(path.join(dataDir, 'demo.json'), 'utf8')) as { buyerPrivateKey: `0x${string}` })
+      .buyerPrivateKey;
   } catch {
     console.error(`no demo buyer in ${dataDir}/demo.json: start the local demo first (npm start without NETWORKS)`);
     process.exit(2);

@@ -5,7 +5,8 @@ import { helloCeiling } from './hello-ceiling.js';
 /** The cheapest authenticated merchant API call: what every API request pays before its own work. */
 export const billingRead: Scenario = {
   name: 'GET /w/:ws/v1/billing',
-  measures: 'real app on the embedded PostgreSQL: Bearer-key lookup (1 query), rate limiter, credit account read (1 query)',
+  measures:
+    'real app on the embedded PostgreSQL: Bearer-key lookup (1 query), rate limiter, credit account read (1 query)',
   ceiling: helloCeiling,
   async prepare() {
     const real = await startRealApp();

@@ -38,10 +38,20 @@ export const helloPostCeiling: Scenario = {
   async prepare() {
     const app = Fastify({ logger: false }).withTypeProvider<TypeBoxTypeProvider>();
     app.setValidatorCompiler(schemaCompiler);
-    app.post('/invoices', { schema: { body: CreateInvoiceBody, response: { 201: InvoiceView } } }, async (_request, reply) => reply.code(201).send(ANSWER));
+    app.post(
+      '/invoices',
+      { schema: { body: CreateInvoiceBody, response: { 201: InvoiceView } } },
+      async (_request, reply) => reply.code(201).send(ANSWER),
+    );
     return {
       app,
-      request: { method: 'POST', path: '/invoices', headers: { 'content-type': 'application/json', 'idempotency-key': 'bench-[<id>]' }, body: JSON.stringify({ amount: '1.00' }), uniqueIds: true },
+      request: {
+        method: 'POST',
+        path: '/invoices',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'bench-[<id>]' },
+        body: JSON.stringify({ amount: '1.00' }),
+        uniqueIds: true,
+      },
       stop: () => app.close(),
     };
   },

@@ -29,7 +29,8 @@ export interface EventStore {
   pending(): Promise<FulfilmentRecord[]>;
 }
 
-type Line = ({ kind: 'received' } & FulfilmentRecord) | { kind: 'fulfilled'; workspaceId: string; eventId: string; at: string };
+type Line =
+  ({ kind: 'received' } & FulfilmentRecord) | { kind: 'fulfilled'; workspaceId: string; eventId: string; at: string };
 
 const keyOf = (workspaceId: string, eventId: string) => JSON.stringify([workspaceId, eventId]);
 
@@ -58,7 +59,10 @@ export class JsonLinesEventStore implements EventStore {
     // A line without its newline was cut off by a crash mid-write. Its delivery was never acknowledged
     // (2xx follows the fsync), so the service will send it again: drop it rather than append after it.
     const complete = text.slice(0, text.lastIndexOf('\n') + 1);
-    const lines = complete.split('\n').filter(Boolean).map((line, index) => parseLine(line, index + 1));
+    const lines = complete
+      .split('\n')
+      .filter(Boolean)
+      .map((line, index) => parseLine(line, index + 1));
     const handle = await open(filePath, 'a');
     if (complete.length !== text.length) {
       await handle.truncate(Buffer.byteLength(complete));
@@ -130,7 +134,12 @@ export class JsonLinesEventStore implements EventStore {
 function parseLine(line: string, number: number): Line {
   try {
     const value = JSON.parse(line) as Line;
-    if ((value.kind === 'received' || value.kind === 'fulfilled') && typeof value.workspaceId === 'string' && typeof value.eventId === 'string') return value;
+    if (
+      (value.kind === 'received' || value.kind === 'fulfilled') &&
+      typeof value.workspaceId === 'string' &&
+      typeof value.eventId === 'string'
+    )
+      return value;
   } catch {
     // fall through: a complete line that is not a record means the file was edited or damaged
   }

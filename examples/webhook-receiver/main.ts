@@ -16,13 +16,17 @@ const port = Number(process.env.PORT ?? '8080');
 if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('PORT must be an integer 0–65535.');
 const apiBase = required('API_BASE');
 const workspaceId = required('WORKSPACE_ID');
-if (!apiBase.replace(/\/+$/, '').endsWith(`/w/${workspaceId}/v1`)) throw new Error('API_BASE must be https://<host>/w/<WORKSPACE_ID>/v1.');
+if (!apiBase.replace(/\/+$/, '').endsWith(`/w/${workspaceId}/v1`))
+  throw new Error('API_BASE must be https://<host>/w/<WORKSPACE_ID>/v1.');
 
 const store = await JsonLinesEventStore.open(process.env.STORE_FILE ?? './webhook-events.jsonl');
 // Stand-in for your orders table: a JSON array of { id, invoiceId, amount, recipient }.
-const orders: Order[] = process.env.ORDERS_FILE ? (JSON.parse(await readFile(process.env.ORDERS_FILE, 'utf8')) as Order[]) : [];
+const orders: Order[] = process.env.ORDERS_FILE
+  ? (JSON.parse(await readFile(process.env.ORDERS_FILE, 'utf8')) as Order[])
+  : [];
 
-const log = (fields: Record<string, unknown>) => console.log(JSON.stringify({ at: new Date().toISOString(), ...fields }));
+const log = (fields: Record<string, unknown>) =>
+  console.log(JSON.stringify({ at: new Date().toISOString(), ...fields }));
 
 const receiver = createReceiver({
   secret: required('WEBHOOK_SECRET'),
@@ -31,17 +35,21 @@ const receiver = createReceiver({
   orders: new MemoryOrderStore(orders),
   store,
   // Replace with your fulfilment: idempotent per order ("mark paid and ship unless already shipped").
-  onFulfil: (record) => log({ msg: 'fulfil', orderId: record.orderId, invoiceId: record.invoiceId, eventId: record.eventId }),
+  onFulfil: (record) =>
+    log({ msg: 'fulfil', orderId: record.orderId, invoiceId: record.invoiceId, eventId: record.eventId }),
   // One line per request; a mismatch is a paid-but-wrong payment that a person must look at.
-  onDecision: (decision) => log({ msg: decision.outcome === 'mismatch' ? 'ALERT payment does not match its order' : 'webhook', ...decision }),
-  onFulfilFailed: (record, error) => log({ msg: 'fulfilment failed; will retry', eventId: record.eventId, error: String(error) }),
+  onDecision: (decision) =>
+    log({ msg: decision.outcome === 'mismatch' ? 'ALERT payment does not match its order' : 'webhook', ...decision }),
+  onFulfilFailed: (record, error) =>
+    log({ msg: 'fulfilment failed; will retry', eventId: record.eventId, error: String(error) }),
 });
 
 const server = http.createServer(receiver.handle);
 server.listen(port, () => log({ msg: 'listening', port, workspaceId }));
 
 // Recorded but unfinished fulfilments (a crash, a throwing onFulfil) are retried at start and every minute.
-const resume = () => receiver.resumePending().catch((error: unknown) => log({ msg: 'resume failed', error: String(error) }));
+const resume = () =>
+  receiver.resumePending().catch((error: unknown) => log({ msg: 'resume failed', error: String(error) }));
 await resume();
 const timer = setInterval(() => void resume(), 60_000);
 

@@ -22,7 +22,10 @@ export class MemoryOrderStore implements OrderStore {
   constructor(private readonly orders: readonly Order[]) {}
 
   async find(intent: Pick<PaymentIntent, 'invoiceId' | 'externalId'>): Promise<Order | undefined> {
-    return this.orders.find((order) => order.invoiceId === intent.invoiceId) ?? this.orders.find((order) => order.id === intent.externalId);
+    return (
+      this.orders.find((order) => order.invoiceId === intent.invoiceId) ??
+      this.orders.find((order) => order.id === intent.externalId)
+    );
   }
 }
 
@@ -33,7 +36,17 @@ export class MemoryOrderStore implements OrderStore {
 export type IntentMatch =
   | { ok: true }
   | { ok: false; retry: true; reason: 'still_processing' }
-  | { ok: false; retry: false; reason: 'intent_mismatch' | 'payment_failed' | 'currency_mismatch' | 'amount_mismatch' | 'recipient_mismatch' | 'invoice_mismatch' };
+  | {
+      ok: false;
+      retry: false;
+      reason:
+        | 'intent_mismatch'
+        | 'payment_failed'
+        | 'currency_mismatch'
+        | 'amount_mismatch'
+        | 'recipient_mismatch'
+        | 'invoice_mismatch';
+    };
 
 export function matchIntent(intent: PaymentIntent, order: Order, paymentIntentId: string): IntentMatch {
   if (intent.id !== paymentIntentId) return { ok: false, retry: false, reason: 'intent_mismatch' };
@@ -41,9 +54,11 @@ export function matchIntent(intent: PaymentIntent, order: Order, paymentIntentId
   if (intent.status !== 'succeeded') return { ok: false, retry: false, reason: 'payment_failed' };
   if (intent.currency !== 'USDC') return { ok: false, retry: false, reason: 'currency_mismatch' };
   const paid = usdcMicros(intent.amount);
-  if (paid === undefined || paid !== usdcMicros(order.amount)) return { ok: false, retry: false, reason: 'amount_mismatch' };
+  if (paid === undefined || paid !== usdcMicros(order.amount))
+    return { ok: false, retry: false, reason: 'amount_mismatch' };
   // Addresses are hex; the service may spell them lower case or checksummed.
-  if (intent.recipient.toLowerCase() !== order.recipient.toLowerCase()) return { ok: false, retry: false, reason: 'recipient_mismatch' };
+  if (intent.recipient.toLowerCase() !== order.recipient.toLowerCase())
+    return { ok: false, retry: false, reason: 'recipient_mismatch' };
   const sameInvoice = order.invoiceId !== null ? intent.invoiceId === order.invoiceId : intent.externalId === order.id;
   if (!sameInvoice) return { ok: false, retry: false, reason: 'invoice_mismatch' };
   return { ok: true };

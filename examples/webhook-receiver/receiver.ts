@@ -80,20 +80,30 @@ export function createReceiver(options: ReceiverOptions): Receiver {
 
     // Steps 2 and 3.
     const nowSeconds = Math.floor(now() / 1000);
-    const signature = verifySignature(options.secret, header(request, 'x-payment-timestamp'), raw, header(request, 'x-payment-signature'), nowSeconds, options.skewSeconds ?? DEFAULT_SKEW_SECONDS);
+    const signature = verifySignature(
+      options.secret,
+      header(request, 'x-payment-timestamp'),
+      raw,
+      header(request, 'x-payment-signature'),
+      nowSeconds,
+      options.skewSeconds ?? DEFAULT_SKEW_SECONDS,
+    );
     if (!signature.ok) return { status: 401, outcome: 'rejected', reason: signature.reason };
 
     // Step 4.
     const event = parseEvent(raw);
     if (!event) return { status: 400, outcome: 'rejected', reason: 'malformed_event' };
     const eventId = event.id;
-    if (header(request, 'x-payment-event-id') !== eventId) return { status: 400, outcome: 'rejected', reason: 'event_id_mismatch', eventId };
+    if (header(request, 'x-payment-event-id') !== eventId)
+      return { status: 400, outcome: 'rejected', reason: 'event_id_mismatch', eventId };
     // Correctly signed but for another tenant: a configuration error (secret shared, wrong WORKSPACE_ID).
     // Not 2xx, so the delivery stays visible as failing in the service and can be retried once fixed.
-    if (event.workspaceId !== options.workspaceId) return { status: 403, outcome: 'rejected', reason: 'wrong_workspace', eventId };
+    if (event.workspaceId !== options.workspaceId)
+      return { status: 403, outcome: 'rejected', reason: 'wrong_workspace', eventId };
     if (event.test || event.type === 'webhook.test') return { status: 200, outcome: 'test', eventId };
     // invoice.scheduled and any future kind are not proof of payment.
-    if (event.type !== 'payment_intent.succeeded') return { status: 200, outcome: 'ignored_type', reason: event.type, eventId };
+    if (event.type !== 'payment_intent.succeeded')
+      return { status: 200, outcome: 'ignored_type', reason: event.type, eventId };
     const paymentIntentId = paymentIntentIdOf(event);
     if (!paymentIntentId) return { status: 400, outcome: 'rejected', reason: 'malformed_event', eventId };
 
@@ -107,10 +117,24 @@ export function createReceiver(options: ReceiverOptions): Receiver {
     const order = await options.orders.find(intent);
     if (!order) return { status: 200, outcome: 'no_order', eventId, paymentIntentId };
     const match = matchIntent(intent, order, paymentIntentId);
-    if (!match.ok) return { status: match.retry ? 503 : 200, outcome: match.retry ? 'retry' : 'mismatch', reason: match.reason, eventId, paymentIntentId };
+    if (!match.ok)
+      return {
+        status: match.retry ? 503 : 200,
+        outcome: match.retry ? 'retry' : 'mismatch',
+        reason: match.reason,
+        eventId,
+        paymentIntentId,
+      };
 
     // Step 6: durable first, 2xx after. A timeout after this point brings a duplicate, which stops here.
-    const record: FulfilmentRecord = { workspaceId: event.workspaceId, eventId, paymentIntentId, invoiceId: intent.invoiceId, orderId: order.id, receivedAt: new Date(now()).toISOString() };
+    const record: FulfilmentRecord = {
+      workspaceId: event.workspaceId,
+      eventId,
+      paymentIntentId,
+      invoiceId: intent.invoiceId,
+      orderId: order.id,
+      receivedAt: new Date(now()).toISOString(),
+    };
     let first: boolean;
     try {
       first = await options.store.recordOnce(event.workspaceId, eventId, record);
@@ -133,7 +157,9 @@ export function createReceiver(options: ReceiverOptions): Receiver {
           decision = { status: 500, outcome: 'retry', reason: 'internal_error' };
         }
         // The service keeps no response body; this one is for people testing with curl.
-        response.writeHead(decision.status, { 'content-type': 'application/json' }).end(JSON.stringify({ outcome: decision.outcome, reason: decision.reason }));
+        response
+          .writeHead(decision.status, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ outcome: decision.outcome, reason: decision.reason }));
         options.onDecision?.(decision);
       })();
     },

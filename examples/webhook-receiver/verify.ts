@@ -3,7 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** Spec, "Receiver verification steps" 2: for example five minutes. */
 export const DEFAULT_SKEW_SECONDS = 300;
 
-export type SignatureCheck = { ok: true } | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'stale_timestamp' | 'bad_signature' };
+export type SignatureCheck =
+  { ok: true } | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'stale_timestamp' | 'bad_signature' };
 
 /**
  * Steps 2 and 3: the attempt's timestamp is within `skewSeconds` of `nowSeconds`, and one of the `v1=`

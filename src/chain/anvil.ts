@@ -84,7 +84,10 @@ function waitForListening(child: ChildProcess, binary: string): Promise<string> 
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => fail(new AnvilError(`anvil did not start within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new AnvilError(`anvil did not start within ${READY_TIMEOUT_MS} ms`)),
+      READY_TIMEOUT_MS,
+    );
     const onStdout = (chunk: Buffer) => {
       stdout += chunk.toString('utf8');
       const match = LISTENING.exec(stdout);

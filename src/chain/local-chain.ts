@@ -98,13 +98,22 @@ export async function fundWithUsdc(rpcUrl: string, to: Address, amountMicro: big
 
 /** The test USDC balance of `owner`, in micro-units. */
 /** Sends a transaction signed by a local account (the local demo's browser wallet pays this way). */
-export function sendFromAccount(rpcUrl: string, account: LocalAccount, tx: { to: Address; data?: Hex; value?: bigint }): Promise<Hash> {
+export function sendFromAccount(
+  rpcUrl: string,
+  account: LocalAccount,
+  tx: { to: Address; data?: Hex; value?: bigint },
+): Promise<Hash> {
   const wallet = createWalletClient({ account, transport: http(rpcUrl) });
   return wallet.sendTransaction({ chain: null, to: tx.to, data: tx.data, value: tx.value });
 }
 
 export function usdcBalance(rpcUrl: string, owner: Address): Promise<bigint> {
-  return createLocalPublicClient(rpcUrl).readContract({ address: BASE_SEPOLIA_USDC, abi: testUsdcAbi, functionName: 'balanceOf', args: [owner] });
+  return createLocalPublicClient(rpcUrl).readContract({
+    address: BASE_SEPOLIA_USDC,
+    abi: testUsdcAbi,
+    functionName: 'balanceOf',
+    args: [owner],
+  });
 }
 
 /** Sets the ETH balance of `address` (gas money for test accounts and relayers). */

@@ -29,7 +29,12 @@ const HALF_CURVE_ORDER = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92
 
 /** The token's EIP-712 domain, as payers sign it (x402 `extra` carries name and version). */
 export function usdcDomain(network: Network): TypedDataDomain {
-  return { name: network.tokenName, version: network.tokenVersion, chainId: network.chainId, verifyingContract: network.usdc };
+  return {
+    name: network.tokenName,
+    version: network.tokenVersion,
+    chainId: network.chainId,
+    verifyingContract: network.usdc,
+  };
 }
 
 // A type alias, not an interface: viem wants typed-data messages assignable to Record<string, unknown>.

@@ -10,7 +10,13 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { ChainPort, ReceiptStatus, SignedSettlement, TransferAuthorization, TransferLog } from '../modules/payments/index.js';
+import type {
+  ChainPort,
+  ReceiptStatus,
+  SignedSettlement,
+  TransferAuthorization,
+  TransferLog,
+} from '../modules/payments/index.js';
 import { BroadcastError, isAlreadyKnown, isNonceTaken, nodeMessage, revertReason } from './chain-errors.js';
 import type { Network } from './networks.js';
 import { NonceAllocator } from './nonce-allocator.js';
@@ -44,7 +50,9 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
   function allocator(network: Network): NonceAllocator {
     let found = allocators.get(network.chainId);
     if (!found) {
-      found = new NonceAllocator(() => client(network).getTransactionCount({ address: relayer.address, blockTag: 'pending' }));
+      found = new NonceAllocator(() =>
+        client(network).getTransactionCount({ address: relayer.address, blockTag: 'pending' }),
+      );
       allocators.set(network.chainId, found);
     }
     return found;
@@ -94,13 +102,21 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
     async simulateSettlement(network, authorization, signature) {
       try {
         const args = settlementArgs(authorization, signature);
-        const call = { address: network.usdc, abi: usdcAbi, functionName: 'transferWithAuthorization', account: relayer.address } as const;
+        const call = {
+          address: network.usdc,
+          abi: usdcAbi,
+          functionName: 'transferWithAuthorization',
+          account: relayer.address,
+        } as const;
         // Two calls for viem's types: each overload's arguments must be known statically.
-        await (args.length === 9 ? client(network).simulateContract({ ...call, args }) : client(network).simulateContract({ ...call, args }));
+        await (args.length === 9
+          ? client(network).simulateContract({ ...call, args })
+          : client(network).simulateContract({ ...call, args }));
         return undefined;
       } catch (error) {
         const reason = revertReason(error);
-        if (reason === undefined) throw new Error(`simulating a settlement on ${network.name} failed: ${nodeMessage(error)}`, { cause: error });
+        if (reason === undefined)
+          throw new Error(`simulating a settlement on ${network.name} failed: ${nodeMessage(error)}`, { cause: error });
         return reason;
       }
     },
@@ -112,7 +128,9 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
         c.estimateGas({ account: relayer.address, to: network.usdc, data }),
         c.estimateFeesPerGas({ type: 'eip1559' }),
       ]).catch((error: unknown) => {
-        throw new Error(`cannot sign a settlement on ${network.name}: ${revertReason(error) ?? nodeMessage(error)}`, { cause: error });
+        throw new Error(`cannot sign a settlement on ${network.name}: ${revertReason(error) ?? nodeMessage(error)}`, {
+          cause: error,
+        });
       });
       // Taken last: nothing that can fail comes between handing out the nonce and the signature.
       const nonce = await allocator(network).next();
@@ -139,13 +157,23 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
         if (isNonceTaken(error)) {
           // "Nonce too low" for these very bytes means they were mined already: done.
           const mined = await knows(network, hash).catch((cause: unknown) => {
-            throw new BroadcastError('rejected', `broadcasting ${hash} on ${network.name} failed: ${nodeMessage(cause)}`, { cause });
+            throw new BroadcastError(
+              'rejected',
+              `broadcasting ${hash} on ${network.name} failed: ${nodeMessage(cause)}`,
+              { cause },
+            );
           });
           if (mined) return;
           allocator(network).resync();
-          throw new BroadcastError('nonce_taken', `settlement ${hash} on ${network.name} can never be mined: ${nodeMessage(error)}`, { cause: error });
+          throw new BroadcastError(
+            'nonce_taken',
+            `settlement ${hash} on ${network.name} can never be mined: ${nodeMessage(error)}`,
+            { cause: error },
+          );
         }
-        throw new BroadcastError('rejected', `broadcasting ${hash} on ${network.name} failed: ${nodeMessage(error)}`, { cause: error });
+        throw new BroadcastError('rejected', `broadcasting ${hash} on ${network.name} failed: ${nodeMessage(error)}`, {
+          cause: error,
+        });
       }
     },
 
@@ -161,7 +189,13 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       const [block, latest] = await Promise.all([c.getBlock({ blockHash: receipt.blockHash }), c.getBlockNumber()]);
       const ownLogs = receipt.logs.filter((log) => isAddressEqual(log.address, network.usdc));
       const transfers = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: ownLogs }).map(
-        (log): TransferLog => ({ logIndex: log.logIndex, token: getAddress(log.address), from: log.args.from, to: log.args.to, value: log.args.value }),
+        (log): TransferLog => ({
+          logIndex: log.logIndex,
+          token: getAddress(log.address),
+          from: log.args.from,
+          to: log.args.to,
+          value: log.args.value,
+        }),
       );
       return {
         kind: 'mined',
@@ -177,7 +211,11 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
 }
 
 function calldata(authorization: TransferAuthorization, signature: Hex): Hex {
-  return encodeFunctionData({ abi: usdcAbi, functionName: 'transferWithAuthorization', args: settlementArgs(authorization, signature) });
+  return encodeFunctionData({
+    abi: usdcAbi,
+    functionName: 'transferWithAuthorization',
+    args: settlementArgs(authorization, signature),
+  });
 }
 
 export { BroadcastError };

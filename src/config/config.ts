@@ -95,7 +95,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     failedApiKeyLimitPerMinute: integer(env, 'FAILED_API_KEY_LIMIT_PER_MINUTE', 20, 1, 10_000_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
     headersTimeoutSeconds,
-    requestTimeoutSeconds: integer(env, 'REQUEST_TIMEOUT_SECONDS', Math.max(30, headersTimeoutSeconds), headersTimeoutSeconds, 3600),
+    requestTimeoutSeconds: integer(
+      env,
+      'REQUEST_TIMEOUT_SECONDS',
+      Math.max(30, headersTimeoutSeconds),
+      headersTimeoutSeconds,
+      3600,
+    ),
     logLevel: logLevel(env),
   };
   return Object.freeze(config);
@@ -191,7 +197,8 @@ function networks(env: Env, cwd: string): NetworkConfig[] | undefined {
   let source = raw;
   if (!raw.startsWith('[')) {
     const file = path.resolve(cwd, raw);
-    if (!existsSync(file)) throw new ConfigError('NETWORKS', `expected a JSON array or a path to a JSON file; no file at ${file}`);
+    if (!existsSync(file))
+      throw new ConfigError('NETWORKS', `expected a JSON array or a path to a JSON file; no file at ${file}`);
     source = readFileSync(file, 'utf8');
   }
   let parsed: unknown;
@@ -200,7 +207,8 @@ function networks(env: Env, cwd: string): NetworkConfig[] | undefined {
   } catch (error) {
     throw new ConfigError('NETWORKS', `invalid JSON (${(error as Error).message})`);
   }
-  if (!Array.isArray(parsed) || parsed.length === 0) throw new ConfigError('NETWORKS', 'expected a non-empty JSON array');
+  if (!Array.isArray(parsed) || parsed.length === 0)
+    throw new ConfigError('NETWORKS', 'expected a non-empty JSON array');
   const seen = new Set<string>();
   return parsed.map((entry: unknown, index) => {
     const network = parseNetwork(entry, `NETWORKS[${index}]`);
@@ -216,15 +224,21 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
   const fail = (field: string, expected: string): never => {
     throw new ConfigError('NETWORKS', `${where}.${field} must be ${expected}`);
   };
-  if (typeof value.name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,39}$/.test(value.name)) fail('name', 'a lowercase name like "base-sepolia"');
+  if (typeof value.name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,39}$/.test(value.name))
+    fail('name', 'a lowercase name like "base-sepolia"');
   if (!Number.isSafeInteger(value.chainId) || (value.chainId as number) <= 0) fail('chainId', 'a positive integer');
-  if (typeof value.rpcUrl !== 'string' || !/^(https?|wss?):\/\//.test(value.rpcUrl)) fail('rpcUrl', 'an http(s) or ws(s) URL');
-  if (typeof value.usdc !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value.usdc)) fail('usdc', 'a 0x-prefixed token address');
+  if (typeof value.rpcUrl !== 'string' || !/^(https?|wss?):\/\//.test(value.rpcUrl))
+    fail('rpcUrl', 'an http(s) or ws(s) URL');
+  if (typeof value.usdc !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value.usdc))
+    fail('usdc', 'a 0x-prefixed token address');
   const confirmations = value.confirmations ?? 1;
   if (!Number.isSafeInteger(confirmations) || (confirmations as number) < 1 || (confirmations as number) > 100) {
     fail('confirmations', 'an integer from 1 to 100');
   }
-  if (value.blockTimeSeconds !== undefined && (typeof value.blockTimeSeconds !== 'number' || value.blockTimeSeconds <= 0)) {
+  if (
+    value.blockTimeSeconds !== undefined &&
+    (typeof value.blockTimeSeconds !== 'number' || value.blockTimeSeconds <= 0)
+  ) {
     fail('blockTimeSeconds', 'a positive number');
   }
   return {

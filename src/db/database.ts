@@ -41,7 +41,9 @@ const INT8_OID = 20;
 /** PostgreSQL `bigint` arrives as a JS `bigint`: money and counters never pass through a float. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? (value: string) => BigInt(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === INT8_OID
+      ? (value: string) => BigInt(value)
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export interface DatabaseHandle {

@@ -106,9 +106,13 @@ function isAlive(pid: number): boolean {
 function ensureSystemUser(): RunAs {
   const found = lookupUser();
   if (found) return found;
-  const created = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', SUPERUSER], {
-    encoding: 'utf8',
-  });
+  const created = spawnSync(
+    'useradd',
+    ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', SUPERUSER],
+    {
+      encoding: 'utf8',
+    },
+  );
   const user = lookupUser();
   if (!user) {
     throw new EmbeddedPostgresError(
@@ -197,7 +201,11 @@ function isPostgresProcess(pid: number): boolean {
 }
 
 async function terminate(pid: number): Promise<void> {
-  const signals: [NodeJS.Signals, number][] = [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]];
+  const signals: [NodeJS.Signals, number][] = [
+    ['SIGINT', 15_000],
+    ['SIGQUIT', 5_000],
+    ['SIGKILL', 5_000],
+  ];
   for (const [signal, waitMs] of signals) {
     try {
       process.kill(pid, signal);
@@ -219,7 +227,14 @@ async function initCluster(pgdata: string, runAs: RunAs | undefined, log: (line:
   if (runAs) chownSync(pgdata, runAs.uid, runAs.gid);
   const result = spawnSync(
     initdb,
-    [`--pgdata=${pgdata}`, `--username=${SUPERUSER}`, '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-instructions'],
+    [
+      `--pgdata=${pgdata}`,
+      `--username=${SUPERUSER}`,
+      '--auth=trust',
+      '--encoding=UTF8',
+      '--no-locale',
+      '--no-instructions',
+    ],
     { encoding: 'utf8', ...(runAs ?? {}), env: { ...process.env, LC_ALL: 'C' } },
   );
   if (result.status !== 0) {
@@ -227,11 +242,15 @@ async function initCluster(pgdata: string, runAs: RunAs | undefined, log: (line:
   }
 }
 
-function spawnServer(pgdata: string, socketDir: string, settings: Readonly<Record<string, string>>, runAs: RunAs | undefined): ChildProcess {
-  const flags = Object.entries({ listen_addresses: '', max_connections: '200', ...settings }).flatMap(([name, value]) => [
-    '-c',
-    `${name}=${value}`,
-  ]);
+function spawnServer(
+  pgdata: string,
+  socketDir: string,
+  settings: Readonly<Record<string, string>>,
+  runAs: RunAs | undefined,
+): ChildProcess {
+  const flags = Object.entries({ listen_addresses: '', max_connections: '200', ...settings }).flatMap(
+    ([name, value]) => ['-c', `${name}=${value}`],
+  );
   return spawn(postgres, ['-D', pgdata, '-k', socketDir, '-p', String(PORT), ...flags], {
     stdio: ['ignore', 'ignore', 'pipe'],
     // Its own process group: Ctrl+C in a terminal reaches the service only, which then stops the

@@ -27,8 +27,12 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR, options: Migr
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );
-    const done = new Set((await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version));
-    const files = readdirSync(dir).filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file)).sort();
+    const done = new Set(
+      (await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version),
+    );
+    const files = readdirSync(dir)
+      .filter((file) => /^\d{4}_[\w-]+\.sql$/.test(file))
+      .sort();
     const applied: string[] = [];
     for (const file of files) {
       const version = file.replace(/\.sql$/, '');
@@ -36,7 +40,9 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR, options: Migr
       const sql = readFileSync(path.join(dir, file), 'utf8');
       await client.query('BEGIN');
       try {
-        await client.query("SELECT set_config('invoice_service.public_base_url', $1, true)", [options.publicBaseUrl?.origin ?? '']);
+        await client.query("SELECT set_config('invoice_service.public_base_url', $1, true)", [
+          options.publicBaseUrl?.origin ?? '',
+        ]);
         await client.query(sql);
         await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
         await client.query('COMMIT');

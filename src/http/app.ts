@@ -43,7 +43,13 @@ export interface BuildAppOptions {
 /** Builds the whole HTTP app from its services. Listening is the caller's business. */
 export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger === false ? false : { ...loggerOptions(options.logger?.level ?? services.config.logLevel), ...(options.logger?.stream && { stream: options.logger.stream }) },
+    logger:
+      options.logger === false
+        ? false
+        : {
+            ...loggerOptions(options.logger?.level ?? services.config.logLevel),
+            ...(options.logger?.stream && { stream: options.logger.stream }),
+          },
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: 256 * 1024,
@@ -75,11 +81,25 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Invoice Service API', version: API_VERSION, description: 'Invoicing and payment recording for USDC.' },
+      info: {
+        title: 'Invoice Service API',
+        version: API_VERSION,
+        description: 'Invoicing and payment recording for USDC.',
+      },
       servers: [{ url: services.config.publicBaseUrl.origin }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key from the portal: `Authorization: Bearer isk_…`.' } } },
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key from the portal: `Authorization: Bearer isk_…`.',
+          },
+        },
+      },
     },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
     transform: ({ schema, url, route }) => {
       const permission = route.config?.permission;
       return { schema: permission ? { ...schema, 'x-permission': permission } : schema, url } as never;
@@ -140,7 +160,11 @@ function loggerOptions(level: string): Exclude<FastifyServerOptions['logger'], b
     // Never log credentials; the query string is dropped because a misused key could sit there.
     redact: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'],
     serializers: {
-      req: (request: { method: string; url: string; ip?: string }) => ({ method: request.method, path: request.url.split('?')[0], ip: request.ip }),
+      req: (request: { method: string; url: string; ip?: string }) => ({
+        method: request.method,
+        path: request.url.split('?')[0],
+        ip: request.ip,
+      }),
     },
   };
 }

@@ -1,5 +1,12 @@
 import { HTTP_METHODS } from './openapi-types.js';
-import type { HttpMethod, JsonSchema, OpenApiDocument, OperationObject, ParameterObject, ResponseObject } from './openapi-types.js';
+import type {
+  HttpMethod,
+  JsonSchema,
+  OpenApiDocument,
+  OperationObject,
+  ParameterObject,
+  ResponseObject,
+} from './openapi-types.js';
 
 export interface ApiReferenceOptions {
   readonly title: string;
@@ -15,7 +22,13 @@ class Html {
 }
 type Part = string | number | Html | readonly Part[] | false | undefined;
 
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
 function flatten(part: Part): string {
@@ -33,11 +46,18 @@ function html(strings: TemplateStringsArray, ...parts: readonly Part[]): Html {
 const inlineCode = (escaped: string): string => escaped.replace(/`([^`\n]+)`/g, '<code>$1</code>');
 const inline = (text: string | undefined): Html => new Html(inlineCode(esc(text ?? '')));
 function prose(text: string | undefined): Html {
-  const paragraphs = (text ?? '').trim().split(/\n\s*\n/).filter((p) => p.trim() !== '');
+  const paragraphs = (text ?? '')
+    .trim()
+    .split(/\n\s*\n/)
+    .filter((p) => p.trim() !== '');
   return new Html(paragraphs.map((p) => `<p>${inlineCode(esc(p.trim()))}</p>`).join(''));
 }
 
-const slug = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+const slug = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 const isMethod = (key: string): key is HttpMethod => (HTTP_METHODS as readonly string[]).includes(key);
 const json = (value: unknown): string => JSON.stringify(value) ?? String(value);
 
@@ -82,7 +102,8 @@ function principal(schema: JsonSchema, ctx: SchemaContext): Resolved {
   const resolved = resolve(schema, ctx);
   const { schema: s } = resolved;
   const variants = (s.anyOf ?? s.oneOf ?? []).filter((v) => !isNull(v));
-  if (variants.length === 1 && variants[0] && resolved.ctx.depth < MAX_DEPTH) return principal(variants[0], resolved.ctx);
+  if (variants.length === 1 && variants[0] && resolved.ctx.depth < MAX_DEPTH)
+    return principal(variants[0], resolved.ctx);
   if (!s.allOf || resolved.ctx.depth >= MAX_DEPTH) return resolved;
   const parts = s.allOf.map((member) => principal(member, resolved.ctx).schema);
   const merged: JsonSchema = {
@@ -114,7 +135,8 @@ function typeLabel(schema: JsonSchema, ctx: SchemaContext): string {
         return `array of ${item.includes(' | ') ? `(${item})` : item}`;
       }
       const extra = s.additionalProperties;
-      if (t === 'object' && !s.properties && typeof extra === 'object') return `map of string → ${typeLabel(extra, inner)}`;
+      if (t === 'object' && !s.properties && typeof extra === 'object')
+        return `map of string → ${typeLabel(extra, inner)}`;
       return t;
     })
     .join(' | ');
@@ -145,7 +167,8 @@ function constraints(s: JsonSchema): Html {
 function fields(schema: JsonSchema, ctx: SchemaContext): Html {
   const { schema: s, ctx: inner, unexpanded } = principal(schema, ctx);
   if (unexpanded !== undefined) return html``;
-  if (inner.depth > MAX_DEPTH) return html`<ul class="fields"><li class="muted">Nested deeper than ${MAX_DEPTH} levels; omitted.</li></ul>`;
+  if (inner.depth > MAX_DEPTH)
+    return html`<ul class="fields"><li class="muted">Nested deeper than ${MAX_DEPTH} levels; omitted.</li></ul>`;
   const variants = s.anyOf ?? s.oneOf;
   if (variants) {
     const options = variants.map((v, i) => ({ n: i + 1, label: typeLabel(v, inner), body: fields(v, inner) }));
@@ -158,7 +181,8 @@ function fields(schema: JsonSchema, ctx: SchemaContext): Html {
   }
   const required = new Set(s.required ?? []);
   const rows = Object.entries(s.properties ?? {}).map(([name, prop]) => field(name, prop, required.has(name), inner));
-  if (typeof s.additionalProperties === 'object') rows.push(field('[key: string]', s.additionalProperties, false, inner));
+  if (typeof s.additionalProperties === 'object')
+    rows.push(field('[key: string]', s.additionalProperties, false, inner));
   return rows.length > 0 ? html`<ul class="fields">${rows}</ul>` : html``;
 }
 
@@ -234,11 +258,12 @@ function authentication(document: OpenApiDocument): Html {
 function operationSection(o: Operation, ctx: SchemaContext): Html {
   const { op } = o;
   const params = o.parameters.map(
-    (p) => html`<tr><td><code>${p.name ?? ''}</code></td><td>${p.in ?? ''}</td><td><span class="type">${
-      p.schema ? typeLabel(p.schema, ctx) : 'any'
-    }</span>${p.schema ? constraints(principal(p.schema, ctx).schema) : ''}</td><td>${p.required ? html`<span class="req">required</span>` : 'optional'}</td><td>${prose(
-      p.description ?? p.schema?.description,
-    )}</td></tr>`,
+    (p) =>
+      html`<tr><td><code>${p.name ?? ''}</code></td><td>${p.in ?? ''}</td><td><span class="type">${
+        p.schema ? typeLabel(p.schema, ctx) : 'any'
+      }</span>${p.schema ? constraints(principal(p.schema, ctx).schema) : ''}</td><td>${p.required ? html`<span class="req">required</span>` : 'optional'}</td><td>${prose(
+        p.description ?? p.schema?.description,
+      )}</td></tr>`,
   );
   const meta = [
     op['x-permission'] ? html`<span class="chip perm">Permission <code>${op['x-permission']}</code></span> ` : '',
@@ -264,7 +289,9 @@ function responsesBlock(responses: readonly [string, ResponseObject][], ctx: Sch
   const rows = responses.map(([status, r]) => {
     const schemas = Object.values(r.content ?? {}).flatMap((m) => (m.schema ? [m.schema] : []));
     // "Default Response" is @fastify/swagger's filler, and a shared schema's own description says nothing route-specific.
-    const generic = r.description === 'Default Response' || schemas.some((x) => principal(x, ctx).schema.description === r.description);
+    const generic =
+      r.description === 'Default Response' ||
+      schemas.some((x) => principal(x, ctx).schema.description === r.description);
     return { status, isError: /^[45]/.test(status), note: generic ? undefined : r.description, schemas };
   });
   const badge = (status: string): Html => html`<span class="status s${status.charAt(0)}">${status}</span>`;
@@ -297,7 +324,8 @@ function errorsSection(errorCodes: ApiReferenceOptions['errorCodes']): Html {
 </ul>
 <p>Some errors may add fields of their own; ignore fields you do not know. A 429 carries a <code>Retry-After</code> header: the seconds to wait before retrying.</p>
 <div class="scroll"><table><thead><tr><th>Status</th><th>Code</th></tr></thead><tbody>${sorted.map(
-    (e) => html`<tr><td><span class="status s${String(e.status).charAt(0)}">${e.status}</span></td><td><code>${e.code}</code></td></tr>`,
+    (e) =>
+      html`<tr><td><span class="status s${String(e.status).charAt(0)}">${e.status}</span></td><td><code>${e.code}</code></td></tr>`,
   )}</tbody></table></div></section>`;
 }
 
@@ -360,8 +388,8 @@ export function renderApiReference(document: OpenApiDocument, options: ApiRefere
   )}<p><a href="#errors">Errors</a></p></nav>
 ${groups.map(
   ([tag, ops]) =>
-    html`<section id="tag-${slug(tag)}"><h2><a href="#tag-${slug(tag)}">${tag}</a></h2>${prose(tagInfo.get(tag))}${ops.map((o) =>
-      operationSection(o, ctx),
+    html`<section id="tag-${slug(tag)}"><h2><a href="#tag-${slug(tag)}">${tag}</a></h2>${prose(tagInfo.get(tag))}${ops.map(
+      (o) => operationSection(o, ctx),
     )}</section>`,
 )}
 ${errorsSection(options.errorCodes)}

@@ -23,7 +23,10 @@ export function registerDocs(app: FastifyInstance): void {
       intro: INTRO,
       errorCodes: ERROR_CODES.map((code) => ({ code, status: ERROR_STATUS[code] })),
     });
-    reply.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    reply.header(
+      'Content-Security-Policy',
+      "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
     reply.type('text/html; charset=utf-8');
     return page;
   });

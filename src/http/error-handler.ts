@@ -29,7 +29,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (known) return sendError(reply, known);
     // Unknown: log everything, tell the client nothing internal.
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(reply, new AppError('internal_error', 'Something went wrong on our side. Retry with the same request; if it persists, contact the operator with the requestId.'));
+    return sendError(
+      reply,
+      new AppError(
+        'internal_error',
+        'Something went wrong on our side. Retry with the same request; if it persists, contact the operator with the requestId.',
+      ),
+    );
   });
 
   app.setNotFoundHandler((request, reply) =>
@@ -45,18 +51,25 @@ function fromFastifyError(error: FastifyError, fieldCodes: Readonly<Record<strin
     const first = details[0];
     const message = first ? `Invalid ${context}: ${first.path} ${first.message}.` : `Invalid ${context}.`;
     // A typo must not silently drop a field, so unknown fields get a code of their own.
-    const code = issues[0]?.keyword === 'additionalProperties' ? 'unknown_field' : ((first && fieldCodes[first.path]) ?? 'invalid_request');
+    const code =
+      issues[0]?.keyword === 'additionalProperties'
+        ? 'unknown_field'
+        : ((first && fieldCodes[first.path]) ?? 'invalid_request');
     return new AppError(code, message, { details });
   }
   const byFastifyCode: Record<string, [ErrorCode, string]> = {
     FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'The request body is not valid JSON.'],
     FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'The request body is empty; send a JSON object.'],
-    FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Send the body as JSON with Content-Type: application/json.'],
+    FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+      'unsupported_media_type',
+      'Send the body as JSON with Content-Type: application/json.',
+    ],
     FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'The request body is too large.'],
   };
   const mapped = error.code ? byFastifyCode[error.code] : undefined;
   if (mapped) return new AppError(mapped[0], mapped[1]);
-  if (error.statusCode === 400 && error.name === 'SyntaxError') return new AppError('invalid_json', 'The request body is not valid JSON.');
+  if (error.statusCode === 400 && error.name === 'SyntaxError')
+    return new AppError('invalid_json', 'The request body is not valid JSON.');
   return undefined;
 }
 

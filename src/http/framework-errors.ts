@@ -16,7 +16,10 @@ export function answerFrameworkError(error: FastifyError, request: FastifyReques
   reply.header('X-Request-ID', request.id).header('X-API-Version', API_VERSION);
   const refusal =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? new AppError('uri_too_long', 'A path segment is longer than 100 characters; no id of this service is that long.')
+      ? new AppError(
+          'uri_too_long',
+          'A path segment is longer than 100 characters; no id of this service is that long.',
+        )
       : new AppError('invalid_url', 'The URL is not valid: a percent-encoded part does not decode to UTF-8 text.');
   void sendError(reply, refusal);
 }

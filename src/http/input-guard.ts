@@ -46,7 +46,9 @@ function checkBody(body: unknown): void {
     }
     if (!value || typeof value !== 'object') continue;
     if (depth >= MAX_JSON_DEPTH) {
-      throw new AppError('invalid_request', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`, { details: [{ path: path || '(body)', message: 'is nested too deep' }] });
+      throw new AppError('invalid_request', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`, {
+        details: [{ path: path || '(body)', message: 'is nested too deep' }],
+      });
     }
     for (const [key, child] of Object.entries(value)) {
       const childPath = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
@@ -72,7 +74,11 @@ function refuseCredentialInQuery(query: unknown): void {
 }
 
 function unstorable(field: string): AppError {
-  return new AppError('invalid_request', `${field} holds a NUL character or an unpaired UTF-16 surrogate, which no field accepts.`, {
-    details: [{ path: field, message: 'holds a NUL character or an unpaired surrogate' }],
-  });
+  return new AppError(
+    'invalid_request',
+    `${field} holds a NUL character or an unpaired UTF-16 surrogate, which no field accepts.`,
+    {
+      details: [{ path: field, message: 'holds a NUL character or an unpaired surrogate' }],
+    },
+  );
 }

@@ -16,7 +16,8 @@ export function guardMerchantApi(app: FastifyInstance, services: Services): void
   const limiter = new RateLimiter(services.config.apiRateLimitPerMinute);
 
   app.addHook('onRoute', (route) => {
-    if (!route.config?.permission) throw new Error(`merchant API route ${route.method} ${route.url} declares no permission`);
+    if (!route.config?.permission)
+      throw new Error(`merchant API route ${route.method} ${route.url} declares no permission`);
   });
 
   app.addHook('onRequest', async (request) => {
@@ -29,7 +30,9 @@ export function guardMerchantApi(app: FastifyInstance, services: Services): void
     const principal = await services.apiKeys.authenticate(workspaceId, match[1], request.ip);
     const retryAfter = limiter.take(principal.keyId);
     if (retryAfter > 0) {
-      throw new AppError('rate_limited', 'Too many requests with this API key. Retry after the delay in Retry-After.', { retryAfterSeconds: retryAfter });
+      throw new AppError('rate_limited', 'Too many requests with this API key. Retry after the delay in Retry-After.', {
+        retryAfterSeconds: retryAfter,
+      });
     }
     const permission = request.routeOptions.config.permission;
     if (!permission || !principal.permissions.has(permission)) {

@@ -15,7 +15,10 @@ export function guardOrigin(app: FastifyInstance, services: Services): void {
   app.addHook('onRequest', async (request) => {
     if (SAFE_METHODS.has(request.method)) return;
     if (request.headers.origin !== expected) {
-      throw new AppError('origin_mismatch', `Portal changes must come from ${expected} (the Origin header did not match).`);
+      throw new AppError(
+        'origin_mismatch',
+        `Portal changes must come from ${expected} (the Origin header did not match).`,
+      );
     }
   });
 }
@@ -25,7 +28,11 @@ export function requireSession(app: FastifyInstance, services: Services): void {
   app.addHook('onRequest', async (request) => {
     const token = request.cookies[SESSION_COOKIE];
     const session = token ? await services.auth.session(token) : undefined;
-    if (!session) throw new AppError('session_required', 'Sign in with your wallet first (GET /auth/nonce, then POST /auth/verify).');
+    if (!session)
+      throw new AppError(
+        'session_required',
+        'Sign in with your wallet first (GET /auth/nonce, then POST /auth/verify).',
+      );
     request.portalSession = session;
   });
 }

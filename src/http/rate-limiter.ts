@@ -10,7 +10,10 @@ export class RateLimiter {
   private readonly capacity: number;
   private readonly refillPerMs: number;
 
-  constructor(perMinute: number, private readonly now: () => number = Date.now) {
+  constructor(
+    perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {
     // Bursts up to ten seconds' worth of requests.
     this.capacity = Math.max(10, Math.ceil(perMinute / 6));
     this.refillPerMs = perMinute / 60_000;
@@ -48,7 +51,9 @@ export function limitPerClientIp(scope: FastifyInstance, perMinute: number): voi
   scope.addHook('onRequest', async (request) => {
     const retryAfter = limiter.take(request.ip);
     if (retryAfter > 0) {
-      throw new AppError('rate_limited', 'Too many requests from this address. Retry after the delay in Retry-After.', { retryAfterSeconds: retryAfter });
+      throw new AppError('rate_limited', 'Too many requests from this address. Retry after the delay in Retry-After.', {
+        retryAfterSeconds: retryAfter,
+      });
     }
   });
 }

@@ -20,5 +20,6 @@ const urlAjv = createAjv(true);
 export const schemaCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : urlAjv;
   const validate: ValidateFunction = ajv.compile(schema);
-  return (data: unknown) => (validate(data) ? { value: data } : { error: Object.assign(new Error('invalid'), { validation: validate.errors }) });
+  return (data: unknown) =>
+    validate(data) ? { value: data } : { error: Object.assign(new Error('invalid'), { validation: validate.errors }) };
 };

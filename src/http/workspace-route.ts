@@ -95,7 +95,9 @@ export function sharedRoute<S extends RouteSchema>(
 }
 
 /** A route on a workspace that only the portal has (keys, the invoice list, the dashboard, …). */
-export function portalRoute<S extends RouteSchema>(route: RouteFields & { schema: S; handler: Handler<S> }): WorkspaceRoute {
+export function portalRoute<S extends RouteSchema>(
+  route: RouteFields & { schema: S; handler: Handler<S> },
+): WorkspaceRoute {
   return { ...route, handler: route.handler as RouteHandlerMethod };
 }
 
@@ -108,7 +110,10 @@ export function registerMerchantRoutes(app: FastifyInstance, routes: readonly Sh
     app.route({
       method: route.method,
       url: route.url,
-      config: { permission: route.permission, ...(route.fieldErrorCodes && { fieldErrorCodes: route.fieldErrorCodes }) },
+      config: {
+        permission: route.permission,
+        ...(route.fieldErrorCodes && { fieldErrorCodes: route.fieldErrorCodes }),
+      },
       ...(route.preValidation && { preValidation: route.preValidation }),
       schema: {
         ...route.schema,

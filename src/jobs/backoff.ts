@@ -13,7 +13,11 @@ export const DEFAULT_BACKOFF: BackoffPolicy = { baseSeconds: 2, factor: 2, maxSe
  * Seconds to wait after the `attempts`-th failed attempt: exponential, capped, with jitter that only
  * shortens the delay (so the cap holds).
  */
-export function backoffSeconds(attempts: number, policy: BackoffPolicy = DEFAULT_BACKOFF, random: () => number = Math.random): number {
+export function backoffSeconds(
+  attempts: number,
+  policy: BackoffPolicy = DEFAULT_BACKOFF,
+  random: () => number = Math.random,
+): number {
   const exponent = Math.max(0, attempts - 1);
   const delay = Math.min(policy.maxSeconds, policy.baseSeconds * policy.factor ** exponent);
   return delay * (1 - policy.jitter * random());

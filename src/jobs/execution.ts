@@ -80,20 +80,25 @@ export class JobExecution {
       await this.record(outcome);
     } catch (error) {
       // At least once: the lease lapses and the job runs again.
-      this.context.logger.error(this.fields({ err: error }), 'could not record a job outcome; it runs again after its lease');
+      this.context.logger.error(
+        this.fields({ err: error }),
+        'could not record a job outcome; it runs again after its lease',
+      );
     }
   }
 
   private async record(outcome: Outcome): Promise<void> {
     const { db, logger } = this.context;
     if (outcome.ok) {
-      if (!(await completeJob(db, this.claim))) logger.warn(this.fields({}), 'job finished after losing its lease; it may run again');
+      if (!(await completeJob(db, this.claim)))
+        logger.warn(this.fields({}), 'job finished after losing its lease; it may run again');
       return;
     }
     const { error } = outcome;
     if (error instanceof RetryLater || this.interrupted) {
       const delay = error instanceof RetryLater ? error.delaySeconds : 0;
-      if (!(await releaseJob(db, this.claim, delay))) logger.warn(this.fields({}), 'could not release a job: its lease was lost');
+      if (!(await releaseJob(db, this.claim, delay)))
+        logger.warn(this.fields({}), 'could not release a job: its lease was lost');
       return;
     }
     const result = await failJob(db, this.claim, describe(error), this.context.backoff(this.job.attempts));

@@ -42,7 +42,9 @@ export async function enqueueJob(executor: Executor, input: EnqueueJobInput): Pr
   if (input.maxAttempts !== undefined && !(Number.isInteger(input.maxAttempts) && input.maxAttempts >= 1)) {
     throw new RangeError(`maxAttempts must be a positive integer, got ${input.maxAttempts}`);
   }
-  const runAt = input.runAt ?? (input.delaySeconds === undefined ? undefined : sql<Date>`now() + make_interval(secs => ${input.delaySeconds})`);
+  const runAt =
+    input.runAt ??
+    (input.delaySeconds === undefined ? undefined : sql<Date>`now() + make_interval(secs => ${input.delaySeconds})`);
   const row = await executor
     .insertInto('jobs')
     .values({
@@ -54,7 +56,9 @@ export async function enqueueJob(executor: Executor, input: EnqueueJobInput): Pr
       ...(runAt !== undefined && { run_at: runAt }),
     })
     // Names the partial unique index by its predicate; failed jobs do not hold their key.
-    .onConflict((oc) => oc.columns(['kind', 'unique_key']).where('unique_key', 'is not', null).where('failed_at', 'is', null).doNothing())
+    .onConflict((oc) =>
+      oc.columns(['kind', 'unique_key']).where('unique_key', 'is not', null).where('failed_at', 'is', null).doNothing(),
+    )
     .returning('id')
     .executeTakeFirst();
   return row?.id;
@@ -150,7 +154,12 @@ export type FailOutcome = 'retrying' | 'failed' | 'lost';
  * Records a failed attempt: the job runs again after `delaySeconds` (by the database clock), or, on its
  * last attempt, stays as a failed row for inspection. 'lost' when the claim was no longer held.
  */
-export async function failJob(db: Executor, claim: JobClaim, error: string, delaySeconds: number): Promise<FailOutcome> {
+export async function failJob(
+  db: Executor,
+  claim: JobClaim,
+  error: string,
+  delaySeconds: number,
+): Promise<FailOutcome> {
   const row = await db
     .updateTable('jobs')
     .set({

@@ -50,7 +50,10 @@ export class Lease {
       if (held) this.armExpiry(sentAt + this.leaseMs);
       else this.lose('lease lost: the job was taken over or removed');
     } catch (error) {
-      this.options.logger.warn({ err: error, jobId: String(this.options.claim.id) }, 'could not extend a job lease; retrying');
+      this.options.logger.warn(
+        { err: error, jobId: String(this.options.claim.id) },
+        'could not extend a job lease; retrying',
+      );
     } finally {
       this.extending = false;
     }
@@ -58,7 +61,10 @@ export class Lease {
 
   private armExpiry(deadline: number): void {
     clearTimeout(this.expiry);
-    this.expiry = setTimeout(() => this.lose('lease expired: it could not be extended in time'), Math.max(0, deadline - performance.now()));
+    this.expiry = setTimeout(
+      () => this.lose('lease expired: it could not be extended in time'),
+      Math.max(0, deadline - performance.now()),
+    );
   }
 
   private lose(reason: string): void {

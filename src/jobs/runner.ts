@@ -98,7 +98,10 @@ export class JobRunner {
     if (!(await within(settled(), this.stopTimeoutMs))) {
       for (const execution of this.running) execution.interrupt();
       if (!(await within(settled(), ABORT_GRACE_MS))) {
-        this.context.logger.warn({ running: this.running.size }, 'job handlers ignored the stop; their leases will lapse');
+        this.context.logger.warn(
+          { running: this.running.size },
+          'job handlers ignored the stop; their leases will lapse',
+        );
         for (const execution of this.running) execution.abandon();
       }
     }
@@ -186,7 +189,8 @@ export class JobRunner {
 }
 
 function positive(name: string, value: number, integer = false): number {
-  if (!(value > 0) || (integer && !Number.isInteger(value))) throw new RangeError(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
+  if (!(value > 0) || (integer && !Number.isInteger(value)))
+    throw new RangeError(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
   return value;
 }
 

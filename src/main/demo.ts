@@ -55,7 +55,10 @@ export class DemoSecrets {
 
   /** The accounts of the built-in browser wallet: the workspace owner and the funded buyer. */
   browserAccounts(): { merchant: PrivateKeyAccount; buyer: PrivateKeyAccount } {
-    return { merchant: privateKeyToAccount(this.data.walletPrivateKey), buyer: privateKeyToAccount(this.data.buyerPrivateKey) };
+    return {
+      merchant: privateKeyToAccount(this.data.walletPrivateKey),
+      buyer: privateKeyToAccount(this.data.buyerPrivateKey),
+    };
   }
 
   get relayerPrivateKey(): `0x${string}` {
@@ -68,7 +71,10 @@ export class DemoSecrets {
     const owned = await services.workspaces.listOwnedBy(wallet);
     let workspace = owned.find((candidate) => candidate.id === this.data.workspaceId);
     if (!workspace) {
-      workspace = await services.workspaces.create(wallet, { name: 'Demo shop', description: 'A workspace for trying the service locally.' });
+      workspace = await services.workspaces.create(wallet, {
+        name: 'Demo shop',
+        description: 'A workspace for trying the service locally.',
+      });
       this.data.workspaceId = workspace.id;
       delete this.data.apiKey;
       this.save();

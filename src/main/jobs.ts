@@ -11,9 +11,24 @@ import {
   idempotencyCleanupHandler,
   scheduleInvoiceJobs,
 } from '../modules/invoices/index.js';
-import { DELIVER_WEBHOOK_JOB, WEBHOOK_RETENTION_JOB, deliverWebhookHandler, scheduleWebhookRetention, webhookRetentionHandler } from '../modules/webhooks/index.js';
-import { RATE_LIMIT_CLEANUP_JOB, rateLimitCleanupHandler, scheduleRateLimitCleanup } from '../modules/rate-limits/index.js';
-import { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from '../modules/payments/index.js';
+import {
+  DELIVER_WEBHOOK_JOB,
+  WEBHOOK_RETENTION_JOB,
+  deliverWebhookHandler,
+  scheduleWebhookRetention,
+  webhookRetentionHandler,
+} from '../modules/webhooks/index.js';
+import {
+  RATE_LIMIT_CLEANUP_JOB,
+  rateLimitCleanupHandler,
+  scheduleRateLimitCleanup,
+} from '../modules/rate-limits/index.js';
+import {
+  SETTLE_JOB,
+  VERIFY_TRANSACTION_JOB,
+  settleHandler,
+  verifyTransactionHandler,
+} from '../modules/payments/index.js';
 
 /** Every job kind the worker runs, wired to its services. */
 export function jobHandlers(services: Services): JobHandlers {

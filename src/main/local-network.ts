@@ -2,7 +2,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Address } from 'viem';
 import { startAnvil } from '../chain/anvil.js';
-import { BASE_SEPOLIA_USDC, fundWithUsdc, installMulticall3, installTestUsdc, setEthBalance, startBlockProducer, usdcBalance } from '../chain/local-chain.js';
+import {
+  BASE_SEPOLIA_USDC,
+  fundWithUsdc,
+  installMulticall3,
+  installTestUsdc,
+  setEthBalance,
+  startBlockProducer,
+  usdcBalance,
+} from '../chain/local-chain.js';
 import { LOCAL_CHAIN_ID, LOCAL_NETWORK_NAME, type NetworkConfig } from '../config/config.js';
 
 export interface LocalNetwork {
@@ -21,7 +29,10 @@ const DEMO_BUYER_USDC = 1_000n * 1_000_000n;
  * Base Sepolia address, a block every two seconds, the chain saved under DATA_DIR/chain, and the demo
  * buyer topped up to 1,000 USDC and the relayer to 100 ETH.
  */
-export async function startLocalNetwork(dataDir: string, accounts: { buyer: Address; relayer: Address }): Promise<LocalNetwork> {
+export async function startLocalNetwork(
+  dataDir: string,
+  accounts: { buyer: Address; relayer: Address },
+): Promise<LocalNetwork> {
   const chainDir = path.join(dataDir, 'chain');
   mkdirSync(chainDir, { recursive: true });
   const pidFile = path.join(chainDir, 'anvil.pid');
@@ -39,7 +50,14 @@ export async function startLocalNetwork(dataDir: string, accounts: { buyer: Addr
   }
   const producer = startBlockProducer(anvil.rpcUrl, BLOCK_SECONDS);
   return {
-    network: { name: LOCAL_NETWORK_NAME, chainId: LOCAL_CHAIN_ID, rpcUrl: anvil.rpcUrl, usdc: BASE_SEPOLIA_USDC, confirmations: 1, blockTimeSeconds: BLOCK_SECONDS },
+    network: {
+      name: LOCAL_NETWORK_NAME,
+      chainId: LOCAL_CHAIN_ID,
+      rpcUrl: anvil.rpcUrl,
+      usdc: BASE_SEPOLIA_USDC,
+      confirmations: 1,
+      blockTimeSeconds: BLOCK_SECONDS,
+    },
     buyerUsdc: DEMO_BUYER_USDC,
     stop: async () => {
       await producer.stop();
@@ -70,6 +88,7 @@ async function stopOrphanedAnvil(pidFile: string): Promise<void> {
   };
   if (!running()) return;
   process.kill(pid, 'SIGTERM');
-  for (let waited = 0; running() && waited < 3000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (let waited = 0; running() && waited < 3000; waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   if (running()) process.kill(pid, 'SIGKILL');
 }

@@ -37,8 +37,20 @@ export const NO_CHAIN: ChainDeps = {
 };
 
 /** Wires the use cases to their adapters. The one place that knows every concrete service. */
-export function createServices(config: Config, db: Db, clock: Clock, chain: ChainDeps = NO_CHAIN, demoWallet?: DemoWallet): Services {
-  const payments = new PaymentService({ db, clock, chain: chain.chain, networks: chain.networks, publicBaseUrl: config.publicBaseUrl });
+export function createServices(
+  config: Config,
+  db: Db,
+  clock: Clock,
+  chain: ChainDeps = NO_CHAIN,
+  demoWallet?: DemoWallet,
+): Services {
+  const payments = new PaymentService({
+    db,
+    clock,
+    chain: chain.chain,
+    networks: chain.networks,
+    publicBaseUrl: config.publicBaseUrl,
+  });
   const invoices = new InvoiceService({
     db,
     clock,
@@ -61,8 +73,16 @@ export function createServices(config: Config, db: Db, clock: Clock, chain: Chai
       noncesPerMinute: config.nonceRateLimitPerMinute,
     }),
     apiKeys: new ApiKeyService({ db, limits, failedAttemptsPerMinute: config.failedApiKeyLimitPerMinute }),
-    workspaces: new WorkspaceService({ db, newWorkspaceCredits: config.newWorkspaceCredits, maxWorkspacesPerWallet: config.maxWorkspacesPerWallet }),
-    billing: new BillingService({ db, maxInvoiceAmount: config.maxInvoiceAmount, successFeeCredits: config.successFeeCredits }),
+    workspaces: new WorkspaceService({
+      db,
+      newWorkspaceCredits: config.newWorkspaceCredits,
+      maxWorkspacesPerWallet: config.maxWorkspacesPerWallet,
+    }),
+    billing: new BillingService({
+      db,
+      maxInvoiceAmount: config.maxInvoiceAmount,
+      successFeeCredits: config.successFeeCredits,
+    }),
     invoices,
     invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),
     ...(demoWallet && { demoWallet }),

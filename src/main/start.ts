@@ -35,36 +35,69 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM', 0));
 
   try {
-    say(config.databaseUrl ? 'connecting to PostgreSQL (DATABASE_URL)…' : `starting the embedded PostgreSQL in ${config.dataDir} …`);
+    say(
+      config.databaseUrl
+        ? 'connecting to PostgreSQL (DATABASE_URL)…'
+        : `starting the embedded PostgreSQL in ${config.dataDir} …`,
+    );
     const database = await startDatabase(config, () => {});
     stops.push(() => database.shutdown());
-    if (database.appliedMigrations.length > 0) say(`applied ${database.appliedMigrations.length} database migration(s)`);
+    if (database.appliedMigrations.length > 0)
+      say(`applied ${database.appliedMigrations.length} database migration(s)`);
 
     const demo = config.networks ? undefined : DemoSecrets.load(config.dataDir);
     const relayerPrivateKey = config.relayerPrivateKey ?? demo?.relayerPrivateKey;
-    if (!relayerPrivateKey) throw new ConfigError('RELAYER_PRIVATE_KEY', 'is required with NETWORKS: it pays the gas of settling gasless payments');
+    if (!relayerPrivateKey)
+      throw new ConfigError(
+        'RELAYER_PRIVATE_KEY',
+        'is required with NETWORKS: it pays the gas of settling gasless payments',
+      );
     let local: LocalNetwork | undefined;
     if (demo) {
       say('starting the local chain (anvil, chain 84532, test USDC) …');
-      local = await startLocalNetwork(config.dataDir, { buyer: demo.buyer, relayer: privateKeyToAccount(relayerPrivateKey).address });
+      local = await startLocalNetwork(config.dataDir, {
+        buyer: demo.buyer,
+        relayer: privateKeyToAccount(relayerPrivateKey).address,
+      });
       stops.push(() => local!.stop());
     }
     const networks = await checkNetworks(config.networks ?? [local!.network]);
 
-    const demoWallet = demo && local ? { chainId: local.network.chainId, rpcUrl: local.network.rpcUrl, ...demo.browserAccounts() } : undefined;
-    const services = createServices(config, database.db, systemClock, { networks, chain: createViemChain({ relayerPrivateKey }) }, demoWallet);
+    const demoWallet =
+      demo && local
+        ? { chainId: local.network.chainId, rpcUrl: local.network.rpcUrl, ...demo.browserAccounts() }
+        : undefined;
+    const services = createServices(
+      config,
+      database.db,
+      systemClock,
+      { networks, chain: createViemChain({ relayerPrivateKey }) },
+      demoWallet,
+    );
     const app = await buildApp(services);
     if (config.webhookAllowPrivate) {
-      app.log.warn('WEBHOOK_ALLOW_PRIVATE=true: webhooks may be sent over http to private and loopback addresses. For development only; never in production.');
+      app.log.warn(
+        'WEBHOOK_ALLOW_PRIVATE=true: webhooks may be sent over http to private and loopback addresses. For development only; never in production.',
+      );
     }
     const worker = createWorkers(services, database.connection, app.log);
-    stops.push(() => worker.stop(), () => app.close());
+    stops.push(
+      () => worker.stop(),
+      () => app.close(),
+    );
 
     await app.listen({ port: config.port, host: config.host });
     await worker.start();
     await scheduleRecurringJobs(database.db);
     const access = demo ? await demo.ensureWorkspace(services) : undefined;
-    say(banner(config, networks, Math.round(performance.now() - started), demo && local && access ? { demo, local, access } : undefined));
+    say(
+      banner(
+        config,
+        networks,
+        Math.round(performance.now() - started),
+        demo && local && access ? { demo, local, access } : undefined,
+      ),
+    );
   } catch (error) {
     console.error(describe(error));
     await shutdown('start failed', 1);
@@ -85,7 +118,11 @@ function banner(config: Config, networks: readonly Network[], startupMs: number,
     `  Portal:         ${base}/portal`,
     `  API reference:  ${base}/docs`,
     `  Health:         ${base}/readyz`,
-    ...(config.webhookAllowPrivate ? ['  WARNING:        WEBHOOK_ALLOW_PRIVATE=true: webhooks may go to private and loopback addresses (development only)'] : []),
+    ...(config.webhookAllowPrivate
+      ? [
+          '  WARNING:        WEBHOOK_ALLOW_PRIVATE=true: webhooks may go to private and loopback addresses (development only)',
+        ]
+      : []),
     `  Networks:       ${networks.map((network) => `${network.name} (chain ${network.chainId}, ${network.tokenName} v${network.tokenVersion} at ${network.usdc})`).join('; ')}`,
   ];
   if (demo) {

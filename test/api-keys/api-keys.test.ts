@@ -11,7 +11,9 @@ async function workspaceOf() {
 
 /** Moves a workspace's key creations back in time, as if they had happened earlier. */
 async function age(workspaceId: string, interval: string) {
-  await sql`UPDATE api_keys SET created_at = created_at - ${interval}::interval WHERE workspace_id = ${workspaceId}`.execute(database.db);
+  await sql`UPDATE api_keys SET created_at = created_at - ${interval}::interval WHERE workspace_id = ${workspaceId}`.execute(
+    database.db,
+  );
 }
 
 describe('API keys', () => {
@@ -62,7 +64,11 @@ describe('API keys', () => {
     expect(sixth.statusCode).toBe(409);
     expect(sixth.json()).toMatchObject({ code: 'api_key_limit_reached', requestId: expect.any(String) });
 
-    const revoked = await app.inject({ method: 'DELETE', url: `/portal/api/w/${workspaceId}/keys/${ids[0]}`, headers: { cookie, origin: ORIGIN } });
+    const revoked = await app.inject({
+      method: 'DELETE',
+      url: `/portal/api/w/${workspaceId}/keys/${ids[0]}`,
+      headers: { cookie, origin: ORIGIN },
+    });
     expect(revoked.statusCode).toBe(200);
     expect(revoked.json().status).toBe('revoked');
     expect((await createKey(app, cookie, workspaceId, ['billing:read'])).statusCode).toBe(201);
@@ -70,7 +76,8 @@ describe('API keys', () => {
 
   it('refuses the 4th creation within an hour with Retry-After', async () => {
     const { cookie, workspaceId } = await workspaceOf();
-    for (let i = 0; i < 3; i++) expect((await createKey(app, cookie, workspaceId, ['billing:read'])).statusCode).toBe(201);
+    for (let i = 0; i < 3; i++)
+      expect((await createKey(app, cookie, workspaceId, ['billing:read'])).statusCode).toBe(201);
     const fourth = await createKey(app, cookie, workspaceId, ['billing:read']);
     expect(fourth.statusCode).toBe(429);
     expect(fourth.json().code).toBe('api_key_creation_rate_limited');
@@ -83,7 +90,11 @@ describe('API keys', () => {
     for (let i = 0; i < 10; i++) {
       const response = await createKey(app, cookie, workspaceId, ['billing:read']);
       expect(response.statusCode).toBe(201);
-      await app.inject({ method: 'DELETE', url: `/portal/api/w/${workspaceId}/keys/${response.json().id}`, headers: { cookie, origin: ORIGIN } });
+      await app.inject({
+        method: 'DELETE',
+        url: `/portal/api/w/${workspaceId}/keys/${response.json().id}`,
+        headers: { cookie, origin: ORIGIN },
+      });
       if (i % 3 === 2) await age(workspaceId, '61 minutes');
     }
     await age(workspaceId, '61 minutes');
@@ -94,7 +105,9 @@ describe('API keys', () => {
 
   it('creates at most 3 keys from 10 concurrent requests', async () => {
     const { cookie, workspaceId } = await workspaceOf();
-    const responses = await Promise.all(Array.from({ length: 10 }, (_, i) => createKey(app, cookie, workspaceId, ['billing:read'], `k${i}`)));
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => createKey(app, cookie, workspaceId, ['billing:read'], `k${i}`)),
+    );
     expect(responses.filter((response) => response.statusCode === 201)).toHaveLength(3);
     expect(responses.filter((response) => response.statusCode === 429)).toHaveLength(7);
   });
@@ -117,7 +130,11 @@ describe('API keys', () => {
   it("hides another wallet's workspace from the portal", async () => {
     const owner = await workspaceOf();
     const stranger = await signIn(app, newWallet());
-    const listing = await app.inject({ method: 'GET', url: `/portal/api/w/${owner.workspaceId}/keys`, headers: { cookie: stranger } });
+    const listing = await app.inject({
+      method: 'GET',
+      url: `/portal/api/w/${owner.workspaceId}/keys`,
+      headers: { cookie: stranger },
+    });
     expect(listing.statusCode).toBe(404);
     const creation = await createKey(app, stranger, owner.workspaceId, ['billing:read']);
     expect(creation.statusCode).toBe(404);
@@ -126,11 +143,20 @@ describe('API keys', () => {
   it('refuses portal writes without a matching Origin', async () => {
     const { cookie, workspaceId } = await workspaceOf();
     for (const headers of [{ cookie }, { cookie, origin: 'https://evil.example' }]) {
-      const response = await app.inject({ method: 'POST', url: `/portal/api/w/${workspaceId}/keys`, headers, payload: { name: 'x', permissions: ['billing:read'] } });
+      const response = await app.inject({
+        method: 'POST',
+        url: `/portal/api/w/${workspaceId}/keys`,
+        headers,
+        payload: { name: 'x', permissions: ['billing:read'] },
+      });
       expect(response.statusCode).toBe(403);
       expect(response.json().code).toBe('origin_mismatch');
     }
-    const count = await database.db.selectFrom('api_keys').where('workspace_id', '=', workspaceId).select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow();
+    const count = await database.db
+      .selectFrom('api_keys')
+      .where('workspace_id', '=', workspaceId)
+      .select((eb) => eb.fn.countAll<bigint>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(count.n).toBe(0n);
   });
 
@@ -143,12 +169,21 @@ describe('API keys', () => {
   it('grants new workspaces their credits and binds them to the signing wallet', async () => {
     const wallet = newWallet();
     const cookie = await signIn(app, wallet);
-    const created = await app.inject({ method: 'POST', url: '/portal/api/workspaces', headers: { cookie, origin: ORIGIN }, payload: { name: 'Coffee' } });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/portal/api/workspaces',
+      headers: { cookie, origin: ORIGIN },
+      payload: { name: 'Coffee' },
+    });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({ name: 'Coffee', wallet: wallet.address.toLowerCase() });
     const listed = await app.inject({ method: 'GET', url: '/portal/api/workspaces', headers: { cookie } });
     expect(listed.json().workspaces.map((w: { id: string }) => w.id)).toEqual([created.json().id]);
-    const ledger = await database.db.selectFrom('credit_ledger').selectAll().where('workspace_id', '=', created.json().id).execute();
+    const ledger = await database.db
+      .selectFrom('credit_ledger')
+      .selectAll()
+      .where('workspace_id', '=', created.json().id)
+      .execute();
     expect(ledger).toMatchObject([{ kind: 'grant', balance_change: 100n }]);
   });
 });

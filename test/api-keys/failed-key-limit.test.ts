@@ -12,10 +12,19 @@ const other = await buildApp(createServices(config, database.db, new ManualClock
 const shop = await merchant(app, ['billing:read']);
 
 /** The shop's own key id with a wrong secret, an unknown key id, and a malformed key. */
-const wrongKeys = [shop.apiKey.replace(/.$/, (last) => (last === 'a' ? 'b' : 'a')), `isk_${'0'.repeat(26)}_${'1'.repeat(52)}`, 'isk_not_a_key'];
+const wrongKeys = [
+  shop.apiKey.replace(/.$/, (last) => (last === 'a' ? 'b' : 'a')),
+  `isk_${'0'.repeat(26)}_${'1'.repeat(52)}`,
+  'isk_not_a_key',
+];
 
 function billing(ip: string, key: string, target: FastifyInstance = app) {
-  return target.inject({ method: 'GET', url: `/w/${shop.workspaceId}/v1/billing`, headers: { authorization: `Bearer ${key}` }, remoteAddress: ip });
+  return target.inject({
+    method: 'GET',
+    url: `/w/${shop.workspaceId}/v1/billing`,
+    headers: { authorization: `Bearer ${key}` },
+    remoteAddress: ip,
+  });
 }
 
 describe('failed API key attempts per client IP', () => {
@@ -24,7 +33,11 @@ describe('failed API key attempts per client IP', () => {
     for (let i = 0; i < LIMIT; i++) expect((await billing(ip, wrongKeys[i % wrongKeys.length]!)).statusCode).toBe(401);
     const refused = await billing(ip, wrongKeys[0]!);
     expect(refused.statusCode).toBe(429);
-    expect(refused.json()).toMatchObject({ code: 'rate_limited', message: expect.stringMatching(/failed API key/), requestId: refused.headers['x-request-id'] });
+    expect(refused.json()).toMatchObject({
+      code: 'rate_limited',
+      message: expect.stringMatching(/failed API key/),
+      requestId: refused.headers['x-request-id'],
+    });
     const retryAfter = Number(refused.headers['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
@@ -46,7 +59,9 @@ describe('failed API key attempts per client IP', () => {
   it('holds across two server processes on one database', async () => {
     const ip = '198.51.100.50';
     const statuses = await Promise.all(
-      Array.from({ length: 16 }, (_, i) => billing(ip, wrongKeys[i % wrongKeys.length]!, i % 2 ? app : other).then((response) => response.statusCode)),
+      Array.from({ length: 16 }, (_, i) =>
+        billing(ip, wrongKeys[i % wrongKeys.length]!, i % 2 ? app : other).then((response) => response.statusCode),
+      ),
     );
     expect(statuses.filter((status) => status === 401)).toHaveLength(LIMIT);
     expect(statuses.filter((status) => status === 429)).toHaveLength(16 - LIMIT);

@@ -33,7 +33,11 @@ it('creates at most 3 keys an hour when creations race on two server processes',
 
   const headers = await signInOverHttp(urls[0]!, publicBaseUrl);
 
-  const workspace = await fetch(`${urls[1]}/portal/api/workspaces`, { method: 'POST', headers, body: JSON.stringify({ name: 'Race' }) });
+  const workspace = await fetch(`${urls[1]}/portal/api/workspaces`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'Race' }),
+  });
   const { id } = (await workspace.json()) as { id: string };
 
   const statuses = await Promise.all(

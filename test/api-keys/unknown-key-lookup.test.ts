@@ -1,4 +1,11 @@
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ApiKeyService, KEY_CACHE_MS } from '../../src/modules/api-keys/api-key.service.js';
 import { RateLimitService } from '../../src/modules/rate-limits/index.js';
@@ -76,6 +83,8 @@ describe('unknown key ids and wrong secrets are told apart by nothing', () => {
   it('still lets the correct key in', async () => {
     const { keys } = service();
     await refusal(keys, wrongSecret);
-    await expect(keys.authenticate(workspaceId, shop.apiKey, '192.0.2.77')).resolves.toMatchObject({ keyId: shop.keyId });
+    await expect(keys.authenticate(workspaceId, shop.apiKey, '192.0.2.77')).resolves.toMatchObject({
+      keyId: shop.keyId,
+    });
   });
 });

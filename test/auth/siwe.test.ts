@@ -18,7 +18,11 @@ describe('wallet sign-in (EIP-4361)', () => {
     const cookie = response.cookies.find((candidate) => candidate.name === 'invoice_session');
     expect(cookie?.httpOnly).toBe(true);
     expect(cookie?.sameSite).toBe('Lax');
-    const session = await app.inject({ method: 'GET', url: '/auth/session', cookies: { invoice_session: cookie!.value } });
+    const session = await app.inject({
+      method: 'GET',
+      url: '/auth/session',
+      cookies: { invoice_session: cookie!.value },
+    });
     expect(session.json().address).toBe(wallet.address.toLowerCase());
   });
 
@@ -31,13 +35,43 @@ describe('wallet sign-in (EIP-4361)', () => {
 
   const refusals: [string, () => Promise<{ message: string; signature: string }>, number, string][] = [
     ['a foreign domain', () => signedSiwe(app, newWallet(), { domain: 'evil.example' }), 401, 'siwe_domain_mismatch'],
-    ['a URI on another origin', () => signedSiwe(app, newWallet(), { uri: 'https://evil.example/login' }), 401, 'siwe_uri_mismatch'],
+    [
+      'a URI on another origin',
+      () => signedSiwe(app, newWallet(), { uri: 'https://evil.example/login' }),
+      401,
+      'siwe_uri_mismatch',
+    ],
     ['an unconfigured chain', () => signedSiwe(app, newWallet(), { chainId: 1 }), 401, 'siwe_chain_not_supported'],
-    ['a nonce this service never issued', () => signedSiwe(app, newWallet(), { nonce: 'abcdefgh12345678' }), 401, 'siwe_nonce_invalid'],
-    ['an expired message', () => signedSiwe(app, newWallet(), { expirationTime: new Date(appNow() - 1000) }), 401, 'siwe_expired'],
-    ['a message issued over 10 minutes ago', () => signedSiwe(app, newWallet(), { issuedAt: new Date(appNow() - 11 * 60_000) }), 401, 'siwe_expired'],
-    ['a message from the future', () => signedSiwe(app, newWallet(), { issuedAt: new Date(Date.now() + 5 * 60_000) }), 401, 'siwe_not_yet_valid'],
-    ['a not-before in the future', () => signedSiwe(app, newWallet(), { notBefore: new Date(Date.now() + 5 * 60_000) }), 401, 'siwe_not_yet_valid'],
+    [
+      'a nonce this service never issued',
+      () => signedSiwe(app, newWallet(), { nonce: 'abcdefgh12345678' }),
+      401,
+      'siwe_nonce_invalid',
+    ],
+    [
+      'an expired message',
+      () => signedSiwe(app, newWallet(), { expirationTime: new Date(appNow() - 1000) }),
+      401,
+      'siwe_expired',
+    ],
+    [
+      'a message issued over 10 minutes ago',
+      () => signedSiwe(app, newWallet(), { issuedAt: new Date(appNow() - 11 * 60_000) }),
+      401,
+      'siwe_expired',
+    ],
+    [
+      'a message from the future',
+      () => signedSiwe(app, newWallet(), { issuedAt: new Date(Date.now() + 5 * 60_000) }),
+      401,
+      'siwe_not_yet_valid',
+    ],
+    [
+      'a not-before in the future',
+      () => signedSiwe(app, newWallet(), { notBefore: new Date(Date.now() + 5 * 60_000) }),
+      401,
+      'siwe_not_yet_valid',
+    ],
     [
       'a signature by another wallet',
       async () => {
@@ -56,7 +90,12 @@ describe('wallet sign-in (EIP-4361)', () => {
       401,
       'siwe_signature_invalid',
     ],
-    ['a message that is not EIP-4361', async () => ({ message: 'hello', signature: '0x1234' }), 400, 'invalid_siwe_message'],
+    [
+      'a message that is not EIP-4361',
+      async () => ({ message: 'hello', signature: '0x1234' }),
+      400,
+      'invalid_siwe_message',
+    ],
   ];
 
   it.each(refusals)('refuses %s', async (_name, build, status, code) => {
@@ -86,18 +125,33 @@ describe('wallet sign-in (EIP-4361)', () => {
 
   it('creates exactly one session from 20 parallel verifications of one signed message', async () => {
     const signed = await signedSiwe(app, newWallet());
-    const before = await database.db.selectFrom('sessions').select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow();
+    const before = await database.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<bigint>().as('n'))
+      .executeTakeFirstOrThrow();
     const responses = await Promise.all(Array.from({ length: 20 }, () => verify(signed)));
     expect(responses.filter((response) => response.statusCode === 200)).toHaveLength(1);
-    expect(responses.filter((response) => response.statusCode === 401).every((response) => response.json().code === 'siwe_nonce_invalid')).toBe(true);
-    const after = await database.db.selectFrom('sessions').select((eb) => eb.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow();
+    expect(
+      responses
+        .filter((response) => response.statusCode === 401)
+        .every((response) => response.json().code === 'siwe_nonce_invalid'),
+    ).toBe(true);
+    const after = await database.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<bigint>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(after.n - before.n).toBe(1n);
   });
 
   it('logs out: the session stops working', async () => {
     const response = await verify(await signedSiwe(app, newWallet()));
     const token = response.cookies.find((candidate) => candidate.name === 'invoice_session')!.value;
-    const logout = await app.inject({ method: 'POST', url: '/auth/logout', headers: { origin: ORIGIN }, cookies: { invoice_session: token } });
+    const logout = await app.inject({
+      method: 'POST',
+      url: '/auth/logout',
+      headers: { origin: ORIGIN },
+      cookies: { invoice_session: token },
+    });
     expect(logout.statusCode).toBe(204);
     const session = await app.inject({ method: 'GET', url: '/auth/session', cookies: { invoice_session: token } });
     expect(session.statusCode).toBe(401);
@@ -105,7 +159,12 @@ describe('wallet sign-in (EIP-4361)', () => {
   });
 
   it('issues nonces of at least 128 bits, never the same twice', async () => {
-    const nonces = await Promise.all(Array.from({ length: 10 }, async () => (await app.inject({ method: 'GET', url: '/auth/nonce' })).json().nonce as string));
+    const nonces = await Promise.all(
+      Array.from(
+        { length: 10 },
+        async () => (await app.inject({ method: 'GET', url: '/auth/nonce' })).json().nonce as string,
+      ),
+    );
     expect(new Set(nonces).size).toBe(10);
     for (const nonce of nonces) expect(nonce).toMatch(/^[0-9a-z]{26}$/);
     expect(BASE_URL).toBe(ORIGIN);

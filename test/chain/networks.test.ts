@@ -1,6 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startAnvil } from '../../src/chain/anvil.js';
-import { BASE_SEPOLIA_USDC, MULTICALL3_ADDRESS, installMulticall3, installTestUsdc } from '../../src/chain/local-chain.js';
+import {
+  BASE_SEPOLIA_USDC,
+  MULTICALL3_ADDRESS,
+  installMulticall3,
+  installTestUsdc,
+} from '../../src/chain/local-chain.js';
 import { NetworkCheckError, checkNetworks } from '../../src/chain/networks.js';
 import type { NetworkConfig } from '../../src/config/config.js';
 
@@ -8,7 +13,13 @@ const anvil = await startAnvil();
 afterAll(() => anvil.stop());
 await installTestUsdc(anvil.rpcUrl);
 await installMulticall3(anvil.rpcUrl);
-const good: NetworkConfig = { name: 'base-sepolia', chainId: 84532, rpcUrl: anvil.rpcUrl, usdc: BASE_SEPOLIA_USDC, confirmations: 1 };
+const good: NetworkConfig = {
+  name: 'base-sepolia',
+  chainId: 84532,
+  rpcUrl: anvil.rpcUrl,
+  usdc: BASE_SEPOLIA_USDC,
+  confirmations: 1,
+};
 
 describe('network checks at start', () => {
   it('reads the EIP-712 domain of a good network', async () => {
@@ -16,8 +27,16 @@ describe('network checks at start', () => {
   });
 
   it.each([
-    ['a chain id the RPC does not serve', { chainId: 8453 }, 'the RPC serves chain 84532, but chainId 8453 is configured'],
-    ['an address without a token', { usdc: '0x0000000000000000000000000000000000000001' as const }, 'no token answers decimals()'],
+    [
+      'a chain id the RPC does not serve',
+      { chainId: 8453 },
+      'the RPC serves chain 84532, but chainId 8453 is configured',
+    ],
+    [
+      'an address without a token',
+      { usdc: '0x0000000000000000000000000000000000000001' as const },
+      'no token answers decimals()',
+    ],
     ['a contract that is not an EIP-3009 token', { usdc: MULTICALL3_ADDRESS }, 'no token answers decimals()'],
     ['an RPC that does not answer', { rpcUrl: 'http://127.0.0.1:9' }, 'the RPC does not answer'],
   ])('refuses %s with a clear message', async (_name, change, message) => {

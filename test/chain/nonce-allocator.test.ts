@@ -5,12 +5,15 @@ import { NonceAllocator, UNSENT_NONCE_TIMEOUT_MS } from '../../src/chain/nonce-a
 function setup(initialCount = 7) {
   const node = { count: initialCount, reads: 0, fail: false };
   const clock = { now: 1_000_000 };
-  const allocator = new NonceAllocator(async () => {
-    node.reads += 1;
-    await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
-    if (node.fail) throw new Error('node down');
-    return node.count;
-  }, () => clock.now);
+  const allocator = new NonceAllocator(
+    async () => {
+      node.reads += 1;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
+      if (node.fail) throw new Error('node down');
+      return node.count;
+    },
+    () => clock.now,
+  );
   return { node, clock, allocator };
 }
 

@@ -51,7 +51,8 @@ beforeAll(async () => {
   anvil = await startAnvil({ accounts: 1 });
   chain = createLocalPublicClient(anvil.rpcUrl);
   await installTestUsdc(anvil.rpcUrl);
-  for (const account of [payer, payee, relayer, stranger]) await setEthBalance(anvil.rpcUrl, account.address, 10n ** 20n);
+  for (const account of [payer, payee, relayer, stranger])
+    await setEthBalance(anvil.rpcUrl, account.address, 10n ** 20n);
   await fundWithUsdc(anvil.rpcUrl, payer.address, 100_000_000n);
 });
 afterAll(async () => anvil?.stop());
@@ -171,10 +172,12 @@ describe('test USDC', () => {
     expect(await balanceOf(payer.address)).toBe(70_000_000n);
     expect(await balanceOf(payee.address)).toBe(30_000_000n);
 
-    await mined(walletOf(payer).writeContract({ ...token, functionName: 'approve', args: [stranger.address, 5_000_000n] }));
-    expect(await chain.readContract({ ...token, functionName: 'allowance', args: [payer.address, stranger.address] })).toBe(
-      5_000_000n,
+    await mined(
+      walletOf(payer).writeContract({ ...token, functionName: 'approve', args: [stranger.address, 5_000_000n] }),
     );
+    expect(
+      await chain.readContract({ ...token, functionName: 'allowance', args: [payer.address, stranger.address] }),
+    ).toBe(5_000_000n);
     await mined(
       walletOf(stranger).writeContract({
         ...token,
@@ -184,7 +187,11 @@ describe('test USDC', () => {
     );
     expect(await balanceOf(stranger.address)).toBe(4_000_000n);
     await expect(
-      walletOf(stranger).writeContract({ ...token, functionName: 'transferFrom', args: [payer.address, stranger.address, 2_000_000n] }),
+      walletOf(stranger).writeContract({
+        ...token,
+        functionName: 'transferFrom',
+        args: [payer.address, stranger.address, 2_000_000n],
+      }),
     ).rejects.toThrow(/transfer amount exceeds allowance/);
     await expect(
       walletOf(payee).writeContract({ ...token, functionName: 'transfer', args: [payer.address, 30_000_001n] }),
@@ -194,13 +201,17 @@ describe('test USDC', () => {
   it('moves exactly value once for a transferWithAuthorization and marks the nonce used', async () => {
     const auth = await authorization();
     const signature = await sign(payer, auth);
-    expect(await chain.readContract({ ...token, functionName: 'authorizationState', args: [payer.address, auth.nonce] })).toBe(false);
+    expect(
+      await chain.readContract({ ...token, functionName: 'authorizationState', args: [payer.address, auth.nonce] }),
+    ).toBe(false);
 
     const receipt = await mined(submitVrs(auth, signature));
     expect(await balanceOf(payer.address)).toBe(100_000_000n - auth.value);
     expect(await balanceOf(payee.address)).toBe(auth.value);
     expect(await balanceOf(relayer.address)).toBe(0n);
-    expect(await chain.readContract({ ...token, functionName: 'authorizationState', args: [payer.address, auth.nonce] })).toBe(true);
+    expect(
+      await chain.readContract({ ...token, functionName: 'authorizationState', args: [payer.address, auth.nonce] }),
+    ).toBe(true);
     const events = parseEventLogs({ abi: testUsdcAbi, logs: receipt.logs }).map((l) => l.eventName);
     expect(events).toEqual(['AuthorizationUsed', 'Transfer']);
 
@@ -236,7 +247,17 @@ describe('test USDC', () => {
       walletOf(relayer).writeContract({
         ...token,
         functionName: 'transferWithAuthorization',
-        args: [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, yParity === 0 ? 28 : 27, r, highS],
+        args: [
+          auth.from,
+          auth.to,
+          auth.value,
+          auth.validAfter,
+          auth.validBefore,
+          auth.nonce,
+          yParity === 0 ? 28 : 27,
+          r,
+          highS,
+        ],
       }),
     ).rejects.toThrow(/invalid signature 's' value/);
   });
@@ -259,10 +280,20 @@ describe('test USDC', () => {
     const auth = await authorization();
     const signature = await sign(payer, auth, 'ReceiveWithAuthorization');
     const { v, r, s } = parseSignature(signature);
-    const args = [auth.from, auth.to, auth.value, auth.validAfter, auth.validBefore, auth.nonce, Number(v), r, s] as const;
-    await expect(walletOf(relayer).writeContract({ ...token, functionName: 'receiveWithAuthorization', args })).rejects.toThrow(
-      /caller must be the payee/,
-    );
+    const args = [
+      auth.from,
+      auth.to,
+      auth.value,
+      auth.validAfter,
+      auth.validBefore,
+      auth.nonce,
+      Number(v),
+      r,
+      s,
+    ] as const;
+    await expect(
+      walletOf(relayer).writeContract({ ...token, functionName: 'receiveWithAuthorization', args }),
+    ).rejects.toThrow(/caller must be the payee/);
     // A receive signature is not a transfer signature: the type hash differs.
     await expect(submitVrs(auth, signature)).rejects.toThrow(/invalid signature/);
 
@@ -293,8 +324,12 @@ describe('test USDC', () => {
       }),
     );
     const logs = parseEventLogs({ abi: testUsdcAbi, logs: receipt.logs });
-    expect(logs.map((l) => [l.eventName, l.args])).toEqual([['AuthorizationCanceled', { authorizer: payer.address, nonce: auth.nonce }]]);
-    expect(await chain.readContract({ ...token, functionName: 'authorizationState', args: [payer.address, auth.nonce] })).toBe(true);
+    expect(logs.map((l) => [l.eventName, l.args])).toEqual([
+      ['AuthorizationCanceled', { authorizer: payer.address, nonce: auth.nonce }],
+    ]);
+    expect(
+      await chain.readContract({ ...token, functionName: 'authorizationState', args: [payer.address, auth.nonce] }),
+    ).toBe(true);
 
     await expect(submitVrs(auth, transferSignature)).rejects.toThrow(/authorization is used or canceled/);
     expect(await balanceOf(payee.address)).toBe(0n);

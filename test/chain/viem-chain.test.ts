@@ -95,7 +95,12 @@ function sign(auth: TransferAuthorization, signer: LocalAccount = payer): Promis
     validAfter: BigInt(auth.validAfter),
     validBefore: BigInt(auth.validBefore),
   };
-  return signer.signTypedData({ domain, types: transferWithAuthorizationTypes, primaryType: 'TransferWithAuthorization', message });
+  return signer.signTypedData({
+    domain,
+    types: transferWithAuthorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message,
+  });
 }
 
 /** The same signature with a 0/1 recovery id instead of v = 27/28. */
@@ -152,7 +157,9 @@ describe('authorizationUsed and simulateSettlement', () => {
     await mined((await settle(auth, signature)).hash);
     expect(await chain.authorizationUsed(network, auth)).toBe(true);
     expect(await chain.simulateSettlement(network, auth, signature)).toBe('nonce_already_used');
-    await expect(chain.signSettlement(network, auth, signature)).rejects.toThrow('cannot sign a settlement on base-sepolia: nonce_already_used');
+    await expect(chain.signSettlement(network, auth, signature)).rejects.toThrow(
+      'cannot sign a settlement on base-sepolia: nonce_already_used',
+    );
   });
 
   it('names why a settlement would fail', async () => {
@@ -160,9 +167,17 @@ describe('authorizationUsed and simulateSettlement', () => {
     const cases: [string, TransferAuthorization, LocalAccount][] = [
       ['insufficient_balance', await authorization({ value: String(FUNDED + 1n) }), payer],
       ['authorization_expired', await authorization({ validBefore: String(now - 1n) }), payer],
-      ['authorization_not_yet_valid', await authorization({ validAfter: String(now + 3600n), validBefore: String(now + 7200n) }), payer],
+      [
+        'authorization_not_yet_valid',
+        await authorization({ validAfter: String(now + 3600n), validBefore: String(now + 7200n) }),
+        payer,
+      ],
       ['invalid_signature', await authorization(), stranger],
-      ['simulation_failed: ERC20: transfer to the zero address', await authorization({ to: '0x0000000000000000000000000000000000000000' }), payer],
+      [
+        'simulation_failed: ERC20: transfer to the zero address',
+        await authorization({ to: '0x0000000000000000000000000000000000000000' }),
+        payer,
+      ],
     ];
     for (const [reason, auth, signer] of cases) {
       expect(await chain.simulateSettlement(network, auth, await sign(auth, signer)), reason).toBe(reason);
@@ -177,7 +192,9 @@ describe('authorizationUsed and simulateSettlement', () => {
   it('throws, rather than blaming the payment, when the node cannot be reached', async () => {
     const auth = await authorization();
     const down = { ...network, rpcUrl: 'http://127.0.0.1:9' };
-    await expect(chain.simulateSettlement(down, auth, await sign(auth))).rejects.toThrow(/simulating a settlement on base-sepolia failed/);
+    await expect(chain.simulateSettlement(down, auth, await sign(auth))).rejects.toThrow(
+      /simulating a settlement on base-sepolia failed/,
+    );
   });
 });
 
@@ -200,7 +217,9 @@ describe('settling', () => {
       blockTime: new Date(Number(block.timestamp) * 1000),
       confirmations: 1,
       // Log 0 is AuthorizationUsed, which is not a transfer.
-      transfers: [{ logIndex: 1, token: BASE_SEPOLIA_USDC, from: payer.address, to: payee.address, value: 12_500_000n }],
+      transfers: [
+        { logIndex: 1, token: BASE_SEPOLIA_USDC, from: payer.address, to: payee.address, value: 12_500_000n },
+      ],
     });
     await mineBlocks(rpcUrl, 3);
     expect(await chain.receipt(network, signed.hash)).toMatchObject({ kind: 'mined', confirmations: 4 });
@@ -228,7 +247,11 @@ describe('settling', () => {
       await chain.broadcast(network, signed.raw); // in the pool: "already imported"
       expect(await chain.receipt(network, signed.hash)).toEqual({ kind: 'pending' });
       await mineBlocks(rpcUrl, 1);
-      expect(await chain.receipt(network, signed.hash)).toMatchObject({ kind: 'mined', success: true, confirmations: 1 });
+      expect(await chain.receipt(network, signed.hash)).toMatchObject({
+        kind: 'mined',
+        success: true,
+        confirmations: 1,
+      });
       expect(await usdcBalance(rpcUrl, payee.address)).toBe(12_500_000n);
     } finally {
       await test.setAutomine(true);
@@ -249,7 +272,8 @@ describe('settling', () => {
     // the pool for the next block, as it would on a real chain.
     await mineBlocks(rpcUrl, 1);
     for (const s of signed) await mined(s.hash);
-    for (const s of signed) expect(await chain.receipt(network, s.hash)).toMatchObject({ kind: 'mined', success: true });
+    for (const s of signed)
+      expect(await chain.receipt(network, s.hash)).toMatchObject({ kind: 'mined', success: true });
     expect(await usdcBalance(rpcUrl, payee.address)).toBe(5_000_000n);
   });
 
@@ -303,7 +327,12 @@ describe('receipt', () => {
 
   it('decodes a plain ERC-20 transfer, and only the Transfer logs of the network’s USDC', async () => {
     const wallet = createWalletClient({ account: payer, chain: localChain(rpcUrl), transport: http(rpcUrl) });
-    const hash = await wallet.writeContract({ address: BASE_SEPOLIA_USDC, abi: testUsdcAbi, functionName: 'transfer', args: [payee.address, 3_000_000n] });
+    const hash = await wallet.writeContract({
+      address: BASE_SEPOLIA_USDC,
+      abi: testUsdcAbi,
+      functionName: 'transfer',
+      args: [payee.address, 3_000_000n],
+    });
     await reader.waitForTransactionReceipt({ hash });
     expect(await chain.receipt(network, hash)).toMatchObject({
       kind: 'mined',

@@ -62,7 +62,13 @@ describe('configuration', () => {
 
   it('reads NETWORKS from a file', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'config-'));
-    const network = { name: 'base-sepolia', chainId: 84532, rpcUrl: 'http://127.0.0.1:8545', usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', confirmations: 2 };
+    const network = {
+      name: 'base-sepolia',
+      chainId: 84532,
+      rpcUrl: 'http://127.0.0.1:8545',
+      usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      confirmations: 2,
+    };
     writeFileSync(path.join(dir, 'networks.json'), JSON.stringify([network]));
     expect(loadConfig({ NETWORKS: 'networks.json' }, dir).networks).toEqual([network]);
   });

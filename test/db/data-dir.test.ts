@@ -19,7 +19,11 @@ it('starts in a DATA_DIR created with mode 0700', { timeout: 60_000 }, async () 
 it('explains which directory blocks the unprivileged server user', { timeout: 60_000 }, async () => {
   const locked = path.join(root, 'locked');
   mkdirSync(locked, { mode: 0o700 });
-  const attempt = startEmbeddedPostgres({ dataDir: path.join(locked, 'data'), database: 'invoice', settings: { fsync: 'off' } });
+  const attempt = startEmbeddedPostgres({
+    dataDir: path.join(locked, 'data'),
+    database: 'invoice',
+    settings: { fsync: 'off' },
+  });
   if (runningAsRoot) {
     // As root the server runs as "postgres", which cannot enter a root-owned 0700 directory.
     await expect(attempt).rejects.toThrow(`cannot enter ${locked} (mode 0700)`);

@@ -8,7 +8,9 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'invoice-embedded-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function billing(baseUrl: string, access: { workspaceId: string; apiKey: string }) {
-  const response = await fetch(`${baseUrl}/w/${access.workspaceId}/v1/billing`, { headers: { authorization: `Bearer ${access.apiKey}` } });
+  const response = await fetch(`${baseUrl}/w/${access.workspaceId}/v1/billing`, {
+    headers: { authorization: `Bearer ${access.apiKey}` },
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -27,21 +29,25 @@ function alive(pid: number): boolean {
 }
 
 describe('the embedded PostgreSQL', () => {
-  it('starts on a fresh DATA_DIR, prints a working key, and keeps data across a clean restart', { timeout: 120_000 }, async () => {
-    const first = await startService({ DATA_DIR: dataDir });
-    const access = demoAccess(first.output());
-    expect(first.output()).toContain('/portal');
-    expect(first.output()).toContain(`curl -s -H "Authorization: Bearer ${access.apiKey}"`);
-    expect(await billing(first.baseUrl, access)).toMatchObject({ status: 200, body: { creditBalance: 100 } });
-    expect(await first.stop()).toBe(0);
-    // A clean stop stops the server and removes its lock file.
-    expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+  it(
+    'starts on a fresh DATA_DIR, prints a working key, and keeps data across a clean restart',
+    { timeout: 120_000 },
+    async () => {
+      const first = await startService({ DATA_DIR: dataDir });
+      const access = demoAccess(first.output());
+      expect(first.output()).toContain('/portal');
+      expect(first.output()).toContain(`curl -s -H "Authorization: Bearer ${access.apiKey}"`);
+      expect(await billing(first.baseUrl, access)).toMatchObject({ status: 200, body: { creditBalance: 100 } });
+      expect(await first.stop()).toBe(0);
+      // A clean stop stops the server and removes its lock file.
+      expect(existsSync(path.join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
 
-    const second = await startService({ DATA_DIR: dataDir });
-    expect(demoAccess(second.output())).toEqual(access);
-    expect((await billing(second.baseUrl, access)).status).toBe(200);
-    expect(await second.stop()).toBe(0);
-  });
+      const second = await startService({ DATA_DIR: dataDir });
+      expect(demoAccess(second.output())).toEqual(access);
+      expect((await billing(second.baseUrl, access)).status).toBe(200);
+      expect(await second.stop()).toBe(0);
+    },
+  );
 
   it('recovers after kill -9 of the service (orphaned server, stale lock files)', { timeout: 120_000 }, async () => {
     const crashed = await startService({ DATA_DIR: dataDir });
@@ -64,7 +70,9 @@ describe('the embedded PostgreSQL', () => {
 
   it('refuses a second service on the same DATA_DIR with a clear message', { timeout: 120_000 }, async () => {
     const running = await startService({ DATA_DIR: dataDir });
-    await expect(startService({ DATA_DIR: dataDir })).rejects.toThrow(/Another process \(pid \d+\) is running the embedded PostgreSQL/);
+    await expect(startService({ DATA_DIR: dataDir })).rejects.toThrow(
+      /Another process \(pid \d+\) is running the embedded PostgreSQL/,
+    );
     expect((await billing(running.baseUrl, demoAccess(running.output()))).status).toBe(200);
     expect(await running.stop()).toBe(0);
   });

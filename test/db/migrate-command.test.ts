@@ -20,7 +20,11 @@ afterAll(async () => {
 
 function migrate() {
   const url = databaseUrl({ host, port, user }, name);
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main/migrate.ts'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/main/migrate.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: url },
+    encoding: 'utf8',
+  });
 }
 
 it('npm run migrate applies the frozen SQL files to an empty database once', { timeout: 60_000 }, async () => {
@@ -34,7 +38,9 @@ it('npm run migrate applies the frozen SQL files to an empty database once', { t
 
   const client = new pg.Client({ host, port, user, database: name });
   await client.connect();
-  const versions = (await client.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((row) => row.version);
+  const versions = (
+    await client.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version')
+  ).rows.map((row) => row.version);
   await client.end();
   expect(versions).toEqual(files.map((file) => file.replace(/\.sql$/, '')).sort());
 });

@@ -24,21 +24,37 @@ it('a kind added to the catalogue reaches the change feed and, signed, the webho
   const receiver = await startTestReceiver();
   const secret = await shop.configure(receiver.url);
   const workspaceId = shop.workspaceId as WorkspaceId;
-  const { invoice } = await testApp.services.invoices.create(workspaceId, { amount: '2' }, { idempotencyKey: 'catalogue-kind', source: 'api' });
+  const { invoice } = await testApp.services.invoices.create(
+    workspaceId,
+    { amount: '2' },
+    { idempotencyKey: 'catalogue-kind', source: 'api' },
+  );
   const invoiceId = invoice.id;
 
   const at = new Date();
   const id = await testApp.database.db
     .transaction()
-    .execute((trx) => append(trx, workspaceId, { type: 'test.pinged', invoiceId, data: { ping: 7, note: 'hello' }, at }));
+    .execute((trx) =>
+      append(trx, workspaceId, { type: 'test.pinged', invoiceId, data: { ping: 7, note: 'hello' }, at }),
+    );
 
   const feed = await shop.api('GET', `/changes?after=${id - 1n}`);
   expect(feed.status).toBe(200);
   expect((feed.body as { events: unknown[] }).events).toEqual([
-    { id: id.toString(), type: 'test.pinged', createdAt: at.toISOString(), invoiceId, data: { ping: 7, note: 'hello' } },
+    {
+      id: id.toString(),
+      type: 'test.pinged',
+      createdAt: at.toISOString(),
+      invoiceId,
+      data: { ping: 7, note: 'hello' },
+    },
   ]);
 
-  const request = await waitFor(() => receiver.received.find((candidate) => candidate.eventId === id.toString()), 15_000, 'the delivery');
+  const request = await waitFor(
+    () => receiver.received.find((candidate) => candidate.eventId === id.toString()),
+    15_000,
+    'the delivery',
+  );
   expect(signatureValid(request, secret)).toBe(true);
   expect(JSON.parse(request.body)).toEqual({
     id: id.toString(),

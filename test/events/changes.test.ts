@@ -13,7 +13,10 @@ import { createTestApp, merchant } from '../support/app.js';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const clock = new ManualClock();
-const { app, services, database } = await createTestApp({ API_RATE_LIMIT_PER_MINUTE: '1000000', NEW_WORKSPACE_CREDITS: '1000' }, clock);
+const { app, services, database } = await createTestApp(
+  { API_RATE_LIMIT_PER_MINUTE: '1000000', NEW_WORKSPACE_CREDITS: '1000' },
+  clock,
+);
 const db = database.db;
 
 interface FeedEvent {
@@ -34,13 +37,23 @@ interface Page {
 async function shop() {
   const m = await merchant(app, ['invoices:create', 'invoices:read', 'payments:read']);
   const call = (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, payload?: object) =>
-    app.inject({ method, url: `/w/${m.workspaceId}/v1${path}`, headers: { authorization: `Bearer ${m.apiKey}`, ...headers }, ...(payload ? { payload } : {}) });
+    app.inject({
+      method,
+      url: `/w/${m.workspaceId}/v1${path}`,
+      headers: { authorization: `Bearer ${m.apiKey}`, ...headers },
+      ...(payload ? { payload } : {}),
+    });
   let keys = 0;
   return {
     workspaceId: m.workspaceId as WorkspaceId,
     call,
     create: async (amount = '10') => {
-      const response = await call('POST', '/invoices', { 'idempotency-key': `changes-${++keys}-${m.workspaceId}` }, { amount });
+      const response = await call(
+        'POST',
+        '/invoices',
+        { 'idempotency-key': `changes-${++keys}-${m.workspaceId}` },
+        { amount },
+      );
       expect(response.statusCode).toBe(201);
       return response.json<{ id: string }>().id;
     },
@@ -53,7 +66,14 @@ async function shop() {
   };
 }
 
-const [lifecycleShop, pagingShop, otherShop, retentionShop, emptyShop, snapshotShop] = await Promise.all([shop(), shop(), shop(), shop(), shop(), shop()]);
+const [lifecycleShop, pagingShop, otherShop, retentionShop, emptyShop, snapshotShop] = await Promise.all([
+  shop(),
+  shop(),
+  shop(),
+  shop(),
+  shop(),
+  shop(),
+]);
 
 describe('GET /changes', () => {
   it('shows every invoice event kind with the invoice as GET /invoices/{id} shows it', async () => {
@@ -74,11 +94,22 @@ describe('GET /changes', () => {
       ['5', 'invoice.renewed', renewed],
     ]);
     expect({ nextCursor, hasMore }).toEqual({ nextCursor: '5', hasMore: false });
-    expect(events.map((event) => (event.data.invoice as { status: string }).status)).toEqual(['open', 'open', 'cancelled', 'expired', 'open']);
+    expect(events.map((event) => (event.data.invoice as { status: string }).status)).toEqual([
+      'open',
+      'open',
+      'cancelled',
+      'expired',
+      'open',
+    ]);
     // The last snapshot of each invoice is exactly what the API shows now.
     expect(events[2]!.data).toEqual({ invoice: (await s.call('GET', `/invoices/${cancelled}`)).json() });
     expect(events[4]!.data).toEqual({ invoice: (await s.call('GET', `/invoices/${renewed}`)).json() });
-    expect(events[0]!.data.invoice).toMatchObject({ id: cancelled, number: 'INV-000001', amount: '1.500000', linkVersion: 1 });
+    expect(events[0]!.data.invoice).toMatchObject({
+      id: cancelled,
+      number: 'INV-000001',
+      amount: '1.500000',
+      linkVersion: 1,
+    });
     expect(events[4]!.data.invoice).toMatchObject({ number: 'INV-000002', linkVersion: 2 });
     expect(Object.keys(events[0]!).sort()).toEqual(['createdAt', 'data', 'id', 'invoiceId', 'type']);
     expect(events[3]!.createdAt).toBe(clock.now().toISOString());
@@ -86,9 +117,19 @@ describe('GET /changes', () => {
 
   it('records invoice.created as exactly the invoice the create answered, from the API and from a batch', async () => {
     const s = snapshotShop;
-    const created = await s.call('POST', '/invoices', { 'idempotency-key': 'created-snapshot-1' }, { amount: '12.5', expiresIn: 86400, externalId: 'order 7', network: 'base-sepolia' });
+    const created = await s.call(
+      'POST',
+      '/invoices',
+      { 'idempotency-key': 'created-snapshot-1' },
+      { amount: '12.5', expiresIn: 86400, externalId: 'order 7', network: 'base-sepolia' },
+    );
     expect(created.statusCode, created.body).toBe(201);
-    const replay = await s.call('POST', '/invoices', { 'idempotency-key': 'created-snapshot-1' }, { amount: '12.5', expiresIn: 86400, externalId: 'order 7', network: 'base-sepolia' });
+    const replay = await s.call(
+      'POST',
+      '/invoices',
+      { 'idempotency-key': 'created-snapshot-1' },
+      { amount: '12.5', expiresIn: 86400, externalId: 'order 7', network: 'base-sepolia' },
+    );
     expect(replay.json()).toEqual(created.json());
     const { events } = await s.page('?after=0');
     expect(events.map((event) => event.type)).toEqual(['invoice.created']);
@@ -100,24 +141,38 @@ describe('GET /changes', () => {
     const invoiceId = await s.create();
     await db.transaction().execute(async (trx) => {
       const invoice = (await findInvoice(trx, s.workspaceId, invoiceId as InvoiceId))!;
-      await append(trx, s.workspaceId, invoiceEvent('invoice.processing', invoice, services.config.publicBaseUrl, clock.now()));
+      await append(
+        trx,
+        s.workspaceId,
+        invoiceEvent('invoice.processing', invoice, services.config.publicBaseUrl, clock.now()),
+      );
       await append(trx, s.workspaceId, {
         type: 'payment_intent.succeeded',
         invoiceId,
         paymentIntentId: 'pi_test',
-        data: { paymentIntent: { id: 'pi_test', status: 'succeeded' }, invoice: { id: invoiceId, number: 'INV-000001', externalId: null } },
+        data: {
+          paymentIntent: { id: 'pi_test', status: 'succeeded' },
+          invoice: { id: invoiceId, number: 'INV-000001', externalId: null },
+        },
         at: clock.now(),
       });
     });
     const { events } = await s.page('?after=1');
-    expect(events[0]).toMatchObject({ id: '2', type: 'invoice.processing', data: { invoice: { id: invoiceId, amount: '10.000000', number: 'INV-000001' } } });
+    expect(events[0]).toMatchObject({
+      id: '2',
+      type: 'invoice.processing',
+      data: { invoice: { id: invoiceId, amount: '10.000000', number: 'INV-000001' } },
+    });
     expect(events[1]).toEqual({
       id: '3',
       type: 'payment_intent.succeeded',
       createdAt: clock.now().toISOString(),
       invoiceId,
       paymentIntentId: 'pi_test',
-      data: { paymentIntent: { id: 'pi_test', status: 'succeeded' }, invoice: { id: invoiceId, number: 'INV-000001', externalId: null } },
+      data: {
+        paymentIntent: { id: 'pi_test', status: 'succeeded' },
+        invoice: { id: invoiceId, number: 'INV-000001', externalId: null },
+      },
     });
   });
 
@@ -150,7 +205,9 @@ describe('GET /changes', () => {
     const mineInvoices = new Set(mine.events.map((event) => event.invoiceId));
     expect(theirs.events.length).toBeGreaterThan(0);
     expect(theirs.events.some((event) => mineInvoices.has(event.invoiceId))).toBe(false);
-    const { rows } = await sql<{ id: string }>`SELECT id FROM invoices WHERE workspace_id = ${pagingShop.workspaceId}`.execute(db);
+    const { rows } = await sql<{
+      id: string;
+    }>`SELECT id FROM invoices WHERE workspace_id = ${pagingShop.workspaceId}`.execute(db);
     expect(new Set(rows.map((row) => row.id))).toEqual(mineInvoices);
   });
 
@@ -181,19 +238,35 @@ describe('retention', () => {
     // through 3 goes, so "everything at or below restartCursor is gone" stays true.
     await sql`UPDATE events SET created_at = ${new Date(clock.now().getTime() - 31 * DAY)}
                WHERE workspace_id = ${s.workspaceId} AND id IN (1, 3)`.execute(db);
-    const before = await sql<{ n: number }>`SELECT count(*)::int AS n FROM events WHERE workspace_id <> ${s.workspaceId}`.execute(db);
+    const before = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM events WHERE workspace_id <> ${s.workspaceId}`.execute(db);
 
-    await expect(jobHandlers(services)[EVENT_RETENTION_JOB]!({ id: 1n, kind: EVENT_RETENTION_JOB, workspaceId: null, payload: {}, attempts: 1, maxAttempts: 25 }, new AbortController().signal)).rejects.toBeInstanceOf(RetryLater);
+    await expect(
+      jobHandlers(services)[EVENT_RETENTION_JOB]!(
+        { id: 1n, kind: EVENT_RETENTION_JOB, workspaceId: null, payload: {}, attempts: 1, maxAttempts: 25 },
+        new AbortController().signal,
+      ),
+    ).rejects.toBeInstanceOf(RetryLater);
 
-    const { rows } = await sql<{ id: bigint }>`SELECT id FROM events WHERE workspace_id = ${s.workspaceId} ORDER BY id`.execute(db);
+    const { rows } = await sql<{
+      id: bigint;
+    }>`SELECT id FROM events WHERE workspace_id = ${s.workspaceId} ORDER BY id`.execute(db);
     expect(rows.map((row) => row.id)).toEqual([4n, 5n]);
-    const after = await sql<{ n: number }>`SELECT count(*)::int AS n FROM events WHERE workspace_id <> ${s.workspaceId}`.execute(db);
+    const after = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM events WHERE workspace_id <> ${s.workspaceId}`.execute(db);
     expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
 
     for (const cursor of ['1', '2']) {
       const expired = await s.changes(`?after=${cursor}`);
       expect(expired.statusCode).toBe(410);
-      expect(expired.json()).toMatchObject({ code: 'cursor_expired', restartCursor: '3', message: expect.any(String), requestId: expect.any(String) });
+      expect(expired.json()).toMatchObject({
+        code: 'cursor_expired',
+        restartCursor: '3',
+        message: expect.any(String),
+        requestId: expect.any(String),
+      });
     }
     const restarted = await s.page('?after=3');
     expect(restarted.events.map((event) => event.id)).toEqual(['4', '5']);
@@ -202,7 +275,12 @@ describe('retention', () => {
     expect((await s.page('?after=0')).events.map((event) => event.id)).toEqual(['4', '5']);
 
     // Running again deletes nothing more; new events keep their ids.
-    await expect(jobHandlers(services)[EVENT_RETENTION_JOB]!({ id: 1n, kind: EVENT_RETENTION_JOB, workspaceId: null, payload: {}, attempts: 1, maxAttempts: 25 }, new AbortController().signal)).rejects.toBeInstanceOf(RetryLater);
+    await expect(
+      jobHandlers(services)[EVENT_RETENTION_JOB]!(
+        { id: 1n, kind: EVENT_RETENTION_JOB, workspaceId: null, payload: {}, attempts: 1, maxAttempts: 25 },
+        new AbortController().signal,
+      ),
+    ).rejects.toBeInstanceOf(RetryLater);
     await s.create();
     expect((await s.page('?after=5')).events.map((event) => event.id)).toEqual(['6']);
   });

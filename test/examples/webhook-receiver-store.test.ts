@@ -14,7 +14,14 @@ beforeEach(async () => {
 });
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-const record = (eventId: string) => ({ workspaceId: 'ws_a', eventId, paymentIntentId: 'pi_1', invoiceId: 'inv_1', orderId: 'o1', receivedAt: '2026-01-01T00:00:00.000Z' });
+const record = (eventId: string) => ({
+  workspaceId: 'ws_a',
+  eventId,
+  paymentIntentId: 'pi_1',
+  invoiceId: 'inv_1',
+  orderId: 'o1',
+  receivedAt: '2026-01-01T00:00:00.000Z',
+});
 
 describe('JsonLinesEventStore', () => {
   it('records a (workspace, event id) once, keyed per workspace, across reopening', async () => {
@@ -53,7 +60,8 @@ describe('JsonLinesEventStore', () => {
 describe('verifySignature', () => {
   const secret = 'whsec_abc';
   const body = Buffer.from('{"id":"1"}');
-  const hex = (key: string, timestamp: string) => createHmac('sha256', key).update(`${timestamp}.${body.toString()}`).digest('hex');
+  const hex = (key: string, timestamp: string) =>
+    createHmac('sha256', key).update(`${timestamp}.${body.toString()}`).digest('hex');
 
   it('accepts any one matching v1 value among several, separated by commas or spaces', () => {
     const header = `v1=${hex('whsec_old', '1000')}, v1=${hex(secret, '1000')} v0=abc`;
@@ -68,7 +76,10 @@ describe('verifySignature', () => {
     expect(verifySignature(secret, '1000', body, header, 1010, 5)).toEqual({ ok: false, reason: 'stale_timestamp' });
   });
 
-  it.each(['', 'v1', 'v1=', 'v1=abc', `v1=${'g'.repeat(64)}`, `v1=${'a'.repeat(66)}`, 'sha256=deadbeef'])('rejects the malformed header %j without throwing', (header) => {
-    expect(verifySignature(secret, '1000', body, header, 1000).ok).toBe(false);
-  });
+  it.each(['', 'v1', 'v1=', 'v1=abc', `v1=${'g'.repeat(64)}`, `v1=${'a'.repeat(66)}`, 'sha256=deadbeef'])(
+    'rejects the malformed header %j without throwing',
+    (header) => {
+      expect(verifySignature(secret, '1000', body, header, 1000).ok).toBe(false);
+    },
+  );
 });

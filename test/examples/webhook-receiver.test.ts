@@ -5,7 +5,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { JsonLinesEventStore, type EventStore, type FulfilmentRecord } from '../../examples/webhook-receiver/event-store.js';
+import {
+  JsonLinesEventStore,
+  type EventStore,
+  type FulfilmentRecord,
+} from '../../examples/webhook-receiver/event-store.js';
 import { MemoryOrderStore } from '../../examples/webhook-receiver/orders.js';
 import { paymentApi } from '../../examples/webhook-receiver/payment-api.js';
 import { createReceiver, type Decision, type ReceiverOptions } from '../../examples/webhook-receiver/receiver.js';
@@ -15,14 +19,32 @@ const WORKSPACE = 'ws_shop1';
 const API_KEY = 'sk_test_receiver';
 const WALLET = '0xabcdefabcdefabcdefabcdefabcdefabcdefabcd';
 // The merchant saved the checksummed spelling; the service answers in lower case.
-const ORDER = { id: 'order-17', invoiceId: 'inv_17', amount: '12.5', recipient: '0xAbCdEfAbCdEfAbCdEfAbCdEfAbCdEfAbCdEfAbCd' };
+const ORDER = {
+  id: 'order-17',
+  invoiceId: 'inv_17',
+  amount: '12.5',
+  recipient: '0xAbCdEfAbCdEfAbCdEfAbCdEfAbCdEfAbCdEfAbCd',
+};
 
 /** What the stand-in for GET /payment-intents/{id} answers; each test starts from a matching intent. */
 const api = { status: 200, intent: {} as Record<string, unknown>, calls: 0 };
 const paidIntent = () => ({
-  id: 'pi_1', status: 'succeeded', failureReason: null, invoiceId: 'inv_17', invoiceNumber: 'INV-000017', externalId: 'order-17',
-  method: 'transaction', network: 'base', amount: '12.500000', currency: 'USDC', recipient: WALLET, payer: '0x1111111111111111111111111111111111111111',
-  transactionHash: `0x${'ab'.repeat(32)}`, blockNumber: '123', submittedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:05.000Z',
+  id: 'pi_1',
+  status: 'succeeded',
+  failureReason: null,
+  invoiceId: 'inv_17',
+  invoiceNumber: 'INV-000017',
+  externalId: 'order-17',
+  method: 'transaction',
+  network: 'base',
+  amount: '12.500000',
+  currency: 'USDC',
+  recipient: WALLET,
+  payer: '0x1111111111111111111111111111111111111111',
+  transactionHash: `0x${'ab'.repeat(32)}`,
+  blockNumber: '123',
+  submittedAt: '2026-01-01T00:00:00.000Z',
+  finishedAt: '2026-01-01T00:00:05.000Z',
 });
 
 const apiServer = http.createServer((request, response) => {
@@ -30,7 +52,9 @@ const apiServer = http.createServer((request, response) => {
   const authorized = request.headers.authorization === `Bearer ${API_KEY}`;
   const known = request.url === `/w/${WORKSPACE}/v1/payment-intents/pi_1`;
   const status = !authorized ? 401 : !known ? 404 : api.status;
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? api.intent : { code: 'error' }));
+  response
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify(status === 200 ? api.intent : { code: 'error' }));
 });
 let apiBase = '';
 
@@ -60,14 +84,23 @@ async function startReceiver(overrides: Partial<ReceiverOptions> = {}) {
   const fulfilled: FulfilmentRecord[] = [];
   const decisions: Decision[] = [];
   const receiver = createReceiver({
-    secret: SECRET, workspaceId: WORKSPACE, lookupIntent: paymentApi(apiBase, API_KEY), orders: new MemoryOrderStore([ORDER]), store: fileStore,
-    onFulfil: (record) => void fulfilled.push(record), onDecision: (decision) => void decisions.push(decision), ...overrides,
+    secret: SECRET,
+    workspaceId: WORKSPACE,
+    lookupIntent: paymentApi(apiBase, API_KEY),
+    orders: new MemoryOrderStore([ORDER]),
+    store: fileStore,
+    onFulfil: (record) => void fulfilled.push(record),
+    onDecision: (decision) => void decisions.push(decision),
+    ...overrides,
   });
   const server = http.createServer(receiver.handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const handle = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
-    receiver, fulfilled, decisions, store: fileStore,
+    receiver,
+    fulfilled,
+    decisions,
+    store: fileStore,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await receiver.drain();
@@ -80,7 +113,11 @@ async function startReceiver(overrides: Partial<ReceiverOptions> = {}) {
 
 function event(overrides: Record<string, unknown> = {}) {
   return JSON.stringify({
-    id: '42', type: 'payment_intent.succeeded', workspaceId: WORKSPACE, createdAt: '2026-01-01T00:00:05.000Z', test: false,
+    id: '42',
+    type: 'payment_intent.succeeded',
+    workspaceId: WORKSPACE,
+    createdAt: '2026-01-01T00:00:05.000Z',
+    test: false,
     data: { paymentIntent: paidIntent(), invoice: { id: 'inv_17', number: 'INV-000017', externalId: 'order-17' } },
     ...overrides,
   });
@@ -92,12 +129,21 @@ function sign(body: string, { at = Math.floor(Date.now() / 1000), secret = SECRE
   return { timestamp, signature: `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}` };
 }
 
-async function deliver(url: string, body: string, options: { at?: number; secret?: string; eventId?: string; sendBody?: string } = {}) {
+async function deliver(
+  url: string,
+  body: string,
+  options: { at?: number; secret?: string; eventId?: string; sendBody?: string } = {},
+) {
   const { timestamp, signature } = sign(body, options);
   const eventId = options.eventId ?? (JSON.parse(body) as { id: string }).id;
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-payment-event-id': eventId, 'x-payment-timestamp': timestamp, 'x-payment-signature': signature },
+    headers: {
+      'content-type': 'application/json',
+      'x-payment-event-id': eventId,
+      'x-payment-timestamp': timestamp,
+      'x-payment-signature': signature,
+    },
     body: options.sendBody ?? body,
   });
   return { status: response.status, body: (await response.json()) as { outcome: string; reason?: string } };
@@ -110,9 +156,20 @@ describe('a payment that matches its order', () => {
     const shop = await startReceiver();
     expect(await deliver(shop.url, event())).toEqual({ status: 200, body: { outcome: 'queued' } });
     await shop.receiver.drain();
-    expect(shop.fulfilled).toEqual([expect.objectContaining({ workspaceId: WORKSPACE, eventId: '42', paymentIntentId: 'pi_1', invoiceId: 'inv_17', orderId: 'order-17' })]);
+    expect(shop.fulfilled).toEqual([
+      expect.objectContaining({
+        workspaceId: WORKSPACE,
+        eventId: '42',
+        paymentIntentId: 'pi_1',
+        invoiceId: 'inv_17',
+        orderId: 'order-17',
+      }),
+    ]);
     expect(await shop.store.pending()).toEqual([]);
-    expect((await storedLines()).map((line) => (JSON.parse(line) as { kind: string }).kind)).toEqual(['received', 'fulfilled']);
+    expect((await storedLines()).map((line) => (JSON.parse(line) as { kind: string }).kind)).toEqual([
+      'received',
+      'fulfilled',
+    ]);
   });
 
   it('answers a redelivery of the same event id (new timestamp and signature) with 2xx without fulfilling again', async () => {
@@ -171,18 +228,24 @@ describe('requests that do not prove themselves are refused and leave no record'
 
   it('refuses missing or malformed signature headers with 401', async () => {
     const shop = await startReceiver();
-    const post = (headers: Record<string, string>) => fetch(shop.url, { method: 'POST', headers, body: event() }).then((response) => response.status);
+    const post = (headers: Record<string, string>) =>
+      fetch(shop.url, { method: 'POST', headers, body: event() }).then((response) => response.status);
     const { timestamp } = sign(event());
     expect(await post({})).toBe(401);
     expect(await post({ 'x-payment-timestamp': timestamp, 'x-payment-signature': 'v1=' })).toBe(401);
     expect(await post({ 'x-payment-timestamp': timestamp, 'x-payment-signature': `v1=${'zz'.repeat(32)}` })).toBe(401);
-    expect(await post({ 'x-payment-timestamp': 'yesterday', 'x-payment-signature': sign(event()).signature })).toBe(401);
+    expect(await post({ 'x-payment-timestamp': 'yesterday', 'x-payment-signature': sign(event()).signature })).toBe(
+      401,
+    );
   });
 
   it('refuses an event of another workspace with 403', async () => {
     const shop = await startReceiver();
     const body = event({ workspaceId: 'ws_other' });
-    expect(await deliver(shop.url, body)).toEqual({ status: 403, body: { outcome: 'rejected', reason: 'wrong_workspace' } });
+    expect(await deliver(shop.url, body)).toEqual({
+      status: 403,
+      body: { outcome: 'rejected', reason: 'wrong_workspace' },
+    });
     expect(await storedLines()).toEqual([]);
   });
 
@@ -222,13 +285,16 @@ describe('events that fulfil nothing are acknowledged', () => {
     ['recipient', { recipient: '0x2222222222222222222222222222222222222222' }, 'recipient_mismatch'],
     ['status failed', { status: 'failed' }, 'payment_failed'],
     ['invoice', { invoiceId: 'inv_other', externalId: 'order-17' }, 'invoice_mismatch'],
-  ])('acknowledges but does not fulfil when the re-checked %s differs (final: alert, no retry)', async (_name, change, reason) => {
-    Object.assign(api.intent, change);
-    const shop = await startReceiver();
-    expect(await deliver(shop.url, event())).toEqual({ status: 200, body: { outcome: 'mismatch', reason } });
-    expect(shop.fulfilled).toEqual([]);
-    expect(await storedLines()).toEqual([]);
-  });
+  ])(
+    'acknowledges but does not fulfil when the re-checked %s differs (final: alert, no retry)',
+    async (_name, change, reason) => {
+      Object.assign(api.intent, change);
+      const shop = await startReceiver();
+      expect(await deliver(shop.url, event())).toEqual({ status: 200, body: { outcome: 'mismatch', reason } });
+      expect(shop.fulfilled).toEqual([]);
+      expect(await storedLines()).toEqual([]);
+    },
+  );
 });
 
 describe('conditions a retry can fix answer 503 and record nothing', () => {
@@ -249,14 +315,24 @@ describe('conditions a retry can fix answer 503 and record nothing', () => {
 
   it('the payment API is unreachable', async () => {
     const shop = await startReceiver({ lookupIntent: paymentApi('http://127.0.0.1:1/w/ws_shop1/v1', API_KEY) });
-    expect(await deliver(shop.url, event())).toEqual({ status: 503, body: { outcome: 'retry', reason: 'intent_unavailable' } });
+    expect(await deliver(shop.url, event())).toEqual({
+      status: 503,
+      body: { outcome: 'retry', reason: 'intent_unavailable' },
+    });
     expect(await storedLines()).toEqual([]);
   });
 
   it('the event store cannot persist', async () => {
-    const broken: EventStore = { recordOnce: () => Promise.reject(new Error('disk full')), markFulfilled: async () => {}, pending: async () => [] };
+    const broken: EventStore = {
+      recordOnce: () => Promise.reject(new Error('disk full')),
+      markFulfilled: async () => {},
+      pending: async () => [],
+    };
     const shop = await startReceiver({ store: broken });
-    expect(await deliver(shop.url, event())).toEqual({ status: 503, body: { outcome: 'retry', reason: 'store_unavailable' } });
+    expect(await deliver(shop.url, event())).toEqual({
+      status: 503,
+      body: { outcome: 'retry', reason: 'store_unavailable' },
+    });
     expect(shop.fulfilled).toEqual([]);
   });
 });

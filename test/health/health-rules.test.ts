@@ -44,7 +44,9 @@ describe('issue rules', () => {
     expect(failed).toMatch(/^1 webhook event was given up.*POST \/webhook\/retry.*GET \/changes/);
     expect(paused).toMatch(/1 webhook event waiting for it is kept.*PUT \/webhook \{"enabled": true\}/);
     expect(low).toMatch(/^3 credits available .* below 20.*402 insufficient_credits/);
-    expect(delayed).toMatch(/^1 payment submitted more than 10 minutes ago is still being verified.*must not pay again/);
+    expect(delayed).toMatch(
+      /^1 payment submitted more than 10 minutes ago is still being verified.*must not pay again/,
+    );
     expect(retrying).toMatch(/^1 webhook event failed at least once and is retried automatically/);
   });
 });

@@ -36,15 +36,31 @@ interface Issue {
 let keys = 0;
 
 /** A workspace whose key may do everything these tests need. Made before the clock moves (sign-in uses real time). */
-async function shop(permissions = ['billing:read', 'invoices:create', 'invoices:read', 'payments:read', 'webhooks:read', 'webhooks:write']) {
+async function shop(
+  permissions = [
+    'billing:read',
+    'invoices:create',
+    'invoices:read',
+    'payments:read',
+    'webhooks:read',
+    'webhooks:write',
+  ],
+) {
   const m = await merchant(app, permissions);
   const call = (method: 'GET' | 'POST' | 'PUT', path: string, payload?: object, headers: Record<string, string> = {}) =>
-    app.inject({ method, url: `/w/${m.workspaceId}/v1${path}`, headers: { authorization: `Bearer ${m.apiKey}`, ...headers }, ...(payload ? { payload } : {}) });
+    app.inject({
+      method,
+      url: `/w/${m.workspaceId}/v1${path}`,
+      headers: { authorization: `Bearer ${m.apiKey}`, ...headers },
+      ...(payload ? { payload } : {}),
+    });
   return {
     ...m,
     call,
     async invoice(body: object = { amount: '10' }) {
-      const response = await call('POST', '/invoices', body, { 'idempotency-key': `issues-${++keys}-${m.workspaceId}` });
+      const response = await call('POST', '/invoices', body, {
+        'idempotency-key': `issues-${++keys}-${m.workspaceId}`,
+      });
       expect(response.statusCode, response.body).toBe(201);
       return { ...response.json<{ id: string; payTo: string }>(), workspaceId: m.workspaceId };
     },
@@ -98,27 +114,52 @@ describe('GET /issues', () => {
 
     const third = await s.invoice(fiveDays); // 18 available
     const wentLow = await creationLedgerTime(s.workspaceId, third.id);
-    expect(await s.issues()).toEqual([{ kind: 'low_credits', severity: 'warning', since: wentLow, hint: expect.stringContaining('18 credits available') }]);
+    expect(await s.issues()).toEqual([
+      {
+        kind: 'low_credits',
+        severity: 'warning',
+        since: wentLow,
+        hint: expect.stringContaining('18 credits available'),
+      },
+    ]);
     const later = await s.invoice(); // 16 available: a later debit does not move `since`
     expect(await s.summary()).toEqual([{ kind: 'low_credits', since: wentLow, count: undefined }]);
 
     // Cancelling releases the success-fee reserve, one credit each: 19 is still low, still since the same entry.
-    for (const invoice of [first, second, later]) expect((await s.call('POST', `/invoices/${invoice.id}/cancel`)).statusCode).toBe(200);
+    for (const invoice of [first, second, later])
+      expect((await s.call('POST', `/invoices/${invoice.id}/cancel`)).statusCode).toBe(200);
     expect(await s.summary()).toEqual([{ kind: 'low_credits', since: wentLow, count: undefined }]);
     expect((await s.call('POST', `/invoices/${third.id}/cancel`)).statusCode).toBe(200);
     expect(await s.issues()).toEqual([]); // 20 available
 
     // Going below again starts a new episode.
     const fourth = await s.invoice(fiveDays);
-    expect(await s.summary()).toEqual([{ kind: 'low_credits', since: await creationLedgerTime(s.workspaceId, fourth.id), count: undefined }]);
+    expect(await s.summary()).toEqual([
+      { kind: 'low_credits', since: await creationLedgerTime(s.workspaceId, fourth.id), count: undefined },
+    ]);
   });
 
   it('reports low credits since the grant when a workspace starts below the warning level', async () => {
     const m = await merchant(small.app, ['billing:read']);
-    const response = await small.app.inject({ method: 'GET', url: `/w/${m.workspaceId}/v1/issues`, headers: { authorization: `Bearer ${m.apiKey}` } });
-    const grant = await small.database.db.selectFrom('credit_ledger').select('created_at').where('workspace_id', '=', m.workspaceId).executeTakeFirstOrThrow();
+    const response = await small.app.inject({
+      method: 'GET',
+      url: `/w/${m.workspaceId}/v1/issues`,
+      headers: { authorization: `Bearer ${m.apiKey}` },
+    });
+    const grant = await small.database.db
+      .selectFrom('credit_ledger')
+      .select('created_at')
+      .where('workspace_id', '=', m.workspaceId)
+      .executeTakeFirstOrThrow();
     expect(response.json()).toEqual({
-      issues: [{ kind: 'low_credits', severity: 'warning', since: grant.created_at.toISOString(), hint: expect.stringContaining('10 credits available') }],
+      issues: [
+        {
+          kind: 'low_credits',
+          severity: 'warning',
+          since: grant.created_at.toISOString(),
+          hint: expect.stringContaining('10 credits available'),
+        },
+      ],
     });
   });
 
@@ -137,7 +178,13 @@ describe('GET /issues', () => {
     expect(await s.summary()).toEqual([{ kind: 'verification_delayed', since: firstAt, count: 1 }]);
     clock.advance(MINUTE);
     const [delayed] = await s.issues();
-    expect(delayed).toEqual({ kind: 'verification_delayed', severity: 'warning', since: firstAt, count: 2, hint: expect.stringMatching(/^2 payments .* must not pay again/) });
+    expect(delayed).toEqual({
+      kind: 'verification_delayed',
+      severity: 'warning',
+      since: firstAt,
+      count: 2,
+      hint: expect.stringMatching(/^2 payments .* must not pay again/),
+    });
 
     await verifyPayment(services.payments, chain, one, firstPayment, 10_000_000n, clock.now()); // paid
     expect(await s.summary()).toEqual([{ kind: 'verification_delayed', since: secondAt, count: 1 }]);
@@ -166,7 +213,13 @@ describe('GET /issues', () => {
     await services.webhookDeliverer.attempt(workspaceId, first!);
     await services.webhookDeliverer.attempt(workspaceId, second!);
     expect(await s.issues()).toEqual([
-      { kind: 'webhook_deliveries_retrying', severity: 'warning', since: firstAt, count: 2, hint: expect.stringContaining('retried automatically') },
+      {
+        kind: 'webhook_deliveries_retrying',
+        severity: 'warning',
+        since: firstAt,
+        count: 2,
+        hint: expect.stringContaining('retried automatically'),
+      },
     ]);
 
     clock.advance(11 * MINUTE); // past the retry window of the first
@@ -177,7 +230,10 @@ describe('GET /issues', () => {
       { kind: 'webhook_deliveries_failed', since: gaveUpAt, count: 1 },
       { kind: 'webhook_deliveries_retrying', since: secondAt, count: 1 },
     ]);
-    expect(issues[0]).toMatchObject({ severity: 'critical', hint: expect.stringMatching(/POST \/webhook\/retry.*GET \/changes/) });
+    expect(issues[0]).toMatchObject({
+      severity: 'critical',
+      hint: expect.stringMatching(/POST \/webhook\/retry.*GET \/changes/),
+    });
 
     receiver.behave = () => ({ status: 200 });
     expect((await s.call('POST', '/webhook/retry', { eventId: first })).statusCode).toBe(200);
@@ -199,7 +255,13 @@ describe('GET /issues', () => {
     await payByTransaction(services.payments, chain, await s.invoice(), 10_000_000n, clock.now());
 
     const [paused] = await s.issues();
-    expect(paused).toEqual({ kind: 'webhook_paused', severity: 'critical', since: pausedAt, count: 1, hint: expect.stringContaining('PUT /webhook {"enabled": true}') });
+    expect(paused).toEqual({
+      kind: 'webhook_paused',
+      severity: 'critical',
+      since: pausedAt,
+      count: 1,
+      hint: expect.stringContaining('PUT /webhook {"enabled": true}'),
+    });
     expect(paused!.hint).not.toContain(rotated.json<{ secret: string }>().secret);
 
     expect((await s.call('PUT', '/webhook', { enabled: true })).statusCode).toBe(200);
@@ -208,7 +270,10 @@ describe('GET /issues', () => {
 
   it('needs the billing:read permission', async () => {
     const response = await billingLessShop.call('GET', '/issues');
-    expect({ status: response.statusCode, code: response.json().code }).toEqual({ status: 403, code: 'permission_denied' });
+    expect({ status: response.statusCode, code: response.json().code }).toEqual({
+      status: 403,
+      code: 'permission_denied',
+    });
   });
 
   it('says in /openapi.json that there are no automations to report', async () => {

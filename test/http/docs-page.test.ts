@@ -3,7 +3,13 @@ import { renderApiReference } from '../../src/http/docs-page.js';
 import type { JsonSchema, OpenApiDocument } from '../../src/http/openapi-types.js';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
-const workspaceParam = { name: 'workspaceId', in: 'path', required: true, description: 'Workspace id (`ws_…`).', schema: { type: 'string' } };
+const workspaceParam = {
+  name: 'workspaceId',
+  in: 'path',
+  required: true,
+  description: 'Workspace id (`ws_…`).',
+  schema: { type: 'string' },
+};
 
 // Fifteen objects nested inside each other: deeper than the renderer's limit.
 const deep = Array.from({ length: 15 }).reduce<JsonSchema>(
@@ -22,7 +28,12 @@ const document: OpenApiDocument = {
         required: ['id', 'status'],
         properties: {
           id: { type: 'string', format: 'uuid', description: 'Invoice id.' },
-          status: { anyOf: [{ type: 'string', const: 'open' }, { type: 'string', const: 'paid' }] },
+          status: {
+            anyOf: [
+              { type: 'string', const: 'open' },
+              { type: 'string', const: 'paid' },
+            ],
+          },
           paidAt: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
           replaces: { $ref: '#/components/schemas/Invoice' },
         },
@@ -30,7 +41,9 @@ const document: OpenApiDocument = {
     },
   },
   paths: {
-    '/healthz': { get: { summary: 'Health check', security: [], responses: { '200': { description: 'Default Response' } } } },
+    '/healthz': {
+      get: { summary: 'Health check', security: [], responses: { '200': { description: 'Default Response' } } },
+    },
     '/w/{workspaceId}/v1/invoices': {
       parameters: [workspaceParam],
       get: {
@@ -44,7 +57,12 @@ const document: OpenApiDocument = {
           { name: 'status', in: 'query', schema: { type: 'string', enum: ['open', 'paid'] } },
         ],
         responses: {
-          '200': { description: 'Default Response', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Invoice' } } } } },
+          '200': {
+            description: 'Default Response',
+            content: {
+              'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Invoice' } } },
+            },
+          },
           '401': { description: 'The one error body.', content: { 'application/json': { schema: ERROR_REF } } },
           '404': { description: 'No workspace <b>here</b>.', content: { 'application/json': { schema: ERROR_REF } } },
         },
@@ -62,8 +80,15 @@ const document: OpenApiDocument = {
                 required: ['amount'],
                 additionalProperties: false,
                 properties: {
-                  amount: { type: 'string', pattern: '^[0-9]+(\\.[0-9]{1,6})?$', description: 'USDC as a decimal string.' },
-                  memo: { anyOf: [{ type: 'string', maxLength: 140 }, { type: 'null' }], description: 'Shown to the buyer <img src=x onerror=alert(1)>.' },
+                  amount: {
+                    type: 'string',
+                    pattern: '^[0-9]+(\\.[0-9]{1,6})?$',
+                    description: 'USDC as a decimal string.',
+                  },
+                  memo: {
+                    anyOf: [{ type: 'string', maxLength: 140 }, { type: 'null' }],
+                    description: 'Shown to the buyer <img src=x onerror=alert(1)>.',
+                  },
                   metadata: { type: 'object', additionalProperties: { type: 'string', maxLength: 500 } },
                   tags: { type: ['array', 'null'], items: { type: 'string', minLength: 1 } },
                   nested: deep,
@@ -72,10 +97,17 @@ const document: OpenApiDocument = {
             },
           },
         },
-        responses: { '201': { description: 'Created.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Invoice' } } } } },
+        responses: {
+          '201': {
+            description: 'Created.',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Invoice' } } },
+          },
+        },
       },
     },
-    '/w/{workspaceId}/v1/billing': { get: { tags: ['Billing'], summary: 'Credit balance', 'x-permission': 'billing:read', responses: {} } },
+    '/w/{workspaceId}/v1/billing': {
+      get: { tags: ['Billing'], summary: 'Credit balance', 'x-permission': 'billing:read', responses: {} },
+    },
   },
 };
 
@@ -99,8 +131,12 @@ describe('renderApiReference', () => {
     expect(page).toContain('<style>');
     expect(page).not.toMatch(/@import|url\(|https?:\/\//i);
     const tags = page.match(/<[a-z][^>]*>/gi) ?? [];
-    expect(tags.filter((tag) => /^<(script|link|img|iframe|object)\b/i.test(tag) || /\s(on[a-z]+|src)=/i.test(tag))).toEqual([]);
-    expect(tags.flatMap((tag) => /\shref="([^"]*)"/.exec(tag)?.slice(1) ?? []).filter((href) => !href.startsWith('#'))).toEqual([]);
+    expect(
+      tags.filter((tag) => /^<(script|link|img|iframe|object)\b/i.test(tag) || /\s(on[a-z]+|src)=/i.test(tag)),
+    ).toEqual([]);
+    expect(
+      tags.flatMap((tag) => /\shref="([^"]*)"/.exec(tag)?.slice(1) ?? []).filter((href) => !href.startsWith('#')),
+    ).toEqual([]);
     expect(page).toContain('prefers-color-scheme:dark');
   });
 
@@ -132,43 +168,69 @@ describe('renderApiReference', () => {
     expect(page).toContain('id="get-w-workspaceid-v1-billing"');
     expect(page).toContain('href="#get-w-workspaceid-v1-billing"');
     expect(page).toContain('id="post-w-workspaceid-v1-invoices"');
-    expect(page).toContain('<span class="method get">GET</span> <code class="path">/w/<span class="pp">{workspaceId}</span>/v1/billing</code>');
+    expect(page).toContain(
+      '<span class="method get">GET</span> <code class="path">/w/<span class="pp">{workspaceId}</span>/v1/billing</code>',
+    );
   });
 
   it('lists permission, parameters (including path-level ones) and public operations', () => {
-    expect(page).toContain('<p class="meta"><span class="chip perm">Permission <code>invoices:read</code></span> <span class="chip">API key</span> </p>');
+    expect(page).toContain(
+      '<p class="meta"><span class="chip perm">Permission <code>invoices:read</code></span> <span class="chip">API key</span> </p>',
+    );
     expect(page).toContain('<td><code>workspaceId</code></td><td>path</td>');
     expect(page).toContain('Workspace id (<code>ws_…</code>).');
-    expect(page).toMatch(/<code>limit<\/code><\/td><td>query<\/td><td><span class="type">integer<\/span> <span class="chip">1–100<\/span> <span class="chip">default 20<\/span>/);
+    expect(page).toMatch(
+      /<code>limit<\/code><\/td><td>query<\/td><td><span class="type">integer<\/span> <span class="chip">1–100<\/span> <span class="chip">default 20<\/span>/,
+    );
     expect(page).toContain('<span class="type">&quot;open&quot; | &quot;paid&quot;</span>');
     expect(page).toContain('No authentication');
   });
 
   it('renders schemas as nested fields: unions, nullables, maps, arrays, constraints and required markers', () => {
-    expect(page).toMatch(/<code class="name">amount<\/code> <span class="type">string<\/span> <span class="req">required<\/span> <span class="chip">pattern \^\[0-9\]\+/);
-    expect(page).toContain('<code class="name">memo</code> <span class="type">string | null</span> <span class="chip">≤ 140 chars</span>');
+    expect(page).toMatch(
+      /<code class="name">amount<\/code> <span class="type">string<\/span> <span class="req">required<\/span> <span class="chip">pattern \^\[0-9\]\+/,
+    );
+    expect(page).toContain(
+      '<code class="name">memo</code> <span class="type">string | null</span> <span class="chip">≤ 140 chars</span>',
+    );
     expect(page).toContain('<code class="name">metadata</code> <span class="type">map of string → string</span>');
-    expect(page).toContain('<code class="name">[key: string]</code> <span class="type">string</span> <span class="chip">≤ 500 chars</span>');
+    expect(page).toContain(
+      '<code class="name">[key: string]</code> <span class="type">string</span> <span class="chip">≤ 500 chars</span>',
+    );
     expect(page).toContain('<code class="name">tags</code> <span class="type">array of string | null</span>');
   });
 
   it('resolves component $refs and stops at cycles and at the depth limit', () => {
     expect(page).toContain('<span class="type">array of object</span>');
-    expect(page).toContain('<code class="name">id</code> <span class="type">string</span> <span class="req">required</span> <span class="chip">uuid</span>');
-    expect(page).toContain('<code class="name">paidAt</code> <span class="type">string | null</span> <span class="chip">date-time</span>');
+    expect(page).toContain(
+      '<code class="name">id</code> <span class="type">string</span> <span class="req">required</span> <span class="chip">uuid</span>',
+    );
+    expect(page).toContain(
+      '<code class="name">paidAt</code> <span class="type">string | null</span> <span class="chip">date-time</span>',
+    );
     expect(page).toContain('<code class="name">replaces</code> <span class="type">Invoice (recursive)</span>');
     expect(page).toContain('Nested deeper than 10 levels; omitted.');
     expect(page).not.toContain('bottom of the well');
   });
 
   it('points error responses at the shared error body and keeps route-specific descriptions', () => {
-    expect(page).toContain('<p class="response"><span class="status s4">401</span> <a href="#errors">Error body</a></p>');
-    expect(page).toMatch(/<span class="status s4">404<\/span> No workspace &lt;b&gt;here&lt;\/b&gt;\. <a href="#errors">/);
+    expect(page).toContain(
+      '<p class="response"><span class="status s4">401</span> <a href="#errors">Error body</a></p>',
+    );
+    expect(page).toMatch(
+      /<span class="status s4">404<\/span> No workspace &lt;b&gt;here&lt;\/b&gt;\. <a href="#errors">/,
+    );
   });
 
   it('explains the error body and lists the codes sorted by status, then code', () => {
-    for (const field of ['code', 'message', 'requestId', 'details']) expect(page).toContain(`<code class="name">${field}</code>`);
-    const positions = order('<code>invalid_json</code>', '<code>invalid_request</code>', '<code>not_found</code>', '<code>rate_limited</code>');
+    for (const field of ['code', 'message', 'requestId', 'details'])
+      expect(page).toContain(`<code class="name">${field}</code>`);
+    const positions = order(
+      '<code>invalid_json</code>',
+      '<code>invalid_request</code>',
+      '<code>not_found</code>',
+      '<code>rate_limited</code>',
+    );
     expect(positions.every((p) => p > 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
   });

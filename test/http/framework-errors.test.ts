@@ -27,32 +27,55 @@ function raw(request: string | Buffer): Promise<RawResponse> {
 function parse(text: string): RawResponse {
   const [head = '', body = ''] = text.split('\r\n\r\n', 2);
   const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
-  return { status: Number(statusLine.split(' ')[1]), headers, body: headers['transfer-encoding'] === 'chunked' ? body.split('\r\n')[1] ?? '' : body };
+  const headers = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
+  return {
+    status: Number(statusLine.split(' ')[1]),
+    headers,
+    body: headers['transfer-encoding'] === 'chunked' ? (body.split('\r\n')[1] ?? '') : body,
+  };
 }
 
 function expectContract(response: RawResponse, status: number, code: string) {
   expect(response.status).toBe(status);
   expect(response.headers['x-api-version']).toBe('1.1.0');
   expect(response.headers['x-request-id']).toMatch(/^req_/);
-  expect(JSON.parse(response.body)).toEqual({ code, message: expect.any(String), requestId: response.headers['x-request-id'] });
+  expect(JSON.parse(response.body)).toEqual({
+    code,
+    message: expect.any(String),
+    requestId: response.headers['x-request-id'],
+  });
 }
 
 describe('errors the router and the HTTP parser raise keep the error contract', () => {
   it('a percent-encoding that is not UTF-8: 400 invalid_url', async () => {
-    expectContract(await raw('GET /w/%ff/v1/billing HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'), 400, 'invalid_url');
+    expectContract(
+      await raw('GET /w/%ff/v1/billing HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'),
+      400,
+      'invalid_url',
+    );
   });
 
   it('a path segment over 100 characters: 414 uri_too_long', async () => {
-    expectContract(await raw(`GET /w/${'a'.repeat(150)}/v1/billing HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`), 414, 'uri_too_long');
+    expectContract(
+      await raw(`GET /w/${'a'.repeat(150)}/v1/billing HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`),
+      414,
+      'uri_too_long',
+    );
   });
 
   it('20 KB of headers: 431 headers_too_large', async () => {
-    expectContract(await raw(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431, 'headers_too_large');
+    expectContract(
+      await raw(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
+      431,
+      'headers_too_large',
+    );
   });
 
   it('Content-Length together with Transfer-Encoding: 400 invalid_request', async () => {
-    const request = 'POST /auth/verify HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n';
+    const request =
+      'POST /auth/verify HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n';
     expectContract(await raw(request), 400, 'invalid_request');
   });
 });
@@ -62,7 +85,9 @@ describe('slow clients', () => {
     const started = Date.now();
     const socket = net.connect(port, '127.0.0.1');
     await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write('POST /auth/verify HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:3000\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n');
+    socket.write(
+      'POST /auth/verify HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost:3000\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n',
+    );
     const trickle = setInterval(() => socket.writable && socket.write('{'), 1000);
     const chunks: Buffer[] = [];
     socket.on('data', (chunk) => chunks.push(chunk));

@@ -17,9 +17,18 @@ import { workspaceRouteTable } from '../../src/http/route-table.js';
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 20_000);
 
 const chain = await createTestChain();
-const demo = { chainId: 84532, rpcUrl: chain.rpcUrl, merchant: privateKeyToAccount(generatePrivateKey()), buyer: privateKeyToAccount(generatePrivateKey()) };
+const demo = {
+  chainId: 84532,
+  rpcUrl: chain.rpcUrl,
+  merchant: privateKeyToAccount(generatePrivateKey()),
+  buyer: privateKeyToAccount(generatePrivateKey()),
+};
 const { app, services } = await createTestApp(
-  { API_RATE_LIMIT_PER_MINUTE: '10000000', CHECKOUT_RATE_LIMIT_PER_MINUTE: '10000000', NEW_WORKSPACE_CREDITS: '1000000' },
+  {
+    API_RATE_LIMIT_PER_MINUTE: '10000000',
+    CHECKOUT_RATE_LIMIT_PER_MINUTE: '10000000',
+    NEW_WORKSPACE_CREDITS: '1000000',
+  },
   systemClock,
   chain,
   demo,
@@ -45,13 +54,17 @@ for (const [routes, prefixes] of [
   [table.portalOnly, ['/portal/api/w/:workspaceId']],
 ] as const) {
   for (const route of routes) {
-    for (const prefix of prefixes) if (route.example?.body) examples.set(`${route.method} ${prefix}${route.url}`, route.example.body as Record<string, unknown>);
+    for (const prefix of prefixes)
+      if (route.example?.body)
+        examples.set(`${route.method} ${prefix}${route.url}`, route.example.body as Record<string, unknown>);
   }
 }
 const mutated = (example: Record<string, unknown>) =>
   fc.oneof(
     fc.constant(example),
-    fc.tuple(fc.constantFrom(...Object.keys(example), ...FIELD_NAMES), value).map(([field, replacement]) => ({ ...example, [field]: replacement })),
+    fc
+      .tuple(fc.constantFrom(...Object.keys(example), ...FIELD_NAMES), value)
+      .map(([field, replacement]) => ({ ...example, [field]: replacement })),
   );
 
 const NASTY = [
@@ -76,8 +89,23 @@ const NASTY = [
   'x'.repeat(300),
   'é'.repeat(2000),
 ];
-const PLAUSIBLE = ['1.5', '0.000001', '12,50', 'base-sepolia', 'USDC', 'https://shop.example.com/ok', `0x${'ab'.repeat(32)}`, `0x${'11'.repeat(20)}`, '1', 'INV-000001'];
-const nastyString = fc.oneof(fc.constantFrom(...NASTY, ...PLAUSIBLE), fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ maxLength: 12 }));
+const PLAUSIBLE = [
+  '1.5',
+  '0.000001',
+  '12,50',
+  'base-sepolia',
+  'USDC',
+  'https://shop.example.com/ok',
+  `0x${'ab'.repeat(32)}`,
+  `0x${'11'.repeat(20)}`,
+  '1',
+  'INV-000001',
+];
+const nastyString = fc.oneof(
+  fc.constantFrom(...NASTY, ...PLAUSIBLE),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ maxLength: 12 }),
+);
 const leaf = fc.oneof(
   nastyString,
   fc.integer(),
@@ -94,30 +122,85 @@ function nest(depth: number, open: string): string {
 }
 
 const FIELD_NAMES = [
-  'amount', 'currency', 'network', 'expiresIn', 'externalId', 'successUrl', 'cancelUrl', 'number', 'payTo', 'items', 'budgetCredits',
-  'origins', 'endpoint', 'enabled', 'rotate', 'eventId', 'name', 'description', 'permissions', 'txHash', 'authorization', 'signature',
-  'message', 'role', 'method', 'params', 'from', 'to', 'value', 'validAfter', 'validBefore', 'nonce', '__proto__', 'constructor',
+  'amount',
+  'currency',
+  'network',
+  'expiresIn',
+  'externalId',
+  'successUrl',
+  'cancelUrl',
+  'number',
+  'payTo',
+  'items',
+  'budgetCredits',
+  'origins',
+  'endpoint',
+  'enabled',
+  'rotate',
+  'eventId',
+  'name',
+  'description',
+  'permissions',
+  'txHash',
+  'authorization',
+  'signature',
+  'message',
+  'role',
+  'method',
+  'params',
+  'from',
+  'to',
+  'value',
+  'validAfter',
+  'validBefore',
+  'nonce',
+  '__proto__',
+  'constructor',
 ];
 const value: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
-  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(fc.constantFrom(...FIELD_NAMES), tie('value'), { maxKeys: 4 })),
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf,
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.constantFrom(...FIELD_NAMES), tie('value'), { maxKeys: 4 }),
+  ),
 })).value;
 const body = fc.oneof(
   fc.dictionary(fc.constantFrom(...FIELD_NAMES), value, { maxKeys: 6 }),
-  fc.record({ items: fc.array(fc.dictionary(fc.constantFrom(...FIELD_NAMES), value, { maxKeys: 4 }), { maxLength: 30 }), budgetCredits: leaf }),
+  fc.record({
+    items: fc.array(fc.dictionary(fc.constantFrom(...FIELD_NAMES), value, { maxKeys: 4 }), { maxLength: 30 }),
+    budgetCredits: leaf,
+  }),
   value,
   fc.constant(undefined),
 );
-const rawBody = fc.oneof(deep, fc.constantFrom('{', '{"amount":', 'null', '""', '[]', '\u0000', '{"a":"\\u0000"}', '{"amount":"\\ud800"}'));
+const rawBody = fc.oneof(
+  deep,
+  fc.constantFrom('{', '{"amount":', 'null', '""', '[]', '\u0000', '{"a":"\\u0000"}', '{"amount":"\\ud800"}'),
+);
 
 const segment = (name: string) =>
   fc.oneof(
-    name === 'workspaceId' ? fc.constant(owner.workspaceId) : name === 'invoiceId' ? fc.constantFrom(...invoiceIds) : fc.constant(`${name.slice(0, 3)}_0000000000000000000000`),
+    name === 'workspaceId'
+      ? fc.constant(owner.workspaceId)
+      : name === 'invoiceId'
+        ? fc.constantFrom(...invoiceIds)
+        : fc.constant(`${name.slice(0, 3)}_0000000000000000000000`),
     nastyString.map(encodeSegment),
     fc.constantFrom('%00', '%ff', '%ED%A0%80', 'a'.repeat(150), '..', '%2F'),
   );
 
 const paymentHeader = fc
-  .record({ x402Version: fc.constantFrom(1, 2, 3, '2', null), accepted: value, payload: value, scheme: value, network: value }, { requiredKeys: [] })
+  .record(
+    {
+      x402Version: fc.constantFrom(1, 2, 3, '2', null),
+      accepted: value,
+      payload: value,
+      scheme: value,
+      network: value,
+    },
+    { requiredKeys: [] },
+  )
   .map((decoded) => Buffer.from(JSON.stringify(decoded)).toString('base64'));
 
 const request = fc.constantFrom(...routes).chain((route) => {
@@ -125,14 +208,36 @@ const request = fc.constantFrom(...routes).chain((route) => {
   const json = example ? fc.oneof(body, mutated(example)) : body;
   return fc.record({
     route: fc.constant(route),
-    query: fc.dictionary(fc.constantFrom('q', 'cursor', 'limit', 'after', 'status', 'api_key', 'token', 'x'), nastyString.map(encodeSegment), { maxKeys: 3 }),
+    query: fc.dictionary(
+      fc.constantFrom('q', 'cursor', 'limit', 'after', 'status', 'api_key', 'token', 'x'),
+      nastyString.map(encodeSegment),
+      { maxKeys: 3 },
+    ),
     auth: fc.constantFrom('owner', 'none', 'garbage'),
     session: fc.boolean(),
     origin: fc.constantFrom(ORIGIN, undefined, 'https://evil.example'),
-    contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'multipart/form-data; boundary=x', undefined),
-    idempotencyKey: fc.option(nastyString.filter((key) => !/[^\t\x20-\x7e\x80-\xff]/.test(key)), { nil: undefined }),
-    payment: fc.option(fc.oneof(paymentHeader, nastyString.filter((text) => /^[\x20-\x7e]*$/.test(text))), { nil: undefined }),
-    body: fc.oneof({ weight: 5, arbitrary: json.map((json) => ({ json })) }, { weight: 1, arbitrary: rawBody.map((raw) => ({ raw })) }),
+    contentType: fc.constantFrom(
+      'application/json',
+      'application/json; charset=utf-8',
+      'text/plain',
+      'multipart/form-data; boundary=x',
+      undefined,
+    ),
+    idempotencyKey: fc.option(
+      nastyString.filter((key) => !/[^\t\x20-\x7e\x80-\xff]/.test(key)),
+      { nil: undefined },
+    ),
+    payment: fc.option(
+      fc.oneof(
+        paymentHeader,
+        nastyString.filter((text) => /^[\x20-\x7e]*$/.test(text)),
+      ),
+      { nil: undefined },
+    ),
+    body: fc.oneof(
+      { weight: 5, arbitrary: json.map((json) => ({ json })) },
+      { weight: 1, arbitrary: rawBody.map((raw) => ({ raw })) },
+    ),
     segments: fc.tuple(...['workspaceId', 'invoiceId', 'keyId', 'paymentIntentId', 'file'].map(segment)),
   });
 });
@@ -160,63 +265,90 @@ function encodeSegment(text: string): string {
   }
 }
 
-it(`answers ${REQUESTS} generated bad requests to every route without a 5xx, each refusal in the error contract`, { timeout: 300_000 }, async () => {
-  expect(routes.length).toBeGreaterThan(50);
-  let sent = 0;
-  const statuses = new Map<number, number>();
-  // Every distinct failure (kind, status, code) with one example, so one run shows every root cause.
-  const failures = new Map<string, string>();
-  const fail = (kind: string, status: number, body: string, example: string) => {
-    const key = `${kind} ${status} ${/"code":"([^"]+)"/.exec(body)?.[1] ?? ''}`;
-    if (!failures.has(key)) failures.set(key, example);
-  };
-  await fc.assert(
-    fc.asyncProperty(request, async (generated) => {
-      const [workspaceId, invoiceId, keyId, paymentIntentId, file] = generated.segments;
-      const values: Record<string, string | undefined> = { workspaceId, invoiceId, keyId, paymentIntentId, file, '*': file };
-      const path = generated.route.path.replace(/:(\w+)|\*/g, (_, name: string | undefined) => values[name ?? '*'] ?? 'x');
-      const query = Object.entries(generated.query).map(([key, text]) => `${key}=${text}`).join('&');
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (generated.auth === 'owner') headers.authorization = `Bearer ${owner.apiKey}`;
-      if (generated.auth === 'garbage') headers.authorization = 'Bearer isk_key_0000000000000000000000_secret';
-      // Sign-out would end the session the rest of the run uses.
-      if (generated.session && !generated.route.path.startsWith('/auth')) headers.cookie = owner.cookie;
-      if (generated.origin) headers.origin = generated.origin;
-      if (generated.contentType) headers['content-type'] = generated.contentType;
-      if (generated.idempotencyKey !== undefined) headers['idempotency-key'] = generated.idempotencyKey;
-      if (generated.payment !== undefined) headers['payment-signature'] = headers['x-payment'] = generated.payment;
-      const payload = 'raw' in generated.body ? generated.body.raw : generated.body.json === undefined ? undefined : JSON.stringify(generated.body.json);
-      const hasBody = generated.route.method !== 'GET' && generated.route.method !== 'DELETE' && payload !== undefined;
+it(
+  `answers ${REQUESTS} generated bad requests to every route without a 5xx, each refusal in the error contract`,
+  { timeout: 300_000 },
+  async () => {
+    expect(routes.length).toBeGreaterThan(50);
+    let sent = 0;
+    const statuses = new Map<number, number>();
+    // Every distinct failure (kind, status, code) with one example, so one run shows every root cause.
+    const failures = new Map<string, string>();
+    const fail = (kind: string, status: number, body: string, example: string) => {
+      const key = `${kind} ${status} ${/"code":"([^"]+)"/.exec(body)?.[1] ?? ''}`;
+      if (!failures.has(key)) failures.set(key, example);
+    };
+    await fc.assert(
+      fc.asyncProperty(request, async (generated) => {
+        const [workspaceId, invoiceId, keyId, paymentIntentId, file] = generated.segments;
+        const values: Record<string, string | undefined> = {
+          workspaceId,
+          invoiceId,
+          keyId,
+          paymentIntentId,
+          file,
+          '*': file,
+        };
+        const path = generated.route.path.replace(
+          /:(\w+)|\*/g,
+          (_, name: string | undefined) => values[name ?? '*'] ?? 'x',
+        );
+        const query = Object.entries(generated.query)
+          .map(([key, text]) => `${key}=${text}`)
+          .join('&');
+        const headers: Record<string, string> = { accept: 'application/json' };
+        if (generated.auth === 'owner') headers.authorization = `Bearer ${owner.apiKey}`;
+        if (generated.auth === 'garbage') headers.authorization = 'Bearer isk_key_0000000000000000000000_secret';
+        // Sign-out would end the session the rest of the run uses.
+        if (generated.session && !generated.route.path.startsWith('/auth')) headers.cookie = owner.cookie;
+        if (generated.origin) headers.origin = generated.origin;
+        if (generated.contentType) headers['content-type'] = generated.contentType;
+        if (generated.idempotencyKey !== undefined) headers['idempotency-key'] = generated.idempotencyKey;
+        if (generated.payment !== undefined) headers['payment-signature'] = headers['x-payment'] = generated.payment;
+        const payload =
+          'raw' in generated.body
+            ? generated.body.raw
+            : generated.body.json === undefined
+              ? undefined
+              : JSON.stringify(generated.body.json);
+        const hasBody =
+          generated.route.method !== 'GET' && generated.route.method !== 'DELETE' && payload !== undefined;
 
-      const response = await app.inject({
-        method: generated.route.method as 'GET',
-        url: query ? `${path}?${query}` : path,
-        headers,
-        ...(hasBody && { payload }),
-      });
-      sent += 1;
-      statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
-      const where = `${generated.route.method} ${path}${query ? `?${query}` : ''} ${hasBody ? ` ${String(payload).slice(0, 200)}` : ''} → ${response.statusCode} ${response.body.slice(0, 300)}`;
-      const { statusCode: status, body } = response;
-      if (status >= 500) fail('5xx', status, body, where);
-      if (response.headers['x-api-version'] !== '1.1.0' || !response.headers['x-request-id']) fail('missing headers', status, body, where);
-      // The x402 endpoint's 402 is the x402 protocol's own body (x402Version, error, accepts), which payers parse.
-      const x402Challenge = status === 402 && generated.route.path.includes('/x402/') && body.includes('"x402Version"');
-      if (status >= 400 && !x402Challenge && !inErrorContract(response)) fail('error outside the contract', status, body, where);
-    }),
-    { numRuns: REQUESTS, endOnFailure: true },
-  );
-  console.log(`fuzz: ${sent} requests over ${routes.length} routes; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`);
-  expect([...failures].map(([key, example]) => `${key}\n    e.g. ${example}`)).toEqual([]);
-  expect(sent).toBeGreaterThanOrEqual(REQUESTS);
+        const response = await app.inject({
+          method: generated.route.method as 'GET',
+          url: query ? `${path}?${query}` : path,
+          headers,
+          ...(hasBody && { payload }),
+        });
+        sent += 1;
+        statuses.set(response.statusCode, (statuses.get(response.statusCode) ?? 0) + 1);
+        const where = `${generated.route.method} ${path}${query ? `?${query}` : ''} ${hasBody ? ` ${String(payload).slice(0, 200)}` : ''} → ${response.statusCode} ${response.body.slice(0, 300)}`;
+        const { statusCode: status, body } = response;
+        if (status >= 500) fail('5xx', status, body, where);
+        if (response.headers['x-api-version'] !== '1.1.0' || !response.headers['x-request-id'])
+          fail('missing headers', status, body, where);
+        // The x402 endpoint's 402 is the x402 protocol's own body (x402Version, error, accepts), which payers parse.
+        const x402Challenge =
+          status === 402 && generated.route.path.includes('/x402/') && body.includes('"x402Version"');
+        if (status >= 400 && !x402Challenge && !inErrorContract(response))
+          fail('error outside the contract', status, body, where);
+      }),
+      { numRuns: REQUESTS, endOnFailure: true },
+    );
+    console.log(
+      `fuzz: ${sent} requests over ${routes.length} routes; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort(([a], [b]) => a - b)))}`,
+    );
+    expect([...failures].map(([key, example]) => `${key}\n    e.g. ${example}`)).toEqual([]);
+    expect(sent).toBeGreaterThanOrEqual(REQUESTS);
 
-  // Healthy afterwards: the database answers and a valid invoice is still created.
-  expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
-  const created = await app.inject({
-    method: 'POST',
-    url: `/w/${owner.workspaceId}/v1/invoices`,
-    headers: { authorization: `Bearer ${owner.apiKey}`, 'idempotency-key': `fuzz-after-${Date.now()}` },
-    payload: { amount: '2' },
-  });
-  expect(created.statusCode).toBe(201);
-});
+    // Healthy afterwards: the database answers and a valid invoice is still created.
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    const created = await app.inject({
+      method: 'POST',
+      url: `/w/${owner.workspaceId}/v1/invoices`,
+      headers: { authorization: `Bearer ${owner.apiKey}`, 'idempotency-key': `fuzz-after-${Date.now()}` },
+      payload: { amount: '2' },
+    });
+    expect(created.statusCode).toBe(201);
+  },
+);

@@ -17,16 +17,28 @@ it('logs every request with its request id and never a key, a cookie or a query 
   });
   const database = await createTestDatabase();
   const config = loadConfig({ PUBLIC_BASE_URL: ORIGIN });
-  const app = await buildApp(createServices(config, database.db, new ManualClock()), { logger: { level: 'info', stream } });
+  const app = await buildApp(createServices(config, database.db, new ManualClock()), {
+    logger: { level: 'info', stream },
+  });
   const cookie = await signIn(app, newWallet());
   const workspaceId = await createWorkspace(app, cookie);
   const key = (await createKey(app, cookie, workspaceId, ['billing:read'])).json<{ secret: string }>().secret;
 
-  await app.inject({ method: 'GET', url: `/w/${workspaceId}/v1/billing`, headers: { authorization: `Bearer ${key}`, 'x-request-id': 'trace-billing-1' } });
-  await app.inject({ method: 'GET', url: `/w/${workspaceId}/v1/billing?api_key=${key}`, headers: { 'x-request-id': 'trace-query-1' } });
+  await app.inject({
+    method: 'GET',
+    url: `/w/${workspaceId}/v1/billing`,
+    headers: { authorization: `Bearer ${key}`, 'x-request-id': 'trace-billing-1' },
+  });
+  await app.inject({
+    method: 'GET',
+    url: `/w/${workspaceId}/v1/billing?api_key=${key}`,
+    headers: { 'x-request-id': 'trace-query-1' },
+  });
   await app.close();
 
-  const records = lines.map((line) => JSON.parse(line) as { requestId?: string; reqId?: string; msg: string; req?: { path?: string } });
+  const records = lines.map(
+    (line) => JSON.parse(line) as { requestId?: string; reqId?: string; msg: string; req?: { path?: string } },
+  );
   const traced = records.filter((record) => (record.requestId ?? record.reqId) === 'trace-billing-1');
   expect(traced.map((record) => record.msg)).toEqual(['incoming request', 'request completed']);
   expect(traced[0]?.req?.path).toBe(`/w/${workspaceId}/v1/billing`);

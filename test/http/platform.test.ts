@@ -10,7 +10,10 @@ describe('HTTP platform', () => {
       { method: 'GET' as const, url: '/no/such/path' },
       { method: 'POST' as const, url: '/auth/verify', headers: { origin: ORIGIN }, payload: '{' },
     ]) {
-      const response = await app.inject({ ...request, headers: { 'content-type': 'application/json', ...request.headers } });
+      const response = await app.inject({
+        ...request,
+        headers: { 'content-type': 'application/json', ...request.headers },
+      });
       expect(response.headers['x-request-id']).toMatch(/^req_[0-9a-z]{26}$/);
       expect(response.headers['x-api-version']).toBe('1.1.0');
     }
@@ -19,29 +22,55 @@ describe('HTTP platform', () => {
   it('answers unknown paths with the one error body', async () => {
     const response = await app.inject({ method: 'GET', url: '/w/ws_x/v1/nothing?x=1' });
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ code: 'not_found', message: 'No resource at GET /w/ws_x/v1/nothing.', requestId: response.headers['x-request-id'] });
+    expect(response.json()).toEqual({
+      code: 'not_found',
+      message: 'No resource at GET /w/ws_x/v1/nothing.',
+      requestId: response.headers['x-request-id'],
+    });
   });
 
-  it("echoes a sane client request id and replaces an unsafe one", async () => {
+  it('echoes a sane client request id and replaces an unsafe one', async () => {
     const sane = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'client-123.abc' } });
     expect(sane.headers['x-request-id']).toBe('client-123.abc');
-    const unsafe = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\u0007<script>' } });
+    const unsafe = await app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'bad id\u0007<script>' },
+    });
     expect(unsafe.headers['x-request-id']).toMatch(/^req_/);
   });
 
   it('refuses malformed JSON and wrong content types with clear codes', async () => {
-    const broken = await app.inject({ method: 'POST', url: '/auth/verify', headers: { origin: ORIGIN, 'content-type': 'application/json' }, payload: '{"message":' });
+    const broken = await app.inject({
+      method: 'POST',
+      url: '/auth/verify',
+      headers: { origin: ORIGIN, 'content-type': 'application/json' },
+      payload: '{"message":',
+    });
     expect(broken.statusCode).toBe(400);
     expect(broken.json().code).toBe('invalid_json');
-    const text = await app.inject({ method: 'POST', url: '/auth/verify', headers: { origin: ORIGIN, 'content-type': 'text/plain' }, payload: 'hi' });
+    const text = await app.inject({
+      method: 'POST',
+      url: '/auth/verify',
+      headers: { origin: ORIGIN, 'content-type': 'text/plain' },
+      payload: 'hi',
+    });
     expect(text.statusCode).toBe(415);
     expect(text.json().code).toBe('unsupported_media_type');
   });
 
   it('reports validation problems with details', async () => {
-    const response = await app.inject({ method: 'POST', url: '/auth/verify', headers: { origin: ORIGIN }, payload: { message: 'x' } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/auth/verify',
+      headers: { origin: ORIGIN },
+      payload: { message: 'x' },
+    });
     expect(response.statusCode).toBe(400);
-    expect(response.json()).toMatchObject({ code: 'invalid_request', details: [{ path: 'signature', message: 'is required' }] });
+    expect(response.json()).toMatchObject({
+      code: 'invalid_request',
+      details: [{ path: 'signature', message: 'is required' }],
+    });
   });
 
   it('serves health, readiness and metrics', async () => {
@@ -77,7 +106,11 @@ describe('HTTP platform', () => {
 describe('GET /billing', () => {
   it("answers the workspace's credits and maxInvoiceAmount", async () => {
     const { workspaceId, apiKey } = await merchant(app, ['billing:read']);
-    const response = await app.inject({ method: 'GET', url: `/w/${workspaceId}/v1/billing`, headers: { authorization: `Bearer ${apiKey}` } });
+    const response = await app.inject({
+      method: 'GET',
+      url: `/w/${workspaceId}/v1/billing`,
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({
       creditBalance: 100,
@@ -94,7 +127,11 @@ describe('GET /billing', () => {
     const statuses: number[] = [];
     let retryAfter: string | undefined;
     for (let i = 0; i < 12; i++) {
-      const response = await app.inject({ method: 'GET', url: `/w/${workspaceId}/v1/billing`, headers: { authorization: `Bearer ${apiKey}` } });
+      const response = await app.inject({
+        method: 'GET',
+        url: `/w/${workspaceId}/v1/billing`,
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
       statuses.push(response.statusCode);
       if (response.statusCode === 429) {
         retryAfter = response.headers['retry-after'] as string;

@@ -16,12 +16,28 @@ async function shop() {
   const base = `/w/${merchantShop.workspaceId}/v1`;
   return {
     ...merchantShop,
-    quote: (items: unknown[]) => app.inject({ method: 'POST', url: `${base}/invoice-batches/quote`, headers, payload: { items } }),
+    quote: (items: unknown[]) =>
+      app.inject({ method: 'POST', url: `${base}/invoice-batches/quote`, headers, payload: { items } }),
     batch: (key: string, items: unknown[], budgetCredits = 1000) =>
-      app.inject({ method: 'POST', url: `${base}/invoice-batches`, headers: { ...headers, 'idempotency-key': key }, payload: { items, budgetCredits } }),
-    billing: async () => (await app.inject({ method: 'GET', url: `${base}/billing`, headers })).json<{ creditBalance: number; reservedCredits: number }>(),
+      app.inject({
+        method: 'POST',
+        url: `${base}/invoice-batches`,
+        headers: { ...headers, 'idempotency-key': key },
+        payload: { items, budgetCredits },
+      }),
+    billing: async () =>
+      (await app.inject({ method: 'GET', url: `${base}/billing`, headers })).json<{
+        creditBalance: number;
+        reservedCredits: number;
+      }>(),
     invoiceCount: async () =>
-      Number((await sql<{ n: bigint }>`SELECT count(*) AS n FROM invoices WHERE workspace_id = ${merchantShop.workspaceId}`.execute(database.db)).rows[0]!.n),
+      Number(
+        (
+          await sql<{
+            n: bigint;
+          }>`SELECT count(*) AS n FROM invoices WHERE workspace_id = ${merchantShop.workspaceId}`.execute(database.db)
+        ).rows[0]!.n,
+      ),
   };
 }
 
@@ -43,7 +59,11 @@ function mixedItems(): { items: unknown[]; invalidAt: Map<number, string> } {
       items.push(item);
       invalidAt.set(index, code);
     } else {
-      items.push({ amount: `${index + 1}.50`, externalId: `order-${index}`, ...(index % 2 === 0 && { expiresIn: 86400 }) });
+      items.push({
+        amount: `${index + 1}.50`,
+        externalId: `order-${index}`,
+        ...(index % 2 === 0 && { expiresIn: 86400 }),
+      });
     }
   }
   return { items, invalidAt };
@@ -55,10 +75,20 @@ describe('POST /invoice-batches/quote', () => {
     const { items, invalidAt } = mixedItems();
     const response = await merchantShop.quote(items);
     expect(response.statusCode).toBe(200);
-    const quote = response.json<{ items: { valid: boolean; credits?: { total: number }; error?: { code: string } }[]; totalCredits: Record<string, number>; availableCredits: number; covered: boolean }>();
+    const quote = response.json<{
+      items: { valid: boolean; credits?: { total: number }; error?: { code: string } }[];
+      totalCredits: Record<string, number>;
+      availableCredits: number;
+      covered: boolean;
+    }>();
     quote.items.forEach((item, index) => {
-      if (invalidAt.has(index)) expect(item, `item ${index}`).toMatchObject({ valid: false, error: { code: invalidAt.get(index) } });
-      else expect(item, `item ${index}`).toEqual({ valid: true, credits: { creation: index % 2 === 0 ? 2 : 1, feeReserve: 1, total: index % 2 === 0 ? 3 : 2 } });
+      if (invalidAt.has(index))
+        expect(item, `item ${index}`).toMatchObject({ valid: false, error: { code: invalidAt.get(index) } });
+      else
+        expect(item, `item ${index}`).toEqual({
+          valid: true,
+          credits: { creation: index % 2 === 0 ? 2 : 1, feeReserve: 1, total: index % 2 === 0 ? 3 : 2 },
+        });
     });
     // 11 valid items with a 1-day window (2 credits), 9 with an hour (1); a 1-credit fee reserve each.
     expect(quote.totalCredits).toEqual({ creation: 31, feeReserve: 20, total: 51 });
@@ -69,8 +99,14 @@ describe('POST /invoice-batches/quote', () => {
 
   it('checks the payTo and return-origin rules of the workspace too', async () => {
     const merchantShop = await shop();
-    const quote = await merchantShop.quote([{ amount: '1', payTo: '0x000000000000000000000000000000000000dead' }, { amount: '1', successUrl: 'https://elsewhere.example/ok' }]);
-    expect(quote.json().items.map((item: { error?: { code: string } }) => item.error?.code)).toEqual(['pay_to_mismatch', 'return_origin_not_allowed']);
+    const quote = await merchantShop.quote([
+      { amount: '1', payTo: '0x000000000000000000000000000000000000dead' },
+      { amount: '1', successUrl: 'https://elsewhere.example/ok' },
+    ]);
+    expect(quote.json().items.map((item: { error?: { code: string } }) => item.error?.code)).toEqual([
+      'pay_to_mismatch',
+      'return_origin_not_allowed',
+    ]);
   });
 });
 
@@ -83,7 +119,8 @@ describe('POST /invoice-batches', () => {
     const { results } = response.json<{ results: InvoiceResult[] }>();
     expect(results).toHaveLength(25);
     results.forEach((result, index) => {
-      if (invalidAt.has(index)) expect(result, `item ${index}`).toEqual({ error: { code: invalidAt.get(index), message: expect.any(String) } });
+      if (invalidAt.has(index))
+        expect(result, `item ${index}`).toEqual({ error: { code: invalidAt.get(index), message: expect.any(String) } });
       else expect(result.invoice, `item ${index}`).toMatchObject({ amount: `${index + 1}.500000`, status: 'open' });
     });
     const numbers = results.flatMap((result) => (result.invoice ? [result.invoice.number] : []));
@@ -114,7 +151,11 @@ describe('POST /invoice-batches', () => {
     const items = [{ amount: '1' }, { amount: '2', expiresIn: 432000 }];
     const refused = await merchantShop.batch('budget-batch-1', items, 5);
     expect(refused.statusCode).toBe(400);
-    expect(refused.json()).toMatchObject({ code: 'budget_exceeded', totalCredits: { creation: 4, feeReserve: 2, total: 6 }, requestId: expect.any(String) });
+    expect(refused.json()).toMatchObject({
+      code: 'budget_exceeded',
+      totalCredits: { creation: 4, feeReserve: 2, total: 6 },
+      requestId: expect.any(String),
+    });
     expect(await merchantShop.invoiceCount()).toBe(0);
     expect((await merchantShop.batch('budget-batch-1', items, 6)).statusCode).toBe(200);
     expect(await merchantShop.invoiceCount()).toBe(2);
@@ -122,15 +163,31 @@ describe('POST /invoice-batches', () => {
 
   it('tries items refused for lack of credits again on retry, once credits are added', async () => {
     const merchantShop = await shop();
-    await sql`UPDATE credit_accounts SET balance = 5 WHERE workspace_id = ${merchantShop.workspaceId}`.execute(database.db);
+    await sql`UPDATE credit_accounts SET balance = 5 WHERE workspace_id = ${merchantShop.workspaceId}`.execute(
+      database.db,
+    );
     const items = Array.from({ length: 4 }, (_, index) => ({ amount: `${index + 1}` }));
     const first = (await merchantShop.batch('credits-batch-1', items)).json<{ results: InvoiceResult[] }>().results;
-    expect(first.map((result) => result.invoice?.number ?? result.error?.code)).toEqual(['INV-000001', 'INV-000002', 'insufficient_credits', 'insufficient_credits']);
+    expect(first.map((result) => result.invoice?.number ?? result.error?.code)).toEqual([
+      'INV-000001',
+      'INV-000002',
+      'insufficient_credits',
+      'insufficient_credits',
+    ]);
 
-    await sql`UPDATE credit_accounts SET balance = balance + 100 WHERE workspace_id = ${merchantShop.workspaceId}`.execute(database.db);
+    await sql`UPDATE credit_accounts SET balance = balance + 100 WHERE workspace_id = ${merchantShop.workspaceId}`.execute(
+      database.db,
+    );
     const second = (await merchantShop.batch('credits-batch-1', items)).json<{ results: InvoiceResult[] }>().results;
-    expect(second.map((result) => result.invoice?.number)).toEqual(['INV-000001', 'INV-000002', 'INV-000003', 'INV-000004']);
-    expect(second.slice(0, 2).map((result) => result.invoice?.id)).toEqual(first.slice(0, 2).map((result) => result.invoice?.id));
+    expect(second.map((result) => result.invoice?.number)).toEqual([
+      'INV-000001',
+      'INV-000002',
+      'INV-000003',
+      'INV-000004',
+    ]);
+    expect(second.slice(0, 2).map((result) => result.invoice?.id)).toEqual(
+      first.slice(0, 2).map((result) => result.invoice?.id),
+    );
     expect(await merchantShop.invoiceCount()).toBe(4);
   });
 
@@ -150,23 +207,32 @@ describe('POST /invoice-batches', () => {
 });
 
 describe('retained batch bindings', () => {
-  it('keeps 1,000 batches: the 1,001st evicts the oldest, whose retry is refused instead of creating twice', { timeout: 120_000 }, async () => {
-    const merchantShop = await shop();
-    const key = (index: number) => `retained-${String(index).padStart(4, '0')}`;
-    for (let index = 1; index <= 1001; index++) {
-      const response = await merchantShop.batch(key(index), [{ amount: '1', externalId: key(index) }]);
-      expect(response.statusCode).toBe(200);
-    }
-    const evicted = await merchantShop.batch(key(1), [{ amount: '1', externalId: key(1) }]);
-    expect(evicted.statusCode).toBe(409);
-    expect(evicted.json()).toMatchObject({ code: 'batch_binding_evicted', message: expect.stringContaining('invoice-search') });
+  it(
+    'keeps 1,000 batches: the 1,001st evicts the oldest, whose retry is refused instead of creating twice',
+    { timeout: 120_000 },
+    async () => {
+      const merchantShop = await shop();
+      const key = (index: number) => `retained-${String(index).padStart(4, '0')}`;
+      for (let index = 1; index <= 1001; index++) {
+        const response = await merchantShop.batch(key(index), [{ amount: '1', externalId: key(index) }]);
+        expect(response.statusCode).toBe(200);
+      }
+      const evicted = await merchantShop.batch(key(1), [{ amount: '1', externalId: key(1) }]);
+      expect(evicted.statusCode).toBe(409);
+      expect(evicted.json()).toMatchObject({
+        code: 'batch_binding_evicted',
+        message: expect.stringContaining('invoice-search'),
+      });
 
-    const kept = await merchantShop.batch(key(2), [{ amount: '1', externalId: key(2) }]);
-    expect(kept.json<{ results: InvoiceResult[] }>().results[0]!.invoice?.number).toBe('INV-000002');
-    expect(await merchantShop.invoiceCount()).toBe(1001);
-    // The evicted batch's item key now expires like any idempotency key (within 7 days); the retained ones do not.
-    const { rows } = await sql<{ key: string }>`
-      SELECT key FROM idempotency_keys WHERE workspace_id = ${merchantShop.workspaceId} AND key LIKE 'batch %' AND expires_at < now() + interval '8 days'`.execute(database.db);
-    expect(rows.map((row) => row.key)).toEqual([`batch ${key(1)} #0`]);
-  });
+      const kept = await merchantShop.batch(key(2), [{ amount: '1', externalId: key(2) }]);
+      expect(kept.json<{ results: InvoiceResult[] }>().results[0]!.invoice?.number).toBe('INV-000002');
+      expect(await merchantShop.invoiceCount()).toBe(1001);
+      // The evicted batch's item key now expires like any idempotency key (within 7 days); the retained ones do not.
+      const { rows } = await sql<{ key: string }>`
+      SELECT key FROM idempotency_keys WHERE workspace_id = ${merchantShop.workspaceId} AND key LIKE 'batch %' AND expires_at < now() + interval '8 days'`.execute(
+        database.db,
+      );
+      expect(rows.map((row) => row.key)).toEqual([`batch ${key(1)} #0`]);
+    },
+  );
 });

@@ -25,7 +25,9 @@ const txHashOf = (number: number) => `0x${md5(String(number))}${md5(String(-numb
  * searched column: only the workspace condition sets them apart.
  */
 async function fill(workspaceId: string, count: number) {
-  await sql`INSERT INTO workspaces (id, name, wallet_address) VALUES (${workspaceId}, 'Shop', '0x00000000000000000000000000000000000000aa')`.execute(db);
+  await sql`INSERT INTO workspaces (id, name, wallet_address) VALUES (${workspaceId}, 'Shop', '0x00000000000000000000000000000000000000aa')`.execute(
+    db,
+  );
   await sql`
     INSERT INTO invoices (workspace_id, id, number, status, amount, currency, expires_in, expires_at, external_id, pay_to, source, created_at, updated_at)
     SELECT ${workspaceId}, 'inv_' || substr(md5(${workspaceId} || n), 1, 26), n, 'open', 1000000, 'USDC', 3600, now() + interval '1 hour',
@@ -47,7 +49,8 @@ beforeAll(async () => {
 
 const none: SearchLookups = { externalId: null, number: null, invoiceId: null, txHash: null };
 const ownId = async (number: number) =>
-  (await sql<{ id: InvoiceId }>`SELECT id FROM invoices WHERE workspace_id = ${OWN} AND number = ${number}`.execute(db)).rows[0]!.id;
+  (await sql<{ id: InvoiceId }>`SELECT id FROM invoices WHERE workspace_id = ${OWN} AND number = ${number}`.execute(db))
+    .rows[0]!.id;
 
 async function plan(lookups: SearchLookups, before: bigint | null = null): Promise<string> {
   const statement = searchStatement(OWN, lookups, before, 26)!;
@@ -68,7 +71,9 @@ describe('invoice search query plans, with thousands of invoices in other worksp
     for (const before of [null, 1500n]) {
       const text = await plan({ ...none, externalId: 'shared' }, before);
       expectIndexedWithinWorkspace(text);
-      expect(text).toMatch(/Limit[^\n]*\n\s*-> {2}Index Scan Backward using invoices_external_id_number_idx on invoices/);
+      expect(text).toMatch(
+        /Limit[^\n]*\n\s*-> {2}Index Scan Backward using invoices_external_id_number_idx on invoices/,
+      );
     }
   });
 
@@ -95,17 +100,33 @@ describe('invoice search query plans, with thousands of invoices in other worksp
   });
 
   it('combines every kind in one statement, each branch through its index', async () => {
-    const text = await plan({ externalId: 'shared', number: 42n, invoiceId: await ownId(41), txHash: txHashOf(40) }, 1500n);
+    const text = await plan(
+      { externalId: 'shared', number: 42n, invoiceId: await ownId(41), txHash: txHashOf(40) },
+      1500n,
+    );
     expectIndexedWithinWorkspace(text);
-    for (const index of ['invoices_external_id_number_idx', 'invoices_workspace_id_number_key', 'invoices_pkey', 'payment_intents_workspace_tx_hash_idx']) {
+    for (const index of [
+      'invoices_external_id_number_idx',
+      'invoices_workspace_id_number_key',
+      'invoices_pkey',
+      'payment_intents_workspace_tx_hash_idx',
+    ]) {
       expect(text).toContain(index);
     }
   });
 
   it('answers only the own workspace though the others hold the same values', async () => {
-    const found = await searchInvoices(db, OWN, { externalId: 'shared', number: 7n, invoiceId: null, txHash: txHashOf(8) }, null, 2000);
+    const found = await searchInvoices(
+      db,
+      OWN,
+      { externalId: 'shared', number: 7n, invoiceId: null, txHash: txHashOf(8) },
+      null,
+      2000,
+    );
     expect(found.every((invoice) => invoice.workspaceId === OWN)).toBe(true);
-    const expected = [...Array.from({ length: OWN_INVOICES / 3 }, (_, i) => BigInt(OWN_INVOICES - 3 * i)), 8n, 7n].sort((a, b) => (a < b ? 1 : -1));
+    const expected = [...Array.from({ length: OWN_INVOICES / 3 }, (_, i) => BigInt(OWN_INVOICES - 3 * i)), 8n, 7n].sort(
+      (a, b) => (a < b ? 1 : -1),
+    );
     expect(found.map((invoice) => invoice.number)).toEqual(expected);
   });
 });

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { classifyQuery, encodeCursor, parseCursor, type SearchLookups } from '../../src/modules/invoice-search/search.js';
+import {
+  classifyQuery,
+  encodeCursor,
+  parseCursor,
+  type SearchLookups,
+} from '../../src/modules/invoice-search/search.js';
 import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 
@@ -7,7 +12,13 @@ const workspaceId = 'ws_0123456789abcdefghjkmnpqrs' as WorkspaceId;
 const invoiceId = 'inv_0123456789abcdefghjkmnpqrs' as InvoiceId;
 const context = { workspaceId, publicBaseUrl: new URL('https://pay.example.com') };
 const classify = (q: string) => classifyQuery(q, context);
-const only = (lookups: Partial<SearchLookups>): SearchLookups => ({ externalId: null, number: null, invoiceId: null, txHash: null, ...lookups });
+const only = (lookups: Partial<SearchLookups>): SearchLookups => ({
+  externalId: null,
+  number: null,
+  invoiceId: null,
+  txHash: null,
+  ...lookups,
+});
 
 describe('classifyQuery', () => {
   it('reads invoice numbers in any letter case and padding, and as order references too', () => {
@@ -68,7 +79,9 @@ describe('classifyQuery', () => {
     expect(classify('é'.repeat(65)).externalId).toBeNull();
     expect(classify('a\u0000b').externalId).toBeNull();
     // A link longer than any order reference is still recognised.
-    expect(classify(`https://pay.example.com/w/${workspaceId}/i/${invoiceId}?ref=${'x'.repeat(200)}`)).toEqual(only({ invoiceId }));
+    expect(classify(`https://pay.example.com/w/${workspaceId}/i/${invoiceId}?ref=${'x'.repeat(200)}`)).toEqual(
+      only({ invoiceId }),
+    );
   });
 });
 

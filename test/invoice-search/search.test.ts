@@ -6,7 +6,10 @@ import { randomToken } from '../../src/shared/ids.js';
 import { BASE_URL, createTestApp, merchant } from '../support/app.js';
 
 const clock = new ManualClock();
-const { app, database } = await createTestApp({ API_RATE_LIMIT_PER_MINUTE: '1000000', NEW_WORKSPACE_CREDITS: '1000' }, clock);
+const { app, database } = await createTestApp(
+  { API_RATE_LIMIT_PER_MINUTE: '1000000', NEW_WORKSPACE_CREDITS: '1000' },
+  clock,
+);
 
 interface InvoiceView {
   id: string;
@@ -27,7 +30,11 @@ async function shop() {
   const headers = { authorization: `Bearer ${m.apiKey}` };
   let keys = 0;
   const search = (query: Record<string, string>) =>
-    app.inject({ method: 'GET', url: `/w/${m.workspaceId}/v1/invoice-search?${new URLSearchParams(query).toString()}`, headers });
+    app.inject({
+      method: 'GET',
+      url: `/w/${m.workspaceId}/v1/invoice-search?${new URLSearchParams(query).toString()}`,
+      headers,
+    });
   return {
     workspaceId: m.workspaceId,
     create: async (body: { externalId?: string } = {}) => {
@@ -40,7 +47,10 @@ async function shop() {
       expect(response.statusCode, response.body).toBe(201);
       return response.json<InvoiceView>();
     },
-    get: async (invoiceId: string) => (await app.inject({ method: 'GET', url: `/w/${m.workspaceId}/v1/invoices/${invoiceId}`, headers })).json<InvoiceView>(),
+    get: async (invoiceId: string) =>
+      (
+        await app.inject({ method: 'GET', url: `/w/${m.workspaceId}/v1/invoices/${invoiceId}`, headers })
+      ).json<InvoiceView>(),
     search,
     page: async (query: Record<string, string>) => {
       const response = await search(query);
@@ -59,7 +69,12 @@ async function shop() {
 }
 
 /** A payment attempt that used `txHash`, written directly: the search only reads these rows. */
-async function attemptWith(workspaceId: string, invoiceId: string, txHash: string, status: 'succeeded' | 'failed' = 'succeeded') {
+async function attemptWith(
+  workspaceId: string,
+  invoiceId: string,
+  txHash: string,
+  status: 'succeeded' | 'failed' = 'succeeded',
+) {
   await sql`
     INSERT INTO payment_intents (workspace_id, id, invoice_id, method, status, network, amount, pay_to, link_version, tx_hash, log_index, submitted_at)
     VALUES (${workspaceId}, ${`pi_${randomToken()}`}, ${invoiceId}, 'transaction', ${status}, 'base-sepolia', 10000000,
@@ -118,7 +133,7 @@ describe('GET /invoice-search', () => {
     expect(await main.numbers(second.checkoutUrl.replace('localhost', 'LOCALHOST'))).toEqual([second.number]);
   });
 
-  it('finds nothing for links that are not this service\'s invoice links', async () => {
+  it("finds nothing for links that are not this service's invoice links", async () => {
     const path = `/w/${main.workspaceId}/i/${second.id}`;
     for (const q of [
       `https://evil.example${path}`,
@@ -203,26 +218,50 @@ describe('GET /invoice-search', () => {
 
   it('refuses a NUL in q like any string that no field can hold', async () => {
     const response = await main.search({ q: 'a\u0000b' });
-    expect({ status: response.statusCode, code: response.json().code }).toEqual({ status: 400, code: 'invalid_request' });
+    expect({ status: response.statusCode, code: response.json().code }).toEqual({
+      status: 400,
+      code: 'invalid_request',
+    });
   });
 
   it('refuses a cursor it did not hand out with 400 invalid_cursor', async () => {
     for (const cursor of ['', 'abc', '0', '-1', '007', '1.5', '9223372036854775808', 'x'.repeat(65)]) {
       const response = await main.search({ q: 'order-7', cursor });
-      expect({ cursor, status: response.statusCode, code: response.json().code }).toEqual({ cursor, status: 400, code: 'invalid_cursor' });
+      expect({ cursor, status: response.statusCode, code: response.json().code }).toEqual({
+        cursor,
+        status: 400,
+        code: 'invalid_cursor',
+      });
     }
   });
 
   it('refuses a missing, blank or oversized q and an out-of-range limit with 400 invalid_request', async () => {
-    const queries: Record<string, string>[] = [{}, { q: '' }, { q: '   ' }, { q: 'x'.repeat(2049) }, { q: 'order-7', limit: '0' }, { q: 'order-7', limit: '101' }, { q: 'order-7', limit: 'ten' }];
+    const queries: Record<string, string>[] = [
+      {},
+      { q: '' },
+      { q: '   ' },
+      { q: 'x'.repeat(2049) },
+      { q: 'order-7', limit: '0' },
+      { q: 'order-7', limit: '101' },
+      { q: 'order-7', limit: 'ten' },
+    ];
     for (const query of queries) {
       const response = await main.search(query);
-      expect({ query, status: response.statusCode, code: response.json().code }).toEqual({ query, status: 400, code: 'invalid_request' });
+      expect({ query, status: response.statusCode, code: response.json().code }).toEqual({
+        query,
+        status: 400,
+        code: 'invalid_request',
+      });
     }
   });
 
   it('is documented under Invoices with the invoices:read permission', async () => {
-    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, { get?: { tags: string[]; 'x-permission': string } }> }>();
-    expect(document.paths['/w/{workspaceId}/v1/invoice-search']?.get).toMatchObject({ tags: ['Invoices'], 'x-permission': 'invoices:read' });
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+      paths: Record<string, { get?: { tags: string[]; 'x-permission': string } }>;
+    }>();
+    expect(document.paths['/w/{workspaceId}/v1/invoice-search']?.get).toMatchObject({
+      tags: ['Invoices'],
+      'x-permission': 'invoices:read',
+    });
   });
 });

@@ -7,11 +7,21 @@ const shop = await merchant(app, ['invoices:create', 'settings:write']);
 const auth = { authorization: `Bearer ${shop.apiKey}` };
 
 function putOrigins(origins: unknown) {
-  return app.inject({ method: 'PUT', url: `/w/${shop.workspaceId}/v1/checkout-settings`, headers: auth, payload: { origins } as object });
+  return app.inject({
+    method: 'PUT',
+    url: `/w/${shop.workspaceId}/v1/checkout-settings`,
+    headers: auth,
+    payload: { origins } as object,
+  });
 }
 
 function createWithSuccessUrl(successUrl: string, key: string) {
-  return app.inject({ method: 'POST', url: `/w/${shop.workspaceId}/v1/invoices`, headers: { ...auth, 'idempotency-key': key }, payload: { amount: '1', successUrl } });
+  return app.inject({
+    method: 'POST',
+    url: `/w/${shop.workspaceId}/v1/invoices`,
+    headers: { ...auth, 'idempotency-key': key },
+    payload: { amount: '1', successUrl },
+  });
 }
 
 describe('PUT /checkout-settings', () => {
@@ -68,20 +78,40 @@ describe('PUT /checkout-settings', () => {
 
 describe('workspace description', () => {
   it('accepts 2048 UTF-8 bytes through the API and refuses 2049', async () => {
-    const ok = await app.inject({ method: 'PUT', url: `/w/${shop.workspaceId}/v1/workspace`, headers: auth, payload: { description: 'ü'.repeat(1024) } });
+    const ok = await app.inject({
+      method: 'PUT',
+      url: `/w/${shop.workspaceId}/v1/workspace`,
+      headers: auth,
+      payload: { description: 'ü'.repeat(1024) },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().description).toBe('ü'.repeat(1024));
-    const tooLong = await app.inject({ method: 'PUT', url: `/w/${shop.workspaceId}/v1/workspace`, headers: auth, payload: { description: `${'ü'.repeat(1024)}x` } });
+    const tooLong = await app.inject({
+      method: 'PUT',
+      url: `/w/${shop.workspaceId}/v1/workspace`,
+      headers: auth,
+      payload: { description: `${'ü'.repeat(1024)}x` },
+    });
     expect(tooLong.statusCode).toBe(400);
     expect(tooLong.json().code).toBe('description_too_long');
   });
 
   it('limits the portal to 500 characters', async () => {
     const headers = { cookie: shop.cookie, origin: 'http://localhost:3000' };
-    const ok = await app.inject({ method: 'PATCH', url: `/portal/api/w/${shop.workspaceId}`, headers, payload: { name: 'Renamed', description: '€'.repeat(500) } });
+    const ok = await app.inject({
+      method: 'PATCH',
+      url: `/portal/api/w/${shop.workspaceId}`,
+      headers,
+      payload: { name: 'Renamed', description: '€'.repeat(500) },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ name: 'Renamed', description: '€'.repeat(500) });
-    const tooLong = await app.inject({ method: 'PATCH', url: `/portal/api/w/${shop.workspaceId}`, headers, payload: { description: 'x'.repeat(501) } });
+    const tooLong = await app.inject({
+      method: 'PATCH',
+      url: `/portal/api/w/${shop.workspaceId}`,
+      headers,
+      payload: { description: 'x'.repeat(501) },
+    });
     expect(tooLong.statusCode).toBe(400);
     expect(tooLong.json().code).toBe('description_too_long');
   });
@@ -91,18 +121,37 @@ describe('portal invoices', () => {
   const headers = () => ({ cookie: shop.cookie, origin: 'http://localhost:3000' });
 
   it('accepts a comma as the decimal separator and shares the numbering with the API', async () => {
-    const api = await app.inject({ method: 'POST', url: `/w/${shop.workspaceId}/v1/invoices`, headers: { ...auth, 'idempotency-key': 'numbering-api-1' }, payload: { amount: '1' } });
-    const portal = await app.inject({ method: 'POST', url: `/portal/api/w/${shop.workspaceId}/invoices`, headers: headers(), payload: { amount: '12,50' } });
+    const api = await app.inject({
+      method: 'POST',
+      url: `/w/${shop.workspaceId}/v1/invoices`,
+      headers: { ...auth, 'idempotency-key': 'numbering-api-1' },
+      payload: { amount: '1' },
+    });
+    const portal = await app.inject({
+      method: 'POST',
+      url: `/portal/api/w/${shop.workspaceId}/invoices`,
+      headers: headers(),
+      payload: { amount: '12,50' },
+    });
     expect(portal.statusCode).toBe(201);
     expect(portal.json().amount).toBe('12.500000');
     const apiNumber = Number(api.json().number.slice(4));
     expect(portal.json().number).toBe(`INV-${String(apiNumber + 1).padStart(6, '0')}`);
-    const listed = await app.inject({ method: 'GET', url: `/portal/api/w/${shop.workspaceId}/invoices`, headers: headers() });
+    const listed = await app.inject({
+      method: 'GET',
+      url: `/portal/api/w/${shop.workspaceId}/invoices`,
+      headers: headers(),
+    });
     expect(listed.json().invoices[0].id).toBe(portal.json().id);
   });
 
   it.each(['1.000,50', '1,2,3', 'abc'])('refuses the amount %s', async (amount) => {
-    const response = await app.inject({ method: 'POST', url: `/portal/api/w/${shop.workspaceId}/invoices`, headers: headers(), payload: { amount } });
+    const response = await app.inject({
+      method: 'POST',
+      url: `/portal/api/w/${shop.workspaceId}/invoices`,
+      headers: headers(),
+      payload: { amount },
+    });
     expect(response.statusCode).toBe(400);
     expect(response.json().code).toBe('invalid_amount');
   });

@@ -8,33 +8,58 @@ let keyCounter = 0;
 
 beforeAll(async () => {
   shop = await merchant(app, ['invoices:create', 'payments:read', 'settings:write', 'billing:read']);
-  const settings = await put('/checkout-settings', { origins: ['https://shop.example.com', 'https://pay.example.org'] });
+  const settings = await put('/checkout-settings', {
+    origins: ['https://shop.example.com', 'https://pay.example.org'],
+  });
   expect(settings.statusCode).toBe(200);
 });
 
 function put(path: string, payload: unknown) {
-  return app.inject({ method: 'PUT', url: `/w/${shop.workspaceId}/v1${path}`, headers: { authorization: `Bearer ${shop.apiKey}` }, payload: payload as object });
+  return app.inject({
+    method: 'PUT',
+    url: `/w/${shop.workspaceId}/v1${path}`,
+    headers: { authorization: `Bearer ${shop.apiKey}` },
+    payload: payload as object,
+  });
 }
 
-function create(payload: unknown, idempotencyKey: string | null = `order-${++keyCounter}-key`, extraHeaders: Record<string, string> = {}) {
+function create(
+  payload: unknown,
+  idempotencyKey: string | null = `order-${++keyCounter}-key`,
+  extraHeaders: Record<string, string> = {},
+) {
   return app.inject({
     method: 'POST',
     url: `/w/${shop.workspaceId}/v1/invoices`,
-    headers: { authorization: `Bearer ${shop.apiKey}`, ...(idempotencyKey === null ? {} : { 'idempotency-key': idempotencyKey }), ...extraHeaders },
+    headers: {
+      authorization: `Bearer ${shop.apiKey}`,
+      ...(idempotencyKey === null ? {} : { 'idempotency-key': idempotencyKey }),
+      ...extraHeaders,
+    },
     payload: payload as object,
   });
 }
 
 /** Invoices, events, ledger rows and the credit account: what a refusal must leave untouched. */
 async function footprint() {
-  const { rows } = await sql<{ invoices: string; events: string; ledger: string; balance: string; reserved: string; seq: string; keys: string }>`
+  const { rows } = await sql<{
+    invoices: string;
+    events: string;
+    ledger: string;
+    balance: string;
+    reserved: string;
+    seq: string;
+    keys: string;
+  }>`
     SELECT (SELECT count(*) FROM invoices WHERE workspace_id = ${shop.workspaceId}) AS invoices,
            (SELECT count(*) FROM events WHERE workspace_id = ${shop.workspaceId}) AS events,
            (SELECT count(*) FROM credit_ledger WHERE workspace_id = ${shop.workspaceId}) AS ledger,
            (SELECT balance FROM credit_accounts WHERE workspace_id = ${shop.workspaceId}) AS balance,
            (SELECT reserved FROM credit_accounts WHERE workspace_id = ${shop.workspaceId}) AS reserved,
            (SELECT invoice_seq FROM workspaces WHERE id = ${shop.workspaceId}) AS seq,
-           (SELECT count(*) FROM idempotency_keys WHERE workspace_id = ${shop.workspaceId}) AS keys`.execute(database.db);
+           (SELECT count(*) FROM idempotency_keys WHERE workspace_id = ${shop.workspaceId}) AS keys`.execute(
+    database.db,
+  );
   return rows[0];
 }
 
@@ -58,7 +83,11 @@ describe('POST /invoices', () => {
     expect(invoice.checkoutUrl).toBe(`http://localhost:3000/w/${shop.workspaceId}/i/${invoice.id}`);
     expect(new Date(invoice.expiresAt).getTime() - new Date(invoice.createdAt).getTime()).toBe(3_600_000);
 
-    const read = await app.inject({ method: 'GET', url: `/w/${shop.workspaceId}/v1/invoices/${invoice.id}`, headers: { authorization: `Bearer ${shop.apiKey}` } });
+    const read = await app.inject({
+      method: 'GET',
+      url: `/w/${shop.workspaceId}/v1/invoices/${invoice.id}`,
+      headers: { authorization: `Bearer ${shop.apiKey}` },
+    });
     expect(read.json()).toEqual(invoice);
   });
 
@@ -74,7 +103,12 @@ describe('POST /invoices', () => {
       payTo: shop.wallet.address, // the workspace wallet itself, in checksum case, is fine
     });
     expect(response.statusCode).toBe(201);
-    expect(response.json()).toMatchObject({ amount: '5000.000000', network: 'base-sepolia', expiresIn: 432000, externalId: 'order-42' });
+    expect(response.json()).toMatchObject({
+      amount: '5000.000000',
+      network: 'base-sepolia',
+      expiresIn: 432000,
+      externalId: 'order-42',
+    });
   });
 
   const oneHundredTwentyEightBytes = 'é'.repeat(64); // 2 bytes each
@@ -97,15 +131,45 @@ describe('POST /invoices', () => {
     ['an unconfigured network', { amount: '1', network: 'ethereum' }, 400, 'unsupported_network'],
     ['expiresIn 60', { amount: '1', expiresIn: 60 }, 400, 'invalid_expires_in'],
     ['expiresIn as a string', { amount: '1', expiresIn: '3600' }, 400, 'invalid_expires_in'],
-    ['externalId of 129 bytes', { amount: '1', externalId: `${oneHundredTwentyEightBytes}x` }, 400, 'external_id_too_long'],
-    ['a successUrl over http', { amount: '1', successUrl: 'http://shop.example.com/thanks' }, 400, 'invalid_return_url'],
+    [
+      'externalId of 129 bytes',
+      { amount: '1', externalId: `${oneHundredTwentyEightBytes}x` },
+      400,
+      'external_id_too_long',
+    ],
+    [
+      'a successUrl over http',
+      { amount: '1', successUrl: 'http://shop.example.com/thanks' },
+      400,
+      'invalid_return_url',
+    ],
     ['a successUrl that is no URL', { amount: '1', successUrl: 'thanks' }, 400, 'invalid_return_url'],
-    ['a cancelUrl with credentials', { amount: '1', cancelUrl: 'https://user:pw@shop.example.com/' }, 400, 'invalid_return_url'],
-    ['a successUrl on an origin not allowed', { amount: '1', successUrl: 'https://evil.example.com/thanks' }, 400, 'return_origin_not_allowed'],
-    ['a cancelUrl on another port', { amount: '1', cancelUrl: 'https://shop.example.com:8443/x' }, 400, 'return_origin_not_allowed'],
+    [
+      'a cancelUrl with credentials',
+      { amount: '1', cancelUrl: 'https://user:pw@shop.example.com/' },
+      400,
+      'invalid_return_url',
+    ],
+    [
+      'a successUrl on an origin not allowed',
+      { amount: '1', successUrl: 'https://evil.example.com/thanks' },
+      400,
+      'return_origin_not_allowed',
+    ],
+    [
+      'a cancelUrl on another port',
+      { amount: '1', cancelUrl: 'https://shop.example.com:8443/x' },
+      400,
+      'return_origin_not_allowed',
+    ],
     ['a supplied number', { amount: '1', number: 'INV-000777' }, 400, 'number_not_allowed'],
     ['an unknown field (typo)', { amount: '1', succesUrl: 'https://shop.example.com/' }, 400, 'unknown_field'],
-    ['a payTo other than the workspace wallet', { amount: '1', payTo: '0x000000000000000000000000000000000000dead' }, 403, 'pay_to_mismatch'],
+    [
+      'a payTo other than the workspace wallet',
+      { amount: '1', payTo: '0x000000000000000000000000000000000000dead' },
+      403,
+      'pay_to_mismatch',
+    ],
   ];
 
   it.each(rejections)('refuses %s, creating and charging nothing', async (_name, payload, status, code) => {
@@ -163,7 +227,9 @@ describe('Idempotency-Key', () => {
 
   it('creates exactly one invoice, one charge and one number for 50 parallel requests with one key', async () => {
     const before = await footprint();
-    const responses = await Promise.all(Array.from({ length: 50 }, () => create({ amount: '7.25' }, 'parallel-key-50')));
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => create({ amount: '7.25' }, 'parallel-key-50')),
+    );
     expect(responses.map((response) => response.statusCode)).toEqual(Array(50).fill(201));
     expect(new Set(responses.map((response) => response.json().id)).size).toBe(1);
     expect(new Set(responses.map((response) => response.json().number)).size).toBe(1);
@@ -210,7 +276,11 @@ describe('GET /invoices/{id}', () => {
       headers: { authorization: `Bearer ${other.apiKey}`, 'idempotency-key': 'their-invoice-1' },
       payload: { amount: '1' },
     });
-    const response = await app.inject({ method: 'GET', url: `/w/${shop.workspaceId}/v1/invoices/${theirs.json().id}`, headers: { authorization: `Bearer ${shop.apiKey}` } });
+    const response = await app.inject({
+      method: 'GET',
+      url: `/w/${shop.workspaceId}/v1/invoices/${theirs.json().id}`,
+      headers: { authorization: `Bearer ${shop.apiKey}` },
+    });
     expect(response.statusCode).toBe(404);
     expect(response.json().code).toBe('not_found');
   });

@@ -16,12 +16,14 @@ it('gives every request of a concurrent burst its own outcome: refusals inside a
   // 20 credits: ten 1-credit invoices (+1 reserved each) fit; the database refuses the rest.
   const requests = Array.from({ length: 30 }, (_, i) => {
     if (i % 3 === 1) return send({ amount: '1', successUrl: 'https://not-allowed.example.com/x' }, `burst-key-${i}`);
-    if (i % 3 === 2) return send({ amount: '1', payTo: '0x000000000000000000000000000000000000dead' }, `burst-key-${i}`);
+    if (i % 3 === 2)
+      return send({ amount: '1', payTo: '0x000000000000000000000000000000000000dead' }, `burst-key-${i}`);
     return send({ amount: `${i + 1}` }, `burst-key-${i}`);
   });
   const responses = await Promise.all(requests);
   responses.forEach((response, i) => {
-    const expected = i % 3 === 1 ? [400, 'return_origin_not_allowed'] : i % 3 === 2 ? [403, 'pay_to_mismatch'] : [201, undefined];
+    const expected =
+      i % 3 === 1 ? [400, 'return_origin_not_allowed'] : i % 3 === 2 ? [403, 'pay_to_mismatch'] : [201, undefined];
     expect([response.statusCode, response.json().code]).toEqual(expected);
   });
   const created = responses.filter((response) => response.statusCode === 201).map((response) => response.json());
@@ -37,6 +39,8 @@ it('gives every request of a concurrent burst its own outcome: refusals inside a
     SELECT (SELECT count(*)::int FROM invoices WHERE workspace_id = ${shop.workspaceId}) AS invoices,
            (SELECT invoice_seq FROM workspaces WHERE id = ${shop.workspaceId}) AS seq,
            (SELECT balance FROM credit_accounts WHERE workspace_id = ${shop.workspaceId}) AS balance,
-           (SELECT reserved FROM credit_accounts WHERE workspace_id = ${shop.workspaceId}) AS reserved`.execute(database.db);
+           (SELECT reserved FROM credit_accounts WHERE workspace_id = ${shop.workspaceId}) AS reserved`.execute(
+    database.db,
+  );
   expect(rows[0]).toEqual({ invoices: 10, seq: 10n, balance: 10n, reserved: 10n });
 });

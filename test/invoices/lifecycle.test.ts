@@ -27,7 +27,12 @@ interface InvoiceBody {
  */
 async function shop() {
   const wallet = newWallet();
-  const verify = await app.inject({ method: 'POST', url: '/auth/verify', headers: { origin: ORIGIN }, payload: await signedSiwe(app, wallet, { issuedAt: clock.now() }) });
+  const verify = await app.inject({
+    method: 'POST',
+    url: '/auth/verify',
+    headers: { origin: ORIGIN },
+    payload: await signedSiwe(app, wallet, { issuedAt: clock.now() }),
+  });
   expect(verify.statusCode).toBe(200);
   const cookie = `invoice_session=${verify.cookies.find((candidate) => candidate.name === 'invoice_session')!.value}`;
   const workspaceId = await createWorkspace(app, cookie);
@@ -35,31 +40,53 @@ async function shop() {
   expect(key.statusCode).toBe(201);
   const apiKey = key.json<{ secret: string }>().secret;
   const call = (method: 'GET' | 'POST', path: string, payload?: object, headers: Record<string, string> = {}) =>
-    app.inject({ method, url: `/w/${workspaceId}/v1${path}`, headers: { authorization: `Bearer ${apiKey}`, ...headers }, ...(payload ? { payload } : {}) });
+    app.inject({
+      method,
+      url: `/w/${workspaceId}/v1${path}`,
+      headers: { authorization: `Bearer ${apiKey}`, ...headers },
+      ...(payload ? { payload } : {}),
+    });
   let keys = 0;
   return {
     workspaceId,
     call,
     create: async (body: object = { amount: '10' }) => {
-      const response = await call('POST', '/invoices', body, { 'idempotency-key': `lifecycle-${++keys}-${workspaceId}` });
+      const response = await call('POST', '/invoices', body, {
+        'idempotency-key': `lifecycle-${++keys}-${workspaceId}`,
+      });
       expect(response.statusCode).toBe(201);
       return response.json<InvoiceBody>();
     },
     get: (id: string) => call('GET', `/invoices/${id}`),
     cancel: (id: string) => call('POST', `/invoices/${id}/cancel`),
     renew: (id: string, body?: object) => call('POST', `/invoices/${id}/renew`, body),
-    billing: async () => (await call('GET', '/billing')).json<{ creditBalance: number; reservedCredits: number; availableCredits: number }>(),
+    billing: async () =>
+      (await call('GET', '/billing')).json<{
+        creditBalance: number;
+        reservedCredits: number;
+        availableCredits: number;
+      }>(),
   };
 }
 
 type Shop = Awaited<ReturnType<typeof shop>>;
 
 async function storedInvoice(workspaceId: string, id: string) {
-  return db.selectFrom('invoices').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirstOrThrow();
+  return db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 }
 
 async function events(workspaceId: string) {
-  const rows = await db.selectFrom('events').select(['id', 'type', 'invoice_id']).where('workspace_id', '=', workspaceId).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('events')
+    .select(['id', 'type', 'invoice_id'])
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('id')
+    .execute();
   return rows.map((row) => ({ id: Number(row.id), type: row.type, invoiceId: row.invoice_id }));
 }
 
@@ -70,7 +97,12 @@ async function ledger(workspaceId: string) {
     .where('workspace_id', '=', workspaceId)
     .orderBy('id')
     .execute();
-  return rows.map((row) => ({ kind: row.kind, balance: Number(row.balance_change), reserve: Number(row.reserve_change), reference: row.reference }));
+  return rows.map((row) => ({
+    kind: row.kind,
+    balance: Number(row.balance_change),
+    reserve: Number(row.reserve_change),
+    reference: row.reference,
+  }));
 }
 
 /** Puts an invoice into a state no API of this module reaches yet (payments come later). */
@@ -85,10 +117,21 @@ async function forceStatus(workspaceId: string, id: string, status: 'paid' | 'pr
 
 /** Everything a refused command must leave as it was. */
 async function footprint(s: Shop, id: string) {
-  return { invoice: await storedInvoice(s.workspaceId, id), events: await events(s.workspaceId), ledger: await ledger(s.workspaceId), billing: await s.billing() };
+  return {
+    invoice: await storedInvoice(s.workspaceId, id),
+    events: await events(s.workspaceId),
+    ledger: await ledger(s.workspaceId),
+    billing: await s.billing(),
+  };
 }
 
-async function expectRefused(s: Shop, id: string, command: () => Promise<{ statusCode: number; json: () => { code: string } }>, status: number, code: string) {
+async function expectRefused(
+  s: Shop,
+  id: string,
+  command: () => Promise<{ statusCode: number; json: () => { code: string } }>,
+  status: number,
+  code: string,
+) {
   const before = await footprint(s, id);
   const response = await command();
   expect({ status: response.statusCode, code: response.json().code }).toEqual({ status, code });
@@ -116,7 +159,11 @@ describe('expiry', () => {
     expect((await s.get(invoice.id)).json()).toMatchObject({ status: 'expired', expiredAt: invoice.expiresAt });
 
     // Only the reading changed: the row, its reserve and the feed wait for the job.
-    expect(await storedInvoice(s.workspaceId, invoice.id)).toMatchObject({ status: 'open', fee_reserved: 1n, expired_at: null });
+    expect(await storedInvoice(s.workspaceId, invoice.id)).toMatchObject({
+      status: 'open',
+      fee_reserved: 1n,
+      expired_at: null,
+    });
     expect(await s.billing()).toMatchObject({ creditBalance: 99, reservedCredits: 1 });
     expect((await events(s.workspaceId)).map((event) => event.type)).toEqual(['invoice.created']);
   });
@@ -128,7 +175,12 @@ describe('expiry', () => {
     const expiredAt = new Date(invoice.expiresAt);
     clock.advance(24 * HOUR + 1000);
 
-    const runner = new JobRunner({ db, connection: database.connection, handlers: jobHandlers(services), pollIntervalMs: 200 });
+    const runner = new JobRunner({
+      db,
+      connection: database.connection,
+      handlers: jobHandlers(services),
+      pollIntervalMs: 200,
+    });
     await scheduleRecurringJobs(db);
     await runner.start();
     try {
@@ -137,7 +189,11 @@ describe('expiry', () => {
       await runner.stop();
     }
 
-    expect(await storedInvoice(s.workspaceId, invoice.id)).toMatchObject({ status: 'expired', fee_reserved: 0n, expired_at: expiredAt });
+    expect(await storedInvoice(s.workspaceId, invoice.id)).toMatchObject({
+      status: 'expired',
+      fee_reserved: 0n,
+      expired_at: expiredAt,
+    });
     expect(await s.billing()).toMatchObject({ creditBalance: 98, reservedCredits: 0, availableCredits: 98 });
     expect((await ledger(s.workspaceId)).slice(1)).toEqual([
       { kind: 'invoice.created', balance: -2, reserve: 1, reference: invoice.id },
@@ -161,10 +217,20 @@ describe('cancel', () => {
     const invoice = await s.create();
     const response = await s.cancel(invoice.id);
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ id: invoice.id, number: invoice.number, status: 'cancelled', cancelledAt: clock.now().toISOString() });
+    expect(response.json()).toMatchObject({
+      id: invoice.id,
+      number: invoice.number,
+      status: 'cancelled',
+      cancelledAt: clock.now().toISOString(),
+    });
     expect(await storedInvoice(s.workspaceId, invoice.id)).toMatchObject({ status: 'cancelled', fee_reserved: 0n });
     expect(await s.billing()).toMatchObject({ creditBalance: 99, reservedCredits: 0 });
-    expect((await ledger(s.workspaceId)).at(-1)).toEqual({ kind: 'invoice.cancelled', balance: 0, reserve: -1, reference: invoice.id });
+    expect((await ledger(s.workspaceId)).at(-1)).toEqual({
+      kind: 'invoice.cancelled',
+      balance: 0,
+      reserve: -1,
+      reference: invoice.id,
+    });
     expect((await events(s.workspaceId)).map((event) => event.type)).toEqual(['invoice.created', 'invoice.cancelled']);
   });
 
@@ -180,7 +246,11 @@ describe('cancel', () => {
     expect(response.json().status).toBe('cancelled');
     expect(await ledger(s.workspaceId)).toEqual(ledgerBefore);
     expect(await s.billing()).toMatchObject({ creditBalance: 99, reservedCredits: 0 });
-    expect((await events(s.workspaceId)).map((event) => event.type)).toEqual(['invoice.created', 'invoice.expired', 'invoice.cancelled']);
+    expect((await events(s.workspaceId)).map((event) => event.type)).toEqual([
+      'invoice.created',
+      'invoice.expired',
+      'invoice.cancelled',
+    ]);
   });
 
   it('cancels an invoice past its deadline that the job has not expired yet, releasing its reserve once', async () => {
@@ -251,17 +321,34 @@ describe('renew', () => {
       clock.advance(60_000);
       const response = await s.renew(invoice.id, { expiresIn });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toMatchObject({ number: invoice.number, status: 'open', expiresIn, expiresAt: new Date(clock.now().getTime() + expiresIn * 1000).toISOString() });
+      expect(response.json()).toMatchObject({
+        number: invoice.number,
+        status: 'open',
+        expiresIn,
+        expiresAt: new Date(clock.now().getTime() + expiresIn * 1000).toISOString(),
+      });
       balance -= credits;
       expect(await s.billing()).toMatchObject({ creditBalance: balance, reservedCredits: 1 });
     }
-    expect((await s.get(invoice.id)).json()).toMatchObject({ linkVersion: 5, expiresIn: 432000, number: invoice.number });
+    expect((await s.get(invoice.id)).json()).toMatchObject({
+      linkVersion: 5,
+      expiresIn: 432000,
+      number: invoice.number,
+    });
     expect(await storedInvoice(s.workspaceId, invoice.id)).toMatchObject({ fee_reserved: 1n, number: 1n });
     expect((await ledger(s.workspaceId)).slice(1)).toEqual([
       { kind: 'invoice.created', balance: -2, reserve: 1, reference: invoice.id },
-      ...[2, 1, 2, 3].map((credits) => ({ kind: 'invoice.renewed', balance: -credits, reserve: 0, reference: invoice.id })),
+      ...[2, 1, 2, 3].map((credits) => ({
+        kind: 'invoice.renewed',
+        balance: -credits,
+        reserve: 0,
+        reference: invoice.id,
+      })),
     ]);
-    expect((await events(s.workspaceId)).map((event) => event.type)).toEqual(['invoice.created', ...Array<string>(4).fill('invoice.renewed')]);
+    expect((await events(s.workspaceId)).map((event) => event.type)).toEqual([
+      'invoice.created',
+      ...Array<string>(4).fill('invoice.renewed'),
+    ]);
   });
 
   it('reopens an expired invoice, taking its reserve again', async () => {
@@ -273,11 +360,25 @@ describe('renew', () => {
 
     const response = await s.renew(invoice.id);
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({ status: 'open', number: invoice.number, linkVersion: 2, expiresAt: new Date(clock.now().getTime() + HOUR).toISOString() });
+    expect(response.json()).toMatchObject({
+      status: 'open',
+      number: invoice.number,
+      linkVersion: 2,
+      expiresAt: new Date(clock.now().getTime() + HOUR).toISOString(),
+    });
     expect(await storedInvoice(s.workspaceId, invoice.id)).toMatchObject({ status: 'open', fee_reserved: 1n });
     expect(await s.billing()).toMatchObject({ creditBalance: 98, reservedCredits: 1 });
-    expect((await ledger(s.workspaceId)).at(-1)).toEqual({ kind: 'invoice.renewed', balance: -1, reserve: 1, reference: invoice.id });
-    expect((await events(s.workspaceId)).map((event) => event.type)).toEqual(['invoice.created', 'invoice.expired', 'invoice.renewed']);
+    expect((await ledger(s.workspaceId)).at(-1)).toEqual({
+      kind: 'invoice.renewed',
+      balance: -1,
+      reserve: 1,
+      reference: invoice.id,
+    });
+    expect((await events(s.workspaceId)).map((event) => event.type)).toEqual([
+      'invoice.created',
+      'invoice.expired',
+      'invoice.renewed',
+    ]);
   });
 
   it('reopens an invoice past its deadline that the job has not expired yet, keeping its one reserve', async () => {
@@ -341,7 +442,11 @@ describe('tenancy', () => {
     const stranger = await shop();
     const invoice = await owner.create();
     const before = await footprint(owner, invoice.id);
-    for (const response of [await stranger.get(invoice.id), await stranger.cancel(invoice.id), await stranger.renew(invoice.id, { expiresIn: 3600 })]) {
+    for (const response of [
+      await stranger.get(invoice.id),
+      await stranger.cancel(invoice.id),
+      await stranger.renew(invoice.id, { expiresIn: 3600 }),
+    ]) {
       expect({ status: response.statusCode, code: response.json().code }).toEqual({ status: 404, code: 'not_found' });
     }
     expect(await footprint(owner, invoice.id)).toEqual(before);

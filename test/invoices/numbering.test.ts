@@ -9,17 +9,32 @@ async function shop() {
   const m = await merchant(app, ['invoices:create', 'payments:read', 'billing:read', 'settings:write']);
   let keys = 0;
   const call = (method: 'GET' | 'POST' | 'PUT', path: string, payload?: object, headers: Record<string, string> = {}) =>
-    app.inject({ method, url: `/w/${m.workspaceId}/v1${path}`, headers: { authorization: `Bearer ${m.apiKey}`, ...headers }, ...(payload ? { payload } : {}) });
+    app.inject({
+      method,
+      url: `/w/${m.workspaceId}/v1${path}`,
+      headers: { authorization: `Bearer ${m.apiKey}`, ...headers },
+      ...(payload ? { payload } : {}),
+    });
   return {
     ...m,
     call,
-    create: (body: object = { amount: '1' }, key = `numbering-${++keys}-${m.workspaceId}`) => call('POST', '/invoices', body, { 'idempotency-key': key }),
+    create: (body: object = { amount: '1' }, key = `numbering-${++keys}-${m.workspaceId}`) =>
+      call('POST', '/invoices', body, { 'idempotency-key': key }),
   };
 }
 
 async function counters(workspaceId: string) {
-  const row = await db.selectFrom('workspaces').select(['invoice_seq', 'event_seq']).where('id', '=', workspaceId).executeTakeFirstOrThrow();
-  const invoices = await db.selectFrom('invoices').select('number').where('workspace_id', '=', workspaceId).orderBy('number').execute();
+  const row = await db
+    .selectFrom('workspaces')
+    .select(['invoice_seq', 'event_seq'])
+    .where('id', '=', workspaceId)
+    .executeTakeFirstOrThrow();
+  const invoices = await db
+    .selectFrom('invoices')
+    .select('number')
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('number')
+    .execute();
   return { invoiceSeq: row.invoice_seq, eventSeq: row.event_seq, numbers: invoices.map((invoice) => invoice.number) };
 }
 
@@ -66,13 +81,20 @@ it('consumes no number for a refused create: the next created invoice takes the 
   expect({ status: poor.statusCode, code: poor.json().code }).toEqual({ status: 402, code: 'insufficient_credits' });
   expect(await counters(s.workspaceId)).toEqual(before);
 
-  expect((await s.create({ amount: '1', successUrl: 'https://shop.example.com/thanks' })).json().number).toBe('INV-000002');
+  expect((await s.create({ amount: '1', successUrl: 'https://shop.example.com/thanks' })).json().number).toBe(
+    'INV-000002',
+  );
 });
 
 it('shares one sequence between portal and API invoices', async () => {
   const s = await shop();
   const portal = (amount: string) =>
-    app.inject({ method: 'POST', url: `/portal/api/w/${s.workspaceId}/invoices`, headers: { cookie: s.cookie, origin: ORIGIN }, payload: { amount } });
+    app.inject({
+      method: 'POST',
+      url: `/portal/api/w/${s.workspaceId}/invoices`,
+      headers: { cookie: s.cookie, origin: ORIGIN },
+      payload: { amount },
+    });
   expect((await s.create()).json().number).toBe('INV-000001');
   const manual = await portal('12,50');
   expect(manual.statusCode).toBe(201);
@@ -97,9 +119,14 @@ it('never changes or reuses a number on renewal, cancellation, expiry or an idem
 
   const expiring = (await s.create()).json<{ id: string; number: string }>();
   expect(expiring.number).toBe('INV-000002');
-  await sql`UPDATE invoices SET expires_at = ${new Date(services.clock.now().getTime() - 1000)} WHERE id = ${expiring.id}`.execute(db);
+  await sql`UPDATE invoices SET expires_at = ${new Date(services.clock.now().getTime() - 1000)} WHERE id = ${expiring.id}`.execute(
+    db,
+  );
   await services.invoices.expireDue();
-  expect((await s.call('GET', `/invoices/${expiring.id}`)).json()).toMatchObject({ status: 'expired', number: 'INV-000002' });
+  expect((await s.call('GET', `/invoices/${expiring.id}`)).json()).toMatchObject({
+    status: 'expired',
+    number: 'INV-000002',
+  });
 
   expect((await s.create()).json().number).toBe('INV-000003');
   expect((await counters(s.workspaceId)).numbers).toEqual([1n, 2n, 3n]);

@@ -24,7 +24,12 @@ afterEach(async () => {
 });
 
 /** `count` runners, each with its own pool as separate processes would have, all sharing `runs`. */
-async function startRunners(count: number, runs: Run[], work: (signal: AbortSignal) => Promise<void>, options: { concurrency: number; leaseSeconds: number }) {
+async function startRunners(
+  count: number,
+  runs: Run[],
+  work: (signal: AbortSignal) => Promise<void>,
+  options: { concurrency: number; leaseSeconds: number },
+) {
   for (let index = 0; index < count; index += 1) {
     const handle: DatabaseHandle = openDatabase(database.connection);
     const handler: JobHandler = async (job, signal) => {
@@ -36,9 +41,18 @@ async function startRunners(count: number, runs: Run[], work: (signal: AbortSign
         run.end = performance.now();
       }
     };
-    const runner = new JobRunner({ db: handle.db, connection: database.connection, handlers: { test: handler }, pollIntervalMs: 200, ...options });
+    const runner = new JobRunner({
+      db: handle.db,
+      connection: database.connection,
+      handlers: { test: handler },
+      pollIntervalMs: 200,
+      ...options,
+    });
     await runner.start();
-    cleanups.push(() => handle.close(), () => runner.stop());
+    cleanups.push(
+      () => handle.close(),
+      () => runner.stop(),
+    );
   }
 }
 
@@ -51,7 +65,9 @@ function overlapping(runs: readonly Run[]): Run[][] {
 }
 
 function peakPerRunner(runs: readonly Run[], runner: number): number {
-  const edges = runs.filter((run) => run.runner === runner).flatMap((run) => [[run.start, 1] as const, [run.end ?? Infinity, -1] as const]);
+  const edges = runs
+    .filter((run) => run.runner === runner)
+    .flatMap((run) => [[run.start, 1] as const, [run.end ?? Infinity, -1] as const]);
   edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let active = 0;
   let peak = 0;
@@ -69,10 +85,14 @@ describe('several runners on one queue', () => {
       for (let n = 0; n < 200; n += 1) created.push((await enqueueJob(trx, { kind: 'test', payload: { n } }))!);
       return created;
     });
-    await waitFor(async () => {
-      const left = await db.selectFrom('jobs').select('id').execute();
-      return left.length === 0 && runs.every((run) => run.end !== undefined) ? true : undefined;
-    }, 20_000, 'all jobs to complete');
+    await waitFor(
+      async () => {
+        const left = await db.selectFrom('jobs').select('id').execute();
+        return left.length === 0 && runs.every((run) => run.end !== undefined) ? true : undefined;
+      },
+      20_000,
+      'all jobs to complete',
+    );
 
     expect(runs.map((run) => run.jobId).sort((a, b) => Number(a - b))).toEqual(ids);
     expect(overlapping(runs)).toEqual([]);
@@ -86,10 +106,14 @@ describe('several runners on one queue', () => {
     await db.transaction().execute(async (trx) => {
       for (let n = 0; n < 3; n += 1) await enqueueJob(trx, { kind: 'test', payload: { n } });
     });
-    await waitFor(async () => {
-      const left = await db.selectFrom('jobs').select('id').execute();
-      return left.length === 0 ? true : undefined;
-    }, 10_000, 'all jobs to complete');
+    await waitFor(
+      async () => {
+        const left = await db.selectFrom('jobs').select('id').execute();
+        return left.length === 0 ? true : undefined;
+      },
+      10_000,
+      'all jobs to complete',
+    );
 
     expect(runs).toHaveLength(3);
     expect(new Set(runs.map((run) => run.jobId)).size).toBe(3);

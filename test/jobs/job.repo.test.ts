@@ -37,7 +37,13 @@ describe('enqueueJob', () => {
     const workspaceId = newWorkspaceId();
     const id = await enqueueJob(db, { kind: 'test', workspaceId, payload: { invoice: 'inv_1', n: 2 }, maxAttempts: 3 });
     const row = await findJob(db, id!);
-    expect(row).toMatchObject({ kind: 'test', workspace_id: workspaceId, payload: { invoice: 'inv_1', n: 2 }, max_attempts: 3, attempts: 0 });
+    expect(row).toMatchObject({
+      kind: 'test',
+      workspace_id: workspaceId,
+      payload: { invoice: 'inv_1', n: 2 },
+      max_attempts: 3,
+      attempts: 0,
+    });
   });
 
   it('dedupes a pending job with the same kind and unique key, not one of another kind', async () => {
@@ -94,7 +100,9 @@ describe('claimJobs', () => {
       .values(Array.from({ length: 60 }, () => ({ kind: 'test', payload: '{}' })))
       .execute();
     const batches = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => claimJobs(db, { workerId: `w${i}`, kinds: ['test'], limit: 10, leaseSeconds: 30 })),
+      Array.from({ length: 8 }, (_, i) =>
+        claimJobs(db, { workerId: `w${i}`, kinds: ['test'], limit: 10, leaseSeconds: 30 }),
+      ),
     );
     const ids = batches.flat().map((row) => row.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -128,7 +136,13 @@ describe('failJob', () => {
     const first = (await claimOne())!;
     expect(await failJob(db, claimOf(first), 'Error: timeout', 60)).toBe('retrying');
     const retrying = (await findJob(db, id))!;
-    expect(retrying).toMatchObject({ attempts: 1, locked_by: null, locked_until: null, last_error: 'Error: timeout', failed_at: null });
+    expect(retrying).toMatchObject({
+      attempts: 1,
+      locked_by: null,
+      locked_until: null,
+      last_error: 'Error: timeout',
+      failed_at: null,
+    });
     expect(await secondsUntilRun(db, id)).toBeGreaterThan(58);
     expect(await claimOne()).toBeUndefined();
 

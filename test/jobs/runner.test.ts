@@ -2,7 +2,15 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { sql, UpdateQueryNode, type KyselyPlugin } from 'kysely';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { enqueueJob, JobRunner, RetryLater, type Job, type JobHandlers, type JobLogger, type JobRunnerOptions } from '../../src/jobs/index.js';
+import {
+  enqueueJob,
+  JobRunner,
+  RetryLater,
+  type Job,
+  type JobHandlers,
+  type JobLogger,
+  type JobRunnerOptions,
+} from '../../src/jobs/index.js';
 import { createTestDatabase } from '../support/database.js';
 import { findJob, secondsUntilRun, waitFor } from './support.js';
 
@@ -81,10 +89,17 @@ describe('JobRunner', () => {
       },
     };
     const ranAt: number[] = [];
-    await startRunner({ test: async () => void ranAt.push(Date.now()) }, { db: db.withPlugin(slowUpdates), pollIntervalMs: 60_000 });
+    await startRunner(
+      { test: async () => void ranAt.push(Date.now()) },
+      { db: db.withPlugin(slowUpdates), pollIntervalMs: 60_000 },
+    );
     const enqueuedAt = Date.now();
     const id = (await enqueueJob(db, { kind: 'test', delaySeconds: 2 }))!;
-    await waitFor(async () => ((await secondsUntilRun(db, id)) <= 0.2 ? true : undefined), 5_000, 'the job to be nearly due');
+    await waitFor(
+      async () => ((await secondsUntilRun(db, id)) <= 0.2 ? true : undefined),
+      5_000,
+      'the job to be nearly due',
+    );
     await enqueueJob(db, { kind: 'other' }); // a kind the runner ignores; its NOTIFY wakes it all the same
     await waitFor(() => ranAt[0], 3_000, 'the job that fell due during the claim');
     expect(ranAt[0]! - enqueuedAt).toBeGreaterThanOrEqual(1_950);
@@ -183,7 +198,11 @@ describe('JobRunner', () => {
     await waitFor(async () => ((await findJob(db, id))?.locked_by ? true : undefined));
     await db
       .updateTable('jobs')
-      .set((eb) => ({ locked_by: 'thief', attempts: eb('attempts', '+', 1), locked_until: sql<Date>`now() + interval '1 minute'` }))
+      .set((eb) => ({
+        locked_by: 'thief',
+        attempts: eb('attempts', '+', 1),
+        locked_until: sql<Date>`now() + interval '1 minute'`,
+      }))
       .where('id', '=', id)
       .execute();
     await waitFor(() => reason, 3_000, 'the abort');

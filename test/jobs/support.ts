@@ -4,7 +4,11 @@ import type { Db } from '../../src/db/database.js';
 import type { JobRow } from '../../src/jobs/job.repo.js';
 
 /** Polls `probe` until it returns a value other than undefined; fails after `timeoutMs`. */
-export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 5_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -20,7 +24,11 @@ export async function findJob(db: Db, id: bigint): Promise<JobRow | undefined> {
 
 /** Makes a scheduled job due now, as if its time had come. */
 export async function makeDue(db: Db, id: bigint): Promise<void> {
-  await db.updateTable('jobs').set({ run_at: sql<Date>`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('jobs')
+    .set({ run_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Seconds from the database's now() to `run_at`. */

@@ -36,11 +36,19 @@ describe('a worker killed mid-job', () => {
       env: { ...process.env, JOB_TEST_CONNECTION: JSON.stringify(database.connection), JOB_TEST_WORKER_ID: 'doomed' },
       stdio: ['ignore', 'inherit', 'inherit'],
     });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child!.once('exit', (_code, signal) => resolve(signal)));
-    await waitFor(async () => {
-      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM job_events WHERE worker = 'doomed'`.execute(db);
-      return rows[0]!.n > 0 ? true : undefined;
-    }, 20_000, 'the child worker to start the job');
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child!.once('exit', (_code, signal) => resolve(signal)),
+    );
+    await waitFor(
+      async () => {
+        const { rows } = await sql<{
+          n: number;
+        }>`SELECT count(*)::int AS n FROM job_events WHERE worker = 'doomed'`.execute(db);
+        return rows[0]!.n > 0 ? true : undefined;
+      },
+      20_000,
+      'the child worker to start the job',
+    );
     expect(await findJob(db, id)).toMatchObject({ locked_by: 'doomed', attempts: 1 });
 
     child.kill('SIGKILL');
@@ -55,19 +63,30 @@ describe('a worker killed mid-job', () => {
       pollIntervalMs: 200,
       handlers: {
         'crash.hang': async (job) => {
-          await sql`INSERT INTO job_events (job_id, worker, event, attempts) VALUES (${job.id}, 'survivor', 'started', ${job.attempts})`.execute(db);
-          await sql`INSERT INTO job_events (job_id, worker, event, attempts) VALUES (${job.id}, 'survivor', 'completed', ${job.attempts})`.execute(db);
+          await sql`INSERT INTO job_events (job_id, worker, event, attempts) VALUES (${job.id}, 'survivor', 'started', ${job.attempts})`.execute(
+            db,
+          );
+          await sql`INSERT INTO job_events (job_id, worker, event, attempts) VALUES (${job.id}, 'survivor', 'completed', ${job.attempts})`.execute(
+            db,
+          );
         },
       },
     });
     await survivor.start();
     try {
-      await waitFor(async () => ((await findJob(db, id)) === undefined ? true : undefined), 10_000, 'the job to complete');
+      await waitFor(
+        async () => ((await findJob(db, id)) === undefined ? true : undefined),
+        10_000,
+        'the job to complete',
+      );
     } finally {
       await survivor.stop();
     }
 
-    const { rows } = await sql<JobEvent>`SELECT worker, event, attempts, at FROM job_events WHERE job_id = ${id} ORDER BY at`.execute(db);
+    const { rows } =
+      await sql<JobEvent>`SELECT worker, event, attempts, at FROM job_events WHERE job_id = ${id} ORDER BY at`.execute(
+        db,
+      );
     expect(rows.map(({ worker, event, attempts }) => ({ worker, event, attempts }))).toEqual([
       { worker: 'doomed', event: 'started', attempts: 1 },
       { worker: 'survivor', event: 'started', attempts: 2 },

@@ -10,8 +10,17 @@ import { advanceChainTime, broadcast, fundGas, settledPayment, signTransfer, tra
 // The service's clock moves only when told to; the chain's clock is moved to match where a test needs it.
 const clock = new ManualClock(new Date());
 const chain = await createTestChain();
-const { app, services, database } = await createTestApp({ API_RATE_LIMIT_PER_MINUTE: '1000000', CHECKOUT_RATE_LIMIT_PER_MINUTE: '1000000' }, clock, chain);
-const runner = new JobRunner({ db: database.db, connection: database.connection, handlers: jobHandlers(services), pollIntervalMs: 200 });
+const { app, services, database } = await createTestApp(
+  { API_RATE_LIMIT_PER_MINUTE: '1000000', CHECKOUT_RATE_LIMIT_PER_MINUTE: '1000000' },
+  clock,
+  chain,
+);
+const runner = new JobRunner({
+  db: database.db,
+  connection: database.connection,
+  handlers: jobHandlers(services),
+  pollIntervalMs: 200,
+});
 await runner.start();
 afterAll(() => runner.stop());
 
@@ -45,9 +54,12 @@ async function alignChainWithClock(): Promise<void> {
   if (behind > 0) await advanceChainTime(chain.rpcUrl, behind + 1);
 }
 
-const submitHash = (path: string, txHash: string) => app.inject({ method: 'POST', url: `${path}/transactions`, payload: { network: 'base-sepolia', txHash } });
+const submitHash = (path: string, txHash: string) =>
+  app.inject({ method: 'POST', url: `${path}/transactions`, payload: { network: 'base-sepolia', txHash } });
 const events = async (invoiceId: string) =>
-  (await database.db.selectFrom('events').select('type').where('invoice_id', '=', invoiceId).orderBy('id').execute()).map((event) => event.type);
+  (
+    await database.db.selectFrom('events').select('type').where('invoice_id', '=', invoiceId).orderBy('id').execute()
+  ).map((event) => event.type);
 
 it('keeps looking for an unknown hash for ten minutes, then fails it not_found and reopens the invoice', async () => {
   const open = await invoice();
@@ -57,7 +69,10 @@ it('keeps looking for an unknown hash for ten minutes, then fails it not_found a
   expect(waiting).toMatchObject({ status: 'processing', payment: { status: 'processing' } });
 
   clock.advance(11 * 60_000);
-  expect(await settledPayment(app, open.path)).toMatchObject({ status: 'open', payment: { status: 'failed', failureReason: 'not_found' } });
+  expect(await settledPayment(app, open.path)).toMatchObject({
+    status: 'open',
+    payment: { status: 'failed', failureReason: 'not_found' },
+  });
 });
 
 it('late verification: a hash submitted before the deadline and mined after it pays the invoice', async () => {
@@ -74,7 +89,10 @@ it('late verification: a hash submitted before the deadline and mined after it p
   const mined = await broadcast(chain.rpcUrl, signed.raw);
   expect(mined.blockTime.getTime()).toBeGreaterThan(new Date(due.expiresAt).getTime());
 
-  expect(await settledPayment(app, due.path)).toMatchObject({ status: 'paid', payment: { status: 'succeeded', transactionHash: signed.hash } });
+  expect(await settledPayment(app, due.path)).toMatchObject({
+    status: 'paid',
+    payment: { status: 'succeeded', transactionHash: signed.hash },
+  });
 });
 
 it('a failure found after the deadline leaves the invoice expired', async () => {
@@ -88,9 +106,18 @@ it('a failure found after the deadline leaves the invoice expired', async () => 
   await broadcast(chain.rpcUrl, signed.raw);
 
   const settled = await settledPayment(app, due.path);
-  expect(settled).toMatchObject({ status: 'expired', networks: [], authorizationNonce: null, payment: { status: 'failed', failureReason: 'amount_mismatch' } });
+  expect(settled).toMatchObject({
+    status: 'expired',
+    networks: [],
+    authorizationNonce: null,
+    payment: { status: 'failed', failureReason: 'amount_mismatch' },
+  });
   expect((await events(due.id)).slice(-2)).toEqual(['invoice.expired', 'payment_intent.failed']);
-  const row = await database.db.selectFrom('invoices').select(['status', 'fee_reserved']).where('id', '=', due.id).executeTakeFirstOrThrow();
+  const row = await database.db
+    .selectFrom('invoices')
+    .select(['status', 'fee_reserved'])
+    .where('id', '=', due.id)
+    .executeTakeFirstOrThrow();
   expect(row).toEqual({ status: 'expired', fee_reserved: 0n });
 });
 
@@ -116,5 +143,8 @@ it('fails a transfer mined before the invoice existed (predates_invoice): an old
   const fresh = await invoice();
 
   expect((await submitHash(fresh.path, old.hash)).statusCode).toBe(202);
-  expect(await settledPayment(app, fresh.path)).toMatchObject({ status: 'open', payment: { status: 'failed', failureReason: 'predates_invoice' } });
+  expect(await settledPayment(app, fresh.path)).toMatchObject({
+    status: 'open',
+    payment: { status: 'failed', failureReason: 'predates_invoice' },
+  });
 });

@@ -8,7 +8,10 @@ it('limits the public checkout endpoints per client IP: 429 with Retry-After, ot
   const shop = await merchant(app, ['invoices:create']);
   const path = `/w/${shop.workspaceId}/i/inv_00000000000000000000000000`;
   for (let i = 0; i < 10; i += 1) {
-    const request = i % 2 === 0 ? { method: 'GET' as const, url: path } : { method: 'POST' as const, url: `${path}/transactions`, payload: {} };
+    const request =
+      i % 2 === 0
+        ? { method: 'GET' as const, url: path }
+        : { method: 'POST' as const, url: `${path}/transactions`, payload: {} };
     expect((await app.inject({ ...request, remoteAddress: '203.0.113.7' })).statusCode).not.toBe(429);
   }
   for (const request of [
@@ -36,7 +39,8 @@ it('limits the x402 endpoint per client IP as well', async () => {
   const shop = await merchant(app, ['invoices:create']);
   const url = `/w/${shop.workspaceId}/x402/inv_00000000000000000000000000`;
   const statuses: number[] = [];
-  for (let i = 0; i < 12; i += 1) statuses.push((await app.inject({ method: 'GET', url, remoteAddress: '203.0.113.9' })).statusCode);
+  for (let i = 0; i < 12; i += 1)
+    statuses.push((await app.inject({ method: 'GET', url, remoteAddress: '203.0.113.9' })).statusCode);
   expect(statuses.slice(0, 10)).toEqual(Array(10).fill(404));
   expect(statuses.slice(10)).toEqual([429, 429]);
 });

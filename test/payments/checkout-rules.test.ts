@@ -3,7 +3,13 @@ import { encodeAbiParameters, keccak256 } from 'viem';
 import type { ReceiptStatus, TransferLog } from '../../src/modules/payments/chain.port.js';
 import { checkoutNonce, eip681TransferUri, nonceLinkVersion } from '../../src/modules/payments/checkout.js';
 import { prefersHtml } from '../../src/modules/payments/checkout.routes.js';
-import { CLOCK_SKEW_MS, UNMINED_WINDOW_MS, UNSEEN_WINDOW_MS, judgeTransfer, type TransferExpectation } from '../../src/modules/payments/transactions.js';
+import {
+  CLOCK_SKEW_MS,
+  UNMINED_WINDOW_MS,
+  UNSEEN_WINDOW_MS,
+  judgeTransfer,
+  type TransferExpectation,
+} from '../../src/modules/payments/transactions.js';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 const OTHER = '0x00000000000000000000000000000000000000bb';
@@ -46,8 +52,22 @@ it.each([
 });
 
 describe('judgeTransfer', () => {
-  const expected: TransferExpectation = { payTo: PAY_TO, amount: 2_500_000n, confirmations: 2, submittedAt: t(10), invoiceCreatedAt: t(0), deadline: t(60) };
-  const log = (overrides: Partial<TransferLog> = {}): TransferLog => ({ logIndex: 0, token: USDC, from: OTHER, to: PAY_TO, value: 2_500_000n, ...overrides });
+  const expected: TransferExpectation = {
+    payTo: PAY_TO,
+    amount: 2_500_000n,
+    confirmations: 2,
+    submittedAt: t(10),
+    invoiceCreatedAt: t(0),
+    deadline: t(60),
+  };
+  const log = (overrides: Partial<TransferLog> = {}): TransferLog => ({
+    logIndex: 0,
+    token: USDC,
+    from: OTHER,
+    to: PAY_TO,
+    value: 2_500_000n,
+    ...overrides,
+  });
   const mined = (overrides: Partial<Extract<ReceiptStatus, { kind: 'mined' }>> = {}): ReceiptStatus => ({
     kind: 'mined',
     success: true,
@@ -59,13 +79,23 @@ describe('judgeTransfer', () => {
   });
 
   it('waits for an unseen hash within the window, then fails not_found', () => {
-    expect(judgeTransfer({ kind: 'not_found' }, expected, new Date(t(10).getTime() + UNSEEN_WINDOW_MS - 1)).kind).toBe('wait');
-    expect(judgeTransfer({ kind: 'not_found' }, expected, new Date(t(10).getTime() + UNSEEN_WINDOW_MS))).toEqual({ kind: 'fail', reason: 'not_found' });
+    expect(judgeTransfer({ kind: 'not_found' }, expected, new Date(t(10).getTime() + UNSEEN_WINDOW_MS - 1)).kind).toBe(
+      'wait',
+    );
+    expect(judgeTransfer({ kind: 'not_found' }, expected, new Date(t(10).getTime() + UNSEEN_WINDOW_MS))).toEqual({
+      kind: 'fail',
+      reason: 'not_found',
+    });
   });
 
   it('waits for a pending transaction for a day, then fails not_found', () => {
-    expect(judgeTransfer({ kind: 'pending' }, expected, new Date(t(10).getTime() + UNMINED_WINDOW_MS - 1)).kind).toBe('wait');
-    expect(judgeTransfer({ kind: 'pending' }, expected, new Date(t(10).getTime() + UNMINED_WINDOW_MS))).toEqual({ kind: 'fail', reason: 'not_found' });
+    expect(judgeTransfer({ kind: 'pending' }, expected, new Date(t(10).getTime() + UNMINED_WINDOW_MS - 1)).kind).toBe(
+      'wait',
+    );
+    expect(judgeTransfer({ kind: 'pending' }, expected, new Date(t(10).getTime() + UNMINED_WINDOW_MS))).toEqual({
+      kind: 'fail',
+      reason: 'not_found',
+    });
   });
 
   it('judges nothing, not even a revert, before the confirmations', () => {
@@ -83,14 +113,20 @@ describe('judgeTransfer', () => {
   });
 
   it('accepts a block shortly before the invoice time (clock skew) and a checksummed recipient', () => {
-    const receipt = mined({ blockTime: new Date(t(0).getTime() - CLOCK_SKEW_MS + 1000), transfers: [log({ to: '0x00000000000000000000000000000000000000AA' })] });
+    const receipt = mined({
+      blockTime: new Date(t(0).getTime() - CLOCK_SKEW_MS + 1000),
+      transfers: [log({ to: '0x00000000000000000000000000000000000000AA' })],
+    });
     expect(judgeTransfer(receipt, expected, t(12)).kind).toBe('accept');
   });
 
   it('accepts a transfer mined after the deadline when the hash was submitted before it, not when submitted after', () => {
     const late = mined({ blockTime: t(90) });
     expect(judgeTransfer(late, expected, t(95)).kind).toBe('accept');
-    expect(judgeTransfer(late, { ...expected, submittedAt: t(61) }, t(95))).toEqual({ kind: 'fail', reason: 'expired' });
+    expect(judgeTransfer(late, { ...expected, submittedAt: t(61) }, t(95))).toEqual({
+      kind: 'fail',
+      reason: 'expired',
+    });
     // Mined in time, submitted late: the transfer itself was on time.
     expect(judgeTransfer(mined({ blockTime: t(59) }), { ...expected, submittedAt: t(61) }, t(95)).kind).toBe('accept');
   });

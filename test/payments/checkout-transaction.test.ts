@@ -11,8 +11,17 @@ import { createTestChain } from '../support/chain.js';
 import { broadcast, fundGas, installOtherToken, settledPayment, signTransfer, transfer } from '../support/checkout.js';
 
 const chain = await createTestChain();
-const { app, services, database } = await createTestApp({ API_RATE_LIMIT_PER_MINUTE: '1000000', CHECKOUT_RATE_LIMIT_PER_MINUTE: '1000000' }, systemClock, chain);
-const runner = new JobRunner({ db: database.db, connection: database.connection, handlers: jobHandlers(services), pollIntervalMs: 200 });
+const { app, services, database } = await createTestApp(
+  { API_RATE_LIMIT_PER_MINUTE: '1000000', CHECKOUT_RATE_LIMIT_PER_MINUTE: '1000000' },
+  systemClock,
+  chain,
+);
+const runner = new JobRunner({
+  db: database.db,
+  connection: database.connection,
+  handlers: jobHandlers(services),
+  pollIntervalMs: 200,
+});
 await runner.start();
 afterAll(() => runner.stop());
 
@@ -23,7 +32,9 @@ async function openShop(name = 'Shop') {
   const wallet = newWallet();
   const cookie = await signIn(app, wallet);
   const workspaceId = await createWorkspace(app, cookie, name);
-  const apiKey = (await createKey(app, cookie, workspaceId, ['invoices:create', 'invoices:read', 'payments:read', 'billing:read'])).json<{ secret: string }>().secret;
+  const apiKey = (
+    await createKey(app, cookie, workspaceId, ['invoices:create', 'invoices:read', 'payments:read', 'billing:read'])
+  ).json<{ secret: string }>().secret;
   const headers = { authorization: `Bearer ${apiKey}` };
   return {
     wallet,
@@ -130,7 +141,11 @@ describe('GET /w/<ws>/i/<id>: public payment details', () => {
     for (const path of paths) {
       for (const request of [
         { method: 'GET' as const, url: path, headers: JSON_ACCEPT },
-        { method: 'POST' as const, url: `${path}/transactions`, payload: { network: 'base-sepolia', txHash: `0x${'ab'.repeat(32)}` } },
+        {
+          method: 'POST' as const,
+          url: `${path}/transactions`,
+          payload: { network: 'base-sepolia', txHash: `0x${'ab'.repeat(32)}` },
+        },
       ]) {
         const response = await app.inject(request);
         expect(response.statusCode).toBe(404);
@@ -138,7 +153,9 @@ describe('GET /w/<ws>/i/<id>: public payment details', () => {
         bodies.push({ code, message });
       }
     }
-    expect(new Set(bodies.map((body) => JSON.stringify(body)))).toEqual(new Set([JSON.stringify({ code: 'not_found', message: 'No such invoice.' })]));
+    expect(new Set(bodies.map((body) => JSON.stringify(body)))).toEqual(
+      new Set([JSON.stringify({ code: 'not_found', message: 'No such invoice.' })]),
+    );
   });
 
   it('is in the OpenAPI document under Checkout, without an API key', async () => {
@@ -172,12 +189,38 @@ describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
       status: 'paid',
       networks: [],
       authorizationNonce: null,
-      payment: { id: paymentIntentId, status: 'succeeded', failureReason: null, method: 'transaction', transactionHash: sent.hash },
+      payment: {
+        id: paymentIntentId,
+        status: 'succeeded',
+        failureReason: null,
+        method: 'transaction',
+        transactionHash: sent.hash,
+      },
     });
-    const receipt = await app.inject({ method: 'GET', url: `/w/${shop.workspaceId}/v1/invoices/${invoice.id}/receipt`, headers: shop.headers });
-    expect(receipt.json()).toMatchObject({ amount: '2.500000', payer: payer.address.toLowerCase(), transactionHash: sent.hash, paymentIntentId });
-    const events = await database.db.selectFrom('events').select('type').where('invoice_id', '=', invoice.id).orderBy('id').execute();
-    expect(events.map((event) => event.type)).toEqual(['invoice.created', 'invoice.processing', 'payment_intent.processing', 'invoice.paid', 'payment_intent.succeeded']);
+    const receipt = await app.inject({
+      method: 'GET',
+      url: `/w/${shop.workspaceId}/v1/invoices/${invoice.id}/receipt`,
+      headers: shop.headers,
+    });
+    expect(receipt.json()).toMatchObject({
+      amount: '2.500000',
+      payer: payer.address.toLowerCase(),
+      transactionHash: sent.hash,
+      paymentIntentId,
+    });
+    const events = await database.db
+      .selectFrom('events')
+      .select('type')
+      .where('invoice_id', '=', invoice.id)
+      .orderBy('id')
+      .execute();
+    expect(events.map((event) => event.type)).toEqual([
+      'invoice.created',
+      'invoice.processing',
+      'payment_intent.processing',
+      'invoice.paid',
+      'payment_intent.succeeded',
+    ]);
 
     // The same transfer cannot pay a second invoice, and the paid invoice takes no second payment.
     const second = await shop.invoice('2.5');
@@ -201,9 +244,21 @@ describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
   });
 
   const otherToken = '0x000000000000000000000000000000000000bEEF' as Address;
-  const failures: { name: string; reason: string; send: (payer: Awaited<ReturnType<typeof buyer>>) => Promise<{ hash: `0x${string}`; status: string }> }[] = [
-    { name: 'a wrong amount', reason: 'amount_mismatch', send: (payer) => transfer(chain.rpcUrl, payer, shop.wallet.address, 2_400_000n) },
-    { name: 'another recipient', reason: 'recipient_mismatch', send: (payer) => transfer(chain.rpcUrl, payer, privateKeyToAccount(generatePrivateKey()).address, 2_500_000n) },
+  const failures: {
+    name: string;
+    reason: string;
+    send: (payer: Awaited<ReturnType<typeof buyer>>) => Promise<{ hash: `0x${string}`; status: string }>;
+  }[] = [
+    {
+      name: 'a wrong amount',
+      reason: 'amount_mismatch',
+      send: (payer) => transfer(chain.rpcUrl, payer, shop.wallet.address, 2_400_000n),
+    },
+    {
+      name: 'another recipient',
+      reason: 'recipient_mismatch',
+      send: (payer) => transfer(chain.rpcUrl, payer, privateKeyToAccount(generatePrivateKey()).address, 2_500_000n),
+    },
     {
       name: 'another token',
       reason: 'wrong_token',
@@ -230,9 +285,17 @@ describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
     const response = await submitHash(invoice.path, sent.hash);
     expect(response.statusCode).toBe(202);
     const settled = await settledPayment(app, invoice.path);
-    expect(settled).toMatchObject({ status: 'open', payment: { id: response.json().paymentIntentId, status: 'failed', failureReason: reason } });
+    expect(settled).toMatchObject({
+      status: 'open',
+      payment: { id: response.json().paymentIntentId, status: 'failed', failureReason: reason },
+    });
     expect(settled.networks).toHaveLength(1);
-    const events = await database.db.selectFrom('events').select('type').where('invoice_id', '=', invoice.id).orderBy('id').execute();
+    const events = await database.db
+      .selectFrom('events')
+      .select('type')
+      .where('invoice_id', '=', invoice.id)
+      .orderBy('id')
+      .execute();
     expect(events.map((event) => event.type).slice(-2)).toEqual(['invoice.reopened', 'payment_intent.failed']);
 
     // Payable again: the right transfer now pays it.
@@ -252,7 +315,11 @@ describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
     const outcomes = [await settledPayment(app, first.path), await settledPayment(app, second.path)];
     const statuses = outcomes.map((outcome) => `${outcome.status}/${outcome.payment.failureReason}`).sort();
     expect(statuses).toEqual(['open/already_used', 'paid/null']);
-    const claims = await database.db.selectFrom('payment_claims').selectAll().where('tx_hash', '=', signed.hash.toLowerCase()).execute();
+    const claims = await database.db
+      .selectFrom('payment_claims')
+      .selectAll()
+      .where('tx_hash', '=', signed.hash.toLowerCase())
+      .execute();
     expect(claims).toHaveLength(1);
   });
 
@@ -274,7 +341,11 @@ describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
 });
 
 describe('POST /w/<ws>/i/<id>/authorizations: a gasless EIP-3009 payment', () => {
-  async function signAuthorization(payer: Awaited<ReturnType<typeof chain.payer>>, view: { recipient: string; amount: string }, nonce: `0x${string}`) {
+  async function signAuthorization(
+    payer: Awaited<ReturnType<typeof chain.payer>>,
+    view: { recipient: string; amount: string },
+    nonce: `0x${string}`,
+  ) {
     const authorization = {
       from: payer.address,
       to: view.recipient as Address,
@@ -287,7 +358,12 @@ describe('POST /w/<ws>/i/<id>/authorizations: a gasless EIP-3009 payment', () =>
       domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
       types: transferWithAuthorizationTypes,
       primaryType: 'TransferWithAuthorization',
-      message: { ...authorization, value: BigInt(authorization.value), validAfter: 0n, validBefore: BigInt(authorization.validBefore) },
+      message: {
+        ...authorization,
+        value: BigInt(authorization.value),
+        validAfter: 0n,
+        validBefore: BigInt(authorization.validBefore),
+      },
     });
     return { network: 'base-sepolia', authorization, signature };
   }
@@ -296,7 +372,11 @@ describe('POST /w/<ws>/i/<id>/authorizations: a gasless EIP-3009 payment', () =>
     const invoice = await shop.invoice('4');
     const payer = await chain.payer(10_000_000n);
     const view = await details(invoice.path);
-    const response = await app.inject({ method: 'POST', url: `${invoice.path}/authorizations`, payload: await signAuthorization(payer, view, view.authorizationNonce) });
+    const response = await app.inject({
+      method: 'POST',
+      url: `${invoice.path}/authorizations`,
+      payload: await signAuthorization(payer, view, view.authorizationNonce),
+    });
     expect(response.statusCode).toBe(202);
     expect(response.json()).toEqual({ paymentIntentId: expect.stringMatching(/^pi_/), status: 'processing' });
     const settled = await settledPayment(app, invoice.path);
@@ -315,21 +395,42 @@ describe('POST /w/<ws>/i/<id>/authorizations: a gasless EIP-3009 payment', () =>
     const invoice = await shop.invoice('1.5');
     const payer = await chain.payer(10_000_000n);
     const before = await details(invoice.path);
-    const renewed = await app.inject({ method: 'POST', url: `/w/${shop.workspaceId}/v1/invoices/${invoice.id}/renew`, headers: shop.headers, payload: {} });
+    const renewed = await app.inject({
+      method: 'POST',
+      url: `/w/${shop.workspaceId}/v1/invoices/${invoice.id}/renew`,
+      headers: shop.headers,
+      payload: {},
+    });
     expect(renewed.json().linkVersion).toBe(2);
     const after = await details(invoice.path);
     expect(after.authorizationNonce).not.toBe(before.authorizationNonce);
 
-    const stale = await app.inject({ method: 'POST', url: `${invoice.path}/authorizations`, payload: await signAuthorization(payer, after, before.authorizationNonce) });
+    const stale = await app.inject({
+      method: 'POST',
+      url: `${invoice.path}/authorizations`,
+      payload: await signAuthorization(payer, after, before.authorizationNonce),
+    });
     expect(stale.statusCode).toBe(400);
-    expect(stale.json()).toMatchObject({ code: 'invalid_payment', reason: 'expired', message: expect.stringContaining('older payment link') });
-    const random = await app.inject({ method: 'POST', url: `${invoice.path}/authorizations`, payload: await signAuthorization(payer, after, keccak256('0x01')) });
+    expect(stale.json()).toMatchObject({
+      code: 'invalid_payment',
+      reason: 'expired',
+      message: expect.stringContaining('older payment link'),
+    });
+    const random = await app.inject({
+      method: 'POST',
+      url: `${invoice.path}/authorizations`,
+      payload: await signAuthorization(payer, after, keccak256('0x01')),
+    });
     expect(random.statusCode).toBe(400);
     expect(random.json().code).toBe('invalid_payment');
     expect(await details(invoice.path)).toMatchObject({ status: 'open', payment: null });
     expect(await usdcBalance(chain.rpcUrl, payer.address)).toBe(10_000_000n);
 
-    const current = await app.inject({ method: 'POST', url: `${invoice.path}/authorizations`, payload: await signAuthorization(payer, after, after.authorizationNonce) });
+    const current = await app.inject({
+      method: 'POST',
+      url: `${invoice.path}/authorizations`,
+      payload: await signAuthorization(payer, after, after.authorizationNonce),
+    });
     expect(current.statusCode).toBe(202);
     expect(await settledPayment(app, invoice.path)).toMatchObject({ status: 'paid' });
   });

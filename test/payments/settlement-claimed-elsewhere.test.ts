@@ -16,7 +16,7 @@ const paying = await startPayingApp(chain, { worker: false });
  * to the shop. While it gathers its confirmations, anybody can submit its hash as the "plain transfer"
  * payment of another invoice of the same shop and amount. Whichever job claims the transfer first wins.
  */
-it("a relayer settlement cannot pay another invoice submitted as a plain transfer; it pays its own", async () => {
+it('a relayer settlement cannot pay another invoice submitted as a plain transfer; it pays its own', async () => {
   const shop = await openShop(paying);
   const victims = await shop.invoice('1');
   const attackers = await shop.invoice('1');
@@ -24,9 +24,17 @@ it("a relayer settlement cannot pay another invoice submitted as a plain transfe
   const submission = decodePaymentHeader(await signPaymentHeader(payer, victims.payUrl), 2);
   if (typeof submission === 'string') throw new Error(submission);
   const workspaceId = shop.workspaceId as WorkspaceId;
-  const settlement = await paying.services.payments.submitAuthorization(workspaceId, victims.id as InvoiceId, submission);
+  const settlement = await paying.services.payments.submitAuthorization(
+    workspaceId,
+    victims.id as InvoiceId,
+    submission,
+  );
   await paying.services.payments.settle(workspaceId, settlement.id).catch(() => {}); // mined, 1 of 3 confirmations
-  const { tx_hash: txHash } = await paying.database.db.selectFrom('payment_intents').select('tx_hash').where('id', '=', settlement.id).executeTakeFirstOrThrow();
+  const { tx_hash: txHash } = await paying.database.db
+    .selectFrom('payment_intents')
+    .select('tx_hash')
+    .where('id', '=', settlement.id)
+    .executeTakeFirstOrThrow();
 
   const claim = await paying.app.inject({
     method: 'POST',
@@ -36,7 +44,9 @@ it("a relayer settlement cannot pay another invoice submitted as a plain transfe
   await chain.mine(2);
   if (claim.statusCode === 202) {
     // The attacker's verification happens to run first.
-    await paying.services.payments.verifyTransaction(workspaceId, claim.json<{ paymentIntentId: string }>().paymentIntentId as PaymentIntentId).catch(() => {});
+    await paying.services.payments
+      .verifyTransaction(workspaceId, claim.json<{ paymentIntentId: string }>().paymentIntentId as PaymentIntentId)
+      .catch(() => {});
   }
   await paying.services.payments.settle(workspaceId, settlement.id).catch(() => {});
 

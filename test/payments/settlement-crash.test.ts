@@ -31,7 +31,9 @@ afterAll(async () => {
 });
 
 // The merchant side through the same database, in this process: only the service process pays.
-const admin = await buildApp(createServices(loadConfig({ PUBLIC_BASE_URL: BASE_URL }), database.db, systemClock), { logger: false });
+const admin = await buildApp(createServices(loadConfig({ PUBLIC_BASE_URL: BASE_URL }), database.db, systemClock), {
+  logger: false,
+});
 afterAll(() => admin.close());
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
@@ -45,9 +47,14 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
 }
 
 const intentsOf = (invoiceId: string) =>
-  database.db.selectFrom('payment_intents').select(['id', 'status', 'tx_hash', 'settlement_raw']).where('invoice_id', '=', invoiceId).execute();
+  database.db
+    .selectFrom('payment_intents')
+    .select(['id', 'status', 'tx_hash', 'settlement_raw'])
+    .where('invoice_id', '=', invoiceId)
+    .execute();
 const statusOf = async (invoiceId: string) =>
-  (await database.db.selectFrom('invoices').select('status').where('id', '=', invoiceId).executeTakeFirstOrThrow()).status;
+  (await database.db.selectFrom('invoices').select('status').where('id', '=', invoiceId).executeTakeFirstOrThrow())
+    .status;
 
 /** Waits until the intent's settlement is stored and the node has it: broadcast, not yet confirmed. */
 async function broadcastSettlement(invoiceId: string): Promise<`0x${string}`> {
@@ -58,62 +65,71 @@ async function broadcastSettlement(invoiceId: string): Promise<`0x${string}`> {
   });
 }
 
-it('kill -9 between broadcast and confirmation: after a restart each invoice is paid exactly once', { timeout: 60_000 }, async () => {
-  const shop = await merchant(admin, ['invoices:create']);
-  const create = async (key: string) => {
-    const response = await admin.inject({
-      method: 'POST',
-      url: `/w/${shop.workspaceId}/v1/invoices`,
-      headers: { authorization: `Bearer ${shop.apiKey}`, 'idempotency-key': key },
-      payload: { amount: '4' },
-    });
-    return response.json<{ id: string }>().id;
-  };
-  const [mined, pending] = [await create('crash-mined'), await create('crash-pending')];
-  const [minedPayer, pendingPayer] = [await chain.payer(10_000_000n), await chain.payer(10_000_000n)];
-  // From here on only the test makes blocks: a settlement waits until the test mines.
-  await chain.setAutomine(false);
-  const first = await startService(env);
-  running.push(first);
-  const payUrl = (invoiceId: string) => `${first.baseUrl}/w/${shop.workspaceId}/x402/${invoiceId}`;
+it(
+  'kill -9 between broadcast and confirmation: after a restart each invoice is paid exactly once',
+  { timeout: 60_000 },
+  async () => {
+    const shop = await merchant(admin, ['invoices:create']);
+    const create = async (key: string) => {
+      const response = await admin.inject({
+        method: 'POST',
+        url: `/w/${shop.workspaceId}/v1/invoices`,
+        headers: { authorization: `Bearer ${shop.apiKey}`, 'idempotency-key': key },
+        payload: { amount: '4' },
+      });
+      return response.json<{ id: string }>().id;
+    };
+    const [mined, pending] = [await create('crash-mined'), await create('crash-pending')];
+    const [minedPayer, pendingPayer] = [await chain.payer(10_000_000n), await chain.payer(10_000_000n)];
+    // From here on only the test makes blocks: a settlement waits until the test mines.
+    await chain.setAutomine(false);
+    const first = await startService(env);
+    running.push(first);
+    const payUrl = (invoiceId: string) => `${first.baseUrl}/w/${shop.workspaceId}/x402/${invoiceId}`;
 
-  // One settlement mined with 1 of 3 confirmations, one still in the mempool, when the process dies.
-  const payments = [payV2(minedPayer)(payUrl(mined)).catch((error: unknown) => error)];
-  const minedHash = await broadcastSettlement(mined);
-  await chain.mine(1);
-  payments.push(payV2(pendingPayer)(payUrl(pending)).catch((error: unknown) => error));
-  const pendingHash = await broadcastSettlement(pending);
-  await first.kill9();
-  running.splice(running.indexOf(first), 1);
+    // One settlement mined with 1 of 3 confirmations, one still in the mempool, when the process dies.
+    const payments = [payV2(minedPayer)(payUrl(mined)).catch((error: unknown) => error)];
+    const minedHash = await broadcastSettlement(mined);
+    await chain.mine(1);
+    payments.push(payV2(pendingPayer)(payUrl(pending)).catch((error: unknown) => error));
+    const pendingHash = await broadcastSettlement(pending);
+    await first.kill9();
+    running.splice(running.indexOf(first), 1);
 
-  expect(await Promise.all([statusOf(mined), statusOf(pending)])).toEqual(['processing', 'processing']);
-  expect(await usdcBalance(chain.rpcUrl, minedPayer.address)).toBe(6_000_000n);
-  expect(await usdcBalance(chain.rpcUrl, pendingPayer.address)).toBe(10_000_000n);
-  // The clients lose their connection; they are told nothing false.
-  for (const outcome of await Promise.all(payments)) expect(outcome).toBeInstanceOf(Error);
-  // The node forgets the pending settlement (a node restart, a mempool eviction): only the stored bytes remain.
-  await chain.drop(pendingHash);
-  expect(await chain.knows(pendingHash)).toBe(false);
-  // A dead worker's lease lapses after 30 s; let it lapse now rather than wait.
-  await sql`UPDATE jobs SET locked_until = now() WHERE locked_until > now()`.execute(database.db);
+    expect(await Promise.all([statusOf(mined), statusOf(pending)])).toEqual(['processing', 'processing']);
+    expect(await usdcBalance(chain.rpcUrl, minedPayer.address)).toBe(6_000_000n);
+    expect(await usdcBalance(chain.rpcUrl, pendingPayer.address)).toBe(10_000_000n);
+    // The clients lose their connection; they are told nothing false.
+    for (const outcome of await Promise.all(payments)) expect(outcome).toBeInstanceOf(Error);
+    // The node forgets the pending settlement (a node restart, a mempool eviction): only the stored bytes remain.
+    await chain.drop(pendingHash);
+    expect(await chain.knows(pendingHash)).toBe(false);
+    // A dead worker's lease lapses after 30 s; let it lapse now rather than wait.
+    await sql`UPDATE jobs SET locked_until = now() WHERE locked_until > now()`.execute(database.db);
 
-  const second = await startService(env);
-  running.push(second);
-  chain.startMining(200);
-  await until('both invoices to be paid', async () => (await statusOf(mined)) === 'paid' && (await statusOf(pending)) === 'paid');
-  await chain.stopMining();
+    const second = await startService(env);
+    running.push(second);
+    chain.startMining(200);
+    await until(
+      'both invoices to be paid',
+      async () => (await statusOf(mined)) === 'paid' && (await statusOf(pending)) === 'paid',
+    );
+    await chain.stopMining();
 
-  for (const [invoiceId, hash] of [
-    [mined, minedHash],
-    [pending, pendingHash],
-  ] as const) {
-    expect(await intentsOf(invoiceId)).toMatchObject([{ status: 'succeeded', tx_hash: hash }]);
-  }
-  expect(await usdcBalance(chain.rpcUrl, minedPayer.address)).toBe(6_000_000n);
-  expect(await usdcBalance(chain.rpcUrl, pendingPayer.address)).toBe(6_000_000n);
-  expect(await usdcBalance(chain.rpcUrl, shop.wallet.address)).toBe(8_000_000n);
-  // The restarted service resent the stored transactions; it never signed a third one.
-  expect(await chain.transactionCount(chain.relayer)).toBe(2);
-  const claims = await database.db.selectFrom('payment_claims').select('tx_hash').execute();
-  expect(claims.map((claim) => claim.tx_hash).sort()).toEqual([minedHash, pendingHash].map((hash) => hash.toLowerCase()).sort());
-});
+    for (const [invoiceId, hash] of [
+      [mined, minedHash],
+      [pending, pendingHash],
+    ] as const) {
+      expect(await intentsOf(invoiceId)).toMatchObject([{ status: 'succeeded', tx_hash: hash }]);
+    }
+    expect(await usdcBalance(chain.rpcUrl, minedPayer.address)).toBe(6_000_000n);
+    expect(await usdcBalance(chain.rpcUrl, pendingPayer.address)).toBe(6_000_000n);
+    expect(await usdcBalance(chain.rpcUrl, shop.wallet.address)).toBe(8_000_000n);
+    // The restarted service resent the stored transactions; it never signed a third one.
+    expect(await chain.transactionCount(chain.relayer)).toBe(2);
+    const claims = await database.db.selectFrom('payment_claims').select('tx_hash').execute();
+    expect(claims.map((claim) => claim.tx_hash).sort()).toEqual(
+      [minedHash, pendingHash].map((hash) => hash.toLowerCase()).sort(),
+    );
+  },
+);

@@ -30,8 +30,17 @@ it('a payer who empties the wallet between verification and settlement: 402 with
   await setEthBalance(testChain.rpcUrl, payer.address, 10n ** 18n);
   const sink = newWallet().address;
   beforeSettlement = async () => {
-    const wallet = createWalletClient({ account: payer, chain: localChain(testChain.rpcUrl), transport: http(testChain.rpcUrl) });
-    const hash = await wallet.writeContract({ address: BASE_SEPOLIA_USDC, abi: testUsdcAbi, functionName: 'transfer', args: [sink, 2_000_000n] });
+    const wallet = createWalletClient({
+      account: payer,
+      chain: localChain(testChain.rpcUrl),
+      transport: http(testChain.rpcUrl),
+    });
+    const hash = await wallet.writeContract({
+      address: BASE_SEPOLIA_USDC,
+      abi: testUsdcAbi,
+      functionName: 'transfer',
+      args: [sink, 2_000_000n],
+    });
     await createLocalPublicClient(testChain.rpcUrl).waitForTransactionReceipt({ hash });
   };
 
@@ -40,8 +49,13 @@ it('a payer who empties the wallet between verification and settlement: 402 with
 
   expect(response.status).toBe(402);
   expect((await bodyOf(response)).error).toMatch(/payment failed: insufficient_balance/);
-  expect(decodeBase64Json(response.headers.get('payment-response')!)).toMatchObject({ success: false, errorReason: 'insufficient_balance' });
-  expect(await paymentState(paying, testChain.rpcUrl, invoice.id, [payer.address, shop.wallet.address, sink])).toMatchObject({
+  expect(decodeBase64Json(response.headers.get('payment-response')!)).toMatchObject({
+    success: false,
+    errorReason: 'insufficient_balance',
+  });
+  expect(
+    await paymentState(paying, testChain.rpcUrl, invoice.id, [payer.address, shop.wallet.address, sink]),
+  ).toMatchObject({
     status: 'open',
     intents: [{ status: 'failed', failure_reason: 'insufficient_balance', tx_hash: null }],
     balances: [0n, 0n, 2_000_000n],

@@ -29,7 +29,11 @@ function percentile(values: readonly number[], p: number): number {
 
 function summary(label: string, values: readonly number[]): string {
   const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
-  return `${label.padEnd(58)} p50 ${percentile(values, 50).toFixed(0).padStart(5)} ms   p99 ${percentile(values, 99).toFixed(0).padStart(5)} ms   mean ${mean.toFixed(0).padStart(5)} ms   min ${Math.min(...values).toFixed(0).padStart(5)} ms`;
+  return `${label.padEnd(58)} p50 ${percentile(values, 50).toFixed(0).padStart(5)} ms   p99 ${percentile(values, 99).toFixed(0).padStart(5)} ms   mean ${mean.toFixed(0).padStart(5)} ms   min ${Math.min(
+    ...values,
+  )
+    .toFixed(0)
+    .padStart(5)} ms`;
 }
 
 async function measure(paying: PayingApp, confirmations: number, payers: readonly PrivateKeyAccount[]) {
@@ -44,7 +48,12 @@ async function measure(paying: PayingApp, confirmations: number, payers: readonl
     while (watching) {
       const open = samples.filter((sample) => sample.seenPaidAt === undefined).map((sample) => sample.invoiceId);
       if (open.length > 0) {
-        const paid = await db.selectFrom('invoices').select('id').where('id', 'in', open).where('status', '=', 'paid').execute();
+        const paid = await db
+          .selectFrom('invoices')
+          .select('id')
+          .where('id', 'in', open)
+          .where('status', '=', 'paid')
+          .execute();
         const now = Date.now();
         for (const row of paid) samples.find((sample) => sample.invoiceId === row.id)!.seenPaidAt = now;
       }
@@ -65,8 +74,16 @@ async function measure(paying: PayingApp, confirmations: number, payers: readonl
   watching = false;
   await watcher;
 
-  const intents = await db.selectFrom('payment_intents').select(['invoice_id', 'block_number']).where('status', '=', 'succeeded').execute();
-  const invoiceRows = await db.selectFrom('invoices').select(['id', 'paid_at']).where('workspace_id', '=', shop.workspaceId).execute();
+  const intents = await db
+    .selectFrom('payment_intents')
+    .select(['invoice_id', 'block_number'])
+    .where('status', '=', 'succeeded')
+    .execute();
+  const invoiceRows = await db
+    .selectFrom('invoices')
+    .select(['id', 'paid_at'])
+    .where('workspace_id', '=', shop.workspaceId)
+    .execute();
   expect(intents).toHaveLength(PAYMENTS);
   expect(await usdcBalance(chain.rpcUrl, shop.wallet.address)).toBe(BigInt(PAYMENTS) * 1_000_000n);
 
@@ -93,16 +110,20 @@ async function measure(paying: PayingApp, confirmations: number, payers: readonl
   );
 }
 
-it(`measures confirmation → paid over ${PAYMENTS} x402 payments with 3 and with 1 confirmation`, { timeout: 60_000 }, async () => {
-  const payers: PrivateKeyAccount[] = [];
-  for (let i = 0; i < PAYMENTS * 2; i++) payers.push(await chain.payer(1_000_000n));
-  const three = await startPayingApp(chain);
-  const one = await startPayingApp({ ...chain, networks: [{ ...chain.network, confirmations: 1 }] });
-  // From here on blocks come only from the test, one a second.
-  await chain.setAutomine(false);
-  chain.startMining(BLOCK_MS);
+it(
+  `measures confirmation → paid over ${PAYMENTS} x402 payments with 3 and with 1 confirmation`,
+  { timeout: 60_000 },
+  async () => {
+    const payers: PrivateKeyAccount[] = [];
+    for (let i = 0; i < PAYMENTS * 2; i++) payers.push(await chain.payer(1_000_000n));
+    const three = await startPayingApp(chain);
+    const one = await startPayingApp({ ...chain, networks: [{ ...chain.network, confirmations: 1 }] });
+    // From here on blocks come only from the test, one a second.
+    await chain.setAutomine(false);
+    chain.startMining(BLOCK_MS);
 
-  await measure(three, 3, payers.slice(0, PAYMENTS));
-  await measure(one, 1, payers.slice(PAYMENTS));
-  await chain.stopMining();
-});
+    await measure(three, 3, payers.slice(0, PAYMENTS));
+    await measure(one, 1, payers.slice(PAYMENTS));
+    await chain.stopMining();
+  },
+);

@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { newWallet } from '../support/app.js';
 import { createTestChain } from '../support/chain.js';
 import { openShop, paymentState, startPayingApp, type Shop } from '../support/paying-app.js';
-import { bodyOf, decodeBase64Json, editRequirements, payV1, payV2, recordingFetch, sendPayment, signPaymentHeader, tamperAuthorization } from '../support/x402.js';
+import {
+  bodyOf,
+  decodeBase64Json,
+  editRequirements,
+  payV1,
+  payV2,
+  recordingFetch,
+  sendPayment,
+  signPaymentHeader,
+  tamperAuthorization,
+} from '../support/x402.js';
 
 const chain = await createTestChain();
 const paying = await startPayingApp(chain);
@@ -36,9 +46,16 @@ describe('an invoice that cannot be paid answers 409 to the client and to a head
     {
       name: 'expired',
       code: 'invoice_expired',
-      close: (_shop, invoiceId) => sql`UPDATE invoices SET expires_at = now() - interval '1 minute' WHERE id = ${invoiceId}`.execute(paying.database.db),
+      close: (_shop, invoiceId) =>
+        sql`UPDATE invoices SET expires_at = now() - interval '1 minute' WHERE id = ${invoiceId}`.execute(
+          paying.database.db,
+        ),
     },
-    { name: 'cancelled', code: 'invoice_cancelled', close: (shop, invoiceId) => shop.api('POST', `/invoices/${invoiceId}/cancel`) },
+    {
+      name: 'cancelled',
+      code: 'invoice_cancelled',
+      close: (shop, invoiceId) => shop.api('POST', `/invoices/${invoiceId}/cancel`),
+    },
   ];
 
   it.each(closes)('$name', async ({ code, close }) => {
@@ -50,7 +67,11 @@ describe('an invoice that cannot be paid answers 409 to the client and to a head
     await expectRefusal(await payV2(payer, recorder.fetch)(invoice.payUrl), 409, code);
     expect(recorder.sent).toEqual([]);
     await expectRefusal(await payV1(payer)(invoice.payUrl), 409, code);
-    await expectRefusal(await sendPayment(invoice.payUrl, { name: 'PAYMENT-SIGNATURE', value: signedWhileOpen }), 409, code);
+    await expectRefusal(
+      await sendPayment(invoice.payUrl, { name: 'PAYMENT-SIGNATURE', value: signedWhileOpen }),
+      409,
+      code,
+    );
 
     const status = code === 'invoice_cancelled' ? 'cancelled' : 'open'; // expiry is recorded by a job later
     expect(await state()).toEqual({ ...unpaid, status });
@@ -66,17 +87,36 @@ describe('an invoice that cannot be paid answers 409 to the client and to a head
     await expectRefusal(await payV2(second, recorder.fetch)(invoice.payUrl), 409, 'invoice_already_paid');
     expect(recorder.sent).toEqual([]);
     await expectRefusal(await payV1(second)(invoice.payUrl), 409, 'invoice_already_paid');
-    await expectRefusal(await sendPayment(invoice.payUrl, { name: 'PAYMENT-SIGNATURE', value: signedBeforePaid }), 409, 'invoice_already_paid');
+    await expectRefusal(
+      await sendPayment(invoice.payUrl, { name: 'PAYMENT-SIGNATURE', value: signedBeforePaid }),
+      409,
+      'invoice_already_paid',
+    );
 
-    expect(await state()).toMatchObject({ status: 'paid', intents: [{ status: 'succeeded', payer: payer.address.toLowerCase() }], balances: [8_000_000n, 2_000_000n] });
-    expect(await paymentState(paying, chain.rpcUrl, invoice.id, [second.address, shop.wallet.address])).toMatchObject({ balances: [10_000_000n, 2_000_000n] });
+    expect(await state()).toMatchObject({
+      status: 'paid',
+      intents: [{ status: 'succeeded', payer: payer.address.toLowerCase() }],
+      balances: [8_000_000n, 2_000_000n],
+    });
+    expect(await paymentState(paying, chain.rpcUrl, invoice.id, [second.address, shop.wallet.address])).toMatchObject({
+      balances: [10_000_000n, 2_000_000n],
+    });
   });
 });
 
 describe('a payment header edited after signing is refused with 402 and the reason, and moves nothing', () => {
   const attacker = newWallet().address;
-  const cases: { name: string; reason: RegExp; sign?: (accept: Record<string, unknown>) => void; edit: (authorization: Record<string, unknown>, shop: Shop) => void }[] = [
-    { name: 'a raised value', reason: /exact invoice amount/, edit: (authorization) => (authorization.value = '3000000') },
+  const cases: {
+    name: string;
+    reason: RegExp;
+    sign?: (accept: Record<string, unknown>) => void;
+    edit: (authorization: Record<string, unknown>, shop: Shop) => void;
+  }[] = [
+    {
+      name: 'a raised value',
+      reason: /exact invoice amount/,
+      edit: (authorization) => (authorization.value = '3000000'),
+    },
     { name: 'a lowered value', reason: /exact invoice amount/, edit: (authorization) => (authorization.value = '1') },
     { name: 'another recipient', reason: /another address/, edit: (authorization) => (authorization.to = attacker) },
     {
@@ -91,7 +131,11 @@ describe('a payment header edited after signing is refused with 402 and the reas
       sign: (accept) => (accept.payTo = attacker),
       edit: (authorization, shop) => (authorization.to = shop.wallet.address),
     },
-    { name: 'another nonce', reason: /signature does not match/, edit: (authorization) => (authorization.nonce = `0x${'ab'.repeat(32)}`) },
+    {
+      name: 'another nonce',
+      reason: /signature does not match/,
+      edit: (authorization) => (authorization.nonce = `0x${'ab'.repeat(32)}`),
+    },
     {
       name: 'a later deadline',
       reason: /signature does not match/,
@@ -116,7 +160,11 @@ describe('a payment header edited after signing is refused with 402 and the reas
       expect((await sendPayment(invoice.payUrl, { name: 'PAYMENT-SIGNATURE', value: tampered })).status).toBe(402);
     }
     expect((await sendPayment(invoice.payUrl, { name: 'PAYMENT-SIGNATURE', value: signed })).status).toBe(200);
-    expect(await state()).toMatchObject({ status: 'paid', intents: [{ status: 'succeeded' }], balances: [8_000_000n, 2_000_000n] });
+    expect(await state()).toMatchObject({
+      status: 'paid',
+      intents: [{ status: 'succeeded' }],
+      balances: [8_000_000n, 2_000_000n],
+    });
   });
 });
 
@@ -124,8 +172,18 @@ describe('an unmodified client that signs something else than the invoice asks i
   it.each([
     { name: 'v2, a wrong amount', pay: payV2, edit: setAmount('1900000'), reason: /exact invoice amount/ },
     { name: 'v1, a wrong amount', pay: payV1, edit: setAmount('1900000'), reason: /exact invoice amount/ },
-    { name: 'v2, a wrong recipient', pay: payV2, edit: (accept: Record<string, unknown>) => (accept.payTo = newWallet().address), reason: /another address/ },
-    { name: 'v1, a wrong recipient', pay: payV1, edit: (accept: Record<string, unknown>) => (accept.payTo = newWallet().address), reason: /another address/ },
+    {
+      name: 'v2, a wrong recipient',
+      pay: payV2,
+      edit: (accept: Record<string, unknown>) => (accept.payTo = newWallet().address),
+      reason: /another address/,
+    },
+    {
+      name: 'v1, a wrong recipient',
+      pay: payV1,
+      edit: (accept: Record<string, unknown>) => (accept.payTo = newWallet().address),
+      reason: /another address/,
+    },
   ])('$name', async ({ pay, edit, reason }) => {
     const { invoice, payer, state, unpaid } = await setup();
     // A proxy between buyer and shop rewrites what the 402 asks for; the client signs that.
@@ -143,7 +201,8 @@ describe('an unmodified client that signs something else than the invoice asks i
     // The merchant renews the link after the buyer saw the 402 and before the buyer pays.
     const recorder = recordingFetch({
       on402: async (response) => {
-        if (recorder.sent.length === 0) expect((await shop.api('POST', `/invoices/${invoice.id}/renew`, {})).statusCode).toBe(200);
+        if (recorder.sent.length === 0)
+          expect((await shop.api('POST', `/invoices/${invoice.id}/renew`, {})).statusCode).toBe(200);
         return response;
       },
     });
@@ -152,10 +211,22 @@ describe('an unmodified client that signs something else than the invoice asks i
 
     await expectRefusal(stale, 402, /older payment link/);
     expect(await state()).toEqual(unpaid);
-    expect((await paying.database.db.selectFrom('invoices').select('link_version').where('id', '=', invoice.id).executeTakeFirstOrThrow()).link_version).toBe(2);
+    expect(
+      (
+        await paying.database.db
+          .selectFrom('invoices')
+          .select('link_version')
+          .where('id', '=', invoice.id)
+          .executeTakeFirstOrThrow()
+      ).link_version,
+    ).toBe(2);
     const fresh = await payV2(payer)(invoice.payUrl);
     expect(fresh.status).toBe(200);
-    expect(await state()).toMatchObject({ status: 'paid', intents: [{ status: 'succeeded' }], balances: [8_000_000n, 2_000_000n] });
+    expect(await state()).toMatchObject({
+      status: 'paid',
+      intents: [{ status: 'succeeded' }],
+      balances: [8_000_000n, 2_000_000n],
+    });
   });
 
   it.each([
@@ -192,7 +263,11 @@ it('two clients paying the same invoice at the same time: one payment succeeds, 
   expect(responses.map((response) => response.status).sort()).toEqual([200, 409]);
   const refused = responses.find((response) => response.status === 409)!;
   expect(['invoice_processing', 'invoice_already_paid']).toContain((await bodyOf(refused)).code);
-  const state = await paymentState(paying, chain.rpcUrl, invoice.id, [first.address, second.address, shop.wallet.address]);
+  const state = await paymentState(paying, chain.rpcUrl, invoice.id, [
+    first.address,
+    second.address,
+    shop.wallet.address,
+  ]);
   expect(state.status).toBe('paid');
   expect(state.intents).toMatchObject([{ status: 'succeeded' }]);
   expect(state.balances[0]! + state.balances[1]!).toBe(7_000_000n);

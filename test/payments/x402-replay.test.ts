@@ -1,14 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { createTestChain } from '../support/chain.js';
 import { openShop, paymentState, startPayingApp } from '../support/paying-app.js';
-import { bodyOf, decodeBase64Json, payV1, payV2, recordingFetch, sendPayment, signPaymentHeader } from '../support/x402.js';
+import {
+  bodyOf,
+  decodeBase64Json,
+  payV1,
+  payV2,
+  recordingFetch,
+  sendPayment,
+  signPaymentHeader,
+} from '../support/x402.js';
 
 const chain = await createTestChain();
 const paying = await startPayingApp(chain);
 
 describe.each([
   { version: 'v1', client: payV1, header: 'X-PAYMENT', responseHeader: 'x-payment-response', network: 'base-sepolia' },
-  { version: 'v2', client: payV2, header: 'PAYMENT-SIGNATURE', responseHeader: 'payment-response', network: 'eip155:84532' },
+  {
+    version: 'v2',
+    client: payV2,
+    header: 'PAYMENT-SIGNATURE',
+    responseHeader: 'payment-response',
+    network: 'eip155:84532',
+  },
 ] as const)('an unmodified x402 $version client', ({ client, header, responseHeader, network }) => {
   it('pays an invoice once; its payment header replayed on the same or another invoice moves nothing', async () => {
     const shop = await openShop(paying);
@@ -20,15 +34,33 @@ describe.each([
 
     expect(response.status).toBe(200);
     const body = await bodyOf<{ paymentIntent: { transactionHash: string } }>(response);
-    expect(body).toMatchObject({ invoiceId: invoice.id, status: 'paid', paymentIntent: { status: 'succeeded', amount: '2.500000', payer: payer.address.toLowerCase() } });
+    expect(body).toMatchObject({
+      invoiceId: invoice.id,
+      status: 'paid',
+      paymentIntent: { status: 'succeeded', amount: '2.500000', payer: payer.address.toLowerCase() },
+    });
     const settled = decodeBase64Json(response.headers.get(responseHeader)!);
-    expect(settled).toMatchObject({ success: true, network, transaction: body.paymentIntent.transactionHash, payer: payer.address.toLowerCase() });
+    expect(settled).toMatchObject({
+      success: true,
+      network,
+      transaction: body.paymentIntent.transactionHash,
+      payer: payer.address.toLowerCase(),
+    });
     expect(recorder.sent.map((sent) => sent.name)).toEqual([header]);
     const paid = await paymentState(paying, chain.rpcUrl, invoice.id, [payer.address, shop.wallet.address]);
-    expect(paid).toMatchObject({ status: 'paid', balances: [7_500_000n, 2_500_000n], intents: [{ status: 'succeeded' }] });
+    expect(paid).toMatchObject({
+      status: 'paid',
+      balances: [7_500_000n, 2_500_000n],
+      intents: [{ status: 'succeeded' }],
+    });
     const receipt = await shop.api('GET', `/invoices/${invoice.id}/receipt`);
     expect(receipt.statusCode).toBe(200);
-    expect(receipt.json()).toMatchObject({ number: invoice.number, amount: '2.500000', payer: payer.address.toLowerCase(), transactionHash: body.paymentIntent.transactionHash });
+    expect(receipt.json()).toMatchObject({
+      number: invoice.number,
+      amount: '2.500000',
+      payer: payer.address.toLowerCase(),
+      transactionHash: body.paymentIntent.transactionHash,
+    });
 
     // The same header again: the invoice is paid, so it is refused before anything is checked on-chain.
     const replay = await sendPayment(invoice.payUrl, recorder.sent[0]!);
@@ -55,7 +87,9 @@ it('settles one payment header sent five times at once exactly once', async () =
   const payer = await chain.payer(5_000_000n);
   const header = await signPaymentHeader(payer, invoice.payUrl);
 
-  const responses = await Promise.all(Array.from({ length: 5 }, () => sendPayment(invoice.payUrl, { name: 'PAYMENT-SIGNATURE', value: header })));
+  const responses = await Promise.all(
+    Array.from({ length: 5 }, () => sendPayment(invoice.payUrl, { name: 'PAYMENT-SIGNATURE', value: header })),
+  );
 
   const statuses = responses.map((response) => response.status).sort();
   expect(statuses).toEqual([200, 409, 409, 409, 409]);

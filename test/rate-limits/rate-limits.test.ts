@@ -9,7 +9,11 @@ const limit: Limit = { name: 'test.limit', max: 5, windowSeconds: 60 };
 
 /** Ends the subject's current window, as if its minute had passed. */
 async function endWindow(subject: string) {
-  await db.updateTable('rate_limit_counters').set({ window_ends: sql<Date>`now() - interval '1 second'` }).where('subject', '=', subject).execute();
+  await db
+    .updateTable('rate_limit_counters')
+    .set({ window_ends: sql<Date>`now() - interval '1 second'` })
+    .where('subject', '=', subject)
+    .execute();
 }
 
 describe('database-backed rate limits', () => {
@@ -17,7 +21,9 @@ describe('database-backed rate limits', () => {
     // Two services stand for two server processes: they share nothing but the database.
     const first = new RateLimitService({ db });
     const second = new RateLimitService({ db });
-    const verdicts = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? first : second).hit(limit, '203.0.113.1')));
+    const verdicts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? first : second).hit(limit, '203.0.113.1')),
+    );
     expect(verdicts.filter((verdict) => verdict.allowed)).toHaveLength(5);
     const refused = verdicts.filter((verdict) => !verdict.allowed);
     expect(refused).toHaveLength(15);
@@ -37,7 +43,11 @@ describe('database-backed rate limits', () => {
     // A third process that has never seen the subject asks the database.
     const third = new RateLimitService({ db });
     expect(await third.check(limit, '198.51.100.7')).toMatchObject({ allowed: false });
-    const row = await db.selectFrom('rate_limit_counters').select('hits').where('subject', '=', '198.51.100.7').executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('rate_limit_counters')
+      .select('hits')
+      .where('subject', '=', '198.51.100.7')
+      .executeTakeFirstOrThrow();
     expect(row.hits).toBe(5);
   });
 
@@ -47,12 +57,22 @@ describe('database-backed rate limits', () => {
     await endWindow('192.0.2.9');
     // A fresh process (no remembered block) starts a new window with the next hit.
     expect((await new RateLimitService({ db }).hit(limit, '192.0.2.9')).allowed).toBe(true);
-    const row = await db.selectFrom('rate_limit_counters').select('hits').where('subject', '=', '192.0.2.9').executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('rate_limit_counters')
+      .select('hits')
+      .where('subject', '=', '192.0.2.9')
+      .executeTakeFirstOrThrow();
     expect(row.hits).toBe(1);
 
     await endWindow('192.0.2.9');
-    await expect(rateLimitCleanupHandler(db)({} as never, new AbortController().signal)).rejects.toThrow(/next rate-limit cleanup/);
-    const left = await db.selectFrom('rate_limit_counters').select('subject').where('subject', '=', '192.0.2.9').execute();
+    await expect(rateLimitCleanupHandler(db)({} as never, new AbortController().signal)).rejects.toThrow(
+      /next rate-limit cleanup/,
+    );
+    const left = await db
+      .selectFrom('rate_limit_counters')
+      .select('subject')
+      .where('subject', '=', '192.0.2.9')
+      .execute();
     expect(left).toEqual([]);
   });
 });

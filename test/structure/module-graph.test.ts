@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { analyse, moduleOf, readSources, type SourceFile } from '../../scripts/module-graph.js';
 
-const file = (path: string, ...imports: string[]): SourceFile => ({ path, text: imports.map((specifier) => `import { x } from '${specifier}';`).join('\n') });
+const file = (path: string, ...imports: string[]): SourceFile => ({
+  path,
+  text: imports.map((specifier) => `import { x } from '${specifier}';`).join('\n'),
+});
 
 describe('module graph', () => {
   it('names capability modules by folder and everything else by area', () => {
@@ -12,7 +15,12 @@ describe('module graph', () => {
 
   it('accepts imports through index.ts and within a module', () => {
     const graph = analyse([
-      file('src/modules/invoices/invoice.service.ts', './invoice.repo.js', '../events/index.js', '../../shared/errors.js'),
+      file(
+        'src/modules/invoices/invoice.service.ts',
+        './invoice.repo.js',
+        '../events/index.js',
+        '../../shared/errors.js',
+      ),
       file('src/http/app.ts', '../modules/invoices/index.js'),
     ]);
     expect(graph.boundaryViolations).toEqual([]);
@@ -20,7 +28,7 @@ describe('module graph', () => {
     expect([...graph.edges.get('modules/invoices')!]).toEqual(['modules/events', 'shared']);
   });
 
-  it('reports an import past another module\'s index.ts, from a module or an area', () => {
+  it("reports an import past another module's index.ts, from a module or an area", () => {
     const graph = analyse([
       file('src/modules/payments/payment.service.ts', '../invoices/invoice.repo.js'),
       file('src/main/services.ts', '../modules/payments/payment.service.js'),
@@ -41,7 +49,7 @@ describe('module graph', () => {
 });
 
 describe('this code base', () => {
-  it('has no cycle between modules and no import past a module\'s index.ts', () => {
+  it("has no cycle between modules and no import past a module's index.ts", () => {
     const graph = analyse(readSources(process.cwd()));
     expect(graph.cycles).toEqual([]);
     expect(graph.boundaryViolations).toEqual([]);

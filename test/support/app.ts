@@ -30,7 +30,12 @@ export const GENEROUS_LIMITS: Readonly<Record<string, string>> = {
 };
 
 /** The real app on a fresh clone of the migrated database, driven with `inject`. */
-export async function createTestApp(env: Record<string, string> = {}, clock: Clock = new ManualClock(), chain: ChainDeps = NO_CHAIN, demoWallet?: DemoWallet): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  clock: Clock = new ManualClock(),
+  chain: ChainDeps = NO_CHAIN,
+  demoWallet?: DemoWallet,
+): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = loadConfig({ PUBLIC_BASE_URL: BASE_URL, ...GENEROUS_LIMITS, ...env });
   const services = createServices(config, database.db, clock, chain, demoWallet);
@@ -54,7 +59,8 @@ export interface SiweOverrides {
 }
 
 export async function signedSiwe(app: FastifyInstance, wallet: PrivateKeyAccount, overrides: SiweOverrides = {}) {
-  const nonce = overrides.nonce ?? (await app.inject({ method: 'GET', url: '/auth/nonce' })).json<{ nonce: string }>().nonce;
+  const nonce =
+    overrides.nonce ?? (await app.inject({ method: 'GET', url: '/auth/nonce' })).json<{ nonce: string }>().nonce;
   const message = createSiweMessage({
     domain: overrides.domain ?? 'localhost:3000',
     address: wallet.address,
@@ -72,7 +78,12 @@ export async function signedSiwe(app: FastifyInstance, wallet: PrivateKeyAccount
 
 /** Signs in and returns the session cookie header value. */
 export async function signIn(app: FastifyInstance, wallet: PrivateKeyAccount): Promise<string> {
-  const response = await app.inject({ method: 'POST', url: '/auth/verify', headers: { origin: ORIGIN }, payload: await signedSiwe(app, wallet) });
+  const response = await app.inject({
+    method: 'POST',
+    url: '/auth/verify',
+    headers: { origin: ORIGIN },
+    payload: await signedSiwe(app, wallet),
+  });
   if (response.statusCode !== 200) throw new Error(`sign-in failed: ${response.body}`);
   const cookie = response.cookies.find((candidate) => candidate.name === 'invoice_session');
   if (!cookie) throw new Error('no session cookie');
@@ -80,12 +91,23 @@ export async function signIn(app: FastifyInstance, wallet: PrivateKeyAccount): P
 }
 
 export async function createWorkspace(app: FastifyInstance, cookie: string, name = 'Shop'): Promise<string> {
-  const response = await app.inject({ method: 'POST', url: '/portal/api/workspaces', headers: { cookie, origin: ORIGIN }, payload: { name } });
+  const response = await app.inject({
+    method: 'POST',
+    url: '/portal/api/workspaces',
+    headers: { cookie, origin: ORIGIN },
+    payload: { name },
+  });
   if (response.statusCode !== 201) throw new Error(`workspace creation failed: ${response.body}`);
   return response.json<{ id: string }>().id;
 }
 
-export async function createKey(app: FastifyInstance, cookie: string, workspaceId: string, permissions: string[], name = 'server') {
+export async function createKey(
+  app: FastifyInstance,
+  cookie: string,
+  workspaceId: string,
+  permissions: string[],
+  name = 'server',
+) {
   return app.inject({
     method: 'POST',
     url: `/portal/api/w/${workspaceId}/keys`,

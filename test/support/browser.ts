@@ -15,7 +15,8 @@ export const RESULTS_DIR = fileURLToPath(new URL('../../test-results/', import.m
  * each launch a fresh temporary profile. Closed after the file's tests.
  */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`browser tests need Debian's chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`browser tests need Debian's chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -54,7 +55,12 @@ interface RpcRequest {
  * window.ethereum), backed by a viem local account: signing happens in the test process, and
  * transactions go to `rpcUrl` (the test anvil). A real wallet would ask the user; this one approves.
  */
-export async function injectTestWallet(context: BrowserContext, account: PrivateKeyAccount, rpcUrl: string, chainId: number): Promise<TestWallet> {
+export async function injectTestWallet(
+  context: BrowserContext,
+  account: PrivateKeyAccount,
+  rpcUrl: string,
+  chainId: number,
+): Promise<TestWallet> {
   const calls: string[] = [];
   let currentChain = chainId;
   const client = createWalletClient({ account, transport: http(rpcUrl) });
@@ -78,7 +84,12 @@ export async function injectTestWallet(context: BrowserContext, account: Private
       }
       case 'eth_sendTransaction': {
         const tx = params[0] as { to: Hex; data?: Hex; value?: Hex };
-        return client.sendTransaction({ chain: null, to: tx.to, data: tx.data, value: tx.value ? BigInt(tx.value) : undefined });
+        return client.sendTransaction({
+          chain: null,
+          to: tx.to,
+          data: tx.data,
+          value: tx.value ? BigInt(tx.value) : undefined,
+        });
       }
       default:
         return client.request({ method, params } as never);

@@ -1,7 +1,14 @@
 import { afterAll } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { startAnvil } from '../../src/chain/anvil.js';
-import { BASE_SEPOLIA_USDC, fundWithUsdc, installMulticall3, installTestUsdc, setEthBalance, startBlockProducer } from '../../src/chain/local-chain.js';
+import {
+  BASE_SEPOLIA_USDC,
+  fundWithUsdc,
+  installMulticall3,
+  installTestUsdc,
+  setEthBalance,
+  startBlockProducer,
+} from '../../src/chain/local-chain.js';
 import { checkNetworks, type Network } from '../../src/chain/networks.js';
 import { createViemChain } from '../../src/chain/viem-chain.js';
 import type { ChainDeps } from '../../src/main/services.js';
@@ -14,7 +21,9 @@ export interface TestChain extends ChainDeps {
 }
 
 /** A real anvil posing as Base Sepolia with the test USDC, a funded relayer and a block producer; one per test file. */
-export async function createTestChain(options: { confirmations?: number; blockSeconds?: number } = {}): Promise<TestChain> {
+export async function createTestChain(
+  options: { confirmations?: number; blockSeconds?: number } = {},
+): Promise<TestChain> {
   const anvil = await startAnvil();
   await installTestUsdc(anvil.rpcUrl);
   await installMulticall3(anvil.rpcUrl);
@@ -26,7 +35,14 @@ export async function createTestChain(options: { confirmations?: number; blockSe
     await anvil.stop();
   });
   const [network] = await checkNetworks([
-    { name: 'base-sepolia', chainId: 84532, rpcUrl: anvil.rpcUrl, usdc: BASE_SEPOLIA_USDC, confirmations: options.confirmations ?? 1, blockTimeSeconds: options.blockSeconds ?? 1 },
+    {
+      name: 'base-sepolia',
+      chainId: 84532,
+      rpcUrl: anvil.rpcUrl,
+      usdc: BASE_SEPOLIA_USDC,
+      confirmations: options.confirmations ?? 1,
+      blockTimeSeconds: options.blockSeconds ?? 1,
+    },
   ]);
   return {
     rpcUrl: anvil.rpcUrl,

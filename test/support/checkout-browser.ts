@@ -25,11 +25,23 @@ export class OffsetClock implements Clock {
 }
 
 /** Like startPayingApp (real port, settlement worker) but on the given clock, and in the local demo when given its wallet. */
-export async function startCheckoutApp(chain: ChainDeps, options: { clock?: Clock; demoWallet?: DemoWallet } = {}): Promise<PayingApp> {
-  const env = { API_RATE_LIMIT_PER_MINUTE: '100000', CHECKOUT_RATE_LIMIT_PER_MINUTE: '100000', NEW_WORKSPACE_CREDITS: '100000' };
+export async function startCheckoutApp(
+  chain: ChainDeps,
+  options: { clock?: Clock; demoWallet?: DemoWallet } = {},
+): Promise<PayingApp> {
+  const env = {
+    API_RATE_LIMIT_PER_MINUTE: '100000',
+    CHECKOUT_RATE_LIMIT_PER_MINUTE: '100000',
+    NEW_WORKSPACE_CREDITS: '100000',
+  };
   const testApp = await createTestApp(env, options.clock ?? systemClock, chain, options.demoWallet);
   await testApp.app.listen({ port: 0, host: '127.0.0.1' });
-  const runner = new JobRunner({ db: testApp.database.db, connection: testApp.database.connection, handlers: jobHandlers(testApp.services), pollIntervalMs: 200 });
+  const runner = new JobRunner({
+    db: testApp.database.db,
+    connection: testApp.database.connection,
+    handlers: jobHandlers(testApp.services),
+    pollIntervalMs: 200,
+  });
   await runner.start();
   afterAll(() => runner.stop());
   const { port } = testApp.app.server.address() as { port: number };
@@ -50,14 +62,34 @@ export interface CheckoutInvoice {
 let counter = 0;
 
 /** A merchant workspace (name and description as given) allowed to return buyers to RETURN_ORIGIN. */
-export async function checkoutShop(paying: PayingApp, name = 'Corner Shop', description = 'Fresh coffee beans, roasted weekly.', wallet: PrivateKeyAccount = newWallet()) {
+export async function checkoutShop(
+  paying: PayingApp,
+  name = 'Corner Shop',
+  description = 'Fresh coffee beans, roasted weekly.',
+  wallet: PrivateKeyAccount = newWallet(),
+) {
   const cookie = await signIn(paying.app, wallet);
-  const created = await paying.app.inject({ method: 'POST', url: '/portal/api/workspaces', headers: { cookie, origin: ORIGIN }, payload: { name, description } });
+  const created = await paying.app.inject({
+    method: 'POST',
+    url: '/portal/api/workspaces',
+    headers: { cookie, origin: ORIGIN },
+    payload: { name, description },
+  });
   if (created.statusCode !== 201) throw new Error(`workspace creation failed: ${created.body}`);
   const workspaceId = created.json<{ id: string }>().id;
-  const key = await createKey(paying.app, cookie, workspaceId, ['invoices:create', 'invoices:read', 'payments:read', 'settings:write']);
+  const key = await createKey(paying.app, cookie, workspaceId, [
+    'invoices:create',
+    'invoices:read',
+    'payments:read',
+    'settings:write',
+  ]);
   const headers = { authorization: `Bearer ${key.json<{ secret: string }>().secret}` };
-  const settings = await paying.app.inject({ method: 'PUT', url: `/w/${workspaceId}/v1/checkout-settings`, headers, payload: { origins: [RETURN_ORIGIN] } });
+  const settings = await paying.app.inject({
+    method: 'PUT',
+    url: `/w/${workspaceId}/v1/checkout-settings`,
+    headers,
+    payload: { origins: [RETURN_ORIGIN] },
+  });
   if (settings.statusCode !== 200) throw new Error(`checkout settings failed: ${settings.body}`);
   return {
     wallet,
@@ -77,7 +109,11 @@ export async function checkoutShop(paying: PayingApp, name = 'Corner Shop', desc
     },
     /** The invoice as the merchant API reports it. */
     async status(invoiceId: string): Promise<string> {
-      const response = await paying.app.inject({ method: 'GET', url: `/w/${workspaceId}/v1/invoices/${invoiceId}`, headers });
+      const response = await paying.app.inject({
+        method: 'GET',
+        url: `/w/${workspaceId}/v1/invoices/${invoiceId}`,
+        headers,
+      });
       return response.json<{ status: string }>().status;
     },
   };

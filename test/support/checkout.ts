@@ -1,4 +1,13 @@
-import { createTestClient, createWalletClient, encodeFunctionData, http, keccak256, type Address, type Hash, type Hex } from 'viem';
+import {
+  createTestClient,
+  createWalletClient,
+  encodeFunctionData,
+  http,
+  keccak256,
+  type Address,
+  type Hash,
+  type Hex,
+} from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { BASE_SEPOLIA_USDC, createLocalPublicClient, localChain, setEthBalance } from '../../src/chain/local-chain.js';
 import { testUsdcAbi, testUsdcRuntimeBytecode } from '../../src/chain/test-usdc.artifact.js';
@@ -21,7 +30,10 @@ export async function signTransfer(
   token: Address = BASE_SEPOLIA_USDC,
 ): Promise<{ hash: Hash; raw: Hex }> {
   const client = createLocalPublicClient(rpcUrl);
-  const [nonce, fees] = await Promise.all([client.getTransactionCount({ address: payer.address, blockTag: 'pending' }), client.estimateFeesPerGas()]);
+  const [nonce, fees] = await Promise.all([
+    client.getTransactionCount({ address: payer.address, blockTag: 'pending' }),
+    client.estimateFeesPerGas(),
+  ]);
   const raw = await payer.signTransaction({
     type: 'eip1559',
     chainId: client.chain.id,
@@ -36,7 +48,10 @@ export async function signTransfer(
 }
 
 /** Sends signed bytes and waits for the receipt (automine: at once). */
-export async function broadcast(rpcUrl: string, raw: Hex): Promise<{ hash: Hash; status: 'success' | 'reverted'; blockTime: Date }> {
+export async function broadcast(
+  rpcUrl: string,
+  raw: Hex,
+): Promise<{ hash: Hash; status: 'success' | 'reverted'; blockTime: Date }> {
   const client = createLocalPublicClient(rpcUrl);
   const hash = await client.sendRawTransaction({ serializedTransaction: raw });
   const receipt = await client.waitForTransactionReceipt({ hash });
@@ -50,25 +65,42 @@ export async function transfer(rpcUrl: string, payer: PrivateKeyAccount, to: Add
 }
 
 /** Another ERC-20 with the test token's code at `address`, and `amount` of it minted to `holder`. */
-export async function installOtherToken(rpcUrl: string, address: Address, holder: PrivateKeyAccount, amount: bigint): Promise<Address> {
+export async function installOtherToken(
+  rpcUrl: string,
+  address: Address,
+  holder: PrivateKeyAccount,
+  amount: bigint,
+): Promise<Address> {
   const chain = localChain(rpcUrl);
-  await createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) }).setCode({ address, bytecode: testUsdcRuntimeBytecode });
+  await createTestClient({ mode: 'anvil', chain, transport: http(rpcUrl) }).setCode({
+    address,
+    bytecode: testUsdcRuntimeBytecode,
+  });
   const wallet = createWalletClient({ chain, transport: http(rpcUrl), account: holder });
-  const hash = await wallet.writeContract({ address, abi: testUsdcAbi, functionName: 'mint', args: [holder.address, amount] });
+  const hash = await wallet.writeContract({
+    address,
+    abi: testUsdcAbi,
+    functionName: 'mint',
+    args: [holder.address, amount],
+  });
   await createLocalPublicClient(rpcUrl).waitForTransactionReceipt({ hash });
   return address;
 }
 
 /** Moves the chain's clock forward: the next block is at least `seconds` later. */
 export async function advanceChainTime(rpcUrl: string, seconds: number): Promise<void> {
-  await createTestClient({ mode: 'anvil', chain: localChain(rpcUrl), transport: http(rpcUrl) }).increaseTime({ seconds });
+  await createTestClient({ mode: 'anvil', chain: localChain(rpcUrl), transport: http(rpcUrl) }).increaseTime({
+    seconds,
+  });
 }
 
 /** Polls the public payment details until the latest attempt is no longer processing. */
 export async function settledPayment(app: FastifyInstance, checkoutPath: string, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const details = (await app.inject({ method: 'GET', url: checkoutPath, headers: { accept: 'application/json' } })).json();
+    const details = (
+      await app.inject({ method: 'GET', url: checkoutPath, headers: { accept: 'application/json' } })
+    ).json();
     if (details.payment && details.payment.status !== 'processing') return details;
     if (Date.now() > deadline) throw new Error(`payment still processing: ${JSON.stringify(details.payment)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -2,7 +2,15 @@ import { afterAll } from 'vitest';
 import { createTestClient, http, type Hash } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { startAnvil } from '../../src/chain/anvil.js';
-import { BASE_SEPOLIA_USDC, createLocalPublicClient, fundWithUsdc, installMulticall3, installTestUsdc, localChain, setEthBalance } from '../../src/chain/local-chain.js';
+import {
+  BASE_SEPOLIA_USDC,
+  createLocalPublicClient,
+  fundWithUsdc,
+  installMulticall3,
+  installTestUsdc,
+  localChain,
+  setEthBalance,
+} from '../../src/chain/local-chain.js';
 import { checkNetworks, type Network } from '../../src/chain/networks.js';
 import { createViemChain } from '../../src/chain/viem-chain.js';
 import type { NetworkConfig } from '../../src/config/config.js';
@@ -36,14 +44,22 @@ export interface ControlledChain extends ChainDeps {
   transactionCount(address: `0x${string}`): Promise<number>;
 }
 
-export async function createControlledChain(options: { confirmations: number; blockTimeSeconds?: number }): Promise<ControlledChain> {
+export async function createControlledChain(options: {
+  confirmations: number;
+  blockTimeSeconds?: number;
+}): Promise<ControlledChain> {
   const anvil = await startAnvil();
   await installTestUsdc(anvil.rpcUrl);
   await installMulticall3(anvil.rpcUrl);
   const relayerPrivateKey = generatePrivateKey();
   const relayer = privateKeyToAccount(relayerPrivateKey).address;
   await setEthBalance(anvil.rpcUrl, relayer, 10n ** 20n);
-  const test = createTestClient({ mode: 'anvil', chain: localChain(anvil.rpcUrl), transport: http(anvil.rpcUrl), cacheTime: 0 });
+  const test = createTestClient({
+    mode: 'anvil',
+    chain: localChain(anvil.rpcUrl),
+    transport: http(anvil.rpcUrl),
+    cacheTime: 0,
+  });
   const reader = createLocalPublicClient(anvil.rpcUrl);
   const networkConfig: NetworkConfig = {
     name: 'base-sepolia',

@@ -15,15 +15,28 @@ export interface PayingApp extends TestApp {
  * The real app on a real port with the settlement worker running (unless `worker: false`: the test plays
  * the worker), on the wall clock (the x402 clients sign with the wall clock). Stopped after the file's tests.
  */
-export async function startPayingApp(chain: ChainDeps, options: { worker?: boolean; env?: Record<string, string> } = {}): Promise<PayingApp> {
+export async function startPayingApp(
+  chain: ChainDeps,
+  options: { worker?: boolean; env?: Record<string, string> } = {},
+): Promise<PayingApp> {
   const testApp = await createTestApp(
-    { API_RATE_LIMIT_PER_MINUTE: '100000', CHECKOUT_RATE_LIMIT_PER_MINUTE: '100000', NEW_WORKSPACE_CREDITS: '100000', ...options.env },
+    {
+      API_RATE_LIMIT_PER_MINUTE: '100000',
+      CHECKOUT_RATE_LIMIT_PER_MINUTE: '100000',
+      NEW_WORKSPACE_CREDITS: '100000',
+      ...options.env,
+    },
     systemClock,
     chain,
   );
   await testApp.app.listen({ port: 0, host: '127.0.0.1' });
   if (options.worker ?? true) {
-    const runner = new JobRunner({ db: testApp.database.db, connection: testApp.database.connection, handlers: jobHandlers(testApp.services), pollIntervalMs: 500 });
+    const runner = new JobRunner({
+      db: testApp.database.db,
+      connection: testApp.database.connection,
+      handlers: jobHandlers(testApp.services),
+      pollIntervalMs: 500,
+    });
     await runner.start();
     afterAll(() => runner.stop());
   }
@@ -71,11 +84,25 @@ export async function openShop(paying: PayingApp) {
 export type Shop = Awaited<ReturnType<typeof openShop>>;
 
 /** What a payment may have changed: balances, the invoice, its payment intents. */
-export async function paymentState(paying: PayingApp, rpcUrl: string, invoiceId: string, addresses: readonly `0x${string}`[]) {
+export async function paymentState(
+  paying: PayingApp,
+  rpcUrl: string,
+  invoiceId: string,
+  addresses: readonly `0x${string}`[],
+) {
   const db = paying.database.db;
   const [invoice, intents, balances] = await Promise.all([
-    db.selectFrom('invoices').select(['status', 'paid_at', 'link_version']).where('id', '=', invoiceId).executeTakeFirstOrThrow(),
-    db.selectFrom('payment_intents').select(['id', 'status', 'failure_reason', 'payer', 'tx_hash']).where('invoice_id', '=', invoiceId).orderBy('created_at').execute(),
+    db
+      .selectFrom('invoices')
+      .select(['status', 'paid_at', 'link_version'])
+      .where('id', '=', invoiceId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('payment_intents')
+      .select(['id', 'status', 'failure_reason', 'payer', 'tx_hash'])
+      .where('invoice_id', '=', invoiceId)
+      .orderBy('created_at')
+      .execute(),
     Promise.all(addresses.map((address) => usdcBalance(rpcUrl, address))),
   ]);
   return { status: invoice.status, intents, balances };

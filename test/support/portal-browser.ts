@@ -28,10 +28,17 @@ async function freePort(): Promise<number> {
  * domain) and the portal's Origin check see exactly what a browser sends. On the wall clock. Closed
  * after the file's tests.
  */
-export async function startPortalApp(options: { env?: Record<string, string>; demoWallet?: DemoWallet } = {}): Promise<PortalApp> {
+export async function startPortalApp(
+  options: { env?: Record<string, string>; demoWallet?: DemoWallet } = {},
+): Promise<PortalApp> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const testApp = await createTestApp({ PUBLIC_BASE_URL: origin, ...options.env }, systemClock, NO_CHAIN, options.demoWallet);
+  const testApp = await createTestApp(
+    { PUBLIC_BASE_URL: origin, ...options.env },
+    systemClock,
+    NO_CHAIN,
+    options.demoWallet,
+  );
   await testApp.app.listen({ port, host: '127.0.0.1' });
   return { ...testApp, origin };
 }
@@ -46,7 +53,8 @@ export function watchPage(page: Page, origin: string): string[] {
   page.on('console', (message) => {
     // Asking for the session is how the page learns that nobody is signed in yet: that 401 is expected.
     const signedOut = message.location().url === `${origin}/auth/session` && message.text().includes('401');
-    if (message.type() === 'error' && !signedOut) problems.push(`console: ${message.text()} (${message.location().url})`);
+    if (message.type() === 'error' && !signedOut)
+      problems.push(`console: ${message.text()} (${message.location().url})`);
   });
   page.on('request', (request) => {
     const url = request.url();
@@ -57,7 +65,12 @@ export function watchPage(page: Page, origin: string): string[] {
 
 /** The signed-in wallet's workspaces, newest last, straight from the database. */
 export async function workspacesOf(testApp: TestApp, wallet: string): Promise<string[]> {
-  const rows = await testApp.database.db.selectFrom('workspaces').select('id').where('wallet_address', '=', wallet.toLowerCase()).orderBy('created_at').execute();
+  const rows = await testApp.database.db
+    .selectFrom('workspaces')
+    .select('id')
+    .where('wallet_address', '=', wallet.toLowerCase())
+    .orderBy('created_at')
+    .execute();
   return rows.map((row) => row.id);
 }
 
@@ -66,14 +79,21 @@ export async function workspacesOf(testApp: TestApp, wallet: string): Promise<st
  * delivery then marked failed as if the retry window had run out: what "retry a failed one" acts on.
  * Resolves the event id.
  */
-export async function failedDelivery(testApp: TestApp, workspaceId: string, invoice: { id: string; number: string }): Promise<string> {
+export async function failedDelivery(
+  testApp: TestApp,
+  workspaceId: string,
+  invoice: { id: string; number: string },
+): Promise<string> {
   const db = testApp.database.db;
   const id = await db.transaction().execute((trx) =>
     append(trx, workspaceId as WorkspaceId, {
       type: 'payment_intent.succeeded',
       invoiceId: invoice.id,
       paymentIntentId: 'pi_portaltest',
-      data: { paymentIntent: { id: 'pi_portaltest', status: 'succeeded' }, invoice: { id: invoice.id, number: invoice.number, externalId: null } },
+      data: {
+        paymentIntent: { id: 'pi_portaltest', status: 'succeeded' },
+        invoice: { id: invoice.id, number: invoice.number, externalId: null },
+      },
       at: new Date(),
     }),
   );
@@ -87,10 +107,20 @@ export async function failedDelivery(testApp: TestApp, workspaceId: string, invo
  * screenshot: created through the service, then marked paid in the database (paying for real is the
  * checkout tests' business).
  */
-export async function seedPaidInvoices(testApp: TestApp, workspaceId: string, payments: readonly { amount: string; daysAgo: number }[]): Promise<void> {
+export async function seedPaidInvoices(
+  testApp: TestApp,
+  workspaceId: string,
+  payments: readonly { amount: string; daysAgo: number }[],
+): Promise<void> {
   for (const [i, payment] of payments.entries()) {
-    const { invoice } = await testApp.services.invoices.create(workspaceId as WorkspaceId, { amount: payment.amount }, { idempotencyKey: `seed-paid-${i}-${Date.now()}`, source: 'api' });
+    const { invoice } = await testApp.services.invoices.create(
+      workspaceId as WorkspaceId,
+      { amount: payment.amount },
+      { idempotencyKey: `seed-paid-${i}-${Date.now()}`, source: 'api' },
+    );
     const paidAt = new Date(Date.now() - payment.daysAgo * 86400_000);
-    await sql`UPDATE invoices SET status = 'paid', paid_at = ${paidAt}, fee_reserved = 0 WHERE workspace_id = ${workspaceId} AND id = ${invoice.id}`.execute(testApp.database.db);
+    await sql`UPDATE invoices SET status = 'paid', paid_at = ${paidAt}, fee_reserved = 0 WHERE workspace_id = ${workspaceId} AND id = ${invoice.id}`.execute(
+      testApp.database.db,
+    );
   }
 }

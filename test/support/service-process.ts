@@ -29,7 +29,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** Runs `src/main/start.ts` as its own process, as `npm start` does, and waits until it is ready. */
-export async function startService(env: Record<string, string>, readyText = 'Press Ctrl+C to stop.'): Promise<ServiceProcess> {
+export async function startService(
+  env: Record<string, string>,
+  readyText = 'Press Ctrl+C to stop.',
+): Promise<ServiceProcess> {
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/start.ts'], {
     cwd: ROOT,
@@ -109,5 +112,9 @@ export async function signInOverHttp(url: string, publicBaseUrl: string): Promis
     body: JSON.stringify({ message, signature: await wallet.signMessage({ message }) }),
   });
   if (signIn.status !== 200) throw new Error(`sign-in failed: ${signIn.status} ${await signIn.text()}`);
-  return { 'content-type': 'application/json', origin: publicBaseUrl, cookie: signIn.headers.get('set-cookie')!.split(';')[0]! };
+  return {
+    'content-type': 'application/json',
+    origin: publicBaseUrl,
+    cookie: signIn.headers.get('set-cookie')!.split(';')[0]!,
+  };
 }

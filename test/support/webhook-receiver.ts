@@ -16,7 +16,9 @@ export type Behaviour = { status: number; delayMs?: number } | 'redirect' | 'han
  * A real HTTP receiver on loopback that records every request it gets, answering as `behave` says
  * (200 by default). Closed after the file's tests.
  */
-export async function startTestReceiver(behave: (request: ReceivedRequest, index: number) => Behaviour = () => ({ status: 200 })) {
+export async function startTestReceiver(
+  behave: (request: ReceivedRequest, index: number) => Behaviour = () => ({ status: 200 }),
+) {
   const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   let connections = 0;
@@ -29,7 +31,11 @@ export async function startTestReceiver(behave: (request: ReceivedRequest, index
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), eventId: String(req.headers['x-payment-event-id']) };
+      const request = {
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        eventId: String(req.headers['x-payment-event-id']),
+      };
       received.push(request);
       answer(res, behave(request, received.length - 1));
     });
@@ -66,7 +72,8 @@ function answer(res: ServerResponse, behaviour: Behaviour): void {
     res.writeHead(302, { location: 'http://127.0.0.1:9/elsewhere' }).end();
     return;
   }
-  const send = () => res.writeHead(behaviour.status, { 'content-type': 'text/plain' }).end('receiver says: secret internals');
+  const send = () =>
+    res.writeHead(behaviour.status, { 'content-type': 'text/plain' }).end('receiver says: secret internals');
   if (behaviour.delayMs) setTimeout(send, behaviour.delayMs);
   else send();
 }

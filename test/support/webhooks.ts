@@ -7,7 +7,12 @@ import { merchant, type TestApp } from './app.js';
 
 /** The worker of a test app, running every job kind; stopped after the file's tests. */
 export async function startWorker(testApp: TestApp): Promise<JobRunner> {
-  const runner = new JobRunner({ db: testApp.database.db, connection: testApp.database.connection, handlers: jobHandlers(testApp.services), pollIntervalMs: 200 });
+  const runner = new JobRunner({
+    db: testApp.database.db,
+    connection: testApp.database.connection,
+    handlers: jobHandlers(testApp.services),
+    pollIntervalMs: 200,
+  });
   await runner.start();
   afterAll(() => runner.stop());
   return runner;
@@ -17,11 +22,23 @@ let invoiceCounter = 0;
 
 /** A workspace with a key that may configure webhooks, create invoices and read payments. */
 export async function webhookShop(testApp: TestApp) {
-  const shop = await merchant(testApp.app, ['webhooks:read', 'webhooks:write', 'invoices:create', 'invoices:read', 'payments:read', 'billing:read']);
+  const shop = await merchant(testApp.app, [
+    'webhooks:read',
+    'webhooks:write',
+    'invoices:create',
+    'invoices:read',
+    'payments:read',
+    'billing:read',
+  ]);
   const headers = { authorization: `Bearer ${shop.apiKey}` };
   const base = `/w/${shop.workspaceId}/v1`;
   const api = async (method: 'GET' | 'PUT' | 'POST', path: string, payload?: object) => {
-    const response = await testApp.app.inject({ method, url: `${base}${path}`, headers, ...(payload ? { payload } : {}) });
+    const response = await testApp.app.inject({
+      method,
+      url: `${base}${path}`,
+      headers,
+      ...(payload ? { payload } : {}),
+    });
     return { status: response.statusCode, body: response.json(), headers: response.headers };
   };
   return {
@@ -51,7 +68,10 @@ export async function webhookShop(testApp: TestApp) {
           type: 'payment_intent.succeeded',
           invoiceId: invoice.id,
           paymentIntentId: `pi_test${invoiceCounter}`,
-          data: { paymentIntent: { id: `pi_test${invoiceCounter}`, status: 'succeeded', amount: '5.000000' }, invoice: { id: invoice.id, number: invoice.number, externalId: null } },
+          data: {
+            paymentIntent: { id: `pi_test${invoiceCounter}`, status: 'succeeded', amount: '5.000000' },
+            invoice: { id: invoice.id, number: invoice.number, externalId: null },
+          },
           at: new Date(),
         }),
       );

@@ -88,9 +88,14 @@ export async function editRequirements(response: Response, edit: (accept: Json) 
  * A v2 payment header signed by the unmodified client for what `url` asks now, without sending it.
  * `edit` changes the requirements before signing (a client that signs something else).
  */
-export async function signPaymentHeader(account: PrivateKeyAccount, url: string, edit?: (accept: Json) => void): Promise<string> {
+export async function signPaymentHeader(
+  account: PrivateKeyAccount,
+  url: string,
+  edit?: (accept: Json) => void,
+): Promise<string> {
   let response = await fetch(url);
-  if (response.status !== 402) throw new Error(`expected 402 from ${url}, got ${response.status}: ${await response.text()}`);
+  if (response.status !== 402)
+    throw new Error(`expected 402 from ${url}, got ${response.status}: ${await response.text()}`);
   if (edit) response = await editRequirements(response, edit);
   const http = new x402HTTPClient(v2Client(account));
   const body: unknown = await response.json();

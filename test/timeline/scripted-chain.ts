@@ -57,9 +57,15 @@ export interface InvoiceRef {
 }
 
 /** Submits a transaction hash for the invoice, as the checkout page does. Resolves the intent and the hash. */
-export async function submitPayment(payments: PaymentService, invoice: InvoiceRef): Promise<{ intentId: PaymentIntentId; hash: `0x${string}` }> {
+export async function submitPayment(
+  payments: PaymentService,
+  invoice: InvoiceRef,
+): Promise<{ intentId: PaymentIntentId; hash: `0x${string}` }> {
   const hash = txHash();
-  const intent = await payments.submitTransaction(invoice.workspaceId as WorkspaceId, invoice.id as InvoiceId, { network: SCRIPTED_NETWORK, txHash: hash });
+  const intent = await payments.submitTransaction(invoice.workspaceId as WorkspaceId, invoice.id as InvoiceId, {
+    network: SCRIPTED_NETWORK,
+    txHash: hash,
+  });
   return { intentId: intent.id, hash };
 }
 
@@ -81,13 +87,27 @@ export async function verifyPayment(
     blockNumber: 1n,
     blockTime,
     confirmations: 1,
-    transfers: [{ logIndex: 0, token: BASE_SEPOLIA_USDC, from: '0x00000000000000000000000000000000000000b0', to: invoice.payTo as `0x${string}`, value: amount }],
+    transfers: [
+      {
+        logIndex: 0,
+        token: BASE_SEPOLIA_USDC,
+        from: '0x00000000000000000000000000000000000000b0',
+        to: invoice.payTo as `0x${string}`,
+        value: amount,
+      },
+    ],
   });
   await payments.verifyTransaction(invoice.workspaceId as WorkspaceId, submitted.intentId);
 }
 
 /** Submits and verifies in one go. Resolves the payment intent id. */
-export async function payByTransaction(payments: PaymentService, chain: ScriptedChain, invoice: InvoiceRef, amount: bigint, blockTime: Date): Promise<PaymentIntentId> {
+export async function payByTransaction(
+  payments: PaymentService,
+  chain: ScriptedChain,
+  invoice: InvoiceRef,
+  amount: bigint,
+  blockTime: Date,
+): Promise<PaymentIntentId> {
   const submitted = await submitPayment(payments, invoice);
   await verifyPayment(payments, chain, invoice, submitted, amount, blockTime);
   return submitted.intentId;

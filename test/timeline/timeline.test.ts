@@ -34,15 +34,24 @@ interface Timeline {
 let keys = 0;
 
 /** A workspace whose key may create and read invoices, read payments and configure webhooks. Made before the clock moves. */
-async function shop(permissions = ['invoices:create', 'invoices:read', 'payments:read', 'webhooks:read', 'webhooks:write']) {
+async function shop(
+  permissions = ['invoices:create', 'invoices:read', 'payments:read', 'webhooks:read', 'webhooks:write'],
+) {
   const m = await merchant(app, permissions);
   const call = (method: 'GET' | 'POST' | 'PUT', path: string, payload?: object, headers: Record<string, string> = {}) =>
-    app.inject({ method, url: `/w/${m.workspaceId}/v1${path}`, headers: { authorization: `Bearer ${m.apiKey}`, ...headers }, ...(payload ? { payload } : {}) });
+    app.inject({
+      method,
+      url: `/w/${m.workspaceId}/v1${path}`,
+      headers: { authorization: `Bearer ${m.apiKey}`, ...headers },
+      ...(payload ? { payload } : {}),
+    });
   return {
     ...m,
     call,
     async invoice(body: object = { amount: '10' }) {
-      const response = await call('POST', '/invoices', body, { 'idempotency-key': `timeline-${++keys}-${m.workspaceId}` });
+      const response = await call('POST', '/invoices', body, {
+        'idempotency-key': `timeline-${++keys}-${m.workspaceId}`,
+      });
       expect(response.statusCode, response.body).toBe(201);
       const invoice = response.json<{ id: string; payTo: string; createdAt: string }>();
       return { ...invoice, workspaceId: m.workspaceId };
@@ -93,7 +102,13 @@ describe('GET /invoices/{id}/timeline', () => {
       { at: firstSubmittedAt, kind: 'verification_pending', eventId: '2' },
       { at: firstSubmittedAt, kind: 'payment_submitted', eventId: '3', paymentIntentId: failing.intentId },
       { at: failedAt, kind: 'reopened', eventId: '4' },
-      { at: failedAt, kind: 'payment_failed', eventId: '5', paymentIntentId: failing.intentId, failureReason: 'amount_mismatch' },
+      {
+        at: failedAt,
+        kind: 'payment_failed',
+        eventId: '5',
+        paymentIntentId: failing.intentId,
+        failureReason: 'amount_mismatch',
+      },
       { at: secondSubmittedAt, kind: 'verification_pending', eventId: '6' },
       { at: secondSubmittedAt, kind: 'payment_submitted', eventId: '7', paymentIntentId: paying.intentId },
       { at: paidAt, kind: 'paid', eventId: '8' },
@@ -156,11 +171,35 @@ describe('GET /invoices/{id}/timeline', () => {
     const tail = timeline.records.slice(-3);
     expect(tail).toEqual([
       expect.objectContaining({ at: confirmedAt, kind: 'payment_confirmed', eventId: succeeded.id }),
-      { at: confirmedAt, kind: 'webhook_attempt', eventId: succeeded.id, attempt: 1, statusCode: 503, error: 'http_status', durationMs: expect.any(Number) },
-      { at: clock.now().toISOString(), kind: 'webhook_attempt', eventId: succeeded.id, attempt: 2, statusCode: 200, error: null, durationMs: expect.any(Number) },
+      {
+        at: confirmedAt,
+        kind: 'webhook_attempt',
+        eventId: succeeded.id,
+        attempt: 1,
+        statusCode: 503,
+        error: 'http_status',
+        durationMs: expect.any(Number),
+      },
+      {
+        at: clock.now().toISOString(),
+        kind: 'webhook_attempt',
+        eventId: succeeded.id,
+        attempt: 2,
+        statusCode: 200,
+        error: null,
+        durationMs: expect.any(Number),
+      },
     ]);
     // The response schema is the whitelist: no stored event data, no body, no header, no secret.
-    expect(Object.keys(tail[1]!).sort()).toEqual(['at', 'attempt', 'durationMs', 'error', 'eventId', 'kind', 'statusCode']);
+    expect(Object.keys(tail[1]!).sort()).toEqual([
+      'at',
+      'attempt',
+      'durationMs',
+      'error',
+      'eventId',
+      'kind',
+      'statusCode',
+    ]);
     expect(Object.keys(timeline.records[0]!).sort()).toEqual(['at', 'eventId', 'kind']);
     expect(timeline.raw).not.toContain('secret internals');
     expect(timeline.raw).not.toContain(secret);
@@ -185,10 +224,20 @@ describe('GET /invoices/{id}/timeline', () => {
           });
         } else if (second % 3 === 1) {
           const current = (await findInvoice(trx, workspaceId, invoice.id as InvoiceId))!;
-          await append(trx, workspaceId, invoiceEvent('invoice.processing', current, services.config.publicBaseUrl, at(second)));
+          await append(
+            trx,
+            workspaceId,
+            invoiceEvent('invoice.processing', current, services.config.publicBaseUrl, at(second)),
+          );
         } else {
           const paymentIntent = { id: `pi_${second}`, status: 'failed', failureReason: 'not_found' };
-          await append(trx, workspaceId, { type: 'payment_intent.failed', invoiceId: invoice.id, paymentIntentId: `pi_${second}`, data: { paymentIntent }, at: at(second) });
+          await append(trx, workspaceId, {
+            type: 'payment_intent.failed',
+            invoiceId: invoice.id,
+            paymentIntentId: `pi_${second}`,
+            data: { paymentIntent },
+            at: at(second),
+          });
         }
       }
       // A newer event of a kind the timeline does not show takes no place among the 100.
@@ -198,10 +247,26 @@ describe('GET /invoices/{id}/timeline', () => {
     const timeline = await capShop.timeline(invoice.id);
     expect(timeline.truncated).toBe(true);
     expect(timeline.records).toHaveLength(100);
-    expect(timeline.records.map((record) => record.at)).toEqual(Array.from({ length: 100 }, (_, i) => at(50 + i).toISOString()));
+    expect(timeline.records.map((record) => record.at)).toEqual(
+      Array.from({ length: 100 }, (_, i) => at(50 + i).toISOString()),
+    );
     expect(timeline.records.slice(0, 3)).toEqual([
-      { at: at(50).toISOString(), kind: 'payment_failed', eventId: expect.any(String), paymentIntentId: 'pi_50', failureReason: 'not_found' },
-      { at: at(51).toISOString(), kind: 'webhook_attempt', eventId: '999', attempt: 17, statusCode: 500, error: 'http_status', durationMs: 51 },
+      {
+        at: at(50).toISOString(),
+        kind: 'payment_failed',
+        eventId: expect.any(String),
+        paymentIntentId: 'pi_50',
+        failureReason: 'not_found',
+      },
+      {
+        at: at(51).toISOString(),
+        kind: 'webhook_attempt',
+        eventId: '999',
+        attempt: 17,
+        statusCode: 500,
+        error: 'http_status',
+        durationMs: 51,
+      },
       { at: at(52).toISOString(), kind: 'verification_pending', eventId: expect.any(String) },
     ]);
     expect(timeline.records.filter((record) => record.kind === 'webhook_attempt')).toHaveLength(33);
@@ -222,7 +287,10 @@ describe('GET /invoices/{id}/timeline', () => {
       url: `/w/${readOnlyShop.workspaceId}/v1/invoices/${invoice.id}/timeline`,
       headers: { authorization: `Bearer ${readOnlyShop.apiKey}` },
     });
-    expect({ status: response.statusCode, code: response.json().code }).toEqual({ status: 403, code: 'permission_denied' });
+    expect({ status: response.statusCode, code: response.json().code }).toEqual({
+      status: 403,
+      code: 'permission_denied',
+    });
   });
 
   it('is documented in /openapi.json with its permission and record kinds', async () => {
@@ -230,7 +298,20 @@ describe('GET /invoices/{id}/timeline', () => {
     const operation = document.paths['/w/{workspaceId}/v1/invoices/{invoiceId}/timeline'].get;
     expect(operation['x-permission']).toBe('payments:read');
     expect(operation.description).toMatch(/webhook_attempt/);
-    const kinds = operation.responses['200'].content['application/json'].schema.properties.records.items.properties.kind.enum;
-    expect(kinds).toEqual(['created', 'payment_submitted', 'verification_pending', 'payment_confirmed', 'paid', 'payment_failed', 'expired', 'cancelled', 'renewed', 'reopened', 'webhook_attempt']);
+    const kinds =
+      operation.responses['200'].content['application/json'].schema.properties.records.items.properties.kind.enum;
+    expect(kinds).toEqual([
+      'created',
+      'payment_submitted',
+      'verification_pending',
+      'payment_confirmed',
+      'paid',
+      'payment_failed',
+      'expired',
+      'cancelled',
+      'renewed',
+      'reopened',
+      'webhook_attempt',
+    ]);
   });
 });

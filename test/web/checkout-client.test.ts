@@ -20,20 +20,42 @@ const eip3009 = (await import(new URL('authorization.js', clientDir).href)) as {
     network: { chainId: number; token: string; tokenName: string; tokenVersion: string },
     from: string,
     serverNowMs: number,
-  ): { authorization: TransferAuthorization; typedData: { types: Record<string, unknown>; primaryType: string; domain: object; message: object } };
+  ): {
+    authorization: TransferAuthorization;
+    typedData: { types: Record<string, unknown>; primaryType: string; domain: object; message: object };
+  };
 };
 
 describe('checkout client modules', () => {
   it('spell the time left exactly as the server does', () => {
-    const samples = [0, -5000, 1, 999, 1000, 1001, 59_000, 60_000, 3_599_001, 3_600_000, 86_399_999, 86_400_000, 432_000_000];
+    const samples = [
+      0, -5000, 1, 999, 1000, 1001, 59_000, 60_000, 3_599_001, 3_600_000, 86_399_999, 86_400_000, 432_000_000,
+    ];
     for (const ms of samples) expect(time.formatRemaining(ms)).toBe(formatRemaining(ms));
-    expect(samples.map(formatRemaining).slice(0, 10)).toEqual(['0:00', '0:00', '0:01', '0:01', '0:01', '0:02', '0:59', '1:00', '1:00:00', '1:00:00']);
+    expect(samples.map(formatRemaining).slice(0, 10)).toEqual([
+      '0:00',
+      '0:00',
+      '0:01',
+      '0:01',
+      '0:01',
+      '0:02',
+      '0:59',
+      '1:00',
+      '1:00:00',
+      '1:00:00',
+    ]);
     expect(formatRemaining(432_000_000)).toBe('5d 00:00:00');
   });
 
   it('builds the authorization the service verifies: token domain, recipient, exact micro-units, the link nonce', async () => {
     const payer = privateKeyToAccount(generatePrivateKey());
-    const network = { name: 'base-sepolia', chainId: 84532, usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', tokenName: 'USDC', tokenVersion: '2' } as unknown as Network;
+    const network = {
+      name: 'base-sepolia',
+      chainId: 84532,
+      usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      tokenName: 'USDC',
+      tokenVersion: '2',
+    } as unknown as Network;
     const recipient = getAddress(`0x${'ab'.repeat(20)}`);
     const nonce = checkoutNonce('inv_test', 1);
     const serverNow = Date.parse('2030-01-01T00:00:00Z');
@@ -43,7 +65,14 @@ describe('checkout client modules', () => {
       payer.address,
       serverNow,
     );
-    expect(authorization).toEqual({ from: payer.address, to: recipient, value: '12500000', validAfter: '0', validBefore: String(serverNow / 1000 + 300), nonce });
+    expect(authorization).toEqual({
+      from: payer.address,
+      to: recipient,
+      value: '12500000',
+      validAfter: '0',
+      validBefore: String(serverNow / 1000 + 300),
+      nonce,
+    });
     // Signed as a wallet does (eth_signTypedData_v4 of the JSON), recovered as the service checks it.
     const typed = JSON.parse(JSON.stringify(typedData)) as typeof typedData;
     const { EIP712Domain: _domain, ...types } = typed.types;
@@ -59,7 +88,12 @@ describe('checkout client modules', () => {
   });
 
   it('reads amounts in micro-units and repairs 0/1 signature v values', () => {
-    expect(['0.000001', '1.000000', '12.500000', '1000000.000000'].map(eip3009.microUnits)).toEqual(['1', '1000000', '12500000', '1000000000000']);
+    expect(['0.000001', '1.000000', '12.500000', '1000000.000000'].map(eip3009.microUnits)).toEqual([
+      '1',
+      '1000000',
+      '12500000',
+      '1000000000000',
+    ]);
     const body = `0x${'11'.repeat(64)}`;
     expect(eip3009.normalizeSignature(`${body}00`)).toBe(`${body}1b`);
     expect(eip3009.normalizeSignature(`${body}01`)).toBe(`${body}1c`);
@@ -67,13 +101,24 @@ describe('checkout client modules', () => {
   });
 
   it('shows amounts as written, never rounded', () => {
-    expect(['12.500000', '3.000000', '0.000001', '24.900000', '1.234560'].map(displayAmount)).toEqual(['12.50', '3.00', '0.000001', '24.90', '1.23456']);
+    expect(['12.500000', '3.000000', '0.000001', '24.900000', '1.234560'].map(displayAmount)).toEqual([
+      '12.50',
+      '3.00',
+      '0.000001',
+      '24.90',
+      '1.23456',
+    ]);
   });
 });
 
 describe('checkout QR code', () => {
   it('is inline SVG that decodes back to the EIP-681 URI', () => {
-    const uri = eip681TransferUri('0x036CbD53842c5426634e7929541eC2318f3dCF7e', 84532, `0x${'ab'.repeat(20)}`, 12_500_000n);
+    const uri = eip681TransferUri(
+      '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      84532,
+      `0x${'ab'.repeat(20)}`,
+      12_500_000n,
+    );
     const svg = qrSvg(uri, 'QR code').value;
     expect(svg).toMatch(/^<svg class="qr-code" viewBox="0 0 \d+ \d+"/);
     expect(svg.length).toBeLessThan(5000);
@@ -100,4 +145,3 @@ function rasterize(svg: string, scale: number) {
   }
   return { width, height: width, data };
 }
-

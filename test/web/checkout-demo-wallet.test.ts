@@ -10,7 +10,9 @@ import { checkoutShop, servePublicOrigin, startCheckoutApp } from '../support/ch
 const chain = await createTestChain();
 const merchant = privateKeyToAccount(generatePrivateKey());
 const buyer = await chain.payer(20_000_000n);
-const paying = await startCheckoutApp(chain, { demoWallet: { chainId: chain.network.chainId, rpcUrl: chain.rpcUrl, merchant, buyer } });
+const paying = await startCheckoutApp(chain, {
+  demoWallet: { chainId: chain.network.chainId, rpcUrl: chain.rpcUrl, merchant, buyer },
+});
 const browser = await launchBrowser();
 const shop = await checkoutShop(paying, 'Demo Shop', 'The local demo.', merchant);
 

@@ -2,7 +2,13 @@ import type { BrowserContext } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser.js';
 import { createTestChain } from '../support/chain.js';
-import { OffsetClock, RETURN_ORIGIN, checkoutShop, recordStatuses, startCheckoutApp } from '../support/checkout-browser.js';
+import {
+  OffsetClock,
+  RETURN_ORIGIN,
+  checkoutShop,
+  recordStatuses,
+  startCheckoutApp,
+} from '../support/checkout-browser.js';
 
 // The server runs on the wall clock plus an offset, so a test can stand five seconds before an
 // invoice's one-hour deadline and watch the page count down in real time.
@@ -15,12 +21,20 @@ const shop = await checkoutShop(paying);
 /** A context where the merchant's site answers locally: following "Back to merchant" reaches nothing outside. */
 async function contextWithMerchantSite(): Promise<BrowserContext> {
   const context = await browser.newContext();
-  await context.route(`${RETURN_ORIGIN}/**`, (route) => route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>Shop</title>' }));
+  await context.route(`${RETURN_ORIGIN}/**`, (route) =>
+    route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>Shop</title>' }),
+  );
   return context;
 }
 
 const storedStatus = async (invoiceId: string) =>
-  (await paying.database.db.selectFrom('invoices').select('status').where('id', '=', invoiceId).executeTakeFirstOrThrow()).status;
+  (
+    await paying.database.db
+      .selectFrom('invoices')
+      .select('status')
+      .where('id', '=', invoiceId)
+      .executeTakeFirstOrThrow()
+  ).status;
 
 it('"Back to merchant" on an open invoice goes to the cancel URL as given and cancels nothing', async () => {
   const cancelUrl = `${RETURN_ORIGIN}/cart?order=42`;
@@ -41,7 +55,9 @@ it('"Back to merchant" on an open invoice goes to the cancel URL as given and ca
 it('counts down to zero, then shows expired without a reload or a redirect; "Back to merchant" cancels nothing', async () => {
   const cancelUrl = `${RETURN_ORIGIN}/cart`;
   const invoice = await shop.invoice({ amount: '5', cancelUrl });
-  const { expiresAt } = (await paying.app.inject({ method: 'GET', url: invoice.path, headers: { accept: 'application/json' } })).json<{ expiresAt: string }>();
+  const { expiresAt } = (
+    await paying.app.inject({ method: 'GET', url: invoice.path, headers: { accept: 'application/json' } })
+  ).json<{ expiresAt: string }>();
   const context = await contextWithMerchantSite();
   const page = await context.newPage();
   // Five seconds are ample for the page to load and start counting, even on a busy machine.
@@ -50,7 +66,9 @@ it('counts down to zero, then shows expired without a reload or a redirect; "Bac
   expect(await page.locator('#countdown').textContent()).toMatch(/^0:0[1-5]$/);
   const statuses = await recordStatuses(page);
   // When the timer ends the page asks the server at once.
-  const asked = page.waitForResponse((response) => response.url() === invoice.link && response.request().headers().accept === 'application/json');
+  const asked = page.waitForResponse(
+    (response) => response.url() === invoice.link && response.request().headers().accept === 'application/json',
+  );
 
   await page.locator('#notice-expired').waitFor({ timeout: 10_000 });
   expect(await page.locator('#countdown').textContent()).toBe('0:00');

@@ -33,7 +33,9 @@ describe('checkout page: first paint without JavaScript', () => {
     expect(page).toMatch(/Deadline <time id="deadline" datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/);
     expect(page).toContain('data-status="open">Awaiting payment</span>');
     // The QR code is inline SVG linking the EIP-681 URI: no image request, no client library.
-    expect(page).toMatch(/<a class="qr" href="ethereum:0x[0-9a-fA-F]{40}@84532\/transfer\?address=0x[0-9a-fA-F]{40}&amp;uint256=12500000"[^>]*><svg class="qr-code"/);
+    expect(page).toMatch(
+      /<a class="qr" href="ethereum:0x[0-9a-fA-F]{40}@84532\/transfer\?address=0x[0-9a-fA-F]{40}&amp;uint256=12500000"[^>]*><svg class="qr-code"/,
+    );
     expect(page).toContain(`<a id="back-link" href="${RETURN_ORIGIN}/cart" rel="noreferrer">Back to merchant</a>`);
     expect(page).toContain('<meta name="robots" content="noindex, nofollow">');
   });
@@ -44,7 +46,16 @@ describe('checkout page: first paint without JavaScript', () => {
     const page = await context.newPage();
     await page.goto(invoice.link);
     const text = await page.locator('main').innerText();
-    for (const expected of ['Corner Shop', invoice.number, '3.00', 'USDC', 'Awaiting payment', 'Time left', getAddress(shop.wallet.address), 'base-sepolia']) {
+    for (const expected of [
+      'Corner Shop',
+      invoice.number,
+      '3.00',
+      'USDC',
+      'Awaiting payment',
+      'Time left',
+      getAddress(shop.wallet.address),
+      'base-sepolia',
+    ]) {
       expect(text).toContain(expected);
     }
     expect(await page.locator('.qr-code').isVisible()).toBe(true);
@@ -105,7 +116,8 @@ describe('checkout page: first paint without JavaScript', () => {
     }
     expect(new Set(bodies).size).toBe(1);
     expect(bodies[0]).toContain('Not found');
-    for (const secret of [foreign.id, own.id, 'Other Shop', 'Corner Shop', shop.workspaceId]) expect(bodies[0]).not.toContain(secret);
+    for (const secret of [foreign.id, own.id, 'Other Shop', 'Corner Shop', shop.workspaceId])
+      expect(bodies[0]).not.toContain(secret);
   });
 });
 

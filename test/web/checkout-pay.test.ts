@@ -13,11 +13,19 @@ const shop = await checkoutShop(paying);
 const PAID = { timeout: 30_000 };
 
 const intentsOf = (invoiceId: string) =>
-  paying.database.db.selectFrom('payment_intents').select(['status', 'method']).where('invoice_id', '=', invoiceId).execute();
+  paying.database.db
+    .selectFrom('payment_intents')
+    .select(['status', 'method'])
+    .where('invoice_id', '=', invoiceId)
+    .execute();
 
 describe('paying on the checkout page', () => {
   it('with a browser wallet: switches chain, signs the EIP-3009 authorization, and shows paid without a reload; money moves once', async () => {
-    const invoice = await shop.invoice({ amount: '4.2', successUrl: `${RETURN_ORIGIN}/thanks`, cancelUrl: `${RETURN_ORIGIN}/cart` });
+    const invoice = await shop.invoice({
+      amount: '4.2',
+      successUrl: `${RETURN_ORIGIN}/thanks`,
+      cancelUrl: `${RETURN_ORIGIN}/cart`,
+    });
     const payer = await chain.payer(10_000_000n);
     const context = await browser.newContext();
     // The wallet starts on Ethereum mainnet: the page must ask it to switch to the invoice's network.
@@ -28,7 +36,10 @@ describe('paying on the checkout page', () => {
     page.on('framenavigated', (frame) => frame === page.mainFrame() && (navigations += 1));
     await page.goto(invoice.link);
     const statuses = await recordStatuses(page);
-    const before = await Promise.all([usdcBalance(chain.rpcUrl, payer.address), usdcBalance(chain.rpcUrl, shop.wallet.address)]);
+    const before = await Promise.all([
+      usdcBalance(chain.rpcUrl, payer.address),
+      usdcBalance(chain.rpcUrl, shop.wallet.address),
+    ]);
 
     await page.getByRole('button', { name: 'Pay with Test Wallet' }).click();
     await page.locator('#notice-paid').waitFor(PAID);
@@ -39,8 +50,17 @@ describe('paying on the checkout page', () => {
     expect(await page.locator('#status').textContent()).toBe('Paid');
     expect(await page.locator('#pay').isVisible()).toBe(false);
     expect(await page.locator('#back-link').getAttribute('href')).toBe(`${RETURN_ORIGIN}/thanks`);
-    expect(wallet.calls).toEqual(['eth_requestAccounts', 'eth_chainId', 'wallet_switchEthereumChain', 'eth_chainId', 'eth_signTypedData_v4']);
-    const after = await Promise.all([usdcBalance(chain.rpcUrl, payer.address), usdcBalance(chain.rpcUrl, shop.wallet.address)]);
+    expect(wallet.calls).toEqual([
+      'eth_requestAccounts',
+      'eth_chainId',
+      'wallet_switchEthereumChain',
+      'eth_chainId',
+      'eth_signTypedData_v4',
+    ]);
+    const after = await Promise.all([
+      usdcBalance(chain.rpcUrl, payer.address),
+      usdcBalance(chain.rpcUrl, shop.wallet.address),
+    ]);
     expect([before[0] - after[0], after[1] - before[1]]).toEqual([4_200_000n, 4_200_000n]);
     expect(await intentsOf(invoice.id)).toEqual([{ status: 'succeeded', method: 'authorization' }]);
     expect(foreign).toEqual([]);

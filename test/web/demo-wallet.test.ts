@@ -5,7 +5,12 @@ import { BASE_URL, createTestApp } from '../support/app.js';
 
 const merchant = privateKeyToAccount(generatePrivateKey());
 const buyer = privateKeyToAccount(generatePrivateKey());
-const { app } = await createTestApp({}, undefined, undefined, { chainId: 84532, rpcUrl: 'http://127.0.0.1:1', merchant, buyer });
+const { app } = await createTestApp({}, undefined, undefined, {
+  chainId: 84532,
+  rpcUrl: 'http://127.0.0.1:1',
+  merchant,
+  buyer,
+});
 const { app: realNetworksApp } = await createTestApp();
 
 const rpc = (role: string, method: string, params: unknown[] = [], origin = BASE_URL) =>
@@ -25,7 +30,9 @@ describe('the built-in demo wallet', () => {
     expect((await rpc('buyer', 'eth_chainId')).json()).toEqual({ result: '0x14a34' });
 
     const message = 'localhost:3000 wants you to sign in';
-    const signed = (await rpc('merchant', 'personal_sign', [toHex(message), merchant.address])).json<{ result: `0x${string}` }>();
+    const signed = (await rpc('merchant', 'personal_sign', [toHex(message), merchant.address])).json<{
+      result: `0x${string}`;
+    }>();
     expect(await recoverMessageAddress({ message, signature: signed.result })).toBe(merchant.address);
 
     const typed = {
@@ -34,13 +41,20 @@ describe('the built-in demo wallet', () => {
       domain: { name: 'Demo' },
       message: { text: 'pay' },
     };
-    const signature = (await rpc('buyer', 'eth_signTypedData_v4', [buyer.address, JSON.stringify(typed)])).json<{ result: `0x${string}` }>().result;
+    const signature = (await rpc('buyer', 'eth_signTypedData_v4', [buyer.address, JSON.stringify(typed)])).json<{
+      result: `0x${string}`;
+    }>().result;
     const { EIP712Domain: _domain, ...types } = typed.types;
-    expect(await recoverTypedDataAddress({ ...typed, types, signature } as Parameters<typeof recoverTypedDataAddress>[0])).toBe(buyer.address);
+    expect(
+      await recoverTypedDataAddress({ ...typed, types, signature } as Parameters<typeof recoverTypedDataAddress>[0]),
+    ).toBe(buyer.address);
   });
 
   it('refuses other chains, unknown methods and requests from other origins', async () => {
-    expect((await rpc('buyer', 'wallet_switchEthereumChain', [{ chainId: '0x2105' }])).json()).toMatchObject({ code: 'invalid_request', rpcCode: 4902 });
+    expect((await rpc('buyer', 'wallet_switchEthereumChain', [{ chainId: '0x2105' }])).json()).toMatchObject({
+      code: 'invalid_request',
+      rpcCode: 4902,
+    });
     expect((await rpc('buyer', 'eth_sign', [])).json()).toMatchObject({ code: 'invalid_request', rpcCode: 4200 });
     const foreign = await rpc('merchant', 'eth_requestAccounts', [], 'https://evil.example');
     expect(foreign.statusCode).toBe(403);
@@ -49,6 +63,15 @@ describe('the built-in demo wallet', () => {
 
   it('does not exist when the service is not running the local demo', async () => {
     expect((await realNetworksApp.inject({ method: 'GET', url: '/demo-wallet.js' })).statusCode).toBe(404);
-    expect((await realNetworksApp.inject({ method: 'POST', url: '/demo-wallet/rpc', headers: { origin: BASE_URL }, payload: { role: 'buyer', method: 'eth_accounts' } })).statusCode).toBe(404);
+    expect(
+      (
+        await realNetworksApp.inject({
+          method: 'POST',
+          url: '/demo-wallet/rpc',
+          headers: { origin: BASE_URL },
+          payload: { role: 'buyer', method: 'eth_accounts' },
+        })
+      ).statusCode,
+    ).toBe(404);
   });
 });

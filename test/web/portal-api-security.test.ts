@@ -19,10 +19,18 @@ const routes = [...table.portalOnly, ...table.shared].map((route) => {
 });
 
 /** What the app actually serves, from the OpenAPI document. */
-const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, Record<string, unknown>> }>();
+const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+  paths: Record<string, Record<string, unknown>>;
+}>();
 const published = Object.entries(document.paths)
   .filter(([path]) => path.startsWith(PORTAL_API_PREFIX))
-  .flatMap(([path, methods]) => Object.keys(methods).map((method) => ({ method: method.toUpperCase() as Method, path, key: `${method.toUpperCase()} ${path}` })));
+  .flatMap(([path, methods]) =>
+    Object.keys(methods).map((method) => ({
+      method: method.toUpperCase() as Method,
+      path,
+      key: `${method.toUpperCase()} ${path}`,
+    })),
+  );
 
 const owner = await signIn(app, newWallet());
 const ownersWorkspace = await createWorkspace(app, owner, 'Owner shop');
@@ -35,24 +43,42 @@ function toOpenApiPath(path: string): string {
 
 /** Ids of things that do not exist (inv_000…, key_000…): the guards must answer before anything is looked up. */
 function urlOf(path: string, query = ''): string {
-  return path.replace('{workspaceId}', ownersWorkspace).replace(/\{(\w+)\}/g, (_, name: string) => `${name.slice(0, 3).toLowerCase()}_${'0'.repeat(26)}`) + query;
+  return (
+    path
+      .replace('{workspaceId}', ownersWorkspace)
+      .replace(/\{(\w+)\}/g, (_, name: string) => `${name.slice(0, 3).toLowerCase()}_${'0'.repeat(26)}`) + query
+  );
 }
 
 function call(route: (typeof routes)[number], headers: Record<string, string>) {
   const { body, query } = route.example;
-  return app.inject({ method: route.method, url: urlOf(route.path, query), headers: { origin: ORIGIN, ...headers }, ...(body !== undefined && { payload: body }) });
+  return app.inject({
+    method: route.method,
+    url: urlOf(route.path, query),
+    headers: { origin: ORIGIN, ...headers },
+    ...(body !== undefined && { payload: body }),
+  });
 }
 
 describe('portal API route table', () => {
   it('is what the app serves on a workspace: no route there bypasses the ownership scope', () => {
-    const onWorkspace = published.filter((operation) => operation.path === WORKSPACE_PATH || operation.path.startsWith(`${WORKSPACE_PATH}/`));
+    const onWorkspace = published.filter(
+      (operation) => operation.path === WORKSPACE_PATH || operation.path.startsWith(`${WORKSPACE_PATH}/`),
+    );
     expect(onWorkspace.map((operation) => operation.key).sort()).toEqual(routes.map((route) => route.key).sort());
     expect(new Set(routes.map((route) => route.key)).size).toBe(routes.length);
   });
 
   it.each(published)('refuses $key without a session: 401 session_required', async (operation) => {
-    const response = await app.inject({ method: operation.method, url: urlOf(operation.path), headers: { origin: ORIGIN } });
-    expect({ status: response.statusCode, code: response.json().code }).toEqual({ status: 401, code: 'session_required' });
+    const response = await app.inject({
+      method: operation.method,
+      url: urlOf(operation.path),
+      headers: { origin: ORIGIN },
+    });
+    expect({ status: response.statusCode, code: response.json().code }).toEqual({
+      status: 401,
+      code: 'session_required',
+    });
   });
 });
 
@@ -60,13 +86,21 @@ describe.each(routes)('portal API $key', (route) => {
   it('refuses a request without a session: 401 session_required', async () => {
     const response = await call(route, {});
     expect(response.statusCode).toBe(401);
-    expect(response.json()).toEqual({ code: 'session_required', message: expect.any(String), requestId: response.headers['x-request-id'] });
+    expect(response.json()).toEqual({
+      code: 'session_required',
+      message: expect.any(String),
+      requestId: response.headers['x-request-id'],
+    });
   });
 
   it("answers another wallet's workspace as if it did not exist: 404 not_found", async () => {
     const response = await call(route, { cookie: stranger });
     expect(response.statusCode).toBe(404);
-    expect(response.json()).toEqual({ code: 'not_found', message: 'No such workspace for this wallet.', requestId: response.headers['x-request-id'] });
+    expect(response.json()).toEqual({
+      code: 'not_found',
+      message: 'No such workspace for this wallet.',
+      requestId: response.headers['x-request-id'],
+    });
   });
 
   if (route.method !== 'GET') {

@@ -13,7 +13,12 @@ const base = `/portal/api/w/${workspaceId}`;
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH';
 async function portal(method: Method, path: string, payload?: object) {
-  const response = await app.inject({ method, url: `${base}${path}`, headers: { cookie, origin: ORIGIN }, ...(payload && { payload }) });
+  const response = await app.inject({
+    method,
+    url: `${base}${path}`,
+    headers: { cookie, origin: ORIGIN },
+    ...(payload && { payload }),
+  });
   return { status: response.statusCode, body: response.json(), headers: response.headers };
 }
 
@@ -44,7 +49,12 @@ describe('portal invoices', () => {
     // Past its deadline an open invoice is listed as expired, never as open.
     (services.clock as ManualClock).advance(3601_000);
     expect((await portal('GET', '/invoices?status=open')).body.invoices).toEqual([]);
-    expect((await portal('GET', '/invoices?status=expired')).body.invoices.map((i: { id: string; status: string }) => [i.id, i.status])).toEqual([
+    expect(
+      (await portal('GET', '/invoices?status=expired')).body.invoices.map((i: { id: string; status: string }) => [
+        i.id,
+        i.status,
+      ]),
+    ).toEqual([
       [third.id, 'expired'],
       [first.id, 'expired'],
     ]);
@@ -59,7 +69,11 @@ describe('portal invoices', () => {
 
   it('reads, cancels and renews an invoice, with the timeline of what happened', async () => {
     const invoice = await created('4,20');
-    expect((await portal('GET', `/invoices/${invoice.id}`)).body).toMatchObject({ id: invoice.id, amount: '4.200000', status: 'open' });
+    expect((await portal('GET', `/invoices/${invoice.id}`)).body).toMatchObject({
+      id: invoice.id,
+      amount: '4.200000',
+      status: 'open',
+    });
     const renewed = await portal('POST', `/invoices/${invoice.id}/renew`, { expiresIn: 86400 });
     expect(renewed.body).toMatchObject({ linkVersion: 2, expiresIn: 86400 });
     expect((await portal('POST', `/invoices/${invoice.id}/cancel`)).body.status).toBe('cancelled');
@@ -73,8 +87,13 @@ describe('portal invoices', () => {
 
   it('finds invoices with the invoice search', async () => {
     const invoice = await created('7', { externalId: 'order-77' });
-    expect((await portal('GET', '/invoice-search?q=order-77')).body).toEqual({ invoices: [expect.objectContaining({ id: invoice.id })], nextCursor: null });
-    expect((await portal('GET', `/invoice-search?q=${invoice.number.toLowerCase()}`)).body.invoices[0].id).toBe(invoice.id);
+    expect((await portal('GET', '/invoice-search?q=order-77')).body).toEqual({
+      invoices: [expect.objectContaining({ id: invoice.id })],
+      nextCursor: null,
+    });
+    expect((await portal('GET', `/invoice-search?q=${invoice.number.toLowerCase()}`)).body.invoices[0].id).toBe(
+      invoice.id,
+    );
     expectRefusal(await portal('GET', '/invoice-search'), 400, 'invalid_request');
   });
 });
@@ -82,7 +101,9 @@ describe('portal invoices', () => {
 describe('portal settings', () => {
   it('reads and replaces the checkout return origins', async () => {
     expect((await portal('GET', '/checkout-settings')).body).toEqual({ origins: [] });
-    expect((await portal('PUT', '/checkout-settings', { origins: ['https://Shop.example.com:443'] })).body).toEqual({ origins: ['https://shop.example.com'] });
+    expect((await portal('PUT', '/checkout-settings', { origins: ['https://Shop.example.com:443'] })).body).toEqual({
+      origins: ['https://shop.example.com'],
+    });
     expect((await portal('GET', '/checkout-settings')).body).toEqual({ origins: ['https://shop.example.com'] });
     const refused = await portal('PUT', '/checkout-settings', { origins: ['http://shop.example.com'] });
     expectRefusal(refused, 400, 'invalid_origin');
@@ -105,10 +126,18 @@ describe('portal webhook, billing, issues and dashboard', () => {
   it('configures the endpoint, sends a test event, shows it, rotates and reports the pause', async () => {
     expect((await portal('GET', '/webhook')).body).toMatchObject({ endpoint: null, enabled: false, deliveries: [] });
     expectRefusal(await portal('POST', '/webhook/test'), 409, 'webhook_not_configured');
-    expectRefusal(await portal('PUT', '/webhook', { endpoint: 'ftp://example.com/hooks' }), 400, 'invalid_webhook_endpoint');
+    expectRefusal(
+      await portal('PUT', '/webhook', { endpoint: 'ftp://example.com/hooks' }),
+      400,
+      'invalid_webhook_endpoint',
+    );
     const receiver = await startTestReceiver();
     const configured = await portal('PUT', '/webhook', { endpoint: receiver.url });
-    expect(configured.body).toEqual({ endpoint: receiver.url, enabled: true, secret: expect.stringMatching(/^whsec_/) });
+    expect(configured.body).toEqual({
+      endpoint: receiver.url,
+      enabled: true,
+      secret: expect.stringMatching(/^whsec_/),
+    });
     expect(configured.headers['cache-control']).toBe('no-store');
 
     const test = await portal('POST', '/webhook/test');
@@ -116,15 +145,21 @@ describe('portal webhook, billing, issues and dashboard', () => {
     expect(receiver.received.map((r) => r.eventId)).toEqual([test.body.id]);
     expectRefusal(await portal('POST', '/webhook/test'), 429, 'webhook_test_rate_limited');
     const view = await portal('GET', '/webhook');
-    expect(view.body.deliveries).toEqual([expect.objectContaining({ eventId: test.body.id, status: 'succeeded', attempts: 1 })]);
-    expect(view.body.recentAttempts).toEqual([expect.objectContaining({ eventId: test.body.id, statusCode: 200, error: null })]);
+    expect(view.body.deliveries).toEqual([
+      expect.objectContaining({ eventId: test.body.id, status: 'succeeded', attempts: 1 }),
+    ]);
+    expect(view.body.recentAttempts).toEqual([
+      expect.objectContaining({ eventId: test.body.id, statusCode: 200, error: null }),
+    ]);
     expectRefusal(await portal('POST', '/webhook/retry', { eventId: test.body.id }), 400, 'invalid_request');
     expectRefusal(await portal('POST', '/webhook/retry', { eventId: '999' }), 404, 'not_found');
 
     const rotated = await portal('PUT', '/webhook', { rotate: true });
     expect(rotated.body).toEqual({ endpoint: receiver.url, enabled: false, secret: expect.stringMatching(/^whsec_/) });
     expect(rotated.body.secret).not.toBe(configured.body.secret);
-    expect((await portal('GET', '/issues')).body.issues).toEqual([expect.objectContaining({ kind: 'webhook_paused', severity: 'critical' })]);
+    expect((await portal('GET', '/issues')).body.issues).toEqual([
+      expect.objectContaining({ kind: 'webhook_paused', severity: 'critical' }),
+    ]);
     await portal('PUT', '/webhook', { enabled: true });
     expect((await portal('GET', '/issues')).body.issues).toEqual([]);
   });
@@ -132,10 +167,14 @@ describe('portal webhook, billing, issues and dashboard', () => {
   it('sends a failed delivery again now, once; an acknowledged one never', async () => {
     const invoice = await created('3');
     const eventId = await failedDelivery(testApp, workspaceId, invoice);
-    expect((await portal('GET', '/issues')).body.issues).toEqual([expect.objectContaining({ kind: 'webhook_deliveries_failed', count: 1 })]);
+    expect((await portal('GET', '/issues')).body.issues).toEqual([
+      expect.objectContaining({ kind: 'webhook_deliveries_failed', count: 1 }),
+    ]);
     const retried = await portal('POST', '/webhook/retry', { eventId });
     expect(retried.body).toMatchObject({ eventId, status: 'pending', type: 'payment_intent.succeeded' });
-    await sql`UPDATE webhook_deliveries SET status = 'succeeded' WHERE workspace_id = ${workspaceId} AND event_id = ${eventId}`.execute(database.db);
+    await sql`UPDATE webhook_deliveries SET status = 'succeeded' WHERE workspace_id = ${workspaceId} AND event_id = ${eventId}`.execute(
+      database.db,
+    );
     expectRefusal(await portal('POST', '/webhook/retry', { eventId }), 409, 'delivery_already_succeeded');
     expectRefusal(await portal('POST', '/webhook/retry', { eventId: 'not-an-id' }), 400, 'invalid_request');
   });
@@ -149,13 +188,23 @@ describe('portal webhook, billing, issues and dashboard', () => {
   it('sums paid volume and webhook outcomes per UTC day over 30 days', async () => {
     const invoice = await created('12,5');
     const paidAt = services.clock.now();
-    await sql`UPDATE invoices SET status = 'paid', paid_at = ${paidAt} WHERE workspace_id = ${workspaceId} AND id = ${invoice.id}`.execute(database.db);
+    await sql`UPDATE invoices SET status = 'paid', paid_at = ${paidAt} WHERE workspace_id = ${workspaceId} AND id = ${invoice.id}`.execute(
+      database.db,
+    );
     // A payment older than the window is not counted.
     const old = await created('100');
-    await sql`UPDATE invoices SET status = 'paid', paid_at = ${new Date(paidAt.getTime() - 31 * 86400_000)} WHERE workspace_id = ${workspaceId} AND id = ${old.id}`.execute(database.db);
+    await sql`UPDATE invoices SET status = 'paid', paid_at = ${new Date(paidAt.getTime() - 31 * 86400_000)} WHERE workspace_id = ${workspaceId} AND id = ${old.id}`.execute(
+      database.db,
+    );
     const { body } = await portal('GET', '/dashboard');
     expect(body.days).toHaveLength(30);
-    expect(body.days.at(-1)).toEqual({ date: paidAt.toISOString().slice(0, 10), paidAmount: '12.500000', paidInvoices: 1, webhookAttempts: 1, webhookSucceeded: 1 });
+    expect(body.days.at(-1)).toEqual({
+      date: paidAt.toISOString().slice(0, 10),
+      paidAmount: '12.500000',
+      paidInvoices: 1,
+      webhookAttempts: 1,
+      webhookSucceeded: 1,
+    });
     expect(body.days[0].date).toBe(body.from.slice(0, 10));
     expect(body.totals).toEqual({ paidAmount: '12.500000', paidInvoices: 1, webhookAttempts: 1, webhookSucceeded: 1 });
   });

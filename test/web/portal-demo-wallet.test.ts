@@ -5,23 +5,29 @@ import { startPortalApp, watchPage } from '../support/portal-browser.js';
 
 // The local demo: the service serves its built-in wallet, and the portal lists it like any other.
 const merchant = newWallet();
-const portal = await startPortalApp({ demoWallet: { chainId: 84532, rpcUrl: 'http://127.0.0.1:9', merchant, buyer: newWallet() } });
+const portal = await startPortalApp({
+  demoWallet: { chainId: 84532, rpcUrl: 'http://127.0.0.1:9', merchant, buyer: newWallet() },
+});
 const browser = await launchBrowser();
 
-it('in the local demo, a visitor without a wallet extension signs in with the labelled demo wallet', { timeout: 60_000 }, async () => {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const problems = watchPage(page, portal.origin);
-  await page.goto(`${portal.origin}/portal`);
-  expect(await page.locator('script[src="/demo-wallet.js"]').count()).toBe(1);
-  const wallets = page.getByRole('group', { name: 'Wallets found in this browser' });
-  await wallets.getByRole('button', { name: 'Sign in with Demo wallet: buyer (local chain only)' }).waitFor();
-  await wallets.getByRole('button', { name: 'Sign in with Demo wallet: merchant (local chain only)' }).click();
-  await page.getByRole('heading', { name: 'Create a workspace' }).waitFor();
-  expect(await page.locator('#session-address').getAttribute('title')).toBe(merchant.address.toLowerCase());
-  expect(problems).toEqual([]);
-  await context.close();
-});
+it(
+  'in the local demo, a visitor without a wallet extension signs in with the labelled demo wallet',
+  { timeout: 60_000 },
+  async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchPage(page, portal.origin);
+    await page.goto(`${portal.origin}/portal`);
+    expect(await page.locator('script[src="/demo-wallet.js"]').count()).toBe(1);
+    const wallets = page.getByRole('group', { name: 'Wallets found in this browser' });
+    await wallets.getByRole('button', { name: 'Sign in with Demo wallet: buyer (local chain only)' }).waitFor();
+    await wallets.getByRole('button', { name: 'Sign in with Demo wallet: merchant (local chain only)' }).click();
+    await page.getByRole('heading', { name: 'Create a workspace' }).waitFor();
+    expect(await page.locator('#session-address').getAttribute('title')).toBe(merchant.address.toLowerCase());
+    expect(problems).toEqual([]);
+    await context.close();
+  },
+);
 
 it('offers no demo wallet when the service has none', async () => {
   const plain = await startPortalApp();

@@ -2,7 +2,13 @@ import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { injectTestWallet, launchBrowser, screenshot } from '../support/browser.js';
 import { newWallet } from '../support/app.js';
-import { failedDelivery, seedPaidInvoices, startPortalApp, watchPage, workspacesOf } from '../support/portal-browser.js';
+import {
+  failedDelivery,
+  seedPaidInvoices,
+  startPortalApp,
+  watchPage,
+  workspacesOf,
+} from '../support/portal-browser.js';
 import { startTestReceiver } from '../support/webhook-receiver.js';
 
 // The wallet signs in only; it sends no transaction, so its RPC address is never used.
@@ -12,7 +18,8 @@ const receiver = await startTestReceiver();
 const browser = await launchBrowser();
 
 const text = async (page: Page, selector: string) => (await page.locator(selector).textContent())?.trim();
-const tab = (page: Page, name: string) => page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name });
+const tab = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name });
 
 it('a merchant signs in with a wallet and runs a workspace from the portal', { timeout: 90_000 }, async () => {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
@@ -45,7 +52,11 @@ it('a merchant signs in with a wallet and runs a workspace from the portal', { t
   await page.getByRole('heading', { name: 'Copy your new API key now' }).waitFor();
   const secret = (await text(page, '#key-secret-value'))!;
   expect(secret).toMatch(/^isk_/);
-  const withKey = await portal.app.inject({ method: 'GET', url: `/w/${workspaceId}/v1/invoice-search?q=INV-1`, headers: { authorization: `Bearer ${secret}` } });
+  const withKey = await portal.app.inject({
+    method: 'GET',
+    url: `/w/${workspaceId}/v1/invoice-search?q=INV-1`,
+    headers: { authorization: `Bearer ${secret}` },
+  });
   expect(withKey.statusCode).toBe(200);
   await page.locator('#keys-body').getByText('production server').waitFor();
   await keys.getByRole('button', { name: 'I have stored it' }).click();
@@ -59,7 +70,11 @@ it('a merchant signs in with a wallet and runs a workspace from the portal', { t
   await page.getByRole('button', { name: 'Create invoice' }).click();
   await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
   // The form sent its own Idempotency-Key, so a retry after a lost answer cannot create a second invoice.
-  const sentKeys = await portal.database.db.selectFrom('idempotency_keys').select('key').where('workspace_id', '=', workspaceId!).execute();
+  const sentKeys = await portal.database.db
+    .selectFrom('idempotency_keys')
+    .select('key')
+    .where('workspace_id', '=', workspaceId!)
+    .execute();
   expect(sentKeys.map((row) => row.key)).toEqual([expect.stringMatching(/^portal-[0-9a-f]{32}$/)]);
   expect(await text(page, '#invoice-status')).toBe('open');
   await page.locator('#invoice-facts').getByText('12.50 USDC').waitFor();
@@ -110,7 +125,10 @@ it('a merchant signs in with a wallet and runs a workspace from the portal', { t
   expect(await deliveries.textContent()).toContain('succeeded');
 
   // A delivery that failed for good gets a retry button; retrying makes it pending again.
-  const eventId = await failedDelivery(portal, workspaceId!, { id: checkoutUrl.split('/').at(-1)!, number: 'INV-000001' });
+  const eventId = await failedDelivery(portal, workspaceId!, {
+    id: checkoutUrl.split('/').at(-1)!,
+    number: 'INV-000001',
+  });
   await page.getByRole('button', { name: 'Refresh' }).click();
   const failedRow = deliveries.locator('tr', { hasText: 'payment_intent.succeeded' });
   await failedRow.getByText('HTTP 503').waitFor();

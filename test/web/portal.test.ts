@@ -21,7 +21,16 @@ function embeddedConfig(page: string): { origin: string; chainIds: number[] } {
 }
 
 interface ClientSiwe {
-  createSiweMessage(fields: { domain: string; address: string; statement?: string; uri: string; version: string; chainId: number; nonce: string; issuedAt: Date }): string;
+  createSiweMessage(fields: {
+    domain: string;
+    address: string;
+    statement?: string;
+    uri: string;
+    version: string;
+    chainId: number;
+    nonce: string;
+    issuedAt: Date;
+  }): string;
   checksumAddress(address: string): string;
 }
 
@@ -51,7 +60,8 @@ describe('portal page', () => {
     for (const ref of refs) expect(ref).toMatch(/^(\/(?!\/)|#[a-z]+$)/);
     // The service origin appears only as data for the script (to warn when the page is opened elsewhere);
     // other addresses are examples in placeholders and help text, which nothing loads.
-    const addresses = page.replace(/<script type="application\/json"[^]*?<\/script>/, '').match(/https?:\/\/[^\s"<]*/g) ?? [];
+    const addresses =
+      page.replace(/<script type="application\/json"[^]*?<\/script>/, '').match(/https?:\/\/[^\s"<]*/g) ?? [];
     for (const address of addresses) expect(address).toMatch(/^https:\/\/(host|([a-z]+\.)*example\.com)(\/|$)/);
     expect(page).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
     // The only script without src is the JSON data block, which browsers never execute.
@@ -96,7 +106,15 @@ describe('portal page', () => {
     const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
     expect(page).toContain('data-preset="invoices:create"');
     expect(page).toContain('data-preset="invoices:read payments:read"');
-    for (const permission of ['invoices:create', 'invoices:read', 'payments:read', 'billing:read', 'webhooks:read', 'webhooks:write', 'settings:write']) {
+    for (const permission of [
+      'invoices:create',
+      'invoices:read',
+      'payments:read',
+      'billing:read',
+      'webhooks:read',
+      'webhooks:write',
+      'settings:write',
+    ]) {
       expect(page).toContain(`name="permissions" value="${permission}"`);
     }
   });
@@ -108,7 +126,9 @@ describe('portal page', () => {
   });
 
   it('keeps the pages out of the OpenAPI document', async () => {
-    const paths = Object.keys((await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, unknown> }>().paths);
+    const paths = Object.keys(
+      (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{ paths: Record<string, unknown> }>().paths,
+    );
     expect(paths.some((path) => path.startsWith('/portal/api/'))).toBe(true);
     expect(paths.filter((path) => path.startsWith('/portal') && !path.startsWith('/portal/api/'))).toEqual([]);
   });
@@ -170,13 +190,22 @@ describe('portal assets', () => {
     const first = await app.inject({ method: 'GET', url: '/portal/assets/portal.css' });
     const etag = first.headers.etag as string;
     expect(etag).toMatch(/^"[\w-]+"$/);
-    const again = await app.inject({ method: 'GET', url: '/portal/assets/portal.css', headers: { 'if-none-match': etag } });
+    const again = await app.inject({
+      method: 'GET',
+      url: '/portal/assets/portal.css',
+      headers: { 'if-none-match': etag },
+    });
     expect(again.statusCode).toBe(304);
     expect(again.body).toBe('');
   });
 
   it('answers unknown files and paths outside the folder with the one 404 body', async () => {
-    for (const url of ['/portal/assets/nope.js', '/portal/assets/..%2Fportal.routes.ts', '/portal/assets/portal.page.ts', '/portal/assets/']) {
+    for (const url of [
+      '/portal/assets/nope.js',
+      '/portal/assets/..%2Fportal.routes.ts',
+      '/portal/assets/portal.page.ts',
+      '/portal/assets/',
+    ]) {
       const response = await app.inject({ method: 'GET', url });
       expect(response.statusCode, url).toBe(404);
       expect(response.json().code).toBe('not_found');

@@ -11,14 +11,19 @@ import { signatureValid, startTestReceiver } from '../support/webhook-receiver.j
 import { startWorker, webhookShop } from '../support/webhooks.js';
 
 // Attempts 2 s apart inside a 3 s window: a delivery that keeps failing is given up after two attempts.
-const testApp = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '2', WEBHOOK_RETRY_WINDOW_SECONDS: '3' }, systemClock);
+const testApp = await createTestApp(
+  { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '2', WEBHOOK_RETRY_WINDOW_SECONDS: '3' },
+  systemClock,
+);
 await startWorker(testApp);
 
 type Shop = Awaited<ReturnType<typeof webhookShop>>;
 
 async function deliveryOf(shop: Shop, eventId: string) {
   const { body } = await shop.api('GET', '/webhook');
-  return (body.deliveries as { eventId: string; status: string; attempts: number }[]).find((delivery) => delivery.eventId === eventId);
+  return (body.deliveries as { eventId: string; status: string; attempts: number }[]).find(
+    (delivery) => delivery.eventId === eventId,
+  );
 }
 
 describe('pausing', () => {
@@ -26,7 +31,10 @@ describe('pausing', () => {
     const receiver = await startTestReceiver();
     const shop = await webhookShop(testApp);
     await shop.configure(receiver.url);
-    expect((await shop.api('PUT', '/webhook', { enabled: false })).body).toEqual({ endpoint: receiver.url, enabled: false });
+    expect((await shop.api('PUT', '/webhook', { enabled: false })).body).toEqual({
+      endpoint: receiver.url,
+      enabled: false,
+    });
 
     const backlog = [await shop.emitPaymentEvent(), await shop.emitPaymentEvent(), await shop.emitPaymentEvent()];
     await delay(1500);
@@ -68,17 +76,25 @@ describe('giving up and retrying by hand', () => {
     await shop.configure(receiver.url);
     const eventId = await shop.emitPaymentEvent();
 
-    const failed = await waitFor(async () => {
-      const delivery = await deliveryOf(shop, eventId);
-      return delivery?.status === 'failed' ? delivery : undefined;
-    }, 15_000, 'the delivery to fail');
+    const failed = await waitFor(
+      async () => {
+        const delivery = await deliveryOf(shop, eventId);
+        return delivery?.status === 'failed' ? delivery : undefined;
+      },
+      15_000,
+      'the delivery to fail',
+    );
     expect(failed).toMatchObject({ attempts: 2, nextAttemptAt: null, lastStatusCode: 503, lastError: 'http_status' });
 
     receiver.behave = () => ({ status: 200 });
     const retried = await shop.api('POST', '/webhook/retry', { eventId: Number(eventId) });
     expect(retried.status).toBe(200);
     expect(retried.body).toMatchObject({ eventId, status: 'pending' });
-    await waitFor(async () => ((await deliveryOf(shop, eventId))?.status === 'succeeded' ? true : undefined), 10_000, 'the manual retry');
+    await waitFor(
+      async () => ((await deliveryOf(shop, eventId))?.status === 'succeeded' ? true : undefined),
+      10_000,
+      'the manual retry',
+    );
     expect(receiver.received.map((request) => request.eventId)).toEqual([eventId, eventId, eventId]);
 
     const again = await shop.api('POST', '/webhook/retry', { eventId });
@@ -112,10 +128,21 @@ describe('endpoint rules without WEBHOOK_ALLOW_PRIVATE', () => {
   it('refuses endpoints that are not public https on port 443', async () => {
     const strict = await createTestApp({}, systemClock);
     const shop = await webhookShop(strict);
-    for (const endpoint of ['http://example.com/hooks', 'https://example.com:8443/hooks', 'https://user:pw@example.com/hooks', 'https://127.0.0.1/hooks', 'https://[::1]/hooks', 'not a url']) {
+    for (const endpoint of [
+      'http://example.com/hooks',
+      'https://example.com:8443/hooks',
+      'https://user:pw@example.com/hooks',
+      'https://127.0.0.1/hooks',
+      'https://[::1]/hooks',
+      'not a url',
+    ]) {
       const response = await shop.api('PUT', '/webhook', { endpoint });
       expect(response.status, endpoint).toBe(400);
-      expect(response.body, endpoint).toMatchObject({ code: 'invalid_webhook_endpoint', message: expect.any(String), requestId: expect.any(String) });
+      expect(response.body, endpoint).toMatchObject({
+        code: 'invalid_webhook_endpoint',
+        message: expect.any(String),
+        requestId: expect.any(String),
+      });
     }
     expect((await shop.api('PUT', '/webhook', { endpoint: 'https://hooks.example.com/payments' })).status).toBe(200);
   });
@@ -125,7 +152,10 @@ describe('endpoint hosts resolved at configuration', () => {
   it('refuses a host that resolves to a private address now, and accepts one that does not resolve yet', async () => {
     const strict = await createTestApp({}, systemClock);
     const shop = await webhookShop(strict);
-    const answers: Record<string, string[]> = { 'internal.example.com': ['203.0.113.9', '10.0.0.7'], 'public.example.com': ['93.184.216.34'] };
+    const answers: Record<string, string[]> = {
+      'internal.example.com': ['203.0.113.9', '10.0.0.7'],
+      'public.example.com': ['93.184.216.34'],
+    };
     const service = new WebhookService({
       db: strict.database.db,
       clock: systemClock,
@@ -138,23 +168,39 @@ describe('endpoint hosts resolved at configuration', () => {
       },
     });
     const workspaceId = shop.workspaceId as WorkspaceId;
-    await expect(service.configure(workspaceId, { endpoint: 'https://internal.example.com/hooks' })).rejects.toMatchObject({ code: 'invalid_webhook_endpoint' });
-    await expect(service.configure(workspaceId, { endpoint: 'https://not-yet.example.com/hooks' })).resolves.toMatchObject({ endpoint: 'https://not-yet.example.com/hooks' });
-    await expect(service.configure(workspaceId, { endpoint: 'https://public.example.com/hooks' })).resolves.toMatchObject({ endpoint: 'https://public.example.com/hooks' });
+    await expect(
+      service.configure(workspaceId, { endpoint: 'https://internal.example.com/hooks' }),
+    ).rejects.toMatchObject({ code: 'invalid_webhook_endpoint' });
+    await expect(
+      service.configure(workspaceId, { endpoint: 'https://not-yet.example.com/hooks' }),
+    ).resolves.toMatchObject({ endpoint: 'https://not-yet.example.com/hooks' });
+    await expect(
+      service.configure(workspaceId, { endpoint: 'https://public.example.com/hooks' }),
+    ).resolves.toMatchObject({ endpoint: 'https://public.example.com/hooks' });
   });
 });
 
 describe('races with a running attempt', () => {
   it('a manual retry during an attempt that ends the window is not lost: the delivery goes out again', async () => {
     // Attempt 1 fails at once; attempt 2 (2 s later) fails slowly, past the 3 s window.
-    const receiver = await startTestReceiver((_request, index) => (index === 0 ? { status: 503 } : index === 1 ? { status: 503, delayMs: 1500 } : { status: 200 }));
+    const receiver = await startTestReceiver((_request, index) =>
+      index === 0 ? { status: 503 } : index === 1 ? { status: 503, delayMs: 1500 } : { status: 200 },
+    );
     const shop = await webhookShop(testApp);
     await shop.configure(receiver.url);
     const eventId = await shop.emitPaymentEvent();
-    await waitFor(() => (receiver.received.length === 2 ? true : undefined), 10_000, 'the second attempt to be in flight');
+    await waitFor(
+      () => (receiver.received.length === 2 ? true : undefined),
+      10_000,
+      'the second attempt to be in flight',
+    );
 
     expect((await shop.api('POST', '/webhook/retry', { eventId })).status).toBe(200);
-    await waitFor(async () => ((await deliveryOf(shop, eventId))?.status === 'succeeded' ? true : undefined), 10_000, 'the retried delivery');
+    await waitFor(
+      async () => ((await deliveryOf(shop, eventId))?.status === 'succeeded' ? true : undefined),
+      10_000,
+      'the retried delivery',
+    );
     expect(receiver.received.map((request) => request.eventId)).toEqual([eventId, eventId, eventId]);
   });
 
@@ -165,8 +211,16 @@ describe('races with a running attempt', () => {
     await shop.api('PUT', '/webhook', { enabled: false });
     const eventId = await shop.emitPaymentEvent();
     const db = testApp.database.db;
-    await db.deleteFrom('jobs').where('kind', '=', 'webhooks.deliver').where('unique_key', '=', `${shop.workspaceId}/${eventId}`).execute();
-    await db.updateTable('webhook_endpoints').set({ enabled: true, paused_at: null }).where('workspace_id', '=', shop.workspaceId).execute();
+    await db
+      .deleteFrom('jobs')
+      .where('kind', '=', 'webhooks.deliver')
+      .where('unique_key', '=', `${shop.workspaceId}/${eventId}`)
+      .execute();
+    await db
+      .updateTable('webhook_endpoints')
+      .set({ enabled: true, paused_at: null })
+      .where('workspace_id', '=', shop.workspaceId)
+      .execute();
 
     expect(await requeueOrphanedDeliveries(db)).toBeGreaterThanOrEqual(1);
     await waitFor(() => (receiver.received.length === 1 ? true : undefined), 10_000, 'the requeued delivery');

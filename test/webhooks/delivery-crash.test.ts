@@ -29,45 +29,60 @@ async function spawnWorker() {
   return { kill: async () => (child.kill('SIGKILL'), exited) };
 }
 
-it(`delivers every event at least once, duplicates only with the same id, across ${KILLS} worker kills mid-delivery`, { timeout: 180_000 }, async () => {
-  // Slow answers keep deliveries in flight, so most kills land in the middle of one.
-  const receiver = await startTestReceiver(() => ({ status: 200, delayMs: 150 }));
-  const shop = await webhookShop(testApp);
-  const secret = await shop.configure(receiver.url);
+it(
+  `delivers every event at least once, duplicates only with the same id, across ${KILLS} worker kills mid-delivery`,
+  { timeout: 180_000 },
+  async () => {
+    // Slow answers keep deliveries in flight, so most kills land in the middle of one.
+    const receiver = await startTestReceiver(() => ({ status: 200, delayMs: 150 }));
+    const shop = await webhookShop(testApp);
+    const secret = await shop.configure(receiver.url);
 
-  const emitted: string[] = [];
-  let streaming = true;
-  const stream = (async () => {
-    while (streaming) {
-      emitted.push(await shop.emitPaymentEvent());
-      await delay(40);
+    const emitted: string[] = [];
+    let streaming = true;
+    const stream = (async () => {
+      while (streaming) {
+        emitted.push(await shop.emitPaymentEvent());
+        await delay(40);
+      }
+    })();
+
+    for (let kill = 0; kill < KILLS; kill++) {
+      const worker = await spawnWorker();
+      await delay(400 + Math.random() * 600);
+      await worker.kill();
     }
-  })();
+    streaming = false;
+    await stream;
 
-  for (let kill = 0; kill < KILLS; kill++) {
-    const worker = await spawnWorker();
-    await delay(400 + Math.random() * 600);
-    await worker.kill();
-  }
-  streaming = false;
-  await stream;
+    // A survivor takes over the killed workers' jobs once their leases run out.
+    await startWorker(testApp);
+    await waitFor(
+      async () => {
+        const pending = await testApp.database.db
+          .selectFrom('webhook_deliveries')
+          .select('event_id')
+          .where('workspace_id', '=', shop.workspaceId)
+          .where('status', '!=', 'succeeded')
+          .execute();
+        return pending.length === 0 ? true : undefined;
+      },
+      60_000,
+      'every delivery to succeed',
+    );
 
-  // A survivor takes over the killed workers' jobs once their leases run out.
-  await startWorker(testApp);
-  await waitFor(async () => {
-    const pending = await testApp.database.db.selectFrom('webhook_deliveries').select('event_id').where('workspace_id', '=', shop.workspaceId).where('status', '!=', 'succeeded').execute();
-    return pending.length === 0 ? true : undefined;
-  }, 60_000, 'every delivery to succeed');
-
-  const receivedIds = receiver.received.map((request) => request.eventId);
-  expect(new Set(receivedIds)).toEqual(new Set(emitted));
-  expect(receiver.received.every((request) => signatureValid(request, secret))).toBe(true);
-  // Each duplicate carries the same body as the first copy of its id.
-  const bodies = new Map<string, string>();
-  for (const request of receiver.received) {
-    expect(bodies.get(request.eventId) ?? request.body).toBe(request.body);
-    bodies.set(request.eventId, request.body);
-  }
-  expect(receiver.interrupted()).toBeGreaterThan(0);
-  console.log(`${emitted.length} events, ${receiver.received.length} requests, ${receiver.received.length - emitted.length} duplicates, ${receiver.interrupted()} interrupted by kills`);
-});
+    const receivedIds = receiver.received.map((request) => request.eventId);
+    expect(new Set(receivedIds)).toEqual(new Set(emitted));
+    expect(receiver.received.every((request) => signatureValid(request, secret))).toBe(true);
+    // Each duplicate carries the same body as the first copy of its id.
+    const bodies = new Map<string, string>();
+    for (const request of receiver.received) {
+      expect(bodies.get(request.eventId) ?? request.body).toBe(request.body);
+      bodies.set(request.eventId, request.body);
+    }
+    expect(receiver.interrupted()).toBeGreaterThan(0);
+    console.log(
+      `${emitted.length} events, ${receiver.received.length} requests, ${receiver.received.length - emitted.length} duplicates, ${receiver.interrupted()} interrupted by kills`,
+    );
+  },
+);

@@ -11,23 +11,35 @@ const workers = createWorkers(testApp.services, testApp.database.connection);
 await workers.start();
 afterAll(() => workers.stop());
 
-it("a workspace whose receiver hangs holds a few delivery slots, not the other workspaces' deliveries", { timeout: 30_000 }, async () => {
-  const hanging = await startTestReceiver(() => 'hang');
-  const stuck = await webhookShop(testApp);
-  await stuck.configure(hanging.url);
-  for (let i = 0; i < 20; i++) await stuck.emitPaymentEvent();
-  // The per-workspace limit: 8 attempts of one workspace at once in a process.
-  await waitFor(() => (hanging.received.length >= 8 ? true : undefined), 10_000, 'the stuck workspace to fill its slots');
+it(
+  "a workspace whose receiver hangs holds a few delivery slots, not the other workspaces' deliveries",
+  { timeout: 30_000 },
+  async () => {
+    const hanging = await startTestReceiver(() => 'hang');
+    const stuck = await webhookShop(testApp);
+    await stuck.configure(hanging.url);
+    for (let i = 0; i < 20; i++) await stuck.emitPaymentEvent();
+    // The per-workspace limit: 8 attempts of one workspace at once in a process.
+    await waitFor(
+      () => (hanging.received.length >= 8 ? true : undefined),
+      10_000,
+      'the stuck workspace to fill its slots',
+    );
 
-  const healthy = await startTestReceiver();
-  const shop = await webhookShop(testApp);
-  await shop.configure(healthy.url);
-  const eventId = await shop.emitPaymentEvent();
-  await waitFor(() => (healthy.received.length === 1 ? true : undefined), 7_000, "the other workspace's delivery");
+    const healthy = await startTestReceiver();
+    const shop = await webhookShop(testApp);
+    await shop.configure(healthy.url);
+    const eventId = await shop.emitPaymentEvent();
+    await waitFor(() => (healthy.received.length === 1 ? true : undefined), 7_000, "the other workspace's delivery");
 
-  expect(healthy.received[0]!.eventId).toBe(eventId);
-  // Delivered while every one of the stuck workspace's attempts was still waiting for an answer.
-  const finished = await testApp.database.db.selectFrom('webhook_attempts').select('id').where('workspace_id', '=', stuck.workspaceId).execute();
-  expect(finished).toHaveLength(0);
-  expect(hanging.received).toHaveLength(8);
-});
+    expect(healthy.received[0]!.eventId).toBe(eventId);
+    // Delivered while every one of the stuck workspace's attempts was still waiting for an answer.
+    const finished = await testApp.database.db
+      .selectFrom('webhook_attempts')
+      .select('id')
+      .where('workspace_id', '=', stuck.workspaceId)
+      .execute();
+    expect(finished).toHaveLength(0);
+    expect(hanging.received).toHaveLength(8);
+  },
+);

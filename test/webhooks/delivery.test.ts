@@ -13,11 +13,22 @@ describe('webhook configuration', () => {
   it('shows the signing secret only when it is created, and never in GET /webhook', async () => {
     const shop = await webhookShop(testApp);
     const empty = await shop.api('GET', '/webhook');
-    expect(empty.body).toEqual({ endpoint: null, enabled: false, pausedAt: null, secretCreatedAt: null, deliveries: [], recentAttempts: [] });
+    expect(empty.body).toEqual({
+      endpoint: null,
+      enabled: false,
+      pausedAt: null,
+      secretCreatedAt: null,
+      deliveries: [],
+      recentAttempts: [],
+    });
 
     const created = await shop.api('PUT', '/webhook', { endpoint: 'http://127.0.0.1:9/hooks', enabled: true });
     expect(created.status).toBe(200);
-    expect(created.body).toEqual({ endpoint: 'http://127.0.0.1:9/hooks', enabled: true, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
+    expect(created.body).toEqual({
+      endpoint: 'http://127.0.0.1:9/hooks',
+      enabled: true,
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
+    });
 
     const changed = await shop.api('PUT', '/webhook', { endpoint: 'http://127.0.0.1:9/other' });
     expect(changed.body).toEqual({ endpoint: 'http://127.0.0.1:9/other', enabled: true });
@@ -27,7 +38,10 @@ describe('webhook configuration', () => {
 
   it('answers 409 webhook_not_configured to a test or retry before an endpoint is set', async () => {
     const shop = await webhookShop(testApp);
-    for (const [path, payload] of [['/webhook/test', undefined], ['/webhook/retry', { eventId: 1 }]] as const) {
+    for (const [path, payload] of [
+      ['/webhook/test', undefined],
+      ['/webhook/retry', { eventId: 1 }],
+    ] as const) {
       const response = await shop.api('POST', path, payload);
       expect(response.status).toBe(409);
       expect(response.body).toMatchObject({ code: 'webhook_not_configured', requestId: expect.any(String) });
@@ -44,10 +58,22 @@ describe('test events', () => {
 
     const sent = await shop.api('POST', '/webhook/test');
     expect(sent.status).toBe(200);
-    expect(sent.body).toMatchObject({ id: expect.stringMatching(/^test_/), delivered: false, statusCode: 500, error: 'http_status' });
+    expect(sent.body).toMatchObject({
+      id: expect.stringMatching(/^test_/),
+      delivered: false,
+      statusCode: 500,
+      error: 'http_status',
+    });
     const [request] = receiver.received;
     expect(signatureValid(request!, secret)).toBe(true);
-    expect(JSON.parse(request!.body)).toEqual({ id: request!.eventId, type: 'webhook.test', workspaceId: shop.workspaceId, createdAt: expect.any(String), test: true, data: {} });
+    expect(JSON.parse(request!.body)).toEqual({
+      id: request!.eventId,
+      type: 'webhook.test',
+      workspaceId: shop.workspaceId,
+      createdAt: expect.any(String),
+      test: true,
+      data: {},
+    });
 
     const again = await shop.api('POST', '/webhook/test');
     expect(again.status).toBe(429);
@@ -77,40 +103,62 @@ describe('delivery', () => {
     expect(signatureValid(request!, secret)).toBe(true);
     const body = JSON.parse(request!.body) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(['createdAt', 'data', 'id', 'test', 'type', 'workspaceId']);
-    expect(body).toMatchObject({ id: eventId, type: 'payment_intent.succeeded', workspaceId: shop.workspaceId, test: false });
+    expect(body).toMatchObject({
+      id: eventId,
+      type: 'payment_intent.succeeded',
+      workspaceId: shop.workspaceId,
+      test: false,
+    });
 
     const view = await shop.api('GET', '/webhook');
-    expect(view.body.deliveries[0]).toMatchObject({ eventId, status: 'succeeded', attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null });
+    expect(view.body.deliveries[0]).toMatchObject({
+      eventId,
+      status: 'succeeded',
+      attempts: 1,
+      lastStatusCode: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
   });
 
-  it('retries 500, 302, a dropped connection and a timeout with the same id and fresh signatures until the receiver recovers', { timeout: 60_000 }, async () => {
-    const script: Behaviour[] = [{ status: 500 }, 'redirect', 'close', 'hang', { status: 204 }];
-    const receiver = await startTestReceiver((_request, index) => script[Math.min(index, script.length - 1)]!);
-    const shop = await webhookShop(testApp);
-    const secret = await shop.configure(receiver.url);
-    const eventId = await shop.emitPaymentEvent();
+  it(
+    'retries 500, 302, a dropped connection and a timeout with the same id and fresh signatures until the receiver recovers',
+    { timeout: 60_000 },
+    async () => {
+      const script: Behaviour[] = [{ status: 500 }, 'redirect', 'close', 'hang', { status: 204 }];
+      const receiver = await startTestReceiver((_request, index) => script[Math.min(index, script.length - 1)]!);
+      const shop = await webhookShop(testApp);
+      const secret = await shop.configure(receiver.url);
+      const eventId = await shop.emitPaymentEvent();
 
-    await waitFor(() => (receiver.received.length >= 5 ? true : undefined), 40_000, 'five attempts');
-    const view = await waitFor(async () => {
-      const { body } = await shop.api('GET', '/webhook');
-      return body.deliveries[0]?.status === 'succeeded' ? body : undefined;
-    }, 5_000, 'the delivery to succeed');
+      await waitFor(() => (receiver.received.length >= 5 ? true : undefined), 40_000, 'five attempts');
+      const view = await waitFor(
+        async () => {
+          const { body } = await shop.api('GET', '/webhook');
+          return body.deliveries[0]?.status === 'succeeded' ? body : undefined;
+        },
+        5_000,
+        'the delivery to succeed',
+      );
 
-    expect(receiver.received.map((request) => request.eventId)).toEqual(Array(5).fill(eventId));
-    expect(receiver.received.every((request) => signatureValid(request, secret))).toBe(true);
-    const timestamps = receiver.received.map((request) => Number(request.headers['x-payment-timestamp']));
-    expect(new Set(timestamps).size).toBe(5);
-    expect(new Set(receiver.received.map((request) => request.body)).size).toBe(1);
+      expect(receiver.received.map((request) => request.eventId)).toEqual(Array(5).fill(eventId));
+      expect(receiver.received.every((request) => signatureValid(request, secret))).toBe(true);
+      const timestamps = receiver.received.map((request) => Number(request.headers['x-payment-timestamp']));
+      expect(new Set(timestamps).size).toBe(5);
+      expect(new Set(receiver.received.map((request) => request.body)).size).toBe(1);
 
-    expect(view.deliveries[0]).toMatchObject({ eventId, status: 'succeeded', attempts: 5, lastStatusCode: 204 });
-    const attempts = [...view.recentAttempts].reverse().map((attempt: { statusCode: number | null; error: string | null }) => [attempt.statusCode, attempt.error]);
-    expect(attempts).toEqual([
-      [500, 'http_status'],
-      [302, 'redirect'],
-      [null, 'connection_reset'],
-      [null, 'timeout'],
-      [204, null],
-    ]);
-    expect(JSON.stringify(view)).not.toContain('secret internals');
-  });
+      expect(view.deliveries[0]).toMatchObject({ eventId, status: 'succeeded', attempts: 5, lastStatusCode: 204 });
+      const attempts = [...view.recentAttempts]
+        .reverse()
+        .map((attempt: { statusCode: number | null; error: string | null }) => [attempt.statusCode, attempt.error]);
+      expect(attempts).toEqual([
+        [500, 'http_status'],
+        [302, 'redirect'],
+        [null, 'connection_reset'],
+        [null, 'timeout'],
+        [204, null],
+      ]);
+      expect(JSON.stringify(view)).not.toContain('secret internals');
+    },
+  );
 });

@@ -1,30 +1,99 @@
 import net from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isPublicAddress, parseWebhookEndpoint, resolvedAddressesAllowed } from '../../src/modules/webhooks/destination.js';
+import {
+  isPublicAddress,
+  parseWebhookEndpoint,
+  resolvedAddressesAllowed,
+} from '../../src/modules/webhooks/destination.js';
 import { postWebhook, type ResolvedAddress, type Resolver } from '../../src/modules/webhooks/webhook-http.js';
 import { AppError } from '../../src/shared/errors.js';
 
 /** Host forms that must never receive a webhook, written as they would appear in `https://<form>/hook`. */
 const BLOCKED_HOSTS = [
   // IPv4: private, loopback, link-local (cloud metadata), CGNAT, unspecified, broadcast, multicast, reserved
-  '10.0.0.1', '10.255.255.255', '172.16.0.1', '172.31.255.254', '192.168.0.1', '192.168.255.255',
-  '127.0.0.1', '127.255.255.254', '169.254.169.254', '169.254.0.1', '100.64.0.1', '100.127.255.254',
-  '0.0.0.0', '0.1.2.3', '255.255.255.255', '224.0.0.1', '239.255.255.250', '240.0.0.1', '250.1.2.3',
-  '192.0.0.1', '192.0.0.170', '192.0.2.1', '198.51.100.7', '203.0.113.9', '198.18.0.1', '198.19.255.254',
+  '10.0.0.1',
+  '10.255.255.255',
+  '172.16.0.1',
+  '172.31.255.254',
+  '192.168.0.1',
+  '192.168.255.255',
+  '127.0.0.1',
+  '127.255.255.254',
+  '169.254.169.254',
+  '169.254.0.1',
+  '100.64.0.1',
+  '100.127.255.254',
+  '0.0.0.0',
+  '0.1.2.3',
+  '255.255.255.255',
+  '224.0.0.1',
+  '239.255.255.250',
+  '240.0.0.1',
+  '250.1.2.3',
+  '192.0.0.1',
+  '192.0.0.170',
+  '192.0.2.1',
+  '198.51.100.7',
+  '203.0.113.9',
+  '198.18.0.1',
+  '198.19.255.254',
   // Other spellings of IPv4, all normalised by the WHATWG parser to the dotted form
-  '2130706433', '0177.0.0.1', '017700000001', '0x7f.0.0.1', '0x7f000001', '0x7f.1', '127.1', '10.1',
-  '127.000.000.001', '127.0.0.1.', '0', '3232235777', '0xa9.0xfe.0xa9.0xfe', '0xA9FEA9FE', '１２７.０.０.１',
+  '2130706433',
+  '0177.0.0.1',
+  '017700000001',
+  '0x7f.0.0.1',
+  '0x7f000001',
+  '0x7f.1',
+  '127.1',
+  '10.1',
+  '127.000.000.001',
+  '127.0.0.1.',
+  '0',
+  '3232235777',
+  '0xa9.0xfe.0xa9.0xfe',
+  '0xA9FEA9FE',
+  '１２７.０.０.１',
   // IPv6: loopback, unspecified, ULA, link-local, site-local, multicast, documentation, discard
-  '[::1]', '[0:0:0:0:0:0:0:1]', '[::]', '[fd00::1]', '[fc00::1]', '[fe80::1]', '[febf::1]', '[fec0::1]',
-  '[ff02::1]', '[ff05::1:3]', '[2001:db8::1]', '[3fff::1]', '[100::1]',
+  '[::1]',
+  '[0:0:0:0:0:0:0:1]',
+  '[::]',
+  '[fd00::1]',
+  '[fc00::1]',
+  '[fe80::1]',
+  '[febf::1]',
+  '[fec0::1]',
+  '[ff02::1]',
+  '[ff05::1:3]',
+  '[2001:db8::1]',
+  '[3fff::1]',
+  '[100::1]',
   // IPv4-mapped, -compatible and -translated (refused even when the embedded v4 is public: firm rule)
-  '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::ffff:10.0.0.1]', '[::ffff:169.254.169.254]', '[::ffff:8.8.8.8]',
-  '[::127.0.0.1]', '[::7f00:1]', '[::8.8.8.8]', '[::ffff:0:7f00:1]',
-  '[64:ff9b::7f00:1]', '[64:ff9b::a00:1]', '[64:ff9b::8.8.8.8]', '[64:ff9b:1::1]',
+  '[::ffff:127.0.0.1]',
+  '[::ffff:7f00:1]',
+  '[::ffff:10.0.0.1]',
+  '[::ffff:169.254.169.254]',
+  '[::ffff:8.8.8.8]',
+  '[::127.0.0.1]',
+  '[::7f00:1]',
+  '[::8.8.8.8]',
+  '[::ffff:0:7f00:1]',
+  '[64:ff9b::7f00:1]',
+  '[64:ff9b::a00:1]',
+  '[64:ff9b::8.8.8.8]',
+  '[64:ff9b:1::1]',
   // 6to4 and Teredo tunnel the packet to an embedded v4 address
-  '[2002:7f00:1::1]', '[2002:c0a8:101::1]', '[2001::1]', '[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
+  '[2002:7f00:1::1]',
+  '[2002:c0a8:101::1]',
+  '[2001::1]',
+  '[2001:0:4136:e378:8000:63bf:3fff:fdd2]',
   // Names that are local by definition, or not fully qualified
-  'localhost', 'LOCALHOST', 'localhost.', 'foo.localhost', 'a.b.localhost', 'intranet', 'foo.',
+  'localhost',
+  'LOCALHOST',
+  'localhost.',
+  'foo.localhost',
+  'a.b.localhost',
+  'intranet',
+  'foo.',
 ];
 
 function errorCode(run: () => unknown): string | undefined {
@@ -70,12 +139,20 @@ beforeEach(() => {
 });
 
 const send = (url: string, resolve: Resolver, timeoutMs = 2000) =>
-  postWebhook({ url, headers: { 'content-type': 'application/json' }, body: '{}' }, { allowPrivate: false, resolve, timeoutMs });
+  postWebhook(
+    { url, headers: { 'content-type': 'application/json' }, body: '{}' },
+    { allowPrivate: false, resolve, timeoutMs },
+  );
 
 describe('blocked destinations', () => {
   it('has a listener on 443 that would count a connection', async () => {
     if (!guard) return;
-    await new Promise<void>((resolve) => net.connect(443, '127.0.0.1').on('close', () => resolve()).on('error', () => {}));
+    await new Promise<void>((resolve) =>
+      net
+        .connect(443, '127.0.0.1')
+        .on('close', () => resolve())
+        .on('error', () => {}),
+    );
     expect(connections).toBe(1);
   });
 
@@ -93,17 +170,34 @@ describe('blocked destinations', () => {
 });
 
 describe('resolved addresses', () => {
-  const privateAnswers = ['127.0.0.1', '::1', '10.0.0.1', '169.254.169.254', '0.0.0.0', '::ffff:127.0.0.1', '64:ff9b::7f00:1', 'fd00::1'];
+  const privateAnswers = [
+    '127.0.0.1',
+    '::1',
+    '10.0.0.1',
+    '169.254.169.254',
+    '0.0.0.0',
+    '::ffff:127.0.0.1',
+    '64:ff9b::7f00:1',
+    'fd00::1',
+  ];
 
   it.each(privateAnswers)('blocks a name that resolves to %s, without connecting', async (address) => {
-    const outcome = await send('https://hooks.example.com/hook', async () => [{ address, family: address.includes(':') ? 6 : 4 }]);
+    const outcome = await send('https://hooks.example.com/hook', async () => [
+      { address, family: address.includes(':') ? 6 : 4 },
+    ]);
     expect(outcome).toMatchObject({ ok: false, error: 'blocked_destination' });
     expect(connections).toBe(0);
   });
 
   it('blocks the whole answer when one of several addresses is private', async () => {
-    const mixed: ResolvedAddress[] = [{ address: '8.8.8.8', family: 4 }, { address: '127.0.0.1', family: 4 }];
-    expect(await send('https://hooks.example.com/hook', async () => mixed)).toMatchObject({ ok: false, error: 'blocked_destination' });
+    const mixed: ResolvedAddress[] = [
+      { address: '8.8.8.8', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+    expect(await send('https://hooks.example.com/hook', async () => mixed)).toMatchObject({
+      ok: false,
+      error: 'blocked_destination',
+    });
     expect(connections).toBe(0);
   });
 
@@ -128,15 +222,26 @@ describe('resolved addresses', () => {
 });
 
 describe('isPublicAddress', () => {
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '2001:4860:4860::8888'])('accepts the public address %s', (address) => {
-    expect(isPublicAddress(address)).toBe(true);
-  });
+  it.each(['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700:4700::1111', '2001:4860:4860::8888'])(
+    'accepts the public address %s',
+    (address) => {
+      expect(isPublicAddress(address)).toBe(true);
+    },
+  );
 
   // Forms a URL never carries but a caller might pass: ambiguous or unparseable input is never public.
-  it.each(['127.1', '0x08080808', '010.8.8.8', '[2606:4700:4700::1111]', '2606:4700:4700::1111%eth0', '8.8.8.8 ', '', 'example.com', '4000::1', '::8.8.8.8'])(
-    'refuses %j',
-    (address) => expect(isPublicAddress(address)).toBe(false),
-  );
+  it.each([
+    '127.1',
+    '0x08080808',
+    '010.8.8.8',
+    '[2606:4700:4700::1111]',
+    '2606:4700:4700::1111%eth0',
+    '8.8.8.8 ',
+    '',
+    'example.com',
+    '4000::1',
+    '::8.8.8.8',
+  ])('refuses %j', (address) => expect(isPublicAddress(address)).toBe(false));
 
   it('checks every address of a DNS answer', () => {
     const v4 = (address: string) => ({ address, family: 4 });
@@ -150,7 +255,9 @@ describe('isPublicAddress', () => {
 
 describe('parseWebhookEndpoint', () => {
   it('accepts a public https endpoint and normalises it', () => {
-    expect(parseWebhookEndpoint('https://Hooks.Example.COM:443/in?x=1', false).href).toBe('https://hooks.example.com/in?x=1');
+    expect(parseWebhookEndpoint('https://Hooks.Example.COM:443/in?x=1', false).href).toBe(
+      'https://hooks.example.com/in?x=1',
+    );
     expect(parseWebhookEndpoint('https://8.8.8.8/hook', false).href).toBe('https://8.8.8.8/hook');
     expect(parseWebhookEndpoint('https://[2606:4700:4700::1111]/hook', false).hostname).toBe('[2606:4700:4700::1111]');
   });
@@ -179,13 +286,20 @@ describe('parseWebhookEndpoint', () => {
   });
 
   it('allows http, any port and private hosts when private receivers are allowed', () => {
-    for (const raw of ['http://localhost:3000/hook', 'http://127.0.0.1:8080/hook', 'https://[::1]:8443/hook', 'http://intranet/hook']) {
+    for (const raw of [
+      'http://localhost:3000/hook',
+      'http://127.0.0.1:8080/hook',
+      'https://[::1]:8443/hook',
+      'http://intranet/hook',
+    ]) {
       expect(parseWebhookEndpoint(raw, true).href).toBe(raw);
     }
   });
 
   it('still refuses credentials and other schemes when private receivers are allowed', () => {
-    expect(errorCode(() => parseWebhookEndpoint('http://user:pw@localhost:3000/hook', true))).toBe('invalid_webhook_endpoint');
+    expect(errorCode(() => parseWebhookEndpoint('http://user:pw@localhost:3000/hook', true))).toBe(
+      'invalid_webhook_endpoint',
+    );
     expect(errorCode(() => parseWebhookEndpoint('file:///etc/passwd', true))).toBe('invalid_webhook_endpoint');
   });
 });

@@ -26,13 +26,19 @@ interface Receiver {
 
 const servers: http.Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve).closeAllConnections())));
+  await Promise.all(
+    servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve).closeAllConnections())),
+  );
 });
 
 /** A real loopback receiver that records every request in full before `answer` handles it. */
 async function receiver(
   answer: (req: http.IncomingMessage, res: http.ServerResponse) => void,
-  { host = '127.0.0.1', port = 0, server = http.createServer() }: { host?: string; port?: number; server?: http.Server } = {},
+  {
+    host = '127.0.0.1',
+    port = 0,
+    server = http.createServer(),
+  }: { host?: string; port?: number; server?: http.Server } = {},
 ): Promise<Receiver> {
   const requests: Received[] = [];
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -49,8 +55,10 @@ async function receiver(
   return { port: bound, origin: `http://${host}:${bound}`, requests, server };
 }
 
-const status = (code: number, headers: http.OutgoingHttpHeaders = {}) => (_: http.IncomingMessage, res: http.ServerResponse) =>
-  res.writeHead(code, headers).end();
+const status =
+  (code: number, headers: http.OutgoingHttpHeaders = {}) =>
+  (_: http.IncomingMessage, res: http.ServerResponse) =>
+    res.writeHead(code, headers).end();
 
 const HEADERS = { 'content-type': 'application/json', 'x-payment-event-id': 'evt_1', 'x-payment-signature': 'v1=abc' };
 const send = (url: string, options: Partial<SendOptions> = {}, body = '{"id":"evt_1"}') =>
@@ -179,14 +187,24 @@ describe('postWebhook name resolution', () => {
   });
 
   it('reports a failing or empty resolver answer as dns_failure', async () => {
-    const notFound: Resolver = () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }));
-    expect(await send('http://webhook.test/hook', { resolve: notFound })).toMatchObject({ ok: false, error: 'dns_failure' });
-    expect(await send('http://webhook.test/hook', { resolve: async () => [] })).toMatchObject({ ok: false, error: 'dns_failure' });
+    const notFound: Resolver = () =>
+      Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }));
+    expect(await send('http://webhook.test/hook', { resolve: notFound })).toMatchObject({
+      ok: false,
+      error: 'dns_failure',
+    });
+    expect(await send('http://webhook.test/hook', { resolve: async () => [] })).toMatchObject({
+      ok: false,
+      error: 'dns_failure',
+    });
   });
 
   it('counts a resolver that never answers against the attempt timeout', async () => {
     const hanging: Resolver = () => new Promise(() => {});
-    expect(await send('http://webhook.test/hook', { resolve: hanging, timeoutMs: 300 })).toMatchObject({ ok: false, error: 'timeout' });
+    expect(await send('http://webhook.test/hook', { resolve: hanging, timeoutMs: 300 })).toMatchObject({
+      ok: false,
+      error: 'timeout',
+    });
   });
 
   it('refuses a stored URL that no longer passes the endpoint rules, without resolving it', async () => {
@@ -208,10 +226,33 @@ describe('postWebhook over TLS', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'webhook-tls-'));
     try {
       // openssl ships with Debian and with the Node images; the certificate is valid for the name itself.
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-        '-subj', '/CN=webhook.test', '-addext', 'subjectAltName=DNS:webhook.test',
-        '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
-      const context = tls.createSecureContext({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=webhook.test',
+          '-addext',
+          'subjectAltName=DNS:webhook.test',
+          '-keyout',
+          path.join(dir, 'key.pem'),
+          '-out',
+          path.join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
+      const context = tls.createSecureContext({
+        key: readFileSync(path.join(dir, 'key.pem')),
+        cert: readFileSync(path.join(dir, 'cert.pem')),
+      });
       const serverNames: string[] = [];
       const server = https.createServer({
         SNICallback: (name, done) => {

@@ -11,7 +11,12 @@ const { app, config, database } = await createTestApp({ NEW_WORKSPACE_CREDITS: S
 const other = await buildApp(createServices(config, database.db, new ManualClock()), { logger: false });
 
 function create(cookie: string, name: string, target: FastifyInstance = app) {
-  return target.inject({ method: 'POST', url: '/portal/api/workspaces', headers: { cookie, origin: ORIGIN }, payload: { name } });
+  return target.inject({
+    method: 'POST',
+    url: '/portal/api/workspaces',
+    headers: { cookie, origin: ORIGIN },
+    payload: { name },
+  });
 }
 
 async function balancesOf(wallet: string) {
@@ -33,7 +38,11 @@ describe('workspaces per wallet', () => {
     for (let i = 1; i <= 20; i++) expect((await create(cookie, `Shop ${i}`)).statusCode).toBe(201);
     const refused = await create(cookie, 'Shop 21');
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toMatchObject({ code: 'workspace_limit_reached', message: expect.stringMatching(/at most 20/), requestId: refused.headers['x-request-id'] });
+    expect(refused.json()).toMatchObject({
+      code: 'workspace_limit_reached',
+      message: expect.stringMatching(/at most 20/),
+      requestId: refused.headers['x-request-id'],
+    });
     expect(await balancesOf(wallet.address)).toEqual([GRANT, ...Array<number>(19).fill(0)]);
     // Another wallet is not affected, and its first workspace gets the grant.
     const stranger = newWallet();
@@ -44,7 +53,11 @@ describe('workspaces per wallet', () => {
   it('never exceeds the limit, nor grants twice, when creations race on two server processes', async () => {
     const wallet = newWallet();
     const cookie = await signIn(app, wallet);
-    const statuses = await Promise.all(Array.from({ length: 26 }, (_, i) => create(cookie, `Race ${i}`, i % 2 ? app : other).then((response) => response.statusCode)));
+    const statuses = await Promise.all(
+      Array.from({ length: 26 }, (_, i) =>
+        create(cookie, `Race ${i}`, i % 2 ? app : other).then((response) => response.statusCode),
+      ),
+    );
     expect(statuses.filter((status) => status === 201)).toHaveLength(20);
     expect(statuses.filter((status) => status === 409)).toHaveLength(6);
     const balances = await balancesOf(wallet.address);

@@ -12,9 +12,15 @@ export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
     portalRoute({
       method: 'GET',
       url: '/keys',
-      schema: { summary: 'List API keys', params: WorkspaceParams, response: { 200: Type.Object({ keys: Type.Array(ApiKeyView) }) } },
+      schema: {
+        summary: 'List API keys',
+        params: WorkspaceParams,
+        response: { 200: Type.Object({ keys: Type.Array(ApiKeyView) }) },
+      },
       errors: [],
-      handler: async (request) => ({ keys: (await services.apiKeys.list(request.principal!.workspaceId)).map(present) }),
+      handler: async (request) => ({
+        keys: (await services.apiKeys.list(request.principal!.workspaceId)).map(present),
+      }),
     }),
 
     portalRoute({
@@ -22,7 +28,8 @@ export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
       url: '/keys',
       schema: {
         summary: 'Create an API key',
-        description: 'At most 5 active keys per workspace; at most 3 creations per hour and 10 per day. The secret is in this response only.',
+        description:
+          'At most 5 active keys per workspace; at most 3 creations per hour and 10 per day. The secret is in this response only.',
         params: WorkspaceParams,
         body: CreateApiKeyBody,
         response: { 201: CreatedApiKey },
@@ -32,7 +39,10 @@ export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
       handler: async (request, reply) => {
         // The schema admits only permission names.
         const permissions = request.body.permissions as Permission[];
-        const { key, secret } = await services.apiKeys.create(request.principal!.workspaceId, { name: request.body.name, permissions });
+        const { key, secret } = await services.apiKeys.create(request.principal!.workspaceId, {
+          name: request.body.name,
+          permissions,
+        });
         reply.header('Cache-Control', 'no-store');
         return reply.code(201).send({ ...present(key), secret });
       },
@@ -43,7 +53,8 @@ export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
       url: '/keys/:keyId',
       schema: { summary: 'Revoke an API key', params: ApiKeyParams, response: { 200: ApiKeyView } },
       errors: [],
-      handler: async (request) => present(await services.apiKeys.revoke(request.principal!.workspaceId, request.params.keyId as ApiKeyId)),
+      handler: async (request) =>
+        present(await services.apiKeys.revoke(request.principal!.workspaceId, request.params.keyId as ApiKeyId)),
     }),
   ];
 }

@@ -32,7 +32,16 @@ export function findKey(db: Executor, workspaceId: WorkspaceId, keyId: ApiKeyId)
 export function listKeys(db: Executor, workspaceId: WorkspaceId) {
   return db
     .selectFrom('api_keys')
-    .select(['id', 'name', 'permissions', 'recipient_address', 'display_prefix', 'created_at', 'last_used_at', 'revoked_at'])
+    .select([
+      'id',
+      'name',
+      'permissions',
+      'recipient_address',
+      'display_prefix',
+      'created_at',
+      'last_used_at',
+      'revoked_at',
+    ])
     .where('workspace_id', '=', workspaceId)
     .orderBy('created_at', 'desc')
     .execute();
@@ -67,7 +76,16 @@ export function insertKey(db: Executor, workspaceId: WorkspaceId, key: NewApiKey
       secret_hash: key.secretHash,
       display_prefix: key.displayPrefix,
     })
-    .returning(['id', 'name', 'permissions', 'recipient_address', 'display_prefix', 'created_at', 'last_used_at', 'revoked_at'])
+    .returning([
+      'id',
+      'name',
+      'permissions',
+      'recipient_address',
+      'display_prefix',
+      'created_at',
+      'last_used_at',
+      'revoked_at',
+    ])
     .executeTakeFirstOrThrow();
 }
 
@@ -77,7 +95,16 @@ export function revokeKey(db: Executor, workspaceId: WorkspaceId, keyId: ApiKeyI
     .set({ revoked_at: sql`coalesce(revoked_at, now())` })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', keyId)
-    .returning(['id', 'name', 'permissions', 'recipient_address', 'display_prefix', 'created_at', 'last_used_at', 'revoked_at'])
+    .returning([
+      'id',
+      'name',
+      'permissions',
+      'recipient_address',
+      'display_prefix',
+      'created_at',
+      'last_used_at',
+      'revoked_at',
+    ])
     .executeTakeFirst();
 }
 
@@ -88,6 +115,8 @@ export function touchKey(db: Executor, workspaceId: WorkspaceId, keyId: ApiKeyId
     .set({ last_used_at: sql`now()` })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', keyId)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]))
+    .where((eb) =>
+      eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', sql<Date>`now() - interval '1 minute'`)]),
+    )
     .execute();
 }

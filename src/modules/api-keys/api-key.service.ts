@@ -67,13 +67,19 @@ export class ApiKeyService {
    * are checked under the workspace row lock, so concurrent requests on any number of server
    * processes cannot exceed them.
    */
-  async create(workspaceId: WorkspaceId, input: { name: string; permissions: readonly Permission[] }): Promise<{ key: ApiKeyView; secret: string }> {
+  async create(
+    workspaceId: WorkspaceId,
+    input: { name: string; permissions: readonly Permission[] },
+  ): Promise<{ key: ApiKeyView; secret: string }> {
     return this.deps.db.transaction().execute(async (trx) => {
       const workspace = await lockWorkspace(trx, workspaceId);
       if (!workspace) throw new AppError('not_found', 'No such workspace.');
       const counts = await countKeysForLimits(trx, workspaceId);
       if (counts.active >= MAX_ACTIVE_KEYS) {
-        throw new AppError('api_key_limit_reached', `A workspace may hold ${MAX_ACTIVE_KEYS} active keys. Revoke one before creating another.`);
+        throw new AppError(
+          'api_key_limit_reached',
+          `A workspace may hold ${MAX_ACTIVE_KEYS} active keys. Revoke one before creating another.`,
+        );
       }
       const now = counts.now.getTime();
       if (counts.lastHour >= CREATIONS_PER_HOUR && counts.oldestInHour) {
@@ -130,13 +136,18 @@ export class ApiKeyService {
   /** Tenant first: a key is looked up only within the workspace named in the path. */
   private async verify(workspaceId: WorkspaceId, presented: string): Promise<ApiKeyPrincipal> {
     const parsed = parseKey(presented);
-    if (!parsed) throw new AppError('invalid_api_key', 'The API key is malformed. Send "Authorization: Bearer isk_…" with a key from the portal.');
+    if (!parsed)
+      throw new AppError(
+        'invalid_api_key',
+        'The API key is malformed. Send "Authorization: Bearer isk_…" with a key from the portal.',
+      );
     const row = await this.lookup(workspaceId, parsed.id);
     const matches = secretMatches(parsed, row?.secret_hash ?? ABSENT_KEY_HASH);
     if (!row || !matches) {
       throw new AppError('invalid_api_key', 'The API key is not valid for this workspace.');
     }
-    if (row.revoked_at) throw new AppError('api_key_revoked', 'This API key was revoked. Create a new key in the portal.');
+    if (row.revoked_at)
+      throw new AppError('api_key_revoked', 'This API key was revoked. Create a new key in the portal.');
     if (row.recipient_address !== row.wallet_address) {
       throw new AppError(
         'key_recipient_mismatch',
@@ -164,15 +175,23 @@ export class ApiKeyService {
 }
 
 function tooManyFailures(verdict: Verdict): AppError {
-  return new AppError('rate_limited', 'Too many failed API key attempts from this address. Retry after the delay in Retry-After.', {
-    retryAfterSeconds: verdict.retryAfterSeconds,
-  });
+  return new AppError(
+    'rate_limited',
+    'Too many failed API key attempts from this address. Retry after the delay in Retry-After.',
+    {
+      retryAfterSeconds: verdict.retryAfterSeconds,
+    },
+  );
 }
 
 function creationLimited(limit: string, retryAfterMs: number): AppError {
-  return new AppError('api_key_creation_rate_limited', `API key creation is limited to ${limit} per workspace. Try again later.`, {
-    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
-  });
+  return new AppError(
+    'api_key_creation_rate_limited',
+    `API key creation is limited to ${limit} per workspace. Try again later.`,
+    {
+      retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+    },
+  );
 }
 
 function toView(row: KeyRow): ApiKeyView {

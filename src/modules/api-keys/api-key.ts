@@ -26,7 +26,9 @@ export const CREATIONS_PER_DAY = 10;
 const KEY_PREFIX = 'isk_';
 const ID_CHARS = 26;
 const SECRET_CHARS = 52; // 260 random bits
-const KEY_PATTERN = new RegExp(`^${KEY_PREFIX}([0-9a-hjkmnp-tv-z]{${ID_CHARS}})_([0-9a-hjkmnp-tv-z]{${SECRET_CHARS}})$`);
+const KEY_PATTERN = new RegExp(
+  `^${KEY_PREFIX}([0-9a-hjkmnp-tv-z]{${ID_CHARS}})_([0-9a-hjkmnp-tv-z]{${SECRET_CHARS}})$`,
+);
 
 export interface ApiKeyView {
   readonly id: ApiKeyId;

@@ -19,8 +19,14 @@ export function scheduleAuthCleanup(db: Db) {
  */
 export function authCleanupHandler(db: Db): JobHandler {
   return async () => {
-    await db.deleteFrom('auth_nonces').where('created_at', '<', sql<Date>`now() - make_interval(secs => ${NONCE_TTL_MS / 1000})`).execute();
-    await db.deleteFrom('sessions').where('expires_at', '<', sql<Date>`now()`).execute();
+    await db
+      .deleteFrom('auth_nonces')
+      .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${NONCE_TTL_MS / 1000})`)
+      .execute();
+    await db
+      .deleteFrom('sessions')
+      .where('expires_at', '<', sql<Date>`now()`)
+      .execute();
     throw new RetryLater(EVERY_SECONDS, 'next cleanup in ten minutes');
   };
 }

@@ -41,23 +41,37 @@ export function authRoutes(services: Services): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const session = await services.auth.signIn(request.body.message, request.body.signature as Hex);
-        reply.setCookie(SESSION_COOKIE, session.token, { path: '/', httpOnly: true, sameSite: 'lax', secure, expires: session.expiresAt });
+        reply.setCookie(SESSION_COOKIE, session.token, {
+          path: '/',
+          httpOnly: true,
+          sameSite: 'lax',
+          secure,
+          expires: session.expiresAt,
+        });
         return { address: session.wallet, expiresAt: session.expiresAt.toISOString() };
       },
     );
 
-    app.post('/logout', { schema: { tags, summary: 'Sign out', response: { 204: Type.Null(), ...errors(403) } } }, async (request, reply) => {
-      const token = request.cookies[SESSION_COOKIE];
-      if (token) await services.auth.signOut(token);
-      reply.clearCookie(SESSION_COOKIE, { path: '/' });
-      return reply.code(204).send(null);
-    });
+    app.post(
+      '/logout',
+      { schema: { tags, summary: 'Sign out', response: { 204: Type.Null(), ...errors(403) } } },
+      async (request, reply) => {
+        const token = request.cookies[SESSION_COOKIE];
+        if (token) await services.auth.signOut(token);
+        reply.clearCookie(SESSION_COOKIE, { path: '/' });
+        return reply.code(204).send(null);
+      },
+    );
 
-    app.get('/session', { schema: { tags, summary: 'The signed-in wallet', response: { 200: SessionResponse, ...errors(401) } } }, async (request) => {
-      const token = request.cookies[SESSION_COOKIE];
-      const session = token ? await services.auth.session(token) : undefined;
-      if (!session) throw new AppError('session_required', 'Not signed in.');
-      return { address: session.wallet, expiresAt: session.expiresAt.toISOString() };
-    });
+    app.get(
+      '/session',
+      { schema: { tags, summary: 'The signed-in wallet', response: { 200: SessionResponse, ...errors(401) } } },
+      async (request) => {
+        const token = request.cookies[SESSION_COOKIE];
+        const session = token ? await services.auth.session(token) : undefined;
+        if (!session) throw new AppError('session_required', 'Not signed in.');
+        return { address: session.wallet, expiresAt: session.expiresAt.toISOString() };
+      },
+    );
   };
 }

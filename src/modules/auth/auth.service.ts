@@ -40,9 +40,13 @@ export class AuthService {
   async issueNonce(client: string): Promise<string> {
     const verdict = await this.deps.limits.hit(this.nonceLimit, client);
     if (!verdict.allowed) {
-      throw new AppError('rate_limited', 'Too many sign-in nonces requested from this address. Retry after the delay in Retry-After.', {
-        retryAfterSeconds: verdict.retryAfterSeconds,
-      });
+      throw new AppError(
+        'rate_limited',
+        'Too many sign-in nonces requested from this address. Retry after the delay in Retry-After.',
+        {
+          retryAfterSeconds: verdict.retryAfterSeconds,
+        },
+      );
     }
     // SIWE nonces are alphanumeric; 26 base32 characters carry 130 random bits.
     const nonce = randomToken();
@@ -66,7 +70,10 @@ export class AuthService {
     const expiresAt = new Date(clock.now().getTime() + SESSION_TTL_MS);
     await this.deps.db.transaction().execute(async (trx) => {
       if (!(await consumeNonce(trx, accepted.nonce, NONCE_TTL_MS / 1000))) {
-        throw new AppError('siwe_nonce_invalid', 'The nonce is unknown, already used or older than 10 minutes. Request a new nonce and sign again.');
+        throw new AppError(
+          'siwe_nonce_invalid',
+          'The nonce is unknown, already used or older than 10 minutes. Request a new nonce and sign again.',
+        );
       }
       await insertSession(trx, { tokenHash: hashToken(token), wallet: accepted.address, expiresAt });
     });

@@ -28,8 +28,19 @@ export const NONCE_TTL_MS = 10 * 60_000;
  */
 export async function checkSiwe(message: string, signature: Hex, policy: SiwePolicy): Promise<AcceptedSiwe> {
   const fields = parseSiweMessage(message);
-  if (!fields.address || !fields.domain || !fields.uri || !fields.nonce || !fields.issuedAt || fields.chainId === undefined || fields.version !== '1') {
-    throw new AppError('invalid_siwe_message', 'The message is not a complete EIP-4361 sign-in message (domain, address, uri, version 1, chain id, nonce, issued at).');
+  if (
+    !fields.address ||
+    !fields.domain ||
+    !fields.uri ||
+    !fields.nonce ||
+    !fields.issuedAt ||
+    fields.chainId === undefined ||
+    fields.version !== '1'
+  ) {
+    throw new AppError(
+      'invalid_siwe_message',
+      'The message is not a complete EIP-4361 sign-in message (domain, address, uri, version 1, chain id, nonce, issued at).',
+    );
   }
   if (fields.domain !== policy.domain) {
     throw new AppError('siwe_domain_mismatch', `The message is for ${fields.domain}; sign in on ${policy.domain}.`);
@@ -38,12 +49,22 @@ export async function checkSiwe(message: string, signature: Hex, policy: SiwePol
     throw new AppError('siwe_uri_mismatch', `The message's URI must be on ${policy.origin}.`);
   }
   if (!policy.chainIds.includes(fields.chainId)) {
-    throw new AppError('siwe_chain_not_supported', `Chain ${fields.chainId} is not a network of this service (${policy.chainIds.join(', ')}).`);
+    throw new AppError(
+      'siwe_chain_not_supported',
+      `Chain ${fields.chainId} is not a network of this service (${policy.chainIds.join(', ')}).`,
+    );
   }
   const now = policy.now.getTime();
   const issuedAt = fields.issuedAt.getTime();
-  if (Number.isNaN(issuedAt) || issuedAt > now + CLOCK_SKEW_MS || (fields.notBefore && fields.notBefore.getTime() > now + CLOCK_SKEW_MS)) {
-    throw new AppError('siwe_not_yet_valid', 'The message is dated in the future. Check the device clock and sign again.');
+  if (
+    Number.isNaN(issuedAt) ||
+    issuedAt > now + CLOCK_SKEW_MS ||
+    (fields.notBefore && fields.notBefore.getTime() > now + CLOCK_SKEW_MS)
+  ) {
+    throw new AppError(
+      'siwe_not_yet_valid',
+      'The message is dated in the future. Check the device clock and sign again.',
+    );
   }
   if (issuedAt < now - NONCE_TTL_MS || (fields.expirationTime && fields.expirationTime.getTime() <= now)) {
     throw new AppError('siwe_expired', 'The message has expired. Request a new nonce and sign again.');

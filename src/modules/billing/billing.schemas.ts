@@ -9,5 +9,7 @@ export const BillingView = Type.Object({
     { '3600': Type.Integer(), '86400': Type.Integer(), '432000': Type.Integer() },
     { description: 'Credits charged per invoice by its expiresIn (seconds).' },
   ),
-  successFeeCredits: Type.Integer({ description: 'Credits reserved at creation and captured when the invoice is paid.' }),
+  successFeeCredits: Type.Integer({
+    description: 'Credits reserved at creation and captured when the invoice is paid.',
+  }),
 });

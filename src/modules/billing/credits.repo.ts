@@ -3,7 +3,10 @@ import type { WorkspaceId } from '../../shared/ids.js';
 
 /** Opens the workspace's credit account with its grant, recorded in the ledger. */
 export async function openAccount(db: Executor, workspaceId: WorkspaceId, grant: number): Promise<void> {
-  await db.insertInto('credit_accounts').values({ workspace_id: workspaceId, balance: BigInt(grant) }).execute();
+  await db
+    .insertInto('credit_accounts')
+    .values({ workspace_id: workspaceId, balance: BigInt(grant) })
+    .execute();
   await db
     .insertInto('credit_ledger')
     .values({ workspace_id: workspaceId, kind: 'grant', balance_change: BigInt(grant), reference: 'new workspace' })
@@ -11,7 +14,11 @@ export async function openAccount(db: Executor, workspaceId: WorkspaceId, grant:
 }
 
 export function findAccount(db: Executor, workspaceId: WorkspaceId) {
-  return db.selectFrom('credit_accounts').select(['balance', 'reserved']).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  return db
+    .selectFrom('credit_accounts')
+    .select(['balance', 'reserved'])
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
 }
 
 /**
@@ -30,12 +37,24 @@ export async function moveCredits(
       reserved: eb('reserved', '+', movement.reserveChange),
     }))
     .where('workspace_id', '=', workspaceId)
-    .where((eb) => eb(eb('balance', '-', eb.ref('reserved')), '>=', movement.charge + (movement.reserveChange > 0n ? movement.reserveChange : 0n)))
+    .where((eb) =>
+      eb(
+        eb('balance', '-', eb.ref('reserved')),
+        '>=',
+        movement.charge + (movement.reserveChange > 0n ? movement.reserveChange : 0n),
+      ),
+    )
     .executeTakeFirst();
   if (updated.numUpdatedRows === 0n) return false;
   await db
     .insertInto('credit_ledger')
-    .values({ workspace_id: workspaceId, kind: movement.kind, balance_change: -movement.charge, reserve_change: movement.reserveChange, reference: movement.reference })
+    .values({
+      workspace_id: workspaceId,
+      kind: movement.kind,
+      balance_change: -movement.charge,
+      reserve_change: movement.reserveChange,
+      reference: movement.reference,
+    })
     .execute();
   return true;
 }

@@ -9,7 +9,11 @@ export function checkoutSettingsPortalRoutes(services: Services): WorkspaceRoute
     portalRoute({
       method: 'GET',
       url: '/checkout-settings',
-      schema: { summary: 'The allowed checkout return origins', params: WorkspaceParams, response: { 200: CheckoutSettingsView } },
+      schema: {
+        summary: 'The allowed checkout return origins',
+        params: WorkspaceParams,
+        response: { 200: CheckoutSettingsView },
+      },
       errors: [],
       handler: async (request) => services.checkoutSettings.get(request.principal!.workspaceId),
     }),

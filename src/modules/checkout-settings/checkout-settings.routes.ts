@@ -14,15 +14,20 @@ export function checkoutSettingsRoutes(services: Services): SharedRoute[] {
       schema: {
         tags: ['Checkout settings'],
         summary: 'Set the allowed checkout return origins',
-        description: 'successUrl and cancelUrl of new invoices must be on one of these origins. Removing an origin affects only invoices created afterwards.',
+        description:
+          'successUrl and cancelUrl of new invoices must be on one of these origins. Removing an origin affects only invoices created afterwards.',
         params: WorkspaceParams,
         body: CheckoutSettingsBody,
         response: { 200: CheckoutSettingsView },
       },
       errors: [400],
-      portal: { description: 'As PUT /checkout-settings: exact https origins on port 443, at most 10; affects invoices created afterwards.' },
+      portal: {
+        description:
+          'As PUT /checkout-settings: exact https origins on port 443, at most 10; affects invoices created afterwards.',
+      },
       example: { body: { origins: ['https://shop.example.com'] } },
-      handler: async (request) => services.checkoutSettings.replace(request.principal!.workspaceId, request.body.origins),
+      handler: async (request) =>
+        services.checkoutSettings.replace(request.principal!.workspaceId, request.body.origins),
     }),
   ];
 }

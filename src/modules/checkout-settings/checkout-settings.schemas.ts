@@ -5,7 +5,8 @@ export const CheckoutSettingsBody = Type.Object(
   {
     origins: Type.Array(Type.String({ maxLength: 300 }), {
       maxItems: MAX_RETURN_ORIGINS,
-      description: 'Exact https origins on port 443, e.g. "https://shop.example.com". No wildcards, credentials, paths or other ports.',
+      description:
+        'Exact https origins on port 443, e.g. "https://shop.example.com". No wildcards, credentials, paths or other ports.',
     }),
   },
   { additionalProperties: false },

@@ -27,7 +27,8 @@ function normalise(raw: string, index: number): string {
   if (raw.includes('@')) throw invalid(index, raw, 'must not contain credentials');
   if (!raw.toLowerCase().startsWith('https://')) throw invalid(index, raw, 'must use https');
   const match = ORIGIN_SHAPE.exec(raw);
-  if (!match) throw invalid(index, raw, 'must be exactly https://host (no path, query, fragment or port other than 443)');
+  if (!match)
+    throw invalid(index, raw, 'must be exactly https://host (no path, query, fragment or port other than 443)');
   const host = match[1]!.toLowerCase();
   if (host.startsWith('.') || host.endsWith('.') || host.includes('..') || !host.includes('.')) {
     throw invalid(index, raw, 'must name a full host such as shop.example.com');
@@ -36,5 +37,7 @@ function normalise(raw: string, index: number): string {
 }
 
 function invalid(index: number, raw: string, problem: string): AppError {
-  return new AppError('invalid_origin', `origins[${index}] "${raw}" ${problem}.`, { details: [{ path: `origins.${index}`, message: problem }] });
+  return new AppError('invalid_origin', `origins[${index}] "${raw}" ${problem}.`, {
+    details: [{ path: `origins.${index}`, message: problem }],
+  });
 }

@@ -23,7 +23,10 @@ export function dashboardPortalRoutes(services: Services): WorkspaceRoute[] {
       handler: async (request) => {
         const { workspaceId } = request.principal!;
         const from = windowStart(services.clock.now());
-        const [paid, attempts] = await Promise.all([services.invoices.paidPerDay(workspaceId, from), services.webhooks.attemptsPerDay(workspaceId, from)]);
+        const [paid, attempts] = await Promise.all([
+          services.invoices.paidPerDay(workspaceId, from),
+          services.webhooks.attemptsPerDay(workspaceId, from),
+        ]);
         return dailySeries(from, paid, attempts);
       },
     }),

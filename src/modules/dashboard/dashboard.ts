@@ -26,7 +26,12 @@ export function windowStart(now: Date, days = DASHBOARD_DAYS): Date {
  * One entry per day of the window, oldest first, days without activity as zeros: the client draws
  * the series as it is, with no date arithmetic of its own. Totals are the sums over the window.
  */
-export function dailySeries(from: Date, paid: readonly PaidDay[], attempts: readonly AttemptDay[], days = DASHBOARD_DAYS) {
+export function dailySeries(
+  from: Date,
+  paid: readonly PaidDay[],
+  attempts: readonly AttemptDay[],
+  days = DASHBOARD_DAYS,
+) {
   const paidBy = new Map(paid.map((row) => [row.day, row]));
   const attemptsBy = new Map(attempts.map((row) => [row.day, row]));
   let paidAmount = 0n;
@@ -49,5 +54,9 @@ export function dailySeries(from: Date, paid: readonly PaidDay[], attempts: read
       webhookSucceeded: a?.succeeded ?? 0,
     };
   });
-  return { from: from.toISOString(), days: series, totals: { paidAmount: formatUsdc(paidAmount), paidInvoices, webhookAttempts, webhookSucceeded } };
+  return {
+    from: from.toISOString(),
+    days: series,
+    totals: { paidAmount: formatUsdc(paidAmount), paidInvoices, webhookAttempts, webhookSucceeded },
+  };
 }

@@ -37,7 +37,12 @@ interface PageRow {
  * held to commit, so a snapshot that sees id n sees every id below n too (no gap appears later).
  * Resolves undefined when the workspace does not exist.
  */
-export async function readFeedPage(db: Executor, workspaceId: WorkspaceId, after: bigint, limit: number): Promise<FeedPage | undefined> {
+export async function readFeedPage(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  after: bigint,
+  limit: number,
+): Promise<FeedPage | undefined> {
   const { rows } = await sql<PageRow>`
     SELECT w.event_seq, w.events_pruned_through, e.id, e.type, e.invoice_id, e.payment_intent_id, e.data, e.created_at
       FROM workspaces w
@@ -82,7 +87,12 @@ export async function workspacesWithEventsBefore(db: Executor, cutoff: Date): Pr
  * prefix (not every old row) keeps "everything at or below prunedThrough is gone, everything above is
  * there" true even when clocks made created_at non-monotonic in id. Returns the number of rows deleted.
  */
-export async function pruneEventPrefix(db: Executor, workspaceId: WorkspaceId, cutoff: Date, batchSize: number): Promise<number> {
+export async function pruneEventPrefix(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  cutoff: Date,
+  batchSize: number,
+): Promise<number> {
   const { rows } = await sql<{ deleted: bigint }>`
     WITH through AS (
       SELECT max(id) AS id FROM (

@@ -7,7 +7,7 @@ import { CHANGES_FIELD_CODES, ChangePage, ChangesQuery } from './change-feed.sch
 import { ChangeFeedService } from './change-feed.service.js';
 
 const DESCRIPTION = [
-  'The workspace\'s events in commit order: the catch-up path for missed webhooks. Start with `after=0`, process the events, ' +
+  "The workspace's events in commit order: the catch-up path for missed webhooks. Start with `after=0`, process the events, " +
     'save `nextCursor` after durable processing, and call again with it (at once while `hasMore` is true, later otherwise). ' +
     'An event id seen once is never seen again on the same cursor chain, and no id is skipped.',
   `Event kinds: ${[...INVOICE_EVENT_TYPES, ...PAYMENT_INTENT_EVENT_TYPES].map((type) => `\`${type}\``).join(', ')}. ` +

@@ -21,7 +21,10 @@ export function parseCursor(raw: string): bigint {
 }
 
 export function invalidCursor(raw: string): AppError {
-  return new AppError('invalid_cursor', `"${raw.slice(0, 40)}" is not a cursor of this feed: use "0" or a nextCursor or restartCursor this feed returned.`);
+  return new AppError(
+    'invalid_cursor',
+    `"${raw.slice(0, 40)}" is not a cursor of this feed: use "0" or a nextCursor or restartCursor this feed returned.`,
+  );
 }
 
 export function cursorExpired(restartCursor: bigint): AppError {

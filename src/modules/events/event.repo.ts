@@ -35,11 +35,20 @@ export async function appendAll(trx: Executor, events: readonly WorkspaceEvent[]
     data: event.data,
     created_at: event.at,
   }));
-  const { rows: ids } = await sql<{ ord: number; id: bigint }>`SELECT ord, id FROM append_events(${JSON.stringify(rows)}::jsonb)`.execute(trx);
+  const { rows: ids } = await sql<{
+    ord: number;
+    id: bigint;
+  }>`SELECT ord, id FROM append_events(${JSON.stringify(rows)}::jsonb)`.execute(trx);
   if (ids.length !== events.length) throw new Error('an event names a workspace that does not exist');
   for (const [index, event] of events.entries()) {
     if (!isWebhookKind(event.type)) continue;
-    await queueWebhookDelivery(trx, event.workspaceId, { eventId: ids[index]!.id, type: event.type, invoiceId: event.invoiceId, data: event.data, at: event.at });
+    await queueWebhookDelivery(trx, event.workspaceId, {
+      eventId: ids[index]!.id,
+      type: event.type,
+      invoiceId: event.invoiceId,
+      data: event.data,
+      at: event.at,
+    });
   }
   return ids.map((row) => row.id);
 }
@@ -48,8 +57,17 @@ export async function appendAll(trx: Executor, events: readonly WorkspaceEvent[]
  * A retained event of a webhook kind, as the webhook outbox needs it to (re)build a delivery; undefined
  * for no event or another kind.
  */
-export async function findWebhookEvent(db: Executor, workspaceId: WorkspaceId, id: bigint): Promise<WebhookEventInput | undefined> {
-  const row = await db.selectFrom('events').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', id).executeTakeFirst();
+export async function findWebhookEvent(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  id: bigint,
+): Promise<WebhookEventInput | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!row || !isWebhookKind(row.type)) return undefined;
   return { eventId: row.id, type: row.type, invoiceId: row.invoice_id, data: row.data, at: row.created_at };
 }

@@ -76,17 +76,73 @@ function kind<Data>() {
 
 /** The built-in kinds, in the order the docs and the timeline list them. */
 const BUILT_IN = {
-  'invoice.created': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'created', when: 'an invoice is created (API, portal or batch)' }),
-  'payment_intent.processing': kind<PaymentIntentEventData>()({ subject: 'payment_intent', webhook: false, timeline: 'payment_submitted', when: 'a payment attempt was accepted for verification' }),
-  'invoice.processing': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'verification_pending', when: 'a payment for the invoice is being verified or settled' }),
-  'payment_intent.succeeded': kind<PaymentIntentEventData>()({ subject: 'payment_intent', webhook: true, timeline: 'payment_confirmed', when: 'the payment attempt is confirmed' }),
-  'invoice.paid': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'paid', when: 'the payment is confirmed' }),
-  'payment_intent.failed': kind<PaymentIntentEventData>()({ subject: 'payment_intent', webhook: false, timeline: 'payment_failed', when: 'the attempt failed (`paymentIntent.failureReason` names why)' }),
-  'invoice.expired': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'expired', when: 'the deadline passed without a payment' }),
-  'invoice.cancelled': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'cancelled', when: 'the invoice was cancelled' }),
-  'invoice.renewed': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'renewed', when: 'a new deadline and link version' }),
-  'invoice.reopened': kind<InvoiceEventData>()({ subject: 'invoice', webhook: false, timeline: 'reopened', when: 'verification failed before the deadline; payable again' }),
-  'invoice.scheduled': kind<Record<string, never>>()({ subject: 'invoice', webhook: true, timeline: null, when: 'reserved for automatic invoices; not proof of payment', reserved: true }),
+  'invoice.created': kind<InvoiceEventData>()({
+    subject: 'invoice',
+    webhook: false,
+    timeline: 'created',
+    when: 'an invoice is created (API, portal or batch)',
+  }),
+  'payment_intent.processing': kind<PaymentIntentEventData>()({
+    subject: 'payment_intent',
+    webhook: false,
+    timeline: 'payment_submitted',
+    when: 'a payment attempt was accepted for verification',
+  }),
+  'invoice.processing': kind<InvoiceEventData>()({
+    subject: 'invoice',
+    webhook: false,
+    timeline: 'verification_pending',
+    when: 'a payment for the invoice is being verified or settled',
+  }),
+  'payment_intent.succeeded': kind<PaymentIntentEventData>()({
+    subject: 'payment_intent',
+    webhook: true,
+    timeline: 'payment_confirmed',
+    when: 'the payment attempt is confirmed',
+  }),
+  'invoice.paid': kind<InvoiceEventData>()({
+    subject: 'invoice',
+    webhook: false,
+    timeline: 'paid',
+    when: 'the payment is confirmed',
+  }),
+  'payment_intent.failed': kind<PaymentIntentEventData>()({
+    subject: 'payment_intent',
+    webhook: false,
+    timeline: 'payment_failed',
+    when: 'the attempt failed (`paymentIntent.failureReason` names why)',
+  }),
+  'invoice.expired': kind<InvoiceEventData>()({
+    subject: 'invoice',
+    webhook: false,
+    timeline: 'expired',
+    when: 'the deadline passed without a payment',
+  }),
+  'invoice.cancelled': kind<InvoiceEventData>()({
+    subject: 'invoice',
+    webhook: false,
+    timeline: 'cancelled',
+    when: 'the invoice was cancelled',
+  }),
+  'invoice.renewed': kind<InvoiceEventData>()({
+    subject: 'invoice',
+    webhook: false,
+    timeline: 'renewed',
+    when: 'a new deadline and link version',
+  }),
+  'invoice.reopened': kind<InvoiceEventData>()({
+    subject: 'invoice',
+    webhook: false,
+    timeline: 'reopened',
+    when: 'verification failed before the deadline; payable again',
+  }),
+  'invoice.scheduled': kind<Record<string, never>>()({
+    subject: 'invoice',
+    webhook: true,
+    timeline: null,
+    when: 'reserved for automatic invoices; not proof of payment',
+    reserved: true,
+  }),
 } as const;
 
 // create_invoice appends `invoice.created` in the database, in its one round trip, where no webhook
@@ -108,7 +164,13 @@ export type EventData<K extends EventKind> = EventDataByKind[K];
 
 /** An event to append: its kind, its data as the API shows it, the objects it is about, when it happened. */
 export type NewEvent = {
-  [K in EventKind]: { readonly type: K; readonly data: EventData<K>; readonly invoiceId: string; readonly paymentIntentId?: string; readonly at: Date };
+  [K in EventKind]: {
+    readonly type: K;
+    readonly data: EventData<K>;
+    readonly invoiceId: string;
+    readonly paymentIntentId?: string;
+    readonly at: Date;
+  };
 }[EventKind];
 
 /** An event to append to a workspace's feed (many at once, possibly of several workspaces). */
@@ -134,17 +196,20 @@ export function defineEventKind(type: EventKind, spec: KindSpec): void {
 }
 
 const builtIn = Object.entries(BUILT_IN) as [BuiltInKind, KindSpec][];
-const listed = (subject: KindSpec['subject']) => builtIn.filter(([, spec]) => spec.subject === subject && !spec.reserved).map(([type]) => type);
+const listed = (subject: KindSpec['subject']) =>
+  builtIn.filter(([, spec]) => spec.subject === subject && !spec.reserved).map(([type]) => type);
 
 /** The kinds the feed carries in this version, by subject. */
 export const INVOICE_EVENT_TYPES: readonly BuiltInKind[] = listed('invoice');
 export const PAYMENT_INTENT_EVENT_TYPES: readonly BuiltInKind[] = listed('payment_intent');
 
 /** The kinds sent to webhook endpoints (the feed carries all kinds). */
-export const WEBHOOK_EVENT_TYPES: readonly BuiltInKind[] = builtIn.filter(([, spec]) => spec.webhook).map(([type]) => type);
+export const WEBHOOK_EVENT_TYPES: readonly BuiltInKind[] = builtIn
+  .filter(([, spec]) => spec.webhook)
+  .map(([type]) => type);
 
 /** The timeline record of each kind that has one. */
 export type TimelineEventKind = NonNullable<(typeof BUILT_IN)[BuiltInKind]['timeline']>;
-export const TIMELINE_RECORD_OF = Object.fromEntries(builtIn.flatMap(([type, spec]) => (spec.timeline === null ? [] : [[type, spec.timeline]]))) as Readonly<
-  Partial<Record<BuiltInKind, TimelineEventKind>>
->;
+export const TIMELINE_RECORD_OF = Object.fromEntries(
+  builtIn.flatMap(([type, spec]) => (spec.timeline === null ? [] : [[type, spec.timeline]])),
+) as Readonly<Partial<Record<BuiltInKind, TimelineEventKind>>>;

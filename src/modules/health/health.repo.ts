@@ -87,6 +87,8 @@ export async function readHealthFacts(
     delayedVerifications: { count: Number(row.delayed_count), since: row.delayed_since },
     failedDeliveries: { count: Number(row.failed_count), since: row.failed_since },
     retryingDeliveries: { count: Number(row.retrying_count), since: row.retrying_since },
-    ...(row.endpoint_enabled === false && { pausedEndpoint: { since: row.paused_since!, backlog: Number(row.pending_count) } }),
+    ...(row.endpoint_enabled === false && {
+      pausedEndpoint: { since: row.paused_since!, backlog: Number(row.pending_count) },
+    }),
   };
 }

@@ -10,7 +10,7 @@ function description(successFeeCredits: number): string {
     "The workspace's open issues, measured at the time of the request, each with `since` and a `hint` saying what to do. " +
       'An issue disappears as soon as its cause is resolved; an empty list means nothing needs attention. ' +
       'At most one item per kind, most severe first, always in the order below.',
-    '`webhook_deliveries_failed` (critical): deliveries given up after the retry window; `count`, `since` = the oldest one\'s last attempt. ' +
+    "`webhook_deliveries_failed` (critical): deliveries given up after the retry window; `count`, `since` = the oldest one's last attempt. " +
       'Send them again with POST /webhook/retry, or catch up with GET /changes. They stay listed until retried or until webhook history ' +
       'retention (30 days) removes them.',
     '`webhook_paused` (critical): the endpoint is paused (PUT /webhook `enabled: false`, or a secret rotation); `since` = when it was paused, ' +
@@ -21,7 +21,7 @@ function description(successFeeCredits: number): string {
     `\`verification_delayed\` (warning): payments still being verified more than ${VERIFICATION_DELAY_MS / 60_000} minutes after they were ` +
       'submitted; `count`, `since` = the oldest submission.',
     '`webhook_deliveries_retrying` (warning): deliveries with failed attempts that are being retried automatically; `count`, ' +
-      '`since` = the oldest one\'s creation.',
+      "`since` = the oldest one's creation.",
     'Test deliveries (POST /webhook/test) never raise an issue. Automations (scheduled invoices) do not exist in this version, ' +
       'so there is no issue for paused automations.',
   ].join('\n\n');

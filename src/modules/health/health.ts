@@ -16,7 +16,13 @@ export function lowCreditThreshold(successFeeCredits: number): number {
 }
 
 /** Every kind, most severe first: the order of the list GET /issues answers. */
-export const ISSUE_KINDS = ['webhook_deliveries_failed', 'webhook_paused', 'low_credits', 'verification_delayed', 'webhook_deliveries_retrying'] as const;
+export const ISSUE_KINDS = [
+  'webhook_deliveries_failed',
+  'webhook_paused',
+  'low_credits',
+  'verification_delayed',
+  'webhook_deliveries_retrying',
+] as const;
 export type IssueKind = (typeof ISSUE_KINDS)[number];
 export type IssueSeverity = 'critical' | 'warning';
 
@@ -112,7 +118,15 @@ export function issuesFrom(facts: HealthFacts): Issue[] {
   return ISSUE_KINDS.flatMap((kind) => {
     const found = DETECTORS[kind](facts);
     if (!found) return [];
-    return [{ kind, severity: SEVERITY[kind], since: found.since.toISOString(), hint: found.hint, ...(found.count !== undefined && { count: found.count }) }];
+    return [
+      {
+        kind,
+        severity: SEVERITY[kind],
+        since: found.since.toISOString(),
+        hint: found.hint,
+        ...(found.count !== undefined && { count: found.count }),
+      },
+    ];
   });
 }
 

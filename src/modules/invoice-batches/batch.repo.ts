@@ -13,7 +13,14 @@ export type Binding = 'new' | 'resume' | 'reused' | 'evicted';
 export async function bindBatch(
   trx: Executor,
   workspaceId: WorkspaceId,
-  binding: { key: string; requestHash: Buffer; itemCount: number; at: Date; retained: number; evictedKeyLifetimeSeconds: number },
+  binding: {
+    key: string;
+    requestHash: Buffer;
+    itemCount: number;
+    at: Date;
+    retained: number;
+    evictedKeyLifetimeSeconds: number;
+  },
 ): Promise<Binding> {
   // NO KEY UPDATE: serialises bindings without waiting for rows that merely reference the workspace.
   await trx.selectFrom('workspaces').select('id').where('id', '=', workspaceId).forNoKeyUpdate().executeTakeFirst();
@@ -29,7 +36,13 @@ export async function bindBatch(
   }
   await trx
     .insertInto('invoice_batches')
-    .values({ workspace_id: workspaceId, idempotency_key: binding.key, request_hash: binding.requestHash, item_count: binding.itemCount, created_at: binding.at })
+    .values({
+      workspace_id: workspaceId,
+      idempotency_key: binding.key,
+      request_hash: binding.requestHash,
+      item_count: binding.itemCount,
+      created_at: binding.at,
+    })
     .execute();
   await evictBeyond(trx, workspaceId, binding.retained, binding.at, binding.evictedKeyLifetimeSeconds);
   return 'new';
@@ -40,7 +53,13 @@ export async function bindBatch(
  * ordinary idempotency lifetime from now: a retry of the evicted batch already past its binding check
  * still replays its items instead of creating them again, and the keys go with the daily cleanup.
  */
-async function evictBeyond(trx: Executor, workspaceId: WorkspaceId, retained: number, at: Date, keyLifetimeSeconds: number): Promise<void> {
+async function evictBeyond(
+  trx: Executor,
+  workspaceId: WorkspaceId,
+  retained: number,
+  at: Date,
+  keyLifetimeSeconds: number,
+): Promise<void> {
   const { rows } = await sql<{ idempotency_key: string; item_count: number }>`
     UPDATE invoice_batches b SET evicted_at = ${at}
       FROM (SELECT idempotency_key FROM invoice_batches
@@ -48,7 +67,9 @@ async function evictBeyond(trx: Executor, workspaceId: WorkspaceId, retained: nu
              ORDER BY created_at DESC, idempotency_key DESC OFFSET ${retained}) old
      WHERE b.workspace_id = ${workspaceId} AND b.idempotency_key = old.idempotency_key
     RETURNING b.idempotency_key, b.item_count`.execute(trx);
-  const keys = rows.flatMap((row) => Array.from({ length: row.item_count }, (_, index) => itemKey(row.idempotency_key, index)));
+  const keys = rows.flatMap((row) =>
+    Array.from({ length: row.item_count }, (_, index) => itemKey(row.idempotency_key, index)),
+  );
   if (keys.length === 0) return;
   await trx
     .updateTable('idempotency_keys')

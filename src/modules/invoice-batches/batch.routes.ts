@@ -18,7 +18,8 @@ export function invoiceBatchRoutes(services: Services): FastifyPluginAsyncTypebo
         schema: {
           tags,
           summary: 'Preview a batch',
-          description: 'Checks every item with the rules of POST /invoices and prices it; creates nothing and charges nothing.',
+          description:
+            'Checks every item with the rules of POST /invoices and prices it; creates nothing and charges nothing.',
           security: BEARER_SECURITY,
           params: WorkspaceParams,
           body: QuoteBody,
@@ -48,9 +49,15 @@ export function invoiceBatchRoutes(services: Services): FastifyPluginAsyncTypebo
         },
       },
       async (request) => {
-        const { results } = await services.invoiceBatches.create(request.apiKey!.workspaceId, request.headers['idempotency-key'], request.body);
+        const { results } = await services.invoiceBatches.create(
+          request.apiKey!.workspaceId,
+          request.headers['idempotency-key'],
+          request.body,
+        );
         return {
-          results: results.map((result) => ('invoice' in result ? { invoice: presentInvoice(result.invoice, services.config.publicBaseUrl) } : result)),
+          results: results.map((result) =>
+            'invoice' in result ? { invoice: presentInvoice(result.invoice, services.config.publicBaseUrl) } : result,
+          ),
         };
       },
     );

@@ -4,18 +4,27 @@ import { MAX_BATCH_ITEMS } from './batch.js';
 
 // Items are checked one by one in the service, so that one bad item is reported in its result
 // instead of refusing the whole request.
-const Items = Type.Array(Type.Unknown({ description: 'An invoice definition: the body of POST /invoices (`amount`, `expiresIn`, `externalId`, …).' }), {
-  minItems: 1,
-  maxItems: MAX_BATCH_ITEMS,
-  description: `1 to ${MAX_BATCH_ITEMS} invoice definitions, each with the fields and rules of POST /invoices.`,
-});
+const Items = Type.Array(
+  Type.Unknown({
+    description: 'An invoice definition: the body of POST /invoices (`amount`, `expiresIn`, `externalId`, …).',
+  }),
+  {
+    minItems: 1,
+    maxItems: MAX_BATCH_ITEMS,
+    description: `1 to ${MAX_BATCH_ITEMS} invoice definitions, each with the fields and rules of POST /invoices.`,
+  },
+);
 
 export const QuoteBody = Type.Object({ items: Items }, { additionalProperties: false });
 
 export const BatchBody = Type.Object(
   {
     items: Items,
-    budgetCredits: Type.Integer({ minimum: 0, description: 'The most credits (creation plus success-fee reserve) the batch may cost; above it nothing is created.' }),
+    budgetCredits: Type.Integer({
+      minimum: 0,
+      description:
+        'The most credits (creation plus success-fee reserve) the batch may cost; above it nothing is created.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -26,7 +35,7 @@ export const ItemError = Type.Object({
 });
 
 const Credits = Type.Object({
-  creation: Type.Integer({ description: "Credits charged when the invoice is created (by its payment window)." }),
+  creation: Type.Integer({ description: 'Credits charged when the invoice is created (by its payment window).' }),
   feeReserve: Type.Integer({ description: 'Success fee held in reserve; captured when paid, released otherwise.' }),
   total: Type.Integer(),
 });

@@ -15,7 +15,9 @@ export interface InvoiceBatchDeps {
   readonly invoices: InvoiceService;
 }
 
-type CheckedItem = { readonly ok: true; readonly valid: ValidInvoiceInput; readonly cost: InvoiceCost } | { readonly ok: false; readonly error: ItemError };
+type CheckedItem =
+  | { readonly ok: true; readonly valid: ValidInvoiceInput; readonly cost: InvoiceCost }
+  | { readonly ok: false; readonly error: ItemError };
 
 export type BatchResult = { readonly invoice: Invoice } | { readonly error: ItemError };
 
@@ -26,7 +28,11 @@ export class InvoiceBatchService {
   /** What the batch would create and cost, item by item, against the credits available now. Creates nothing. */
   async quote(workspaceId: WorkspaceId, items: readonly unknown[]) {
     const [workspace, account] = await Promise.all([
-      this.deps.db.selectFrom('workspaces').select(['wallet_address', 'return_origins']).where('id', '=', workspaceId).executeTakeFirst(),
+      this.deps.db
+        .selectFrom('workspaces')
+        .select(['wallet_address', 'return_origins'])
+        .where('id', '=', workspaceId)
+        .executeTakeFirst(),
       findAccount(this.deps.db, workspaceId),
     ]);
     if (!workspace || !account) throw new AppError('not_found', 'No such workspace.');
@@ -51,19 +57,38 @@ export class InvoiceBatchService {
    * charge), refused ones are tried again. Refused whole, before anything is created, when the valid
    * items cost more than `budgetCredits`, or the key was used for another batch.
    */
-  async create(workspaceId: WorkspaceId, rawKey: string | string[] | undefined, body: { items: readonly unknown[]; budgetCredits: number }) {
+  async create(
+    workspaceId: WorkspaceId,
+    rawKey: string | string[] | undefined,
+    body: { items: readonly unknown[]; budgetCredits: number },
+  ) {
     const batchKey = checkIdempotencyKey(rawKey);
     const checked = body.items.map((raw) => this.check(raw));
     const total = totalCost(checked);
     if (total.total > body.budgetCredits) {
-      throw new AppError('budget_exceeded', `The valid items cost ${total.total} credits (creation plus success-fee reserve), above budgetCredits ${body.budgetCredits}. Nothing was created.`, {
-        fields: { totalCredits: total },
-      });
+      throw new AppError(
+        'budget_exceeded',
+        `The valid items cost ${total.total} credits (creation plus success-fee reserve), above budgetCredits ${body.budgetCredits}. Nothing was created.`,
+        {
+          fields: { totalCredits: total },
+        },
+      );
     }
     const binding = await this.deps.db.transaction().execute((trx) =>
-      bindBatch(trx, workspaceId, { key: batchKey, requestHash: requestHash(body), itemCount: body.items.length, at: this.deps.clock.now(), retained: RETAINED_BATCHES, evictedKeyLifetimeSeconds: IDEMPOTENCY_TTL_SECONDS }),
+      bindBatch(trx, workspaceId, {
+        key: batchKey,
+        requestHash: requestHash(body),
+        itemCount: body.items.length,
+        at: this.deps.clock.now(),
+        retained: RETAINED_BATCHES,
+        evictedKeyLifetimeSeconds: IDEMPOTENCY_TTL_SECONDS,
+      }),
     );
-    if (binding === 'reused') throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different batch. Use a new key for a new batch.');
+    if (binding === 'reused')
+      throw new AppError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with a different batch. Use a new key for a new batch.',
+      );
     if (binding === 'evicted') {
       throw new AppError(
         'batch_binding_evicted',
@@ -78,7 +103,14 @@ export class InvoiceBatchService {
         continue;
       }
       try {
-        results.push({ invoice: await this.deps.invoices.createBatchItem(workspaceId, item.valid, itemKey(batchKey, index), requestHash(body.items[index])) });
+        results.push({
+          invoice: await this.deps.invoices.createBatchItem(
+            workspaceId,
+            item.valid,
+            itemKey(batchKey, index),
+            requestHash(body.items[index]),
+          ),
+        });
       } catch (error) {
         results.push({ error: itemError(error) });
       }
@@ -91,10 +123,17 @@ export class InvoiceBatchService {
     try {
       const valid = this.deps.invoices.validate(parseBatchItem(raw));
       if (workspace && valid.payTo !== null && valid.payTo !== workspace.wallet_address) {
-        throw new AppError('pay_to_mismatch', 'payTo differs from the workspace wallet. Omit payTo: invoices always pay the workspace wallet.');
+        throw new AppError(
+          'pay_to_mismatch',
+          'payTo differs from the workspace wallet. Omit payTo: invoices always pay the workspace wallet.',
+        );
       }
       const origin = workspace && valid.urlOrigins.find((candidate) => !workspace.return_origins.includes(candidate));
-      if (origin) throw new AppError('return_origin_not_allowed', `${origin} is not an allowed checkout return origin (PUT /checkout-settings).`);
+      if (origin)
+        throw new AppError(
+          'return_origin_not_allowed',
+          `${origin} is not an allowed checkout return origin (PUT /checkout-settings).`,
+        );
       return { ok: true, valid, cost: this.deps.invoices.costOf(valid) };
     } catch (error) {
       return { ok: false, error: itemError(error) };

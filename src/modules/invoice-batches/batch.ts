@@ -27,7 +27,12 @@ export function parseBatchItem(raw: unknown): CreateInvoiceInput {
     throw new AppError('unknown_field', `Unknown field "${field}": see POST /invoices for the fields of an item.`);
   }
   const code: ErrorCode = (CREATE_FIELD_CODES as Record<string, ErrorCode>)[field] ?? 'invalid_request';
-  throw new AppError(code, field ? `${field}: ${first.message.toLowerCase()}.` : 'Each item must be an object with the fields of POST /invoices.');
+  throw new AppError(
+    code,
+    field
+      ? `${field}: ${first.message.toLowerCase()}.`
+      : 'Each item must be an object with the fields of POST /invoices.',
+  );
 }
 
 export interface ItemError {

@@ -18,7 +18,12 @@ const NO_BOUND = (2n ** 63n - 1n).toString();
  * matches exist below `before`, at least `limit` come back — callers ask one extra to see whether
  * another page exists. Undefined when there is nothing to look up.
  */
-export function searchStatement(workspaceId: WorkspaceId, lookups: SearchLookups, before: bigint | null, limit: number): RawBuilder<InvoiceRow> | undefined {
+export function searchStatement(
+  workspaceId: WorkspaceId,
+  lookups: SearchLookups,
+  before: bigint | null,
+  limit: number,
+): RawBuilder<InvoiceRow> | undefined {
   const below = sql`${before === null ? NO_BOUND : before.toString()}::bigint`;
   const branches: RawBuilder<unknown>[] = [];
   if (lookups.externalId !== null) {
@@ -28,10 +33,14 @@ export function searchStatement(workspaceId: WorkspaceId, lookups: SearchLookups
        ORDER BY number DESC LIMIT ${limit}`);
   }
   if (lookups.number !== null) {
-    branches.push(sql`SELECT * FROM invoices WHERE workspace_id = ${workspaceId} AND number = ${lookups.number.toString()}::bigint AND number < ${below}`);
+    branches.push(
+      sql`SELECT * FROM invoices WHERE workspace_id = ${workspaceId} AND number = ${lookups.number.toString()}::bigint AND number < ${below}`,
+    );
   }
   if (lookups.invoiceId !== null) {
-    branches.push(sql`SELECT * FROM invoices WHERE workspace_id = ${workspaceId} AND id = ${lookups.invoiceId} AND number < ${below}`);
+    branches.push(
+      sql`SELECT * FROM invoices WHERE workspace_id = ${workspaceId} AND id = ${lookups.invoiceId} AND number < ${below}`,
+    );
   }
   if (lookups.txHash !== null) {
     // Several attempts (or transfers of one transaction) may name one invoice: distinct here already,
@@ -52,7 +61,13 @@ export function searchStatement(workspaceId: WorkspaceId, lookups: SearchLookups
 }
 
 /** Up to `limit` invoices of the workspace matching any lookup, numbers below `before`, newest first. */
-export async function searchInvoices(db: Executor, workspaceId: WorkspaceId, lookups: SearchLookups, before: bigint | null, limit: number): Promise<Invoice[]> {
+export async function searchInvoices(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  lookups: SearchLookups,
+  before: bigint | null,
+  limit: number,
+): Promise<Invoice[]> {
   const statement = searchStatement(workspaceId, lookups, before, limit);
   if (!statement) return [];
   const { rows } = await statement.execute(db);

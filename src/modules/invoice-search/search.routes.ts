@@ -4,10 +4,10 @@ import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { SEARCH_FIELD_CODES, SearchPage, SearchQuery } from './search.schemas.js';
 
 const DESCRIPTION = [
-  'Finds this workspace\'s invoices by exact value — never by substring. `q` may be:',
+  "Finds this workspace's invoices by exact value — never by substring. `q` may be:",
   '- an invoice number: `INV-000042` (letter case and zero padding do not matter: `inv-42` works too);\n' +
     '- an order reference (`externalId`), compared exactly and case-sensitively; many invoices may share one;\n' +
-    '- the `checkoutUrl` or x402 `url` of an invoice of this workspace (on this service\'s address; a query string is ignored);\n' +
+    "- the `checkoutUrl` or x402 `url` of an invoice of this workspace (on this service's address; a query string is ignored);\n" +
     '- an invoice id (`inv_…`);\n' +
     '- a transaction hash (`0x` + 64 hex digits, any case): the invoices whose payment attempts used that transaction ' +
     '(a transfer you submitted, or the settlement of an x402 or checkout authorization).',

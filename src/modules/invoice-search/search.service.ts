@@ -36,7 +36,11 @@ export class InvoiceSearchService {
   async search(workspaceId: WorkspaceId, request: SearchRequest): Promise<SearchPage> {
     const before = parseCursor(request.cursor);
     const q = request.q.trim();
-    if (q === '') throw new AppError('invalid_request', 'Invalid querystring: q is blank; send an invoice number, order reference, invoice link or transaction hash.');
+    if (q === '')
+      throw new AppError(
+        'invalid_request',
+        'Invalid querystring: q is blank; send an invoice number, order reference, invoice link or transaction hash.',
+      );
     const lookups = classifyQuery(q, { workspaceId, publicBaseUrl: this.deps.publicBaseUrl });
     if (!hasLookups(lookups)) return { invoices: [], nextCursor: null };
     // One row beyond the page tells whether another page exists.

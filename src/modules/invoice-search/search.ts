@@ -53,7 +53,9 @@ export function classifyQuery(q: string, context: SearchContext): SearchLookups 
 }
 
 export function hasLookups(lookups: SearchLookups): boolean {
-  return lookups.externalId !== null || lookups.number !== null || lookups.invoiceId !== null || lookups.txHash !== null;
+  return (
+    lookups.externalId !== null || lookups.number !== null || lookups.invoiceId !== null || lookups.txHash !== null
+  );
 }
 
 /** A stored externalId is at most 128 UTF-8 bytes and, being PostgreSQL text, never holds NUL. */
@@ -95,7 +97,10 @@ export function encodeCursor(number: bigint): string {
 export function parseCursor(raw: string | undefined): bigint | null {
   if (raw === undefined) return null;
   if (!CURSOR.test(raw) || BigInt(raw) > MAX_NUMBER) {
-    throw new AppError('invalid_cursor', `"${raw.slice(0, 40)}" is not a cursor of this search: omit cursor for the first page, then pass the nextCursor it returned.`);
+    throw new AppError(
+      'invalid_cursor',
+      `"${raw.slice(0, 40)}" is not a cursor of this search: omit cursor for the first page, then pass the nextCursor it returned.`,
+    );
   }
   return BigInt(raw);
 }

@@ -14,8 +14,20 @@ export { checkIdempotencyKey, requestHash, type CreateInvoiceInput, type ValidIn
 export { presentInvoice } from './invoice.present.js';
 export { findInvoice, lockInvoice, toInvoice } from './invoice.repo.js';
 export { IDEMPOTENCY_TTL_SECONDS, InvoiceService, persistTransition, type InvoiceCost } from './invoice.service.js';
-export { EXPIRE_INVOICES_JOB, IDEMPOTENCY_CLEANUP_JOB, expireInvoicesHandler, idempotencyCleanupHandler, scheduleInvoiceJobs } from './invoice.jobs.js';
+export {
+  EXPIRE_INVOICES_JOB,
+  IDEMPOTENCY_CLEANUP_JOB,
+  expireInvoicesHandler,
+  idempotencyCleanupHandler,
+  scheduleInvoiceJobs,
+} from './invoice.jobs.js';
 export { invoicePortalRoutes } from './invoice.portal-routes.js';
 export { invoiceRoutes } from './invoice.routes.js';
-export { CREATE_FIELD_CODES, CreateInvoiceBody, IdempotencyHeaders, InvoiceParams, InvoiceView } from './invoice.schemas.js';
+export {
+  CREATE_FIELD_CODES,
+  CreateInvoiceBody,
+  IdempotencyHeaders,
+  InvoiceParams,
+  InvoiceView,
+} from './invoice.schemas.js';
 export type { IdempotencyKeyTable, InvoiceTable } from './invoice.table.js';

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../../shared/errors.js';
 import { parseUsdc } from '../../shared/money.js';
-import { DEFAULT_EXPIRES_IN, EXPIRES_IN_VALUES, EXTERNAL_ID_MAX_BYTES, isExpiresIn, utf8Bytes, type ExpiresIn } from './invoice.js';
+import {
+  DEFAULT_EXPIRES_IN,
+  EXPIRES_IN_VALUES,
+  EXTERNAL_ID_MAX_BYTES,
+  isExpiresIn,
+  utf8Bytes,
+  type ExpiresIn,
+} from './invoice.js';
 
 /** The fields of POST /invoices, as the API reference (/docs) lists them. */
 export interface CreateInvoiceInput {
@@ -37,17 +44,28 @@ export interface InvoiceRules {
 export function validateInvoiceInput(input: CreateInvoiceInput, rules: InvoiceRules): ValidInvoiceInput {
   const amount = parseUsdc(input.amount);
   if (amount === undefined || amount <= 0n) {
-    throw new AppError('invalid_amount', 'amount must be a positive decimal string with a dot and at most 6 decimals, like "12.50".');
+    throw new AppError(
+      'invalid_amount',
+      'amount must be a positive decimal string with a dot and at most 6 decimals, like "12.50".',
+    );
   }
-  if (amount > rules.maxAmount) throw new AppError('amount_too_large', 'amount is above maxInvoiceAmount (see GET /billing).');
+  if (amount > rules.maxAmount)
+    throw new AppError('amount_too_large', 'amount is above maxInvoiceAmount (see GET /billing).');
   if (input.currency !== undefined && input.currency !== 'USDC') {
-    throw new AppError('unsupported_currency', 'currency must be USDC (the only supported currency); amounts are in USDC, not fiat.');
+    throw new AppError(
+      'unsupported_currency',
+      'currency must be USDC (the only supported currency); amounts are in USDC, not fiat.',
+    );
   }
   if (input.network !== undefined && !rules.networks.includes(input.network)) {
-    throw new AppError('unsupported_network', `network must be one of: ${rules.networks.join(', ')}. Omit it to let the payer choose.`);
+    throw new AppError(
+      'unsupported_network',
+      `network must be one of: ${rules.networks.join(', ')}. Omit it to let the payer choose.`,
+    );
   }
   const expiresIn = input.expiresIn ?? DEFAULT_EXPIRES_IN;
-  if (!isExpiresIn(expiresIn)) throw new AppError('invalid_expires_in', `expiresIn must be one of ${EXPIRES_IN_VALUES.join(', ')} (seconds).`);
+  if (!isExpiresIn(expiresIn))
+    throw new AppError('invalid_expires_in', `expiresIn must be one of ${EXPIRES_IN_VALUES.join(', ')} (seconds).`);
   if (input.externalId !== undefined && utf8Bytes(input.externalId) > EXTERNAL_ID_MAX_BYTES) {
     throw new AppError('external_id_too_long', `externalId is limited to ${EXTERNAL_ID_MAX_BYTES} UTF-8 bytes.`);
   }
@@ -101,7 +119,10 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,128}$/;
 /** Idempotency-Key: required, 8–128 visible ASCII characters. */
 export function checkIdempotencyKey(value: string | string[] | undefined): string {
   if (value === undefined || value === '') {
-    throw new AppError('idempotency_key_missing', 'Send an Idempotency-Key header (8–128 characters), a new one per invoice, the same one when retrying.');
+    throw new AppError(
+      'idempotency_key_missing',
+      'Send an Idempotency-Key header (8–128 characters), a new one per invoice, the same one when retrying.',
+    );
   }
   if (Array.isArray(value) || !IDEMPOTENCY_KEY.test(value)) {
     throw new AppError('invalid_idempotency_key', 'Idempotency-Key must be 8 to 128 visible ASCII characters.');

@@ -45,7 +45,10 @@ export class CreateBatcher {
   private async run(batch: Pending[]): Promise<void> {
     if (batch.length === 1) return this.runAlone(batch[0]!);
     // One lock order for every batch in every process: by workspace, then idempotency key.
-    batch.sort((a, b) => compare(a.workspaceId, b.workspaceId) || compare(a.params.idempotencyKey ?? '', b.params.idempotencyKey ?? ''));
+    batch.sort(
+      (a, b) =>
+        compare(a.workspaceId, b.workspaceId) || compare(a.params.idempotencyKey ?? '', b.params.idempotencyKey ?? ''),
+    );
     let results: (CreateOutcome | AppError)[];
     try {
       results = await createInvoices(this.db, batch);

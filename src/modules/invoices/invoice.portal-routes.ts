@@ -12,14 +12,26 @@ export function invoicePortalRoutes(services: Services): WorkspaceRoute[] {
       method: 'GET',
       url: '/invoices',
       fieldErrorCodes: { cursor: 'invalid_cursor' },
-      schema: { summary: 'Invoices, newest first, optionally of one status', params: WorkspaceParams, querystring: InvoiceListQuery, response: { 200: InvoicePage } },
+      schema: {
+        summary: 'Invoices, newest first, optionally of one status',
+        params: WorkspaceParams,
+        querystring: InvoiceListQuery,
+        response: { 200: InvoicePage },
+      },
       errors: [400],
       handler: async (request) => {
         const { cursor, limit } = request.query;
         // The schema admits only status names.
         const status = request.query.status as InvoiceStatus | undefined;
-        const page = await services.invoices.list(request.principal!.workspaceId, { limit, ...(status && { status }), ...(cursor && { before: BigInt(cursor) }) });
-        return { invoices: page.invoices.map((invoice) => presentInvoice(invoice, services.config.publicBaseUrl)), nextCursor: page.nextBefore?.toString() ?? null };
+        const page = await services.invoices.list(request.principal!.workspaceId, {
+          limit,
+          ...(status && { status }),
+          ...(cursor && { before: BigInt(cursor) }),
+        });
+        return {
+          invoices: page.invoices.map((invoice) => presentInvoice(invoice, services.config.publicBaseUrl)),
+          nextCursor: page.nextBefore?.toString() ?? null,
+        };
       },
     }),
   ];

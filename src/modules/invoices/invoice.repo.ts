@@ -60,16 +60,29 @@ export type CreateOutcome = { kind: 'created' | 'replayed'; invoice: Invoice } |
 
 const REFUSALS: Record<string, [ErrorCode, string]> = {
   not_found: ['not_found', 'No such workspace.'],
-  pay_to_mismatch: ['pay_to_mismatch', 'payTo differs from the workspace wallet. Omit payTo: invoices always pay the workspace wallet.'],
-  return_origin_not_allowed: ['return_origin_not_allowed', 'is not an allowed checkout return origin (PUT /checkout-settings)'],
-  insufficient_credits: ['insufficient_credits', 'Not enough available credits for this invoice (creation cost plus the success-fee reserve). See GET /billing.'],
+  pay_to_mismatch: [
+    'pay_to_mismatch',
+    'payTo differs from the workspace wallet. Omit payTo: invoices always pay the workspace wallet.',
+  ],
+  return_origin_not_allowed: [
+    'return_origin_not_allowed',
+    'is not an allowed checkout return origin (PUT /checkout-settings)',
+  ],
+  insufficient_credits: [
+    'insufficient_credits',
+    'Not enough available credits for this invoice (creation cost plus the success-fee reserve). See GET /billing.',
+  ],
 };
 
 /**
  * One round trip: `create_invoice` claims the key, takes the number, charges the credits, inserts the
  * invoice and appends its `invoice.created` event (through append_event, the one event writer).
  */
-export async function createInvoice(db: Executor, workspaceId: WorkspaceId, p: CreateInvoiceParams): Promise<CreateOutcome> {
+export async function createInvoice(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  p: CreateInvoiceParams,
+): Promise<CreateOutcome> {
   try {
     const { rows } = await sql<{ outcome: string; invoice: StoredInvoice | null }>`
       SELECT outcome, invoice FROM create_invoice(
@@ -89,7 +102,10 @@ export async function createInvoice(db: Executor, workspaceId: WorkspaceId, p: C
  * Many creates in one round trip (`create_invoices`), each with its event. Each item resolves to its outcome
  * or its refusal (an AppError), in the order given; only a database failure rejects the whole batch.
  */
-export async function createInvoices(db: Executor, items: readonly { workspaceId: WorkspaceId; params: CreateInvoiceParams }[]): Promise<(CreateOutcome | AppError)[]> {
+export async function createInvoices(
+  db: Executor,
+  items: readonly { workspaceId: WorkspaceId; params: CreateInvoiceParams }[],
+): Promise<(CreateOutcome | AppError)[]> {
   const payload = items.map(({ workspaceId, params: p }) => ({
     workspaceId,
     idempotencyKey: p.idempotencyKey,
@@ -110,11 +126,22 @@ export async function createInvoices(db: Executor, items: readonly { workspaceId
     source: p.source,
     createdEvent: p.createdEvent,
   }));
-  const { rows } = await sql<{ idx: number; outcome: string; error_code: string | null; error_detail: string | null; invoice: StoredInvoice | null }>`
-    SELECT idx, outcome, error_code, error_detail, invoice FROM create_invoices(${JSON.stringify(payload)}::jsonb)`.execute(db);
+  const { rows } = await sql<{
+    idx: number;
+    outcome: string;
+    error_code: string | null;
+    error_detail: string | null;
+    invoice: StoredInvoice | null;
+  }>`
+    SELECT idx, outcome, error_code, error_detail, invoice FROM create_invoices(${JSON.stringify(payload)}::jsonb)`.execute(
+    db,
+  );
   const results: (CreateOutcome | AppError)[] = new Array(items.length);
   for (const row of rows) {
-    results[row.idx] = row.outcome === 'refused' ? refusal(row.error_code ?? '', row.error_detail ?? undefined) : toOutcome(row.outcome, row.invoice);
+    results[row.idx] =
+      row.outcome === 'refused'
+        ? refusal(row.error_code ?? '', row.error_detail ?? undefined)
+        : toOutcome(row.outcome, row.invoice);
   }
   return results;
 }
@@ -130,12 +157,25 @@ function refusal(code: string, detail: string | undefined): AppError {
   return new AppError(known[0], detail ? `${detail} ${known[1]}.` : known[1]);
 }
 
-export async function findInvoice(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice | undefined> {
-  const row = await db.selectFrom('invoices').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', invoiceId).executeTakeFirst();
+export async function findInvoice(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceId: InvoiceId,
+): Promise<Invoice | undefined> {
+  const row = await db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', invoiceId)
+    .executeTakeFirst();
   return row && toInvoice(row as unknown as StoredInvoice);
 }
 
-export async function lockInvoice(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice | undefined> {
+export async function lockInvoice(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceId: InvoiceId,
+): Promise<Invoice | undefined> {
   const row = await db
     .selectFrom('invoices')
     .selectAll()
@@ -146,9 +186,20 @@ export async function lockInvoice(db: Executor, workspaceId: WorkspaceId, invoic
   return row && toInvoice(row as unknown as StoredInvoice);
 }
 
-export type InvoiceChanges = Partial<Pick<Invoice, 'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt' | 'paidAt'>>;
+export type InvoiceChanges = Partial<
+  Pick<
+    Invoice,
+    'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt' | 'paidAt'
+  >
+>;
 
-export async function updateInvoice(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId, changes: InvoiceChanges, now: Date): Promise<Invoice> {
+export async function updateInvoice(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceId: InvoiceId,
+  changes: InvoiceChanges,
+  now: Date,
+): Promise<Invoice> {
   const row = await db
     .updateTable('invoices')
     .set({
@@ -201,20 +252,26 @@ export interface InvoiceListFilter {
 
 export function listInvoices(db: Executor, workspaceId: WorkspaceId, filter: InvoiceListFilter) {
   const { status, now } = filter;
-  return db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .$if(filter.before !== undefined, (q) => q.where('number', '<', filter.before!))
-    .$if(status === 'open', (q) => q.where('status', '=', 'open').where('expires_at', '>', now))
-    .$if(status === 'expired', (q) => q.where((eb) => eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'open'), eb('expires_at', '<=', now)])])))
-    .$if(status !== undefined && status !== 'open' && status !== 'expired', (q) => q.where('status', '=', status!))
-    // Numbers follow creation order, and (workspace_id, number) is already a unique index: a filtered
-    // page walks it backwards and stops at `limit` matches.
-    .orderBy('number', 'desc')
-    .limit(filter.limit)
-    .execute()
-    .then((rows) => rows.map((row) => toInvoice(row as unknown as StoredInvoice)));
+  return (
+    db
+      .selectFrom('invoices')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .$if(filter.before !== undefined, (q) => q.where('number', '<', filter.before!))
+      .$if(status === 'open', (q) => q.where('status', '=', 'open').where('expires_at', '>', now))
+      .$if(status === 'expired', (q) =>
+        q.where((eb) =>
+          eb.or([eb('status', '=', 'expired'), eb.and([eb('status', '=', 'open'), eb('expires_at', '<=', now)])]),
+        ),
+      )
+      .$if(status !== undefined && status !== 'open' && status !== 'expired', (q) => q.where('status', '=', status!))
+      // Numbers follow creation order, and (workspace_id, number) is already a unique index: a filtered
+      // page walks it backwards and stops at `limit` matches.
+      .orderBy('number', 'desc')
+      .limit(filter.limit)
+      .execute()
+      .then((rows) => rows.map((row) => toInvoice(row as unknown as StoredInvoice)))
+  );
 }
 
 /** Paid invoices per UTC day since `from`: the day (YYYY-MM-DD), the sum of amounts, the count. */

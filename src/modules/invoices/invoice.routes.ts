@@ -6,13 +6,22 @@ import { randomToken } from '../../shared/ids.js';
 import type { ExpiresIn, InvoiceId } from './invoice.js';
 import { normalisePortalAmount } from './invoice-input.js';
 import { presentInvoice } from './invoice.present.js';
-import { CREATE_FIELD_CODES, CreateInvoiceBody, IdempotencyHeaders, InvoiceParams, InvoiceView, PortalCreateInvoiceBody, RenewBody } from './invoice.schemas.js';
+import {
+  CREATE_FIELD_CODES,
+  CreateInvoiceBody,
+  IdempotencyHeaders,
+  InvoiceParams,
+  InvoiceView,
+  PortalCreateInvoiceBody,
+  RenewBody,
+} from './invoice.schemas.js';
 
 const tags = ['Invoices'];
 
 /** The invoice use cases: the API, and the portal's invoice form and detail. */
 export function invoiceRoutes(services: Services): SharedRoute[] {
-  const present = (invoice: Parameters<typeof presentInvoice>[0]) => presentInvoice(invoice, services.config.publicBaseUrl);
+  const present = (invoice: Parameters<typeof presentInvoice>[0]) =>
+    presentInvoice(invoice, services.config.publicBaseUrl);
   return [
     sharedRoute({
       method: 'POST',
@@ -54,10 +63,16 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
       method: 'GET',
       url: '/invoices/:invoiceId',
       permission: 'payments:read',
-      schema: { tags, summary: 'Read an invoice and its status', params: InvoiceParams, response: { 200: InvoiceView } },
+      schema: {
+        tags,
+        summary: 'Read an invoice and its status',
+        params: InvoiceParams,
+        response: { 200: InvoiceView },
+      },
       errors: [404],
       portal: { summary: 'Read an invoice' },
-      handler: async (request) => present(await services.invoices.get(request.principal!.workspaceId, request.params.invoiceId as InvoiceId)),
+      handler: async (request) =>
+        present(await services.invoices.get(request.principal!.workspaceId, request.params.invoiceId as InvoiceId)),
     }),
 
     sharedRoute({
@@ -67,13 +82,15 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
       schema: {
         tags,
         summary: 'Cancel an invoice',
-        description: 'Open or expired invoices only; releases the success-fee reserve. Paid: 409 invoice_already_paid. Cancelling twice answers the cancelled invoice.',
+        description:
+          'Open or expired invoices only; releases the success-fee reserve. Paid: 409 invoice_already_paid. Cancelling twice answers the cancelled invoice.',
         params: InvoiceParams,
         response: { 200: InvoiceView },
       },
       errors: [404, 409],
       portal: { description: 'As POST /invoices/{id}/cancel: open or expired invoices only.' },
-      handler: async (request) => present(await services.invoices.cancel(request.principal!.workspaceId, request.params.invoiceId as InvoiceId)),
+      handler: async (request) =>
+        present(await services.invoices.cancel(request.principal!.workspaceId, request.params.invoiceId as InvoiceId)),
     }),
 
     sharedRoute({
@@ -93,10 +110,19 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         response: { 200: InvoiceView },
       },
       errors: [400, 402, 404, 409],
-      portal: { description: 'As POST /invoices/{id}/renew: a new deadline and link version; costs the credits of the new window.' },
+      portal: {
+        description:
+          'As POST /invoices/{id}/renew: a new deadline and link version; costs the credits of the new window.',
+      },
       handler: async (request) => {
         const expiresIn = request.body.expiresIn as ExpiresIn | undefined;
-        return present(await services.invoices.renew(request.principal!.workspaceId, request.params.invoiceId as InvoiceId, expiresIn));
+        return present(
+          await services.invoices.renew(
+            request.principal!.workspaceId,
+            request.params.invoiceId as InvoiceId,
+            expiresIn,
+          ),
+        );
       },
     }),
   ];
@@ -110,5 +136,6 @@ async function acceptPortalForm(request: FastifyRequest): Promise<void> {
   const body = request.body as { amount: string };
   body.amount = normalisePortalAmount(body.amount);
   // Assigned as a whole: Fastify hands out a fresh merged copy of the headers once they were validated.
-  if (request.headers['idempotency-key'] === undefined) request.headers = { ...request.headers, 'idempotency-key': `portal-${randomToken()}` };
+  if (request.headers['idempotency-key'] === undefined)
+    request.headers = { ...request.headers, 'idempotency-key': `portal-${randomToken()}` };
 }

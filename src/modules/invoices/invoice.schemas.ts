@@ -7,7 +7,9 @@ import { EXPIRES_IN_VALUES, INVOICE_STATUSES } from './invoice.js';
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const InvoiceView = Type.Object({
-  id: Type.String({ description: 'Invoice id (`inv_…`). Private: anyone holding it can view the public payment details.' }),
+  id: Type.String({
+    description: 'Invoice id (`inv_…`). Private: anyone holding it can view the public payment details.',
+  }),
   number: Type.String({ description: 'INV-000001, … per workspace; never reused.' }),
   status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({ type: 'string', enum: [...INVOICE_STATUSES] }),
   amount: Type.String({ description: 'USDC, always with 6 decimals ("12.500000").' }),
@@ -31,15 +33,34 @@ export const InvoiceView = Type.Object({
 
 export const CreateInvoiceBody = Type.Object(
   {
-    amount: Type.String({ pattern: USDC_AMOUNT_PATTERN, maxLength: 40, description: 'USDC (not fiat), dot as separator, up to 6 decimals: "12.50".' }),
+    amount: Type.String({
+      pattern: USDC_AMOUNT_PATTERN,
+      maxLength: 40,
+      description: 'USDC (not fiat), dot as separator, up to 6 decimals: "12.50".',
+    }),
     currency: Type.Optional(Type.String({ maxLength: 16, description: 'Only USDC (the default).' })),
     network: Type.Optional(Type.String({ maxLength: 64, description: 'Omit to let the payer choose.' })),
-    expiresIn: Type.Optional(Type.Integer({ enum: [...EXPIRES_IN_VALUES], description: 'Payment window in seconds; default 3600. Costs 1, 2 or 3 credits.' })),
-    externalId: Type.Optional(Type.String({ description: 'Your order reference, at most 128 UTF-8 bytes. Not a secret, not an idempotency key.' })),
-    successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL on an allowed checkout return origin.' })),
-    cancelUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL on an allowed checkout return origin.' })),
+    expiresIn: Type.Optional(
+      Type.Integer({
+        enum: [...EXPIRES_IN_VALUES],
+        description: 'Payment window in seconds; default 3600. Costs 1, 2 or 3 credits.',
+      }),
+    ),
+    externalId: Type.Optional(
+      Type.String({
+        description: 'Your order reference, at most 128 UTF-8 bytes. Not a secret, not an idempotency key.',
+      }),
+    ),
+    successUrl: Type.Optional(
+      Type.String({ maxLength: 2048, description: 'https URL on an allowed checkout return origin.' }),
+    ),
+    cancelUrl: Type.Optional(
+      Type.String({ maxLength: 2048, description: 'https URL on an allowed checkout return origin.' }),
+    ),
     number: Type.Optional(Type.String({ description: 'Refused: numbers are assigned by the service.' })),
-    payTo: Type.Optional(Type.String({ description: 'Omit. Any address other than the workspace wallet is refused with 403.' })),
+    payTo: Type.Optional(
+      Type.String({ description: 'Omit. Any address other than the workspace wallet is refused with 403.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -55,7 +76,9 @@ export const CREATE_FIELD_CODES = {
 } as const;
 
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ description: 'Required: 8–128 characters, new per invoice, the same when retrying.' })),
+  'idempotency-key': Type.Optional(
+    Type.String({ description: 'Required: 8–128 characters, new per invoice, the same when retrying.' }),
+  ),
 });
 
 export const InvoiceParams = Type.Object({
@@ -64,29 +87,41 @@ export const InvoiceParams = Type.Object({
 });
 
 export const RenewBody = Type.Object(
-  { expiresIn: Type.Optional(Type.Integer({ enum: [...EXPIRES_IN_VALUES], description: "New window; default the invoice's own." })) },
+  {
+    expiresIn: Type.Optional(
+      Type.Integer({ enum: [...EXPIRES_IN_VALUES], description: "New window; default the invoice's own." }),
+    ),
+  },
   { additionalProperties: false },
 );
 
 /** The portal's form: the amount may use a comma ("12,50"); it is normalised before the rules of POST /invoices apply. */
-export const PortalCreateInvoiceBody = Type.Composite([Type.Omit(CreateInvoiceBody, ['amount']), Type.Object({ amount: Type.String({ maxLength: 40 }) })], {
-  additionalProperties: false,
-});
+export const PortalCreateInvoiceBody = Type.Composite(
+  [Type.Omit(CreateInvoiceBody, ['amount']), Type.Object({ amount: Type.String({ maxLength: 40 }) })],
+  {
+    additionalProperties: false,
+  },
+);
 
 export const InvoiceListQuery = Type.Object({
   status: Type.Optional(
     Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({
       type: 'string',
       enum: [...INVOICE_STATUSES],
-      description: 'Only invoices with this status as GET shows it (an open invoice past its deadline counts as expired).',
+      description:
+        'Only invoices with this status as GET shows it (an open invoice past its deadline counts as expired).',
     }),
   ),
   // 18 digits at most: every such number fits PostgreSQL's bigint, so no cursor can overflow a query.
-  cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,17}$', description: 'The `nextCursor` of the previous page.' })),
+  cursor: Type.Optional(
+    Type.String({ pattern: '^[1-9][0-9]{0,17}$', description: 'The `nextCursor` of the previous page.' }),
+  ),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
 });
 
 export const InvoicePage = Type.Object({
   invoices: Type.Array(InvoiceView, { description: 'Newest (highest number) first.' }),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null when there is none.' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as `cursor` for the next page; null when there is none.',
+  }),
 });

@@ -4,11 +4,38 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { moveCredits } from '../billing/index.js';
 import { append } from '../events/index.js';
-import { EXPIRES_IN_CREDITS, effectiveStatus, newInvoiceId, transition, type ExpiresIn, type Invoice, type InvoiceCommand, type InvoiceId, type InvoiceStatus, type Transition } from './invoice.js';
+import {
+  EXPIRES_IN_CREDITS,
+  effectiveStatus,
+  newInvoiceId,
+  transition,
+  type ExpiresIn,
+  type Invoice,
+  type InvoiceCommand,
+  type InvoiceId,
+  type InvoiceStatus,
+  type Transition,
+} from './invoice.js';
 import { CreateBatcher } from './invoice.batcher.js';
-import { checkIdempotencyKey, requestHash, validateInvoiceInput, type CreateInvoiceInput, type InvoiceRules, type ValidInvoiceInput } from './invoice-input.js';
+import {
+  checkIdempotencyKey,
+  requestHash,
+  validateInvoiceInput,
+  type CreateInvoiceInput,
+  type InvoiceRules,
+  type ValidInvoiceInput,
+} from './invoice-input.js';
 import { createdEventData, invoiceEvent } from './invoice.present.js';
-import { createInvoice, dueOpenInvoices, findInvoice, listInvoices, lockInvoice, paidTotalsByDay, updateInvoice, type CreateInvoiceParams } from './invoice.repo.js';
+import {
+  createInvoice,
+  dueOpenInvoices,
+  findInvoice,
+  listInvoices,
+  lockInvoice,
+  paidTotalsByDay,
+  updateInvoice,
+  type CreateInvoiceParams,
+} from './invoice.repo.js';
 
 /** Idempotency keys outlive the longest payment window (5 days). */
 export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
@@ -51,15 +78,27 @@ export class InvoiceService {
    * Idempotency-Key and body. Concurrent duplicates wait for the first and replay its result, so a
    * key yields exactly one invoice, one number and one charge. Refusals create and charge nothing.
    */
-  async create(workspaceId: WorkspaceId, input: CreateInvoiceInput, options: CreateOptions): Promise<{ invoice: Invoice; replayed: boolean }> {
+  async create(
+    workspaceId: WorkspaceId,
+    input: CreateInvoiceInput,
+    options: CreateOptions,
+  ): Promise<{ invoice: Invoice; replayed: boolean }> {
     const idempotencyKey = checkIdempotencyKey(options.idempotencyKey);
     const valid = validateInvoiceInput(input, this.deps.rules);
     const outcome = await this.batcher.create(
       workspaceId,
-      this.createParams(workspaceId, valid, { idempotencyKey, requestHash: requestHash(input), idempotencyTtlSeconds: IDEMPOTENCY_TTL_SECONDS, source: options.source }),
+      this.createParams(workspaceId, valid, {
+        idempotencyKey,
+        requestHash: requestHash(input),
+        idempotencyTtlSeconds: IDEMPOTENCY_TTL_SECONDS,
+        source: options.source,
+      }),
     );
     if (outcome.kind === 'idempotency_key_reused') {
-      throw new AppError('idempotency_key_reused', 'This Idempotency-Key was used with a different request body. Use a new key for a new invoice.');
+      throw new AppError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was used with a different request body. Use a new key for a new invoice.',
+      );
     }
     return { invoice: this.present(outcome.invoice), replayed: outcome.kind === 'replayed' };
   }
@@ -78,14 +117,27 @@ export class InvoiceService {
    * of the batch replays it (same invoice, no second charge), and a refusal leaves the key unused so
    * the retry tries the item again.
    */
-  async createBatchItem(workspaceId: WorkspaceId, valid: ValidInvoiceInput, itemKey: string, itemHash: Buffer): Promise<Invoice> {
+  async createBatchItem(
+    workspaceId: WorkspaceId,
+    valid: ValidInvoiceInput,
+    itemKey: string,
+    itemHash: Buffer,
+  ): Promise<Invoice> {
     const outcome = await createInvoice(
       this.deps.db,
       workspaceId,
-      this.createParams(workspaceId, valid, { idempotencyKey: itemKey, requestHash: itemHash, idempotencyTtlSeconds: BATCH_ITEM_TTL_SECONDS, source: 'batch' }),
+      this.createParams(workspaceId, valid, {
+        idempotencyKey: itemKey,
+        requestHash: itemHash,
+        idempotencyTtlSeconds: BATCH_ITEM_TTL_SECONDS,
+        source: 'batch',
+      }),
     );
     if (outcome.kind === 'idempotency_key_reused') {
-      throw new AppError('idempotency_key_reused', 'This item differs from the item first sent at this position of the batch.');
+      throw new AppError(
+        'idempotency_key_reused',
+        'This item differs from the item first sent at this position of the batch.',
+      );
     }
     return this.present(outcome.invoice);
   }
@@ -100,16 +152,30 @@ export class InvoiceService {
    * A page of the workspace's invoices, newest first, optionally of one status as readers see it.
    * `nextBefore` is the number to pass as `before` for the next page; null when there is none.
    */
-  async list(workspaceId: WorkspaceId, query: { limit: number; status?: InvoiceStatus; before?: bigint }): Promise<{ invoices: Invoice[]; nextBefore: bigint | null }> {
+  async list(
+    workspaceId: WorkspaceId,
+    query: { limit: number; status?: InvoiceStatus; before?: bigint },
+  ): Promise<{ invoices: Invoice[]; nextBefore: bigint | null }> {
     // One row beyond the page tells whether another page exists.
-    const rows = await listInvoices(this.deps.db, workspaceId, { ...query, limit: query.limit + 1, now: this.deps.clock.now() });
+    const rows = await listInvoices(this.deps.db, workspaceId, {
+      ...query,
+      limit: query.limit + 1,
+      now: this.deps.clock.now(),
+    });
     const page = rows.slice(0, query.limit);
-    return { invoices: page.map((invoice) => this.present(invoice)), nextBefore: rows.length > query.limit ? (page.at(-1)?.number ?? null) : null };
+    return {
+      invoices: page.map((invoice) => this.present(invoice)),
+      nextBefore: rows.length > query.limit ? (page.at(-1)?.number ?? null) : null,
+    };
   }
 
   /** Paid invoices per UTC day from `from` on: `{day: "YYYY-MM-DD", amount (micro-USDC), count}`, days without payments left out. */
   async paidPerDay(workspaceId: WorkspaceId, from: Date): Promise<{ day: string; amount: bigint; count: number }[]> {
-    return (await paidTotalsByDay(this.deps.db, workspaceId, from)).map((row) => ({ day: row.day, amount: BigInt(row.amount), count: row.count }));
+    return (await paidTotalsByDay(this.deps.db, workspaceId, from)).map((row) => ({
+      day: row.day,
+      amount: BigInt(row.amount),
+      count: row.count,
+    }));
   }
 
   cancel(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice> {
@@ -117,7 +183,12 @@ export class InvoiceService {
   }
 
   renew(workspaceId: WorkspaceId, invoiceId: InvoiceId, expiresIn: ExpiresIn | undefined): Promise<Invoice> {
-    return this.apply(workspaceId, invoiceId, { type: 'renew', expiresIn: expiresIn ?? 3600, successFee: BigInt(this.deps.successFeeCredits) }, expiresIn);
+    return this.apply(
+      workspaceId,
+      invoiceId,
+      { type: 'renew', expiresIn: expiresIn ?? 3600, successFee: BigInt(this.deps.successFeeCredits) },
+      expiresIn,
+    );
   }
 
   /**
@@ -135,7 +206,12 @@ export class InvoiceService {
     return expired;
   }
 
-  private async apply(workspaceId: WorkspaceId, invoiceId: InvoiceId, command: InvoiceCommand, requestedExpiresIn?: ExpiresIn): Promise<Invoice> {
+  private async apply(
+    workspaceId: WorkspaceId,
+    invoiceId: InvoiceId,
+    command: InvoiceCommand,
+    requestedExpiresIn?: ExpiresIn,
+  ): Promise<Invoice> {
     const now = this.deps.clock.now();
     const invoice = await this.transact(workspaceId, invoiceId, command, now, requestedExpiresIn);
     if (!invoice) throw notFound();
@@ -147,12 +223,21 @@ export class InvoiceService {
    * movement and the change-feed event together. Resolves undefined when there is no such invoice or
    * the command is a no-op (expiring what is not due).
    */
-  private transact(workspaceId: WorkspaceId, invoiceId: InvoiceId, command: InvoiceCommand, now: Date, requestedExpiresIn?: ExpiresIn) {
+  private transact(
+    workspaceId: WorkspaceId,
+    invoiceId: InvoiceId,
+    command: InvoiceCommand,
+    now: Date,
+    requestedExpiresIn?: ExpiresIn,
+  ) {
     return this.deps.db.transaction().execute(async (trx) => {
       const invoice = await lockInvoice(trx, workspaceId, invoiceId);
       if (!invoice) return undefined;
       // Renewal keeps the invoice's window unless another is asked for.
-      const effective = command.type === 'renew' && requestedExpiresIn === undefined ? { ...command, expiresIn: invoice.expiresIn } : command;
+      const effective =
+        command.type === 'renew' && requestedExpiresIn === undefined
+          ? { ...command, expiresIn: invoice.expiresIn }
+          : command;
       const result = transition(invoice, effective, now);
       if (!result.ok) {
         // A repeated cancel answers the cancelled invoice; expiring what is not due does nothing.
@@ -173,7 +258,14 @@ export class InvoiceService {
     key: Pick<CreateInvoiceParams, 'idempotencyKey' | 'requestHash' | 'idempotencyTtlSeconds' | 'source'>,
   ): CreateInvoiceParams {
     const cost = this.costOf(valid);
-    const params = { ...valid, ...key, id: newInvoiceId(), now: this.deps.clock.now(), cost: BigInt(cost.creation), fee: BigInt(cost.feeReserve) };
+    const params = {
+      ...valid,
+      ...key,
+      id: newInvoiceId(),
+      now: this.deps.clock.now(),
+      cost: BigInt(cost.creation),
+      fee: BigInt(cost.feeReserve),
+    };
     return { ...params, createdEvent: createdEventData(workspaceId, params, this.deps.publicBaseUrl) };
   }
 
@@ -201,12 +293,24 @@ function notFound(): AppError {
  * (event counter) → credit account, the same as create_invoice, so concurrent writers cannot deadlock.
  * Throws insufficient_credits (rolling back the caller's transaction) when credits do not cover it.
  */
-export async function persistTransition(trx: Executor, invoice: Invoice, result: Extract<Transition, { ok: true }>, now: Date, publicBaseUrl: URL): Promise<Invoice> {
+export async function persistTransition(
+  trx: Executor,
+  invoice: Invoice,
+  result: Extract<Transition, { ok: true }>,
+  now: Date,
+  publicBaseUrl: URL,
+): Promise<Invoice> {
   const updated = await updateInvoice(trx, invoice.workspaceId, invoice.id, result.changes, now);
   await append(trx, invoice.workspaceId, invoiceEvent(result.event, updated, publicBaseUrl, now));
   if (result.charge !== 0n || result.reserveChange !== 0n) {
-    const moved = await moveCredits(trx, invoice.workspaceId, { kind: result.event, charge: result.charge, reserveChange: result.reserveChange, reference: invoice.id });
-    if (!moved) throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');
+    const moved = await moveCredits(trx, invoice.workspaceId, {
+      kind: result.event,
+      charge: result.charge,
+      reserveChange: result.reserveChange,
+      reference: invoice.id,
+    });
+    if (!moved)
+      throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');
   }
   return updated;
 }

@@ -54,20 +54,34 @@ export function effectiveStatus(invoice: Pick<Invoice, 'status' | 'expiresAt'>, 
   return invoice.status === 'open' && invoice.expiresAt.getTime() <= now.getTime() ? 'expired' : invoice.status;
 }
 
-export type InvoiceEventType = 'invoice.expired' | 'invoice.cancelled' | 'invoice.renewed' | 'invoice.processing' | 'invoice.paid' | 'invoice.reopened';
+export type InvoiceEventType =
+  | 'invoice.expired'
+  | 'invoice.cancelled'
+  | 'invoice.renewed'
+  | 'invoice.processing'
+  | 'invoice.paid'
+  | 'invoice.reopened';
 
 /** The outcome of a command on an invoice: the fields that change, the credits that move, the event. */
 export type Transition =
   | {
       readonly ok: true;
-      readonly changes: Partial<Pick<Invoice, 'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt' | 'paidAt'>>;
+      readonly changes: Partial<
+        Pick<
+          Invoice,
+          'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt' | 'paidAt'
+        >
+      >;
       /** Credits taken from the balance (renewal) — never negative. */
       readonly charge: bigint;
       /** Change of the success-fee reserve: negative releases it, positive reserves it. */
       readonly reserveChange: bigint;
       readonly event: InvoiceEventType;
     }
-  | { readonly ok: false; readonly code: 'invoice_already_paid' | 'invoice_cancelled' | 'invoice_processing' | 'invoice_expired' | 'noop' };
+  | {
+      readonly ok: false;
+      readonly code: 'invoice_already_paid' | 'invoice_cancelled' | 'invoice_processing' | 'invoice_expired' | 'noop';
+    };
 
 export type InvoiceCommand =
   | { readonly type: 'expire' }
@@ -95,13 +109,25 @@ export function transition(invoice: Invoice, command: InvoiceCommand, now: Date)
   if (command.type === 'expire') {
     if (invoice.status !== 'open' || status !== 'expired') return { ok: false, code: 'noop' };
     // The invoice expired at its deadline, whenever the job gets to record it.
-    return { ok: true, changes: { status: 'expired', expiredAt: invoice.expiresAt, feeReserved: 0n }, charge: 0n, reserveChange: release, event: 'invoice.expired' };
+    return {
+      ok: true,
+      changes: { status: 'expired', expiredAt: invoice.expiresAt, feeReserved: 0n },
+      charge: 0n,
+      reserveChange: release,
+      event: 'invoice.expired',
+    };
   }
   if (status === 'paid') return { ok: false, code: 'invoice_already_paid' };
   if (status === 'processing') return { ok: false, code: 'invoice_processing' };
   if (status === 'cancelled') return { ok: false, code: command.type === 'cancel' ? 'noop' : 'invoice_cancelled' };
   if (command.type === 'cancel') {
-    return { ok: true, changes: { status: 'cancelled', cancelledAt: now, feeReserved: 0n }, charge: 0n, reserveChange: release, event: 'invoice.cancelled' };
+    return {
+      ok: true,
+      changes: { status: 'cancelled', cancelledAt: now, feeReserved: 0n },
+      charge: 0n,
+      reserveChange: release,
+      event: 'invoice.cancelled',
+    };
   }
   // Renewal: the window costs its creation credits again; the success fee stays reserved once.
   return {
@@ -131,10 +157,22 @@ function paymentTransition(invoice: Invoice, command: InvoiceCommand, status: In
   if (invoice.status !== 'processing') return { ok: false, code: 'noop' };
   if (command.type === 'payment_succeeded') {
     // The reserved success fee is captured: it leaves the balance and the reserve together.
-    return { ok: true, changes: { status: 'paid', paidAt: now, feeReserved: 0n }, charge: invoice.feeReserved, reserveChange: -invoice.feeReserved, event: 'invoice.paid' };
+    return {
+      ok: true,
+      changes: { status: 'paid', paidAt: now, feeReserved: 0n },
+      charge: invoice.feeReserved,
+      reserveChange: -invoice.feeReserved,
+      event: 'invoice.paid',
+    };
   }
   if (invoice.expiresAt.getTime() <= now.getTime()) {
-    return { ok: true, changes: { status: 'expired', expiredAt: invoice.expiresAt, feeReserved: 0n }, charge: 0n, reserveChange: -invoice.feeReserved, event: 'invoice.expired' };
+    return {
+      ok: true,
+      changes: { status: 'expired', expiredAt: invoice.expiresAt, feeReserved: 0n },
+      charge: 0n,
+      reserveChange: -invoice.feeReserved,
+      event: 'invoice.expired',
+    };
   }
   return { ok: true, changes: { status: 'open' }, charge: 0n, reserveChange: 0n, event: 'invoice.reopened' };
 }

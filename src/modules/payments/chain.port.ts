@@ -44,16 +44,28 @@ export interface SignedSettlement {
  */
 export interface ChainPort {
   /** Checks the EIP-712 signature of an authorization against the network's USDC domain (off-chain). */
-  verifyAuthorization(network: Network, authorization: TransferAuthorization, signature: `0x${string}`): Promise<boolean>;
+  verifyAuthorization(
+    network: Network,
+    authorization: TransferAuthorization,
+    signature: `0x${string}`,
+  ): Promise<boolean>;
   /** Whether the authorization's nonce is already used or cancelled on-chain. */
   authorizationUsed(network: Network, authorization: TransferAuthorization): Promise<boolean>;
   /**
    * Simulates transferWithAuthorization from the relayer. Resolves undefined when it would succeed,
    * else a short reason (e.g. "insufficient_balance", "nonce_already_used", the revert message).
    */
-  simulateSettlement(network: Network, authorization: TransferAuthorization, signature: `0x${string}`): Promise<string | undefined>;
+  simulateSettlement(
+    network: Network,
+    authorization: TransferAuthorization,
+    signature: `0x${string}`,
+  ): Promise<string | undefined>;
   /** Signs (does not send) the relayer's transferWithAuthorization transaction. */
-  signSettlement(network: Network, authorization: TransferAuthorization, signature: `0x${string}`): Promise<SignedSettlement>;
+  signSettlement(
+    network: Network,
+    authorization: TransferAuthorization,
+    signature: `0x${string}`,
+  ): Promise<SignedSettlement>;
   /** Sends signed bytes; an "already known" or "nonce too low because already mined" answer is success. */
   broadcast(network: Network, raw: `0x${string}`): Promise<void>;
   /** The transaction's receipt, its confirmations and the network's USDC Transfer logs in it. */

@@ -9,7 +9,14 @@ import { registerCheckoutAssets } from '../../web/checkout/checkout.assets.js';
 import { sendCheckoutPage } from '../../web/checkout/checkout.page.js';
 import type { InvoiceId } from '../invoices/index.js';
 import type { TransferAuthorization } from './chain.port.js';
-import { AuthorizationBody, CHECKOUT_FIELD_CODES, CheckoutParams, CheckoutView, SubmittedPayment, TransactionBody } from './checkout.schemas.js';
+import {
+  AuthorizationBody,
+  CHECKOUT_FIELD_CODES,
+  CheckoutParams,
+  CheckoutView,
+  SubmittedPayment,
+  TransactionBody,
+} from './checkout.schemas.js';
 
 const tags = ['Checkout'];
 const PUBLIC = { security: [] as Record<string, string[]>[] };
@@ -32,7 +39,8 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
     app.addHook('onRequest', async (_request, reply) => {
       reply.header('Cache-Control', 'no-store');
     });
-    const ids = (params: { workspaceId: string; invoiceId: string }) => [params.workspaceId as WorkspaceId, params.invoiceId as InvoiceId] as const;
+    const ids = (params: { workspaceId: string; invoiceId: string }) =>
+      [params.workspaceId as WorkspaceId, params.invoiceId as InvoiceId] as const;
 
     app.get(
       '/w/:workspaceId/i/:invoiceId',
@@ -53,7 +61,10 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
         reply.header('Vary', 'Accept');
         if (!prefersHtml(request.headers.accept)) return services.checkout.details(...ids(request.params));
         const details = await services.checkout.details(...ids(request.params)).catch(unlessNotFound);
-        return sendCheckoutPage(reply as FastifyReply, details, { workspaceId: request.params.workspaceId, demoWallet: services.demoWallet !== undefined });
+        return sendCheckoutPage(reply as FastifyReply, details, {
+          workspaceId: request.params.workspaceId,
+          demoWallet: services.demoWallet !== undefined,
+        });
       },
     );
 
@@ -77,7 +88,10 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const { network, txHash } = request.body;
-        const intent = await services.checkout.submitTransaction(...ids(request.params), { network, txHash: txHash as `0x${string}` });
+        const intent = await services.checkout.submitTransaction(...ids(request.params), {
+          network,
+          txHash: txHash as `0x${string}`,
+        });
         return reply.code(202).send({ paymentIntentId: intent.id, status: 'processing' as const });
       },
     );

@@ -16,11 +16,17 @@ export const CheckoutParams = Type.Object({
 export const CheckoutNetwork = Type.Object({
   name: Type.String({ description: 'Send this as `network` when paying.' }),
   chainId: Type.Integer(),
-  token: Type.String({ description: 'The USDC contract: the EIP-712 `verifyingContract` of an authorization, the `transfer` target of a plain payment.' }),
+  token: Type.String({
+    description:
+      'The USDC contract: the EIP-712 `verifyingContract` of an authorization, the `transfer` target of a plain payment.',
+  }),
   tokenName: Type.String({ description: 'EIP-712 domain name of the token.' }),
   tokenVersion: Type.String({ description: 'EIP-712 domain version of the token.' }),
   confirmations: Type.Integer({ description: 'Blocks a transfer needs before it counts.' }),
-  paymentUri: Type.String({ description: 'EIP-681 URI for a QR code: `ethereum:<token>@<chainId>/transfer?address=<recipient>&uint256=<micro-units>`.' }),
+  paymentUri: Type.String({
+    description:
+      'EIP-681 URI for a QR code: `ethereum:<token>@<chainId>/transfer?address=<recipient>&uint256=<micro-units>`.',
+  }),
 });
 
 export const CheckoutView = Type.Object({
@@ -28,24 +34,49 @@ export const CheckoutView = Type.Object({
   number: Type.String({ description: 'INV-000001, …' }),
   merchantName: Type.String({ description: 'The workspace name.' }),
   merchantDescription: Type.String({ description: 'The workspace description, shown to buyers; may be empty.' }),
-  status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({ type: 'string', enum: [...INVOICE_STATUSES], description: 'An open invoice past its deadline reads `expired`.' }),
+  status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({
+    type: 'string',
+    enum: [...INVOICE_STATUSES],
+    description: 'An open invoice past its deadline reads `expired`.',
+  }),
   amount: Type.String({ description: 'USDC, always with 6 decimals ("12.500000"). Pay exactly this.' }),
   currency: Type.Literal('USDC'),
   recipient: Type.String({ description: 'The workspace wallet (checksummed): the only address that can be paid.' }),
   expiresAt: Timestamp,
-  serverTime: Type.String({ format: 'date-time', description: "The server's clock, to show the time left without trusting the buyer's clock." }),
+  serverTime: Type.String({
+    format: 'date-time',
+    description: "The server's clock, to show the time left without trusting the buyer's clock.",
+  }),
   linkVersion: Type.Integer({ description: 'Grows with each renewal; payments for older versions are refused.' }),
-  authorizationNonce: Nullable(Type.String({ description: 'The EIP-3009 `nonce` an authorization must carry: keccak256(abi.encode(invoiceId, linkVersion)). Null unless open.' })),
-  networks: Type.Array(CheckoutNetwork, { description: 'Where the invoice can be paid; empty unless the status is `open`.' }),
+  authorizationNonce: Nullable(
+    Type.String({
+      description:
+        'The EIP-3009 `nonce` an authorization must carry: keccak256(abi.encode(invoiceId, linkVersion)). Null unless open.',
+    }),
+  ),
+  networks: Type.Array(CheckoutNetwork, {
+    description: 'Where the invoice can be paid; empty unless the status is `open`.',
+  }),
   successUrl: Nullable(Type.String()),
   cancelUrl: Nullable(Type.String({ description: '"Back to merchant". Following it does not cancel the invoice.' })),
   payment: Type.Union(
     [
       Type.Object({
         id: Type.String({ description: 'Payment intent id (`pi_…`).' }),
-        status: Type.Unsafe<'processing' | 'succeeded' | 'failed'>({ type: 'string', enum: ['processing', 'succeeded', 'failed'] }),
-        failureReason: Nullable(Type.String({ description: 'amount_mismatch, recipient_mismatch, wrong_token, reverted, already_used, not_found, expired, predates_invoice, …' })),
-        method: Type.Unsafe<'authorization' | 'transaction'>({ type: 'string', enum: ['authorization', 'transaction'] }),
+        status: Type.Unsafe<'processing' | 'succeeded' | 'failed'>({
+          type: 'string',
+          enum: ['processing', 'succeeded', 'failed'],
+        }),
+        failureReason: Nullable(
+          Type.String({
+            description:
+              'amount_mismatch, recipient_mismatch, wrong_token, reverted, already_used, not_found, expired, predates_invoice, …',
+          }),
+        ),
+        method: Type.Unsafe<'authorization' | 'transaction'>({
+          type: 'string',
+          enum: ['authorization', 'transaction'],
+        }),
         network: Type.String(),
         transactionHash: Nullable(Type.String()),
         submittedAt: Timestamp,
@@ -60,7 +91,10 @@ export const CheckoutView = Type.Object({
 export const TransactionBody = Type.Object(
   {
     network: Type.String({ maxLength: 64, description: 'A `name` from the payment details.' }),
-    txHash: Type.String({ pattern: BYTES32, description: 'Hash of the transaction that transferred exactly `amount` USDC to `recipient`.' }),
+    txHash: Type.String({
+      pattern: BYTES32,
+      description: 'Hash of the transaction that transferred exactly `amount` USDC to `recipient`.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -74,12 +108,18 @@ export const AuthorizationBody = Type.Object(
         to: Type.String({ pattern: ADDRESS, description: 'Must be `recipient`.' }),
         value: Type.String({ pattern: UINT256, description: 'Micro-units; exactly the amount.' }),
         validAfter: Type.String({ pattern: UINT256, description: 'Unix seconds.' }),
-        validBefore: Type.String({ pattern: UINT256, description: 'Unix seconds; leave a minute or more for settlement.' }),
+        validBefore: Type.String({
+          pattern: UINT256,
+          description: 'Unix seconds; leave a minute or more for settlement.',
+        }),
         nonce: Type.String({ pattern: BYTES32, description: 'The `authorizationNonce` of the payment details.' }),
       },
       { additionalProperties: false },
     ),
-    signature: Type.String({ pattern: '^0x[0-9a-fA-F]{130}$', description: "The payer's 65-byte EIP-712 signature of TransferWithAuthorization." }),
+    signature: Type.String({
+      pattern: '^0x[0-9a-fA-F]{130}$',
+      description: "The payer's 65-byte EIP-712 signature of TransferWithAuthorization.",
+    }),
   },
   { additionalProperties: false },
 );

@@ -84,13 +84,21 @@ export class CheckoutService {
   ): Promise<PaymentIntent> {
     const network = this.network(input.network);
     const { invoice, requirements } = await this.deps.payments.requirements(workspaceId, invoiceId).catch(hideForeign);
-    if (!requirements.some((requirement) => requirement.network === network)) throw new AppError('unsupported_network', `This invoice is not payable on ${network.name}.`);
+    if (!requirements.some((requirement) => requirement.network === network))
+      throw new AppError('unsupported_network', `This invoice is not payable on ${network.name}.`);
     const signedFor = nonceLinkVersion(invoice.id, invoice.linkVersion, input.authorization.nonce);
     if (signedFor === undefined) {
-      throw new AppError('invalid_payment', 'The authorization nonce is not this invoice\'s checkout nonce: sign the `authorizationNonce` of the payment details.');
+      throw new AppError(
+        'invalid_payment',
+        "The authorization nonce is not this invoice's checkout nonce: sign the `authorizationNonce` of the payment details.",
+      );
     }
     if (signedFor !== invoice.linkVersion) {
-      throw new AppError('invalid_payment', 'The authorization was signed for an older payment link. Reload the payment details and sign again.', { fields: { reason: 'expired' } });
+      throw new AppError(
+        'invalid_payment',
+        'The authorization was signed for an older payment link. Reload the payment details and sign again.',
+        { fields: { reason: 'expired' } },
+      );
     }
     return this.deps.payments.submitAuthorization(workspaceId, invoiceId, {
       chainId: network.chainId,
@@ -100,14 +108,24 @@ export class CheckoutService {
     });
   }
 
-  async submitTransaction(workspaceId: WorkspaceId, invoiceId: InvoiceId, input: { network: string; txHash: `0x${string}` }): Promise<PaymentIntent> {
+  async submitTransaction(
+    workspaceId: WorkspaceId,
+    invoiceId: InvoiceId,
+    input: { network: string; txHash: `0x${string}` },
+  ): Promise<PaymentIntent> {
     const network = this.network(input.network);
-    return this.deps.payments.submitTransaction(workspaceId, invoiceId, { network, txHash: input.txHash }).catch(hideForeign);
+    return this.deps.payments
+      .submitTransaction(workspaceId, invoiceId, { network, txHash: input.txHash })
+      .catch(hideForeign);
   }
 
   private network(name: string): Network {
     const network = this.deps.networks.find((candidate) => candidate.name === name);
-    if (!network) throw new AppError('unsupported_network', `Unknown network "${name}". The payment details list the networks this invoice accepts.`);
+    if (!network)
+      throw new AppError(
+        'unsupported_network',
+        `Unknown network "${name}". The payment details list the networks this invoice accepts.`,
+      );
     return network;
   }
 }

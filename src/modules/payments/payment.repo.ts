@@ -6,7 +6,12 @@ import type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-in
 type Row = Awaited<ReturnType<typeof selectIntent>>;
 
 function selectIntent(db: Executor, workspaceId: WorkspaceId, intentId: PaymentIntentId) {
-  return db.selectFrom('payment_intents').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', intentId).executeTakeFirst();
+  return db
+    .selectFrom('payment_intents')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', intentId)
+    .executeTakeFirst();
 }
 
 function toIntent(row: NonNullable<Row>): PaymentIntent {
@@ -34,17 +39,35 @@ function toIntent(row: NonNullable<Row>): PaymentIntent {
   };
 }
 
-export async function findIntent(db: Executor, workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<PaymentIntent | undefined> {
+export async function findIntent(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  intentId: PaymentIntentId,
+): Promise<PaymentIntent | undefined> {
   const row = await selectIntent(db, workspaceId, intentId);
   return row && toIntent(row);
 }
 
-export async function lockIntent(db: Executor, workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<PaymentIntent | undefined> {
-  const row = await db.selectFrom('payment_intents').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', intentId).forUpdate().executeTakeFirst();
+export async function lockIntent(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  intentId: PaymentIntentId,
+): Promise<PaymentIntent | undefined> {
+  const row = await db
+    .selectFrom('payment_intents')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', intentId)
+    .forUpdate()
+    .executeTakeFirst();
   return row && toIntent(row);
 }
 
-export async function succeededIntentOf(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<PaymentIntent | undefined> {
+export async function succeededIntentOf(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceId: InvoiceId,
+): Promise<PaymentIntent | undefined> {
   const row = await db
     .selectFrom('payment_intents')
     .selectAll()
@@ -56,7 +79,11 @@ export async function succeededIntentOf(db: Executor, workspaceId: WorkspaceId, 
 }
 
 /** The invoice's most recent payment attempt, whatever its outcome. */
-export async function latestIntentOf(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<PaymentIntent | undefined> {
+export async function latestIntentOf(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceId: InvoiceId,
+): Promise<PaymentIntent | undefined> {
   const row = await db
     .selectFrom('payment_intents')
     .selectAll()
@@ -68,7 +95,13 @@ export async function latestIntentOf(db: Executor, workspaceId: WorkspaceId, inv
   return row && toIntent(row);
 }
 
-export function insertIntent(db: Executor, intent: Omit<PaymentIntent, 'createdAt' | 'finishedAt' | 'failureReason' | 'settlementRaw' | 'blockNumber' | 'blockTime' | 'logIndex'>) {
+export function insertIntent(
+  db: Executor,
+  intent: Omit<
+    PaymentIntent,
+    'createdAt' | 'finishedAt' | 'failureReason' | 'settlementRaw' | 'blockNumber' | 'blockTime' | 'logIndex'
+  >,
+) {
   return db
     .insertInto('payment_intents')
     .values({
@@ -101,7 +134,12 @@ export interface IntentChanges {
   readonly finishedAt?: Date;
 }
 
-export async function updateIntent(db: Executor, workspaceId: WorkspaceId, intentId: PaymentIntentId, changes: IntentChanges): Promise<PaymentIntent> {
+export async function updateIntent(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  intentId: PaymentIntentId,
+  changes: IntentChanges,
+): Promise<PaymentIntent> {
   const row = await db
     .updateTable('payment_intents')
     .set({
@@ -124,10 +162,19 @@ export async function updateIntent(db: Executor, workspaceId: WorkspaceId, inten
 }
 
 /** Claims a transfer for one payment; false when another payment (in any workspace) already has it. */
-export async function claimTransfer(db: Executor, claim: { network: string; txHash: string; logIndex: number; workspaceId: WorkspaceId; intentId: PaymentIntentId }): Promise<boolean> {
+export async function claimTransfer(
+  db: Executor,
+  claim: { network: string; txHash: string; logIndex: number; workspaceId: WorkspaceId; intentId: PaymentIntentId },
+): Promise<boolean> {
   const result = await db
     .insertInto('payment_claims')
-    .values({ network: claim.network, tx_hash: claim.txHash.toLowerCase(), log_index: claim.logIndex, workspace_id: claim.workspaceId, payment_intent_id: claim.intentId })
+    .values({
+      network: claim.network,
+      tx_hash: claim.txHash.toLowerCase(),
+      log_index: claim.logIndex,
+      workspace_id: claim.workspaceId,
+      payment_intent_id: claim.intentId,
+    })
     .onConflict((oc) => oc.doNothing())
     .returning('payment_intent_id')
     .executeTakeFirst();
@@ -136,7 +183,12 @@ export async function claimTransfer(db: Executor, claim: { network: string; txHa
 
 /** The log indexes of a transaction's transfers that some payment (in any workspace) already claimed. */
 export async function claimedLogIndexes(db: Executor, network: string, txHash: string): Promise<number[]> {
-  const rows = await db.selectFrom('payment_claims').select('log_index').where('network', '=', network).where('tx_hash', '=', txHash.toLowerCase()).execute();
+  const rows = await db
+    .selectFrom('payment_claims')
+    .select('log_index')
+    .where('network', '=', network)
+    .where('tx_hash', '=', txHash.toLowerCase())
+    .execute();
   return rows.map((row) => row.log_index);
 }
 
@@ -144,10 +196,15 @@ export async function claimedLogIndexes(db: Executor, network: string, txHash: s
  * Whether a transfer in this transaction to `payTo` of `amount` already paid something. A transaction
  * may carry transfers to several recipients (a batch payout), so a claim of another one does not count.
  */
-export async function transactionPaidAlike(db: Executor, claim: { network: string; txHash: string; payTo: string; amount: bigint }): Promise<boolean> {
+export async function transactionPaidAlike(
+  db: Executor,
+  claim: { network: string; txHash: string; payTo: string; amount: bigint },
+): Promise<boolean> {
   const row = await db
     .selectFrom('payment_claims as c')
-    .innerJoin('payment_intents as p', (join) => join.onRef('p.workspace_id', '=', 'c.workspace_id').onRef('p.id', '=', 'c.payment_intent_id'))
+    .innerJoin('payment_intents as p', (join) =>
+      join.onRef('p.workspace_id', '=', 'c.workspace_id').onRef('p.id', '=', 'c.payment_intent_id'),
+    )
     .select('c.log_index')
     .where('c.network', '=', claim.network)
     .where('c.tx_hash', '=', claim.txHash.toLowerCase())

@@ -20,14 +20,18 @@ export function paymentIntentRoutes(services: Services): FastifyPluginAsyncTypeb
         schema: {
           tags: ['Payments'],
           summary: 'Read a payment intent',
-          description: 'The server-side check a webhook receiver makes before fulfilling: status, amount, recipient and invoice.',
+          description:
+            'The server-side check a webhook receiver makes before fulfilling: status, amount, recipient and invoice.',
           security: BEARER_SECURITY,
           params: PaymentIntentParams,
           response: { 200: PaymentIntentView, ...errors(401, 403, 404, 429) },
         },
       },
       async (request) => {
-        const { intent, invoice } = await services.payments.intent(request.apiKey!.workspaceId, request.params.paymentIntentId as PaymentIntentId);
+        const { intent, invoice } = await services.payments.intent(
+          request.apiKey!.workspaceId,
+          request.params.paymentIntentId as PaymentIntentId,
+        );
         return presentIntent(intent, invoice);
       },
     );
@@ -50,7 +54,10 @@ export function receiptRoutes(services: Services): SharedRoute[] {
       },
       errors: [404, 409],
       handler: async (request) => {
-        const { invoice, payment } = await services.payments.receipt(request.principal!.workspaceId, request.params.invoiceId as InvoiceId);
+        const { invoice, payment } = await services.payments.receipt(
+          request.principal!.workspaceId,
+          request.params.invoiceId as InvoiceId,
+        );
         return presentReceipt(invoice, payment);
       },
     }),

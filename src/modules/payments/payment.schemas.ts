@@ -5,8 +5,16 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.U
 
 export const PaymentIntentView = Type.Object({
   id: Type.String({ description: 'Payment intent id (`pi_…`).' }),
-  status: Type.Unsafe<'processing' | 'succeeded' | 'failed'>({ type: 'string', enum: ['processing', 'succeeded', 'failed'] }),
-  failureReason: Nullable(Type.String({ description: 'Why a failed attempt failed: amount_mismatch, recipient_mismatch, wrong_token, expired, reverted, already_used, not_found, predates_invoice, …' })),
+  status: Type.Unsafe<'processing' | 'succeeded' | 'failed'>({
+    type: 'string',
+    enum: ['processing', 'succeeded', 'failed'],
+  }),
+  failureReason: Nullable(
+    Type.String({
+      description:
+        'Why a failed attempt failed: amount_mismatch, recipient_mismatch, wrong_token, expired, reverted, already_used, not_found, predates_invoice, …',
+    }),
+  ),
   invoiceId: Type.String(),
   invoiceNumber: Nullable(Type.String()),
   externalId: Nullable(Type.String({ description: "The merchant's order reference: the invoice's externalId." })),

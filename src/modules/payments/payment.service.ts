@@ -8,7 +8,17 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { append } from '../events/index.js';
-import { effectiveStatus, findInvoice, formatInvoiceNumber, lockInvoice, persistTransition, transition, type Invoice, type InvoiceCommand, type InvoiceId } from '../invoices/index.js';
+import {
+  effectiveStatus,
+  findInvoice,
+  formatInvoiceNumber,
+  lockInvoice,
+  persistTransition,
+  transition,
+  type Invoice,
+  type InvoiceCommand,
+  type InvoiceId,
+} from '../invoices/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import type { ChainPort, TransferAuthorization } from './chain.port.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
@@ -45,7 +55,10 @@ export class PaymentService {
   constructor(private readonly deps: PaymentServiceDeps) {}
 
   /** What an open invoice asks for, one requirement per network it may be paid on. */
-  async requirements(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<{ invoice: Invoice; requirements: Requirement[] }> {
+  async requirements(
+    workspaceId: WorkspaceId,
+    invoiceId: InvoiceId,
+  ): Promise<{ invoice: Invoice; requirements: Requirement[] }> {
     const invoice = await this.payableInvoice(workspaceId, invoiceId);
     const secondsLeft = Math.floor((invoice.expiresAt.getTime() - this.deps.clock.now().getTime()) / 1000);
     const requirements = this.networksFor(invoice).map((network) => ({
@@ -64,23 +77,47 @@ export class PaymentService {
    * amount, validity window, unused nonce, balance by simulation), then records the payment intent, moves
    * the invoice to processing and schedules settlement — all in one transaction. Nothing moves money here.
    */
-  async submitAuthorization(workspaceId: WorkspaceId, invoiceId: InvoiceId, submission: Omit<PaymentSubmission, 'version'>): Promise<PaymentIntent> {
+  async submitAuthorization(
+    workspaceId: WorkspaceId,
+    invoiceId: InvoiceId,
+    submission: Omit<PaymentSubmission, 'version'>,
+  ): Promise<PaymentIntent> {
     const invoice = await this.payableInvoice(workspaceId, invoiceId);
     const network = this.networksFor(invoice).find((candidate) => candidate.chainId === submission.chainId);
     if (!network) refuse('This invoice is not payable on that network.');
     const { authorization, signature } = submission;
     const now = Math.floor(this.deps.clock.now().getTime() / 1000);
-    if (authorization.to.toLowerCase() !== invoice.payTo) refuse('The authorization pays another address than the invoice recipient.', 'recipient_mismatch');
-    if (BigInt(authorization.value) !== invoice.amount) refuse('The authorization is not for the exact invoice amount.', 'amount_mismatch');
-    if (submission.linkVersion !== undefined && submission.linkVersion !== invoice.linkVersion) refuse('The authorization was made for an older payment link.', 'expired');
+    if (authorization.to.toLowerCase() !== invoice.payTo)
+      refuse('The authorization pays another address than the invoice recipient.', 'recipient_mismatch');
+    if (BigInt(authorization.value) !== invoice.amount)
+      refuse('The authorization is not for the exact invoice amount.', 'amount_mismatch');
+    if (submission.linkVersion !== undefined && submission.linkVersion !== invoice.linkVersion)
+      refuse('The authorization was made for an older payment link.', 'expired');
     if (BigInt(authorization.validAfter) > BigInt(now)) refuse('The authorization is not valid yet.');
-    if (BigInt(authorization.validBefore) < BigInt(now + VALIDITY_MARGIN_SECONDS)) refuse('The authorization expires too soon to be settled.', 'expired');
-    if (!(await this.deps.chain.verifyAuthorization(network, authorization, signature))) refuse('The signature does not match the authorization.', 'invalid_signature');
-    if (await this.deps.chain.authorizationUsed(network, authorization)) refuse('This authorization was already used.', 'already_used');
+    if (BigInt(authorization.validBefore) < BigInt(now + VALIDITY_MARGIN_SECONDS))
+      refuse('The authorization expires too soon to be settled.', 'expired');
+    if (!(await this.deps.chain.verifyAuthorization(network, authorization, signature)))
+      refuse('The signature does not match the authorization.', 'invalid_signature');
+    if (await this.deps.chain.authorizationUsed(network, authorization))
+      refuse('This authorization was already used.', 'already_used');
     const simulation = await this.deps.chain.simulateSettlement(network, authorization, signature);
-    if (simulation) refuse(`The transfer would fail on-chain (${simulation}).`, simulation === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed');
+    if (simulation)
+      refuse(
+        `The transfer would fail on-chain (${simulation}).`,
+        simulation === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed',
+      );
 
-    return this.beginIntent(invoice, network, { method: 'authorization', payer: authorization.from.toLowerCase(), authorization: { authorization, signature }, txHash: null }, SETTLE_JOB);
+    return this.beginIntent(
+      invoice,
+      network,
+      {
+        method: 'authorization',
+        payer: authorization.from.toLowerCase(),
+        authorization: { authorization, signature },
+        txHash: null,
+      },
+      SETTLE_JOB,
+    );
   }
 
   /**
@@ -88,17 +125,33 @@ export class PaymentService {
    * in processing and the verification job, in one transaction. Nothing is read from the chain here;
    * the job checks the transaction. A transfer that already paid something like it is refused at once.
    */
-  async submitTransaction(workspaceId: WorkspaceId, invoiceId: InvoiceId, submission: { network: Network; txHash: `0x${string}` }): Promise<PaymentIntent> {
+  async submitTransaction(
+    workspaceId: WorkspaceId,
+    invoiceId: InvoiceId,
+    submission: { network: Network; txHash: `0x${string}` },
+  ): Promise<PaymentIntent> {
     const invoice = await this.payableInvoice(workspaceId, invoiceId);
     const { network } = submission;
-    if (!this.networksFor(invoice).includes(network)) throw new AppError('unsupported_network', `This invoice is not payable on ${network.name}.`);
+    if (!this.networksFor(invoice).includes(network))
+      throw new AppError('unsupported_network', `This invoice is not payable on ${network.name}.`);
     const txHash = submission.txHash.toLowerCase() as `0x${string}`;
     const [paid, settlement] = await Promise.all([
-      transactionPaidAlike(this.deps.db, { network: network.name, txHash, payTo: invoice.payTo, amount: invoice.amount }),
+      transactionPaidAlike(this.deps.db, {
+        network: network.name,
+        txHash,
+        payTo: invoice.payTo,
+        amount: invoice.amount,
+      }),
       isSettlementTransaction(this.deps.db, network.name, txHash),
     ]);
-    if (paid || settlement) refuse('This transaction already paid an invoice; a transfer pays only once.', 'already_used');
-    return this.beginIntent(invoice, network, { method: 'transaction', payer: null, authorization: null, txHash }, VERIFY_TRANSACTION_JOB);
+    if (paid || settlement)
+      refuse('This transaction already paid an invoice; a transfer pays only once.', 'already_used');
+    return this.beginIntent(
+      invoice,
+      network,
+      { method: 'transaction', payer: null, authorization: null, txHash },
+      VERIFY_TRANSACTION_JOB,
+    );
   }
 
   /**
@@ -116,7 +169,14 @@ export class PaymentService {
     const receipt = await this.deps.chain.receipt(network, intent.txHash);
     const verdict = judgeTransfer(
       receipt,
-      { payTo: intent.payTo, amount: intent.amount, confirmations: network.confirmations, submittedAt: intent.submittedAt, invoiceCreatedAt: invoice.createdAt, deadline: invoice.expiresAt },
+      {
+        payTo: intent.payTo,
+        amount: intent.amount,
+        confirmations: network.confirmations,
+        submittedAt: intent.submittedAt,
+        invoiceCreatedAt: invoice.createdAt,
+        deadline: invoice.expiresAt,
+      },
       this.deps.clock.now(),
     );
     if (verdict.kind === 'wait') throw new RetryLater(Math.max(1, network.blockTimeSeconds ?? 2), verdict.why);
@@ -126,7 +186,12 @@ export class PaymentService {
     const transfer = verdict.candidates.find((log) => !claimed.has(log.logIndex));
     if (!transfer) return this.finish(intent, { failed: 'already_used' });
     return this.finish(intent, {
-      succeeded: { logIndex: transfer.logIndex, blockNumber: verdict.blockNumber, blockTime: verdict.blockTime, payer: transfer.from.toLowerCase() },
+      succeeded: {
+        logIndex: transfer.logIndex,
+        blockNumber: verdict.blockNumber,
+        blockTime: verdict.blockTime,
+        payer: transfer.from.toLowerCase(),
+      },
     });
   }
 
@@ -143,7 +208,15 @@ export class PaymentService {
     const { authorization, signature } = intent.authorization;
     if (!intent.settlementRaw) {
       const reason = await this.deps.chain.simulateSettlement(network, authorization, signature);
-      if (reason) return this.finish(intent, { failed: reason === 'nonce_already_used' ? 'already_used' : reason === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed' });
+      if (reason)
+        return this.finish(intent, {
+          failed:
+            reason === 'nonce_already_used'
+              ? 'already_used'
+              : reason === 'insufficient_balance'
+                ? 'insufficient_balance'
+                : 'settlement_failed',
+        });
       intent = await this.signAndSend(intent, network, authorization, signature);
     } else {
       try {
@@ -152,7 +225,8 @@ export class PaymentService {
         // The stored transaction lost its nonce to another one, so it can never be mined: unless it
         // already was, sign the settlement again. The token still lets the authorization run only once.
         if (!isNonceTaken(error)) throw error;
-        if ((await this.deps.chain.receipt(network, intent.txHash!)).kind !== 'mined') intent = await this.signAndSend(intent, network, authorization, signature);
+        if ((await this.deps.chain.receipt(network, intent.txHash!)).kind !== 'mined')
+          intent = await this.signAndSend(intent, network, authorization, signature);
       }
     }
     if (intent.status !== 'processing' || !intent.txHash) return;
@@ -165,10 +239,15 @@ export class PaymentService {
     }
     if (receipt.confirmations < network.confirmations) throw new RetryLater(wait, 'waiting for confirmations');
     const transfer = receipt.transfers.find(
-      (log) => log.from.toLowerCase() === authorization.from.toLowerCase() && log.to.toLowerCase() === intent!.payTo && log.value === intent!.amount,
+      (log) =>
+        log.from.toLowerCase() === authorization.from.toLowerCase() &&
+        log.to.toLowerCase() === intent!.payTo &&
+        log.value === intent!.amount,
     );
     if (!transfer) return this.finish(intent, { failed: 'settlement_failed' });
-    return this.finish(intent, { succeeded: { logIndex: transfer.logIndex, blockNumber: receipt.blockNumber, blockTime: receipt.blockTime } });
+    return this.finish(intent, {
+      succeeded: { logIndex: transfer.logIndex, blockNumber: receipt.blockNumber, blockTime: receipt.blockTime },
+    });
   }
 
   /** Waits (bounded) until the intent is no longer processing; answers it as it is then. */
@@ -182,7 +261,10 @@ export class PaymentService {
   }
 
   /** The payment intent and the invoice it pays (for its number and order reference). */
-  async intent(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<{ intent: PaymentIntent; invoice: Invoice | undefined }> {
+  async intent(
+    workspaceId: WorkspaceId,
+    intentId: PaymentIntentId,
+  ): Promise<{ intent: PaymentIntent; invoice: Invoice | undefined }> {
     const intent = await findIntent(this.deps.db, workspaceId, intentId);
     if (!intent) throw new AppError('not_found', 'No such payment intent in this workspace.');
     return { intent, invoice: await findInvoice(this.deps.db, workspaceId, intent.invoiceId) };
@@ -193,11 +275,17 @@ export class PaymentService {
     const invoice = await findInvoice(this.deps.db, workspaceId, invoiceId);
     if (!invoice) throw new AppError('not_found', 'No such invoice in this workspace.');
     const payment = await succeededIntentOf(this.deps.db, workspaceId, invoiceId);
-    if (invoice.status !== 'paid' || !payment) throw new AppError('invoice_not_paid', 'This invoice is not paid yet; a receipt exists once it is.');
+    if (invoice.status !== 'paid' || !payment)
+      throw new AppError('invoice_not_paid', 'This invoice is not paid yet; a receipt exists once it is.');
     return { invoice, payment };
   }
 
-  private async signAndSend(intent: PaymentIntent, network: Network, authorization: TransferAuthorization, signature: `0x${string}`): Promise<PaymentIntent> {
+  private async signAndSend(
+    intent: PaymentIntent,
+    network: Network,
+    authorization: TransferAuthorization,
+    signature: `0x${string}`,
+  ): Promise<PaymentIntent> {
     // One relayer nonce sequence per network across every server process: sign, store and send under a
     // database lock. The signed bytes are committed before they are sent, so if sending fails or the
     // process dies, the retry sends the same transaction instead of signing a second one.
@@ -211,7 +299,10 @@ export class PaymentService {
         const current = await findIntent(connection, intent.workspaceId, intent.id);
         if (!current || current.status !== 'processing' || current.txHash !== intent.txHash) return current ?? intent;
         const signed = await this.deps.chain.signSettlement(network, authorization, signature);
-        const updated = await updateIntent(connection, intent.workspaceId, intent.id, { settlementRaw: signed.raw, txHash: signed.hash });
+        const updated = await updateIntent(connection, intent.workspaceId, intent.id, {
+          settlementRaw: signed.raw,
+          txHash: signed.hash,
+        });
         await this.deps.chain.broadcast(network, signed.raw);
         return updated;
       } finally {
@@ -253,7 +344,9 @@ export class PaymentService {
 
   private async finish(
     intent: PaymentIntent,
-    outcome: { failed: FailureReason } | { succeeded: { logIndex: number; blockNumber: bigint; blockTime: Date; payer?: string } },
+    outcome:
+      | { failed: FailureReason }
+      | { succeeded: { logIndex: number; blockNumber: bigint; blockTime: Date; payer?: string } },
   ): Promise<void> {
     const at = this.deps.clock.now();
     await this.deps.db.transaction().execute(async (trx) => {
@@ -261,11 +354,21 @@ export class PaymentService {
       if (!current || current.status !== 'processing') return;
       const fail = async (reason: FailureReason) => {
         await this.applyToInvoice(trx, intent.workspaceId, intent.invoiceId, { type: 'payment_failed' }, at);
-        const failed = await updateIntent(trx, intent.workspaceId, intent.id, { status: 'failed', failureReason: reason, finishedAt: at });
+        const failed = await updateIntent(trx, intent.workspaceId, intent.id, {
+          status: 'failed',
+          failureReason: reason,
+          finishedAt: at,
+        });
         await this.recordIntentEvent(trx, failed, 'payment_intent.failed', at);
       };
       if ('failed' in outcome) return fail(outcome.failed);
-      const claimed = await claimTransfer(trx, { network: intent.network, txHash: intent.txHash!, logIndex: outcome.succeeded.logIndex, workspaceId: intent.workspaceId, intentId: intent.id });
+      const claimed = await claimTransfer(trx, {
+        network: intent.network,
+        txHash: intent.txHash!,
+        logIndex: outcome.succeeded.logIndex,
+        workspaceId: intent.workspaceId,
+        intentId: intent.id,
+      });
       if (!claimed) {
         // A buyer-submitted transfer that another payment claimed first (a race with the read before):
         // it pays that one only. A settlement's hash is refused as a submitted transfer, so nothing else
@@ -274,29 +377,52 @@ export class PaymentService {
         throw new Error(`transfer ${intent.txHash}#${outcome.succeeded.logIndex} is already claimed`);
       }
       await this.applyToInvoice(trx, intent.workspaceId, intent.invoiceId, { type: 'payment_succeeded' }, at);
-      const succeeded = await updateIntent(trx, intent.workspaceId, intent.id, { status: 'succeeded', ...outcome.succeeded, finishedAt: at });
+      const succeeded = await updateIntent(trx, intent.workspaceId, intent.id, {
+        status: 'succeeded',
+        ...outcome.succeeded,
+        finishedAt: at,
+      });
       await this.recordIntentEvent(trx, succeeded, 'payment_intent.succeeded', at);
     });
   }
 
-  private async applyToInvoice(trx: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId, command: InvoiceCommand, at: Date): Promise<void> {
+  private async applyToInvoice(
+    trx: Executor,
+    workspaceId: WorkspaceId,
+    invoiceId: InvoiceId,
+    command: InvoiceCommand,
+    at: Date,
+  ): Promise<void> {
     const invoice = await lockInvoice(trx, workspaceId, invoiceId);
     if (!invoice) throw new AppError('not_found', 'No such invoice.');
     const result = transition(invoice, command, at);
     if (!result.ok) {
       if (result.code === 'noop') return;
-      throw new AppError(result.code, `The invoice cannot take a payment now (${result.code.replace('invoice_', '').replaceAll('_', ' ')}).`);
+      throw new AppError(
+        result.code,
+        `The invoice cannot take a payment now (${result.code.replace('invoice_', '').replaceAll('_', ' ')}).`,
+      );
     }
     await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl);
   }
 
-  private async recordIntentEvent(trx: Executor, intent: PaymentIntent, type: 'payment_intent.processing' | 'payment_intent.succeeded' | 'payment_intent.failed', at: Date): Promise<void> {
+  private async recordIntentEvent(
+    trx: Executor,
+    intent: PaymentIntent,
+    type: 'payment_intent.processing' | 'payment_intent.succeeded' | 'payment_intent.failed',
+    at: Date,
+  ): Promise<void> {
     const invoice = await findInvoice(trx, intent.workspaceId, intent.invoiceId);
     await append(trx, intent.workspaceId, {
       type,
       invoiceId: intent.invoiceId,
       paymentIntentId: intent.id,
-      data: { paymentIntent: presentIntent(intent, invoice), ...(invoice && { invoice: { id: invoice.id, number: formatInvoiceNumber(invoice.number), externalId: invoice.externalId } }) },
+      data: {
+        paymentIntent: presentIntent(intent, invoice),
+        ...(invoice && {
+          invoice: { id: invoice.id, number: formatInvoiceNumber(invoice.number), externalId: invoice.externalId },
+        }),
+      },
       at,
     });
   }
@@ -305,14 +431,19 @@ export class PaymentService {
     const invoice = await findInvoice(this.deps.db, workspaceId, invoiceId);
     if (!invoice) throw new AppError('not_found', 'No such invoice.');
     const status = effectiveStatus(invoice, this.deps.clock.now());
-    if (status === 'paid') throw new AppError('invoice_already_paid', 'This invoice is already paid. Do not pay again.');
-    if (status === 'processing') throw new AppError('invoice_processing', 'A payment for this invoice is being verified. Do not pay again.');
+    if (status === 'paid')
+      throw new AppError('invoice_already_paid', 'This invoice is already paid. Do not pay again.');
+    if (status === 'processing')
+      throw new AppError('invoice_processing', 'A payment for this invoice is being verified. Do not pay again.');
     if (status === 'cancelled') throw new AppError('invoice_cancelled', 'This invoice was cancelled.');
     if (status === 'expired') throw new AppError('invoice_expired', 'This invoice has expired.');
     // A link issued for another receiving address accepts no new payment: money goes only to the workspace wallet.
     const workspace = await findWorkspace(this.deps.db, workspaceId);
     if (workspace?.wallet_address !== invoice.payTo) {
-      throw new AppError('pay_to_mismatch', 'This payment link was issued for another receiving address and accepts no new payments.');
+      throw new AppError(
+        'pay_to_mismatch',
+        'This payment link was issued for another receiving address and accepts no new payments.',
+      );
     }
     return invoice;
   }
@@ -334,7 +465,11 @@ export class PaymentService {
 }
 
 function isNonceTaken(error: unknown): boolean {
-  return error instanceof Error && error.name === 'BroadcastError' && (error as Error & { kind?: string }).kind === 'nonce_taken';
+  return (
+    error instanceof Error &&
+    error.name === 'BroadcastError' &&
+    (error as Error & { kind?: string }).kind === 'nonce_taken'
+  );
 }
 
 function refuse(message: string, reason?: FailureReason): never {

@@ -26,7 +26,12 @@ export type TransferVerdict =
   | { readonly kind: 'wait'; readonly why: string }
   | { readonly kind: 'fail'; readonly reason: FailureReason }
   /** Every matching Transfer log, in log order: the service claims the first one no other payment holds. */
-  | { readonly kind: 'accept'; readonly candidates: readonly TransferLog[]; readonly blockNumber: bigint; readonly blockTime: Date };
+  | {
+      readonly kind: 'accept';
+      readonly candidates: readonly TransferLog[];
+      readonly blockNumber: bigint;
+      readonly blockTime: Date;
+    };
 
 /**
  * The verification rule of a plain USDC transfer, pure. A mined receipt is judged only once it has the
@@ -38,8 +43,14 @@ export type TransferVerdict =
  */
 export function judgeTransfer(receipt: ReceiptStatus, expected: TransferExpectation, now: Date): TransferVerdict {
   const waited = now.getTime() - expected.submittedAt.getTime();
-  if (receipt.kind === 'not_found') return waited < UNSEEN_WINDOW_MS ? { kind: 'wait', why: 'transaction not seen yet' } : { kind: 'fail', reason: 'not_found' };
-  if (receipt.kind === 'pending') return waited < UNMINED_WINDOW_MS ? { kind: 'wait', why: 'transaction not mined yet' } : { kind: 'fail', reason: 'not_found' };
+  if (receipt.kind === 'not_found')
+    return waited < UNSEEN_WINDOW_MS
+      ? { kind: 'wait', why: 'transaction not seen yet' }
+      : { kind: 'fail', reason: 'not_found' };
+  if (receipt.kind === 'pending')
+    return waited < UNMINED_WINDOW_MS
+      ? { kind: 'wait', why: 'transaction not mined yet' }
+      : { kind: 'fail', reason: 'not_found' };
   if (receipt.confirmations < expected.confirmations) return { kind: 'wait', why: 'waiting for confirmations' };
   if (!receipt.success) return { kind: 'fail', reason: 'reverted' };
   if (receipt.transfers.length === 0) return { kind: 'fail', reason: 'wrong_token' };
@@ -47,8 +58,10 @@ export function judgeTransfer(receipt: ReceiptStatus, expected: TransferExpectat
   if (toRecipient.length === 0) return { kind: 'fail', reason: 'recipient_mismatch' };
   const exact = toRecipient.filter((log) => log.value === expected.amount);
   if (exact.length === 0) return { kind: 'fail', reason: 'amount_mismatch' };
-  if (receipt.blockTime.getTime() < expected.invoiceCreatedAt.getTime() - CLOCK_SKEW_MS) return { kind: 'fail', reason: 'predates_invoice' };
+  if (receipt.blockTime.getTime() < expected.invoiceCreatedAt.getTime() - CLOCK_SKEW_MS)
+    return { kind: 'fail', reason: 'predates_invoice' };
   const deadline = expected.deadline.getTime();
-  if (receipt.blockTime.getTime() > deadline && expected.submittedAt.getTime() > deadline) return { kind: 'fail', reason: 'expired' };
+  if (receipt.blockTime.getTime() > deadline && expected.submittedAt.getTime() > deadline)
+    return { kind: 'fail', reason: 'expired' };
   return { kind: 'accept', candidates: exact, blockNumber: receipt.blockNumber, blockTime: receipt.blockTime };
 }

@@ -4,7 +4,14 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatInvoiceNumber, type InvoiceId } from '../invoices/index.js';
 import { presentIntent } from './payment.service.js';
-import { decodePaymentHeader, paymentResponseHeader, v1NetworkName, v1PaymentRequired, v2NetworkName, v2PaymentRequiredHeader } from './x402.js';
+import {
+  decodePaymentHeader,
+  paymentResponseHeader,
+  v1NetworkName,
+  v1PaymentRequired,
+  v2NetworkName,
+  v2PaymentRequiredHeader,
+} from './x402.js';
 
 /** How long a paying request waits for settlement before answering 202 (the job finishes it anyway). */
 const SETTLEMENT_WAIT_MS = 25_000;
@@ -17,7 +24,10 @@ const SETTLEMENT_WAIT_MS = 25_000;
  * Public: the invoice id in the path is the capability.
  */
 export function registerX402(app: FastifyInstance, services: Services): void {
-  const handler = async (request: { params: unknown; headers: Record<string, string | string[] | undefined> }, reply: FastifyReply) => {
+  const handler = async (
+    request: { params: unknown; headers: Record<string, string | string[] | undefined> },
+    reply: FastifyReply,
+  ) => {
     const { workspaceId, invoiceId } = request.params as { workspaceId: WorkspaceId; invoiceId: InvoiceId };
     reply.header('Cache-Control', 'no-store');
     const v2 = request.headers['payment-signature'];
@@ -32,7 +42,8 @@ export function registerX402(app: FastifyInstance, services: Services): void {
     try {
       intentId = (await services.payments.submitAuthorization(workspaceId, invoiceId, submission)).id;
     } catch (error) {
-      if (error instanceof AppError && error.code === 'invalid_payment') return paymentRequired(reply, services, workspaceId, invoiceId, error.message);
+      if (error instanceof AppError && error.code === 'invalid_payment')
+        return paymentRequired(reply, services, workspaceId, invoiceId, error.message);
       throw error;
     }
     const intent = await services.payments.waitForOutcome(workspaceId, intentId, SETTLEMENT_WAIT_MS);
@@ -45,8 +56,10 @@ export function registerX402(app: FastifyInstance, services: Services): void {
       ...(intent.failureReason ? { errorReason: intent.failureReason } : {}),
     });
     // Only a finished payment has a payment response; a 202 says "still settling", not "failed".
-    if (intent.status !== 'processing') reply.header(version === 2 ? 'PAYMENT-RESPONSE' : 'X-PAYMENT-RESPONSE', responseHeader);
-    if (intent.status === 'failed') return paymentRequired(reply, services, workspaceId, invoiceId, `payment failed: ${intent.failureReason}`);
+    if (intent.status !== 'processing')
+      reply.header(version === 2 ? 'PAYMENT-RESPONSE' : 'X-PAYMENT-RESPONSE', responseHeader);
+    if (intent.status === 'failed')
+      return paymentRequired(reply, services, workspaceId, invoiceId, `payment failed: ${intent.failureReason}`);
     const invoice = await services.invoices.get(workspaceId, invoiceId);
     return reply.code(intent.status === 'succeeded' ? 200 : 202).send({
       invoiceId,
@@ -61,7 +74,13 @@ export function registerX402(app: FastifyInstance, services: Services): void {
 }
 
 /** 402 with both spellings of what the invoice asks for; an invoice that cannot be paid gets its error. */
-async function paymentRequired(reply: FastifyReply, services: Services, workspaceId: WorkspaceId, invoiceId: InvoiceId, error: string) {
+async function paymentRequired(
+  reply: FastifyReply,
+  services: Services,
+  workspaceId: WorkspaceId,
+  invoiceId: InvoiceId,
+  error: string,
+) {
   const { invoice, requirements } = await services.payments.requirements(workspaceId, invoiceId);
   const resource = {
     url: `${services.config.publicBaseUrl.origin}/w/${workspaceId}/x402/${invoiceId}`,

@@ -30,7 +30,11 @@ export function v2NetworkName(network: Network): string {
 
 function extra(requirement: Requirement) {
   // linkVersion rides along in `extra`, which v2 clients echo back: a payment for an older link is refused.
-  return { name: requirement.network.tokenName, version: requirement.network.tokenVersion, linkVersion: requirement.linkVersion };
+  return {
+    name: requirement.network.tokenName,
+    version: requirement.network.tokenVersion,
+    linkVersion: requirement.linkVersion,
+  };
 }
 
 /** The v1 JSON body of a 402. */
@@ -55,7 +59,11 @@ export function v1PaymentRequired(requirements: readonly Requirement[], resource
 }
 
 /** The v2 `PAYMENT-REQUIRED` header value: standard base64 of the JSON. */
-export function v2PaymentRequiredHeader(requirements: readonly Requirement[], resource: Resource, error: string): string {
+export function v2PaymentRequiredHeader(
+  requirements: readonly Requirement[],
+  resource: Resource,
+  error: string,
+): string {
   const body = {
     x402Version: 2,
     error,
@@ -102,7 +110,8 @@ export function decodePaymentHeader(value: string, version: 1 | 2): PaymentSubmi
   const payload = root?.payload as Record<string, unknown> | undefined;
   const authorization = payload?.authorization as Record<string, unknown> | undefined;
   const signature = payload?.signature;
-  if (!authorization || typeof signature !== 'string' || !HEX.test(signature)) return 'the payment header has no signed authorization';
+  if (!authorization || typeof signature !== 'string' || !HEX.test(signature))
+    return 'the payment header has no signed authorization';
   const { from, to, value: amount, validAfter, validBefore, nonce } = authorization;
   const addresses = [from, to].every((item) => typeof item === 'string' && /^0x[0-9a-fA-F]{40}$/.test(item));
   const numbers = [amount, validAfter, validBefore].every((item) => typeof item === 'string' && UINT.test(item));
@@ -131,6 +140,12 @@ function chainIdOf(network: string): number | undefined {
 }
 
 /** `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`: base64 JSON the clients hand to their callers. */
-export function paymentResponseHeader(result: { success: boolean; transaction: string; network: string; payer: string; errorReason?: string }): string {
+export function paymentResponseHeader(result: {
+  success: boolean;
+  transaction: string;
+  network: string;
+  payer: string;
+  errorReason?: string;
+}): string {
   return Buffer.from(JSON.stringify(result), 'utf8').toString('base64');
 }

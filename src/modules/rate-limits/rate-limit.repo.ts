@@ -32,6 +32,9 @@ export function findLiveCounter(db: Executor, bucket: string, subject: string) {
 
 /** Counters whose window has ended hold no information. */
 export async function deleteEndedCounters(db: Executor): Promise<number> {
-  const result = await db.deleteFrom('rate_limit_counters').where('window_ends', '<=', sql<Date>`now()`).executeTakeFirst();
+  const result = await db
+    .deleteFrom('rate_limit_counters')
+    .where('window_ends', '<=', sql<Date>`now()`)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -4,7 +4,8 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceId, InvoiceStatus } from '../invoices/index.js';
 import type { TimelineAttempt, TimelineEvent } from './timeline.js';
 
-export type TimelineEntry = ({ readonly source: 'event' } & TimelineEvent) | ({ readonly source: 'attempt' } & TimelineAttempt);
+export type TimelineEntry =
+  ({ readonly source: 'event' } & TimelineEvent) | ({ readonly source: 'attempt' } & TimelineAttempt);
 
 export interface InvoiceTimeline {
   readonly status: InvoiceStatus;
@@ -67,12 +68,23 @@ export async function readInvoiceTimeline(
      ORDER BY r.at, r.source = 'attempt', r.seq`.execute(db);
   const first = rows[0];
   if (!first) return undefined;
-  return { status: first.status, expiresAt: first.expires_at, entries: rows.filter((row) => row.source !== null).map(toEntry) };
+  return {
+    status: first.status,
+    expiresAt: first.expires_at,
+    entries: rows.filter((row) => row.source !== null).map(toEntry),
+  };
 }
 
 function toEntry(row: Row): TimelineEntry {
   if (row.source === 'event') {
-    return { source: 'event', id: row.seq!, type: row.type!, paymentIntentId: row.payment_intent_id, data: row.data, createdAt: row.at! };
+    return {
+      source: 'event',
+      id: row.seq!,
+      type: row.type!,
+      paymentIntentId: row.payment_intent_id,
+      data: row.data,
+      createdAt: row.at!,
+    };
   }
   return {
     source: 'attempt',

@@ -38,7 +38,8 @@ export function timelineRoutes(services: Services): SharedRoute[] {
       },
       errors: [404],
       portal: { description: 'As GET /invoices/{id}/timeline.' },
-      handler: async (request) => services.timeline.forInvoice(request.principal!.workspaceId, request.params.invoiceId as InvoiceId),
+      handler: async (request) =>
+        services.timeline.forInvoice(request.principal!.workspaceId, request.params.invoiceId as InvoiceId),
     }),
   ];
 }

@@ -10,23 +10,47 @@ const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null
  * property, so an event's stored data (the whole invoice row) can never leak through here.
  */
 export const TimelineRecordView = Type.Object({
-  at: Type.String({ format: 'date-time', description: 'When it happened (for `webhook_attempt`: when the attempt started).' }),
-  kind: Type.Unsafe<TimelineKind>({ type: 'string', enum: [...TIMELINE_KINDS], description: 'What happened; see the list above.' }),
+  at: Type.String({
+    format: 'date-time',
+    description: 'When it happened (for `webhook_attempt`: when the attempt started).',
+  }),
+  kind: Type.Unsafe<TimelineKind>({
+    type: 'string',
+    enum: [...TIMELINE_KINDS],
+    description: 'What happened; see the list above.',
+  }),
   eventId: Type.Optional(
-    Type.String({ description: 'The change-feed event (decimal id, as in GET /changes) this record comes from; for `webhook_attempt`, the event that was sent.' }),
+    Type.String({
+      description:
+        'The change-feed event (decimal id, as in GET /changes) this record comes from; for `webhook_attempt`, the event that was sent.',
+    }),
   ),
-  paymentIntentId: Type.Optional(Type.String({ description: 'Payment records: the payment attempt (`pi_…`), readable with GET /payment-intents/{id}.' })),
-  failureReason: Type.Optional(Type.String({ description: '`payment_failed`: why, e.g. amount_mismatch, recipient_mismatch, expired, reverted, already_used, not_found.' })),
+  paymentIntentId: Type.Optional(
+    Type.String({
+      description: 'Payment records: the payment attempt (`pi_…`), readable with GET /payment-intents/{id}.',
+    }),
+  ),
+  failureReason: Type.Optional(
+    Type.String({
+      description:
+        '`payment_failed`: why, e.g. amount_mismatch, recipient_mismatch, expired, reverted, already_used, not_found.',
+    }),
+  ),
   linkVersion: Type.Optional(Type.Integer({ description: '`renewed`: the new link version.' })),
   expiresAt: Type.Optional(Type.String({ format: 'date-time', description: '`renewed`: the new deadline.' })),
   attempt: Type.Optional(Type.Integer({ description: '`webhook_attempt`: 1 for the first attempt of that event.' })),
-  statusCode: Type.Optional(Nullable(Type.Integer({ description: "`webhook_attempt`: the receiver's HTTP status; null when it did not answer." }))),
+  statusCode: Type.Optional(
+    Nullable(
+      Type.Integer({ description: "`webhook_attempt`: the receiver's HTTP status; null when it did not answer." }),
+    ),
+  ),
   error: Type.Optional(
     Nullable(
       Type.Unsafe<string>({
         type: 'string',
         enum: [...DELIVERY_ERRORS],
-        description: '`webhook_attempt`: null when acknowledged (2xx); else a safe category. `http_status`: the receiver answered non-2xx.',
+        description:
+          '`webhook_attempt`: null when acknowledged (2xx); else a safe category. `http_status`: the receiver answered non-2xx.',
       }),
     ),
   ),
@@ -35,7 +59,14 @@ export const TimelineRecordView = Type.Object({
 
 export const InvoiceTimelineView = Type.Object({
   invoiceId: Type.String(),
-  status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({ type: 'string', enum: [...INVOICE_STATUSES], description: 'The status now, as GET /invoices/{id} shows it.' }),
-  records: Type.Array(TimelineRecordView, { maxItems: TIMELINE_LIMIT, description: `The ${TIMELINE_LIMIT} most recent records at most, oldest first.` }),
+  status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({
+    type: 'string',
+    enum: [...INVOICE_STATUSES],
+    description: 'The status now, as GET /invoices/{id} shows it.',
+  }),
+  records: Type.Array(TimelineRecordView, {
+    maxItems: TIMELINE_LIMIT,
+    description: `The ${TIMELINE_LIMIT} most recent records at most, oldest first.`,
+  }),
   truncated: Type.Boolean({ description: 'true when older records exist than the ones returned.' }),
 });

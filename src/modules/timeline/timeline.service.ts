@@ -28,14 +28,22 @@ export class TimelineService {
    */
   async forInvoice(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<InvoiceTimelineView> {
     // One entry beyond the limit tells whether older records exist; it is the oldest, so it is dropped.
-    const timeline = await readInvoiceTimeline(this.deps.db, workspaceId, invoiceId, TIMELINE_EVENT_TYPES, TIMELINE_LIMIT + 1);
+    const timeline = await readInvoiceTimeline(
+      this.deps.db,
+      workspaceId,
+      invoiceId,
+      TIMELINE_EVENT_TYPES,
+      TIMELINE_LIMIT + 1,
+    );
     if (!timeline) throw new AppError('not_found', 'No such invoice in this workspace.');
     const truncated = timeline.entries.length > TIMELINE_LIMIT;
     const entries = truncated ? timeline.entries.slice(-TIMELINE_LIMIT) : timeline.entries;
     return {
       invoiceId,
       status: effectiveStatus(timeline, this.deps.clock.now()),
-      records: entries.flatMap((entry) => (entry.source === 'event' ? (eventRecord(entry) ?? []) : [attemptRecord(entry)])),
+      records: entries.flatMap((entry) =>
+        entry.source === 'event' ? (eventRecord(entry) ?? []) : [attemptRecord(entry)],
+      ),
       truncated,
     };
   }

@@ -6,7 +6,10 @@ export const TIMELINE_LIMIT = 100;
 /** The feed event kinds the timeline shows: those the event catalogue gives a timeline record. */
 export const TIMELINE_EVENT_TYPES = Object.keys(TIMELINE_RECORD_OF);
 
-export const TIMELINE_KINDS = [...(Object.values(TIMELINE_RECORD_OF) as TimelineEventKind[]), 'webhook_attempt'] as const;
+export const TIMELINE_KINDS = [
+  ...(Object.values(TIMELINE_RECORD_OF) as TimelineEventKind[]),
+  'webhook_attempt',
+] as const;
 export type TimelineKind = TimelineEventKind | 'webhook_attempt';
 
 /** One record as the API shows it. Optional fields appear only on the kinds they describe. */

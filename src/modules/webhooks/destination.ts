@@ -18,17 +18,36 @@ const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
  * library's table staying the same across versions.
  */
 const REFUSED_V4 = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12',
-  '192.0.0.0/24', '192.0.2.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24',
-  '224.0.0.0/4', '240.0.0.0/4', '255.255.255.255/32',
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+  '255.255.255.255/32',
 ].map((range) => ipaddr.IPv4.parseCIDR(range));
 
 const REFUSED_V6 = [
   '::/96', // unspecified, loopback and IPv4-compatible
   '::ffff:0:0/96', // IPv4-mapped: refused even for a public v4 (firm rule); the v4 form must be used
-  '64:ff9b::/96', '64:ff9b:1::/48', // NAT64 reaches any v4 address, private ones included
-  'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8',
-  '2001::/32', '2001:db8::/32', '2002::/16', '3fff::/20', // Teredo, documentation, 6to4, documentation
+  '64:ff9b::/96',
+  '64:ff9b:1::/48', // NAT64 reaches any v4 address, private ones included
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8',
+  '2001::/32',
+  '2001:db8::/32',
+  '2002::/16',
+  '3fff::/20', // Teredo, documentation, 6to4, documentation
 ].map((range) => ipaddr.IPv6.parseCIDR(range));
 
 /**
@@ -64,15 +83,18 @@ function invalid(message: string): never {
  * any host; credentials and fragments are still refused. Throws `invalid_webhook_endpoint`.
  */
 export function parseWebhookEndpoint(raw: string, allowPrivate: boolean): URL {
-  if (raw.length > MAX_ENDPOINT_LENGTH) invalid(`The webhook endpoint must be at most ${MAX_ENDPOINT_LENGTH} characters.`);
+  if (raw.length > MAX_ENDPOINT_LENGTH)
+    invalid(`The webhook endpoint must be at most ${MAX_ENDPOINT_LENGTH} characters.`);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     invalid('The webhook endpoint must be an absolute URL.');
   }
-  if (url.href.length > MAX_ENDPOINT_LENGTH) invalid(`The webhook endpoint must be at most ${MAX_ENDPOINT_LENGTH} characters.`);
-  if (url.username !== '' || url.password !== '') invalid('The webhook endpoint must not contain a username or password.');
+  if (url.href.length > MAX_ENDPOINT_LENGTH)
+    invalid(`The webhook endpoint must be at most ${MAX_ENDPOINT_LENGTH} characters.`);
+  if (url.username !== '' || url.password !== '')
+    invalid('The webhook endpoint must not contain a username or password.');
   // `https://h/#` has an empty `hash`, so look at the input too.
   if (url.hash !== '' || raw.includes('#')) invalid('The webhook endpoint must not contain a fragment (#).');
 
@@ -86,7 +108,8 @@ export function parseWebhookEndpoint(raw: string, allowPrivate: boolean): URL {
 
   const literal = ipLiteralOf(url.hostname);
   if (literal !== undefined) {
-    if (!isPublicAddress(literal)) invalid('The webhook endpoint must not point to a private, loopback or reserved address.');
+    if (!isPublicAddress(literal))
+      invalid('The webhook endpoint must not point to a private, loopback or reserved address.');
     return url;
   }
   const name = url.hostname.replace(/\.+$/, '');

@@ -2,7 +2,13 @@ export { TEST_EVENT_TYPE } from './webhook.js';
 export { queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
 export type { WebhookEventLookup } from './webhook.service.js';
 export { WebhookDeliverer } from './webhook.delivery.js';
-export { DELIVER_WEBHOOK_JOB, WEBHOOK_RETENTION_JOB, deliverWebhookHandler, scheduleWebhookRetention, webhookRetentionHandler } from './webhook.jobs.js';
+export {
+  DELIVER_WEBHOOK_JOB,
+  WEBHOOK_RETENTION_JOB,
+  deliverWebhookHandler,
+  scheduleWebhookRetention,
+  webhookRetentionHandler,
+} from './webhook.jobs.js';
 export { DELIVERY_ERRORS } from './webhook.js';
 export { webhookRoutes } from './webhook.routes.js';
 export { WebhookService } from './webhook.service.js';

@@ -26,7 +26,10 @@ export interface SendOptions {
 }
 
 export const systemResolve: Resolver = async (hostname) =>
-  (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({
+    address,
+    family: family === 6 ? 6 : 4,
+  }));
 
 type Failure = { readonly error: DeliveryError; readonly status?: number };
 
@@ -44,13 +47,18 @@ export async function postWebhook(request: WebhookRequest, options: SendOptions)
   // One signal for the whole attempt. Built by hand rather than with AbortSignal.any so that nothing
   // stays attached to the caller's long-lived signal after the attempt.
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException('webhook attempt timed out', 'TimeoutError')), options.timeoutMs ?? DELIVERY_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('webhook attempt timed out', 'TimeoutError')),
+    options.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+  );
   const onAbort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     // attempt() maps every failure it expects; anything else (a bug, an undici argument check) is still an outcome.
-    const result = await attempt(request, options, controller.signal).catch((): Failure => ({ error: 'network_error' }));
+    const result = await attempt(request, options, controller.signal).catch((): Failure => ({
+      error: 'network_error',
+    }));
     const durationMs = performance.now() - startedAt;
     return 'error' in result ? { ok: false, ...result, durationMs } : { ok: true, status: result.status, durationMs };
   } finally {
@@ -59,7 +67,11 @@ export async function postWebhook(request: WebhookRequest, options: SendOptions)
   }
 }
 
-async function attempt(request: WebhookRequest, options: SendOptions, signal: AbortSignal): Promise<{ readonly status: number } | Failure> {
+async function attempt(
+  request: WebhookRequest,
+  options: SendOptions,
+  signal: AbortSignal,
+): Promise<{ readonly status: number } | Failure> {
   let url: URL;
   try {
     url = parseWebhookEndpoint(request.url, options.allowPrivate);
@@ -122,7 +134,11 @@ function pinnedLookup(list: readonly ResolvedAddress[]): LookupFunction {
   return (_hostname, lookupOptions, callback) => {
     const first = list[0];
     // Node ≥ 20 asks for `all` when happy-eyeballs (autoSelectFamily) is on, a single address otherwise.
-    if (lookupOptions.all) callback(null, list.map(({ address, family }) => ({ address, family })));
+    if (lookupOptions.all)
+      callback(
+        null,
+        list.map(({ address, family }) => ({ address, family })),
+      );
     else if (first) callback(null, first.address, first.family);
     else callback(Object.assign(new Error('no validated address'), { code: 'ENOTFOUND' }), '');
   };
@@ -142,17 +158,37 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_ABORTED']);
+const TIMEOUT_CODES = new Set([
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_ABORTED',
+]);
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
-const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA', 'ENODATA', 'ESERVFAIL', 'ENONAME']);
+const DNS_CODES = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'EAI_NODATA',
+  'ENODATA',
+  'ESERVFAIL',
+  'ENONAME',
+]);
 // Certificate verification failures carry OpenSSL's X509 reason as their code.
-const CERT_CODE = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY|DECRYPT)|HOSTNAME_MISMATCH|INVALID_CA|PATH_LENGTH|INVALID_PURPOSE/;
+const CERT_CODE =
+  /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY|DECRYPT)|HOSTNAME_MISMATCH|INVALID_CA|PATH_LENGTH|INVALID_PURPOSE/;
 
 /** Maps a connection error to a category; the error itself (message, stack) is never kept. */
 function classify(error: unknown): DeliveryError {
   const chain = errorChain(error);
   const codes = chain.map((e) => e.code).filter((c): c is string => typeof c === 'string');
-  if (chain.some((e) => e.name === 'TimeoutError' || e.name === 'AbortError') || codes.some((c) => TIMEOUT_CODES.has(c))) return 'timeout';
+  if (
+    chain.some((e) => e.name === 'TimeoutError' || e.name === 'AbortError') ||
+    codes.some((c) => TIMEOUT_CODES.has(c))
+  )
+    return 'timeout';
   if (codes.some((c) => c.startsWith('ERR_TLS_') || c.startsWith('ERR_SSL_') || CERT_CODE.test(c))) return 'tls_error';
   if (chain.some((e) => e.library === 'SSL routines')) return 'tls_error';
   if (codes.includes('ECONNREFUSED')) return 'connection_refused';

@@ -2,7 +2,13 @@ import type { Db, Executor } from '../../db/database.js';
 import { enqueueJob, expediteJob } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { DELIVER_WEBHOOK_JOB, retryDelaySeconds, signedHeaders, type AttemptOutcome, type WebhookBody } from './webhook.js';
+import {
+  DELIVER_WEBHOOK_JOB,
+  retryDelaySeconds,
+  signedHeaders,
+  type AttemptOutcome,
+  type WebhookBody,
+} from './webhook.js';
 import { postWebhook, type Resolver } from './webhook-http.js';
 import { findDelivery, findEndpoint, insertAttempt, insertDelivery, recordDeliveryResult } from './webhook.repo.js';
 
@@ -34,10 +40,27 @@ export interface WebhookEventInput {
  * Records the delivery of a feed event inside the event's own transaction, with the job that sends it,
  * when the workspace has an endpoint. A crash after commit loses nothing: the job is a row.
  */
-export async function queueWebhookDelivery(trx: Executor, workspaceId: WorkspaceId, event: WebhookEventInput): Promise<void> {
+export async function queueWebhookDelivery(
+  trx: Executor,
+  workspaceId: WorkspaceId,
+  event: WebhookEventInput,
+): Promise<void> {
   const eventId = event.eventId.toString();
-  const body: WebhookBody = { id: eventId, type: event.type, workspaceId, createdAt: event.at.toISOString(), test: false, data: event.data };
-  const recorded = await insertDelivery(trx, workspaceId, { eventId, type: event.type, invoiceId: event.invoiceId, body: JSON.stringify(body), at: event.at });
+  const body: WebhookBody = {
+    id: eventId,
+    type: event.type,
+    workspaceId,
+    createdAt: event.at.toISOString(),
+    test: false,
+    data: event.data,
+  };
+  const recorded = await insertDelivery(trx, workspaceId, {
+    eventId,
+    type: event.type,
+    invoiceId: event.invoiceId,
+    body: JSON.stringify(body),
+    at: event.at,
+  });
   if (recorded) await scheduleDelivery(trx, workspaceId, eventId);
 }
 
@@ -69,7 +92,8 @@ export class WebhookDeliverer {
 
   async attempt(workspaceId: WorkspaceId, eventId: string, signal?: AbortSignal): Promise<AttemptResult> {
     const running = this.inFlight.get(workspaceId) ?? 0;
-    if (running >= MAX_IN_FLIGHT_PER_WORKSPACE) return { done: false, retryInSeconds: BUSY_RECHECK_SECONDS * (1 + Math.random()) };
+    if (running >= MAX_IN_FLIGHT_PER_WORKSPACE)
+      return { done: false, retryInSeconds: BUSY_RECHECK_SECONDS * (1 + Math.random()) };
     this.inFlight.set(workspaceId, running + 1);
     try {
       return await this.attemptNow(workspaceId, eventId, signal);
@@ -82,7 +106,10 @@ export class WebhookDeliverer {
 
   private async attemptNow(workspaceId: WorkspaceId, eventId: string, signal?: AbortSignal): Promise<AttemptResult> {
     const { db, clock } = this.deps;
-    const [delivery, endpoint] = await Promise.all([findDelivery(db, workspaceId, eventId), findEndpoint(db, workspaceId)]);
+    const [delivery, endpoint] = await Promise.all([
+      findDelivery(db, workspaceId, eventId),
+      findEndpoint(db, workspaceId),
+    ]);
     if (!delivery || delivery.status !== 'pending' || !endpoint) return { done: true };
     // Paused: the backlog waits; resuming brings this job forward.
     if (!endpoint.enabled) return { done: false, retryInSeconds: PAUSED_RECHECK_SECONDS };
@@ -91,7 +118,11 @@ export class WebhookDeliverer {
     const headers = signedHeaders(endpoint.secret, eventId, delivery.body, startedAt);
     const outcome = await postWebhook(
       { url: endpoint.url, headers, body: delivery.body },
-      { allowPrivate: this.deps.allowPrivate, ...(this.deps.resolve && { resolve: this.deps.resolve }), ...(signal && { signal }) },
+      {
+        allowPrivate: this.deps.allowPrivate,
+        ...(this.deps.resolve && { resolve: this.deps.resolve }),
+        ...(signal && { signal }),
+      },
     );
     // Stopped mid-attempt (shutdown, lost lease): not the receiver's failure. Nothing is recorded and
     // the job runs again; the receiver may get this event twice, which at-least-once allows.
@@ -99,13 +130,20 @@ export class WebhookDeliverer {
     const attempts = delivery.attempts + 1;
     const next = this.nextStep(outcome, attempts, delivery.window_started_at, startedAt);
     const recorded = await db.transaction().execute(async (trx) => {
-      await insertAttempt(trx, workspaceId, { eventId, invoiceId: delivery.invoice_id, attempt: attempts, startedAt, outcome });
+      await insertAttempt(trx, workspaceId, {
+        eventId,
+        invoiceId: delivery.invoice_id,
+        attempt: attempts,
+        startedAt,
+        outcome,
+      });
       return recordDeliveryResult(trx, workspaceId, eventId, {
         status: next.status,
         attempts,
         startedAt,
         outcome,
-        nextAttemptAt: next.retryInSeconds === undefined ? null : new Date(startedAt.getTime() + next.retryInSeconds * 1000),
+        nextAttemptAt:
+          next.retryInSeconds === undefined ? null : new Date(startedAt.getTime() + next.retryInSeconds * 1000),
         // A failure is judged against the window it was attempted in: a manual retry or a resume
         // during the attempt started a new one, which this job serves next, at once.
         ...(!outcome.ok && { windowStartedAt: delivery.window_started_at }),

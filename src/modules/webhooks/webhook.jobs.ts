@@ -9,14 +9,17 @@ import { pruneWebhookHistory, requeueOrphanedDeliveries } from './webhook.repo.j
 export { DELIVER_WEBHOOK_JOB } from './webhook.delivery.js';
 export const WEBHOOK_RETENTION_JOB = 'webhooks.retention';
 
-
 /** One attempt of one delivery per run; a failure that will be retried reschedules the same job. */
 export function deliverWebhookHandler(deliverer: WebhookDeliverer): JobHandler {
   return async (job, signal) => {
     const { eventId } = job.payload as { eventId?: unknown };
     if (job.workspaceId === null || typeof eventId !== 'string') throw new Error(`malformed webhook job ${job.id}`);
     const result = await deliverer.attempt(job.workspaceId as WorkspaceId, eventId, signal);
-    if (!result.done) throw new RetryLater(result.retryInSeconds, `webhook ${eventId}: next attempt in ${Math.round(result.retryInSeconds)} s`);
+    if (!result.done)
+      throw new RetryLater(
+        result.retryInSeconds,
+        `webhook ${eventId}: next attempt in ${Math.round(result.retryInSeconds)} s`,
+      );
   };
 }
 

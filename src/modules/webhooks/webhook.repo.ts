@@ -14,10 +14,19 @@ export function findEndpoint(db: Executor, workspaceId: WorkspaceId) {
 
 /** Locks the endpoint row: configuration changes and test sends of a workspace are serialised on it. */
 export function lockEndpoint(trx: Executor, workspaceId: WorkspaceId) {
-  return trx.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).forUpdate().executeTakeFirst();
+  return trx
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .forUpdate()
+    .executeTakeFirst();
 }
 
-export function insertEndpoint(trx: Executor, workspaceId: WorkspaceId, values: { url: string; enabled: boolean; secret: string; at: Date }) {
+export function insertEndpoint(
+  trx: Executor,
+  workspaceId: WorkspaceId,
+  values: { url: string; enabled: boolean; secret: string; at: Date },
+) {
   return trx
     .insertInto('webhook_endpoints')
     .values({
@@ -41,7 +50,14 @@ export function updateEndpoint(
 ) {
   return trx
     .updateTable('webhook_endpoints')
-    .set({ url: values.url, enabled: values.enabled, secret: values.secret, secret_created_at: values.secretCreatedAt, paused_at: values.pausedAt, updated_at: values.at })
+    .set({
+      url: values.url,
+      enabled: values.enabled,
+      secret: values.secret,
+      secret_created_at: values.secretCreatedAt,
+      paused_at: values.pausedAt,
+      updated_at: values.at,
+    })
     .where('workspace_id', '=', workspaceId)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -51,13 +67,22 @@ export function updateEndpoint(
  * Takes the workspace's one test send of the minute: sets `last_test_at` unless a test was sent less
  * than `intervalSeconds` ago. Resolves the seconds to wait when refused, undefined when taken.
  */
-export async function takeTestSlot(trx: Executor, workspaceId: WorkspaceId, at: Date, intervalSeconds: number): Promise<number | undefined> {
+export async function takeTestSlot(
+  trx: Executor,
+  workspaceId: WorkspaceId,
+  at: Date,
+  intervalSeconds: number,
+): Promise<number | undefined> {
   const endpoint = await lockEndpoint(trx, workspaceId);
   const last = endpoint?.last_test_at;
   if (last && at.getTime() - last.getTime() < intervalSeconds * 1000) {
     return Math.ceil(intervalSeconds - (at.getTime() - last.getTime()) / 1000);
   }
-  await trx.updateTable('webhook_endpoints').set({ last_test_at: at }).where('workspace_id', '=', workspaceId).execute();
+  await trx
+    .updateTable('webhook_endpoints')
+    .set({ last_test_at: at })
+    .where('workspace_id', '=', workspaceId)
+    .execute();
   return undefined;
 }
 
@@ -84,7 +109,12 @@ export async function insertDelivery(trx: Executor, workspaceId: WorkspaceId, de
 }
 
 export function findDelivery(db: Executor, workspaceId: WorkspaceId, eventId: string) {
-  return db.selectFrom('webhook_deliveries').selectAll().where('workspace_id', '=', workspaceId).where('event_id', '=', eventId).executeTakeFirst();
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
 }
 
 /** Makes a delivery pending again, due now, with a fresh retry window (manual retry). */
@@ -155,7 +185,12 @@ export interface DeliveryUpdate {
  * a worker died must not turn a success back into a retry), or its retry window is not the expected
  * one any more. Resolves whether the row was updated.
  */
-export async function recordDeliveryResult(trx: Executor, workspaceId: WorkspaceId, eventId: string, update: DeliveryUpdate): Promise<boolean> {
+export async function recordDeliveryResult(
+  trx: Executor,
+  workspaceId: WorkspaceId,
+  eventId: string,
+  update: DeliveryUpdate,
+): Promise<boolean> {
   const { outcome } = update;
   let query = trx
     .updateTable('webhook_deliveries')
@@ -178,11 +213,25 @@ export async function recordDeliveryResult(trx: Executor, workspaceId: Workspace
 }
 
 export function recentDeliveries(db: Executor, workspaceId: WorkspaceId, limit: number) {
-  return db.selectFrom('webhook_deliveries').selectAll().where('workspace_id', '=', workspaceId).orderBy('created_at', 'desc').orderBy('event_id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('event_id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 export function recentAttempts(db: Executor, workspaceId: WorkspaceId, limit: number) {
-  return db.selectFrom('webhook_attempts').selectAll().where('workspace_id', '=', workspaceId).orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .orderBy('started_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 export function invoiceAttempts(db: Executor, workspaceId: WorkspaceId, invoiceId: string, limit: number) {
@@ -215,7 +264,11 @@ export function attemptTotalsByDay(db: Executor, workspaceId: WorkspaceId, from:
 /** Deletes attempt history and finished deliveries older than `cutoff`. Resolves the rows deleted. */
 export async function pruneWebhookHistory(db: Executor, cutoff: Date): Promise<number> {
   const attempts = await db.deleteFrom('webhook_attempts').where('started_at', '<', cutoff).executeTakeFirst();
-  const deliveries = await db.deleteFrom('webhook_deliveries').where('status', '!=', 'pending').where('created_at', '<', cutoff).executeTakeFirst();
+  const deliveries = await db
+    .deleteFrom('webhook_deliveries')
+    .where('status', '!=', 'pending')
+    .where('created_at', '<', cutoff)
+    .executeTakeFirst();
   return Number(attempts.numDeletedRows + deliveries.numDeletedRows);
 }
 

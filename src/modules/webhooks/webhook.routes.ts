@@ -1,7 +1,14 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
-import { DeliveryView, RetryBody, TestResult, WebhookSettingsBody, WebhookSettingsView, WebhookView } from './webhook.schemas.js';
+import {
+  DeliveryView,
+  RetryBody,
+  TestResult,
+  WebhookSettingsBody,
+  WebhookSettingsView,
+  WebhookView,
+} from './webhook.schemas.js';
 
 const SIGNING = [
   'Each request is a POST of JSON `{"id","type","workspaceId","createdAt","test","data"}` with headers `X-Payment-Event-ID` (= `id`), ',
@@ -48,7 +55,10 @@ export function webhookRoutes(services: Services): SharedRoute[] {
         response: { 200: WebhookSettingsView },
       },
       errors: [400, 409],
-      portal: { description: 'As PUT /webhook: the secret is in the answer only when it was created or rotated (rotation pauses delivery).' },
+      portal: {
+        description:
+          'As PUT /webhook: the secret is in the answer only when it was created or rotated (rotation pauses delivery).',
+      },
       example: { body: { enabled: false } },
       handler: async (request, reply) => {
         const settings = await services.webhooks.configure(request.principal!.workspaceId, request.body);
@@ -65,13 +75,16 @@ export function webhookRoutes(services: Services): SharedRoute[] {
       schema: {
         tags,
         summary: 'Retry a delivery now',
-        description: 'Sends the event again as soon as a worker takes it, with a fresh retry window. Also sends a retained webhook event that was never delivered.',
+        description:
+          'Sends the event again as soon as a worker takes it, with a fresh retry window. Also sends a retained webhook event that was never delivered.',
         params: WorkspaceParams,
         body: RetryBody,
         response: { 200: DeliveryView },
       },
       errors: [400, 404, 409],
-      portal: { description: 'As POST /webhook/retry: a fresh retry window; 409 when the receiver already acknowledged it.' },
+      portal: {
+        description: 'As POST /webhook/retry: a fresh retry window; 409 when the receiver already acknowledged it.',
+      },
       example: { body: { eventId: '1' } },
       handler: async (request) => services.webhooks.retry(request.principal!.workspaceId, String(request.body.eventId)),
     }),
@@ -83,7 +96,8 @@ export function webhookRoutes(services: Services): SharedRoute[] {
       schema: {
         tags,
         summary: 'Send a signed test event',
-        description: 'Sends `webhook.test` (id `test_…`, `test: true`) now and answers with the outcome. One a minute per workspace; never retried; no credits.',
+        description:
+          'Sends `webhook.test` (id `test_…`, `test: true`) now and answers with the outcome. One a minute per workspace; never retried; no credits.',
         params: WorkspaceParams,
         response: { 200: TestResult },
       },

@@ -8,15 +8,27 @@ const SafeError = Nullable(
   Type.Unsafe<string>({
     type: 'string',
     enum: [...DELIVERY_ERRORS],
-    description: 'Why the attempt failed, as a safe category; null when it was acknowledged. `http_status`: the receiver answered non-2xx (see the status).',
+    description:
+      'Why the attempt failed, as a safe category; null when it was acknowledged. `http_status`: the receiver answered non-2xx (see the status).',
   }),
 );
 
 export const WebhookSettingsBody = Type.Object(
   {
-    endpoint: Type.Optional(Type.String({ maxLength: 2048, description: 'A public https URL on port 443 without credentials. Required the first time.' })),
-    enabled: Type.Optional(Type.Boolean({ description: 'false pauses delivery: events queue up and are sent when enabled again.' })),
-    rotate: Type.Optional(Type.Boolean({ description: 'true: a new signing secret (in the response) and delivery paused until you enable it again.' })),
+    endpoint: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        description: 'A public https URL on port 443 without credentials. Required the first time.',
+      }),
+    ),
+    enabled: Type.Optional(
+      Type.Boolean({ description: 'false pauses delivery: events queue up and are sent when enabled again.' }),
+    ),
+    rotate: Type.Optional(
+      Type.Boolean({
+        description: 'true: a new signing secret (in the response) and delivery paused until you enable it again.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -24,7 +36,11 @@ export const WebhookSettingsBody = Type.Object(
 export const WebhookSettingsView = Type.Object({
   endpoint: Type.String(),
   enabled: Type.Boolean(),
-  secret: Type.Optional(Type.String({ description: 'The signing secret: only when it was created or rotated by this request. Store it now.' })),
+  secret: Type.Optional(
+    Type.String({
+      description: 'The signing secret: only when it was created or rotated by this request. Store it now.',
+    }),
+  ),
 });
 
 export const DeliveryView = Type.Object({
@@ -35,7 +51,12 @@ export const DeliveryView = Type.Object({
   lastStatusCode: Nullable(Type.Integer({ description: "The receiver's last HTTP status, when it answered." })),
   lastError: SafeError,
   lastAttemptAt: Nullable(Timestamp),
-  nextAttemptAt: Nullable(Type.String({ format: 'date-time', description: 'When the next retry is due (pending only; a paused endpoint holds it).' })),
+  nextAttemptAt: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the next retry is due (pending only; a paused endpoint holds it).',
+    }),
+  ),
   lastDurationMs: Nullable(Type.Integer()),
   createdAt: Timestamp,
   deliveredAt: Nullable(Timestamp),
@@ -60,7 +81,11 @@ export const WebhookView = Type.Object({
 });
 
 export const RetryBody = Type.Object(
-  { eventId: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]{1,19}$' })], { description: 'The event id (as in the body and the feed).' }) },
+  {
+    eventId: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]{1,19}$' })], {
+      description: 'The event id (as in the body and the feed).',
+    }),
+  },
   { additionalProperties: false },
 );
 

@@ -26,7 +26,11 @@ export interface WebhookSettingsInput {
  * Reads a retained feed event of a webhook kind (undefined for none or another kind): how a manual
  * retry sends an event that never had a delivery. Supplied by the events module.
  */
-export type WebhookEventLookup = (db: Executor, workspaceId: WorkspaceId, eventId: bigint) => Promise<WebhookEventInput | undefined>;
+export type WebhookEventLookup = (
+  db: Executor,
+  workspaceId: WorkspaceId,
+  eventId: bigint,
+) => Promise<WebhookEventInput | undefined>;
 
 export interface WebhookServiceDeps {
   readonly db: Db;
@@ -58,7 +62,10 @@ export class WebhookService {
   }
 
   /** Delivery attempts per UTC day from `from` on, test sends included: each one reached (or missed) the receiver. */
-  attemptsPerDay(workspaceId: WorkspaceId, from: Date): Promise<{ day: string; attempts: number; succeeded: number }[]> {
+  attemptsPerDay(
+    workspaceId: WorkspaceId,
+    from: Date,
+  ): Promise<{ day: string; attempts: number; succeeded: number }[]> {
     return repo.attemptTotalsByDay(this.deps.db, workspaceId, from);
   }
 
@@ -73,7 +80,11 @@ export class WebhookService {
       const at = this.deps.clock.now();
       const current = await repo.lockEndpoint(trx, workspaceId);
       if (!current) {
-        if (url === undefined) throw new AppError('webhook_not_configured', 'No webhook endpoint is set yet: send `endpoint` (an https URL on port 443).');
+        if (url === undefined)
+          throw new AppError(
+            'webhook_not_configured',
+            'No webhook endpoint is set yet: send `endpoint` (an https URL on port 443).',
+          );
         const enabled = input.rotate ? false : (input.enabled ?? true);
         const created = await repo.insertEndpoint(trx, workspaceId, { url, enabled, secret: newSigningSecret(), at });
         return { endpoint: created.url, enabled: created.enabled, secret: created.secret };
@@ -89,7 +100,8 @@ export class WebhookService {
         at,
       });
       if (enabled && !current.enabled) {
-        for (const eventId of await repo.renewPendingDeliveries(trx, workspaceId, at)) await scheduleDelivery(trx, workspaceId, eventId);
+        for (const eventId of await repo.renewPendingDeliveries(trx, workspaceId, at))
+          await scheduleDelivery(trx, workspaceId, eventId);
       }
       return { endpoint: updated.url, enabled: updated.enabled, ...(input.rotate && { secret }) };
     });
@@ -109,7 +121,10 @@ export class WebhookService {
       new Promise<undefined>((done) => setTimeout(() => done(undefined), CONFIGURE_DNS_TIMEOUT_MS).unref()),
     ]);
     if (addresses && addresses.length > 0 && !resolvedAddressesAllowed(addresses, false)) {
-      throw new AppError('invalid_webhook_endpoint', `${url.hostname} resolves to a private, loopback or otherwise non-public address; webhooks go to public hosts only.`);
+      throw new AppError(
+        'invalid_webhook_endpoint',
+        `${url.hostname} resolves to a private, loopback or otherwise non-public address; webhooks go to public hosts only.`,
+      );
     }
     return url;
   }
@@ -124,18 +139,27 @@ export class WebhookService {
       if (!(await repo.lockEndpoint(trx, workspaceId))) throw notConfigured();
       const existing = await repo.findDelivery(trx, workspaceId, eventId);
       if (existing?.status === 'succeeded') {
-        throw new AppError('delivery_already_succeeded', `Event ${eventId} was already acknowledged by the receiver; it is not sent again.`);
+        throw new AppError(
+          'delivery_already_succeeded',
+          `Event ${eventId} was already acknowledged by the receiver; it is not sent again.`,
+        );
       }
-      if (existing?.type === TEST_EVENT_TYPE) throw new AppError('invalid_request', 'Test events are never retried: send a new one with POST /webhook/test.');
+      if (existing?.type === TEST_EVENT_TYPE)
+        throw new AppError('invalid_request', 'Test events are never retried: send a new one with POST /webhook/test.');
       if (existing) {
         await repo.reopenDelivery(trx, workspaceId, eventId, at);
         await scheduleDelivery(trx, workspaceId, eventId);
       } else {
-        const event = /^[0-9]{1,19}$/.test(eventId) ? await this.deps.findWebhookEvent(trx, workspaceId, BigInt(eventId)) : undefined;
+        const event = /^[0-9]{1,19}$/.test(eventId)
+          ? await this.deps.findWebhookEvent(trx, workspaceId, BigInt(eventId))
+          : undefined;
         if (!event) throw new AppError('not_found', `No webhook event ${eventId} in this workspace.`);
         // Beyond the delivery history nobody can tell whether the receiver acknowledged it already.
         if (event.at.getTime() < at.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000) {
-          throw new AppError('not_found', `Event ${eventId} is older than the ${DELIVERY_HISTORY_DAYS}-day delivery history; read it from GET /changes instead.`);
+          throw new AppError(
+            'not_found',
+            `Event ${eventId} is older than the ${DELIVERY_HISTORY_DAYS}-day delivery history; read it from GET /changes instead.`,
+          );
         }
         await queueWebhookDelivery(trx, workspaceId, event);
         await repo.reopenDelivery(trx, workspaceId, eventId, at);
@@ -156,12 +180,21 @@ export class WebhookService {
       if (!current) throw notConfigured();
       const waitSeconds = await repo.takeTestSlot(trx, workspaceId, at, TEST_INTERVAL_SECONDS);
       if (waitSeconds !== undefined) {
-        throw new AppError('webhook_test_rate_limited', `One test event per minute: try again in ${waitSeconds} s.`, { retryAfterSeconds: waitSeconds });
+        throw new AppError('webhook_test_rate_limited', `One test event per minute: try again in ${waitSeconds} s.`, {
+          retryAfterSeconds: waitSeconds,
+        });
       }
       return current;
     });
     const eventId = `test_${randomToken()}`;
-    const body: WebhookBody = { id: eventId, type: TEST_EVENT_TYPE, workspaceId, createdAt: at.toISOString(), test: true, data: {} };
+    const body: WebhookBody = {
+      id: eventId,
+      type: TEST_EVENT_TYPE,
+      workspaceId,
+      createdAt: at.toISOString(),
+      test: true,
+      data: {},
+    };
     const raw = JSON.stringify(body);
     const outcome = await postWebhook(
       { url: endpoint.url, headers: signedHeaders(endpoint.secret, eventId, raw, at), body: raw },
@@ -169,10 +202,22 @@ export class WebhookService {
     );
     await db.transaction().execute(async (trx) => {
       await repo.insertDelivery(trx, workspaceId, { eventId, type: TEST_EVENT_TYPE, invoiceId: null, body: raw, at });
-      await repo.recordDeliveryResult(trx, workspaceId, eventId, { status: outcome.ok ? 'succeeded' : 'failed', attempts: 1, startedAt: at, outcome, nextAttemptAt: null });
+      await repo.recordDeliveryResult(trx, workspaceId, eventId, {
+        status: outcome.ok ? 'succeeded' : 'failed',
+        attempts: 1,
+        startedAt: at,
+        outcome,
+        nextAttemptAt: null,
+      });
       await repo.insertAttempt(trx, workspaceId, { eventId, invoiceId: null, attempt: 1, startedAt: at, outcome });
     });
-    return { id: eventId, delivered: outcome.ok, statusCode: outcome.status ?? null, error: outcome.ok ? null : outcome.error, durationMs: Math.round(outcome.durationMs) };
+    return {
+      id: eventId,
+      delivered: outcome.ok,
+      statusCode: outcome.status ?? null,
+      error: outcome.ok ? null : outcome.error,
+      durationMs: Math.round(outcome.durationMs),
+    };
   }
 }
 

@@ -69,7 +69,11 @@ export function signedHeaders(secret: string, eventId: string, body: string, at:
  * Seconds until the next attempt after `attempts` failed ones: the schedule's entry, its last entry
  * repeating, minus up to 10 % jitter so that a receiver coming back is not hit by every retry at once.
  */
-export function retryDelaySeconds(schedule: readonly number[], attempts: number, random: () => number = Math.random): number {
+export function retryDelaySeconds(
+  schedule: readonly number[],
+  attempts: number,
+  random: () => number = Math.random,
+): number {
   const base = schedule[Math.min(attempts, schedule.length) - 1] ?? schedule[0] ?? 5;
   return base * (1 - 0.1 * random());
 }

@@ -14,8 +14,16 @@ export function workspaceListPortalRoutes(services: Services): FastifyPluginAsyn
   return async (app) => {
     app.get(
       '/workspaces',
-      { schema: { tags, summary: "List the signed-in wallet's workspaces", response: { 200: Type.Object({ workspaces: Type.Array(WorkspaceView) }), ...errors(401) } } },
-      async (request) => ({ workspaces: (await services.workspaces.listOwnedBy(request.portalSession!.wallet)).map(presentWorkspace) }),
+      {
+        schema: {
+          tags,
+          summary: "List the signed-in wallet's workspaces",
+          response: { 200: Type.Object({ workspaces: Type.Array(WorkspaceView) }), ...errors(401) },
+        },
+      },
+      async (request) => ({
+        workspaces: (await services.workspaces.listOwnedBy(request.portalSession!.wallet)).map(presentWorkspace),
+      }),
     );
 
     app.post(
@@ -52,7 +60,8 @@ export function workspacePortalRoutes(services: Services): WorkspaceRoute[] {
       },
       errors: [400],
       example: { body: { name: 'Renamed' } },
-      handler: async (request) => presentWorkspace(await services.workspaces.update(request.principal!.workspaceId, request.body, 'portal')),
+      handler: async (request) =>
+        presentWorkspace(await services.workspaces.update(request.principal!.workspaceId, request.body, 'portal')),
     }),
   ];
 }

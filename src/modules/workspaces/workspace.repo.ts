@@ -26,26 +26,50 @@ export async function lockWalletWorkspaces(db: Executor, wallet: string): Promis
 }
 
 export async function countWorkspacesOfWallet(db: Executor, wallet: string): Promise<number> {
-  const row = await db.selectFrom('workspaces').select(sql<number>`count(*)::int`.as('count')).where('wallet_address', '=', wallet).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('workspaces')
+    .select(sql<number>`count(*)::int`.as('count'))
+    .where('wallet_address', '=', wallet)
+    .executeTakeFirstOrThrow();
   return row.count;
 }
 
 export function listWorkspacesOfWallet(db: Executor, wallet: string) {
-  return db.selectFrom('workspaces').select(COLUMNS).where('wallet_address', '=', wallet).orderBy('created_at').execute();
+  return db
+    .selectFrom('workspaces')
+    .select(COLUMNS)
+    .where('wallet_address', '=', wallet)
+    .orderBy('created_at')
+    .execute();
 }
 
-export function insertWorkspace(db: Executor, workspace: { id: WorkspaceId; name: string; description: string; wallet: string }) {
+export function insertWorkspace(
+  db: Executor,
+  workspace: { id: WorkspaceId; name: string; description: string; wallet: string },
+) {
   return db
     .insertInto('workspaces')
-    .values({ id: workspace.id, name: workspace.name, description: workspace.description, wallet_address: workspace.wallet })
+    .values({
+      id: workspace.id,
+      name: workspace.name,
+      description: workspace.description,
+      wallet_address: workspace.wallet,
+    })
     .returning(COLUMNS)
     .executeTakeFirstOrThrow();
 }
 
-export function updateWorkspace(db: Executor, workspaceId: WorkspaceId, changes: { name?: string; description?: string }) {
+export function updateWorkspace(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  changes: { name?: string; description?: string },
+) {
   return db
     .updateTable('workspaces')
-    .set({ ...(changes.name !== undefined && { name: changes.name }), ...(changes.description !== undefined && { description: changes.description }) })
+    .set({
+      ...(changes.name !== undefined && { name: changes.name }),
+      ...(changes.description !== undefined && { description: changes.description }),
+    })
     .where('id', '=', workspaceId)
     .returning(COLUMNS)
     .executeTakeFirst();

@@ -22,7 +22,8 @@ export function workspaceRoutes(services: Services): FastifyPluginAsyncTypebox {
           response: { 200: WorkspaceView, ...errors(400, 401, 403, 429) },
         },
       },
-      async (request) => presentWorkspace(await services.workspaces.update(request.principal!.workspaceId, request.body, 'api')),
+      async (request) =>
+        presentWorkspace(await services.workspaces.update(request.principal!.workspaceId, request.body, 'api')),
     );
   };
 }

@@ -21,7 +21,12 @@ export const CreateWorkspaceBody = Type.Object(
 export const UpdateWorkspaceBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: NAME_MAX_CHARS, pattern: '\\S' })),
-    description: Type.Optional(Type.String({ description: 'Shown on the checkout page. At most 2048 UTF-8 bytes through the API, 500 characters in the portal.' })),
+    description: Type.Optional(
+      Type.String({
+        description:
+          'Shown on the checkout page. At most 2048 UTF-8 bytes through the API, 500 characters in the portal.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

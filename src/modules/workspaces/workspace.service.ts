@@ -2,7 +2,13 @@ import type { Db } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import { newWorkspaceId, type WalletAddress, type WorkspaceId } from '../../shared/ids.js';
 import { openAccount } from '../billing/index.js';
-import { API_DESCRIPTION_MAX_BYTES, PORTAL_DESCRIPTION_MAX_CHARS, descriptionFits, toWorkspace, type Workspace } from './workspace.js';
+import {
+  API_DESCRIPTION_MAX_BYTES,
+  PORTAL_DESCRIPTION_MAX_CHARS,
+  descriptionFits,
+  toWorkspace,
+  type Workspace,
+} from './workspace.js';
 import {
   countWorkspacesOfWallet,
   findWorkspace,
@@ -34,9 +40,17 @@ export class WorkspaceService {
       await lockWalletWorkspaces(trx, owner);
       const owned = await countWorkspacesOfWallet(trx, owner);
       if (owned >= maxWorkspacesPerWallet) {
-        throw new AppError('workspace_limit_reached', `A wallet may own at most ${maxWorkspacesPerWallet} workspaces, and this one has reached the limit.`);
+        throw new AppError(
+          'workspace_limit_reached',
+          `A wallet may own at most ${maxWorkspacesPerWallet} workspaces, and this one has reached the limit.`,
+        );
       }
-      const row = await insertWorkspace(trx, { id: newWorkspaceId(), name: input.name.trim(), description: input.description ?? '', wallet: owner });
+      const row = await insertWorkspace(trx, {
+        id: newWorkspaceId(),
+        name: input.name.trim(),
+        description: input.description ?? '',
+        wallet: owner,
+      });
       await openAccount(trx, row.id as WorkspaceId, owned === 0 ? newWorkspaceCredits : 0);
       return toWorkspace(row);
     });
@@ -54,11 +68,20 @@ export class WorkspaceService {
   }
 
   /** Name and description, shown to buyers on the checkout page. */
-  async update(workspaceId: WorkspaceId, changes: { name?: string; description?: string }, via: 'api' | 'portal'): Promise<Workspace> {
+  async update(
+    workspaceId: WorkspaceId,
+    changes: { name?: string; description?: string },
+    via: 'api' | 'portal',
+  ): Promise<Workspace> {
     if (changes.description !== undefined) checkDescription(changes.description, via);
     // Nothing to change (`{}`) reads the workspace as it is: an UPDATE must set something.
     const nothing = changes.name === undefined && changes.description === undefined;
-    const row = nothing ? await findWorkspace(this.deps.db, workspaceId) : await updateWorkspace(this.deps.db, workspaceId, { ...changes, ...(changes.name !== undefined && { name: changes.name.trim() }) });
+    const row = nothing
+      ? await findWorkspace(this.deps.db, workspaceId)
+      : await updateWorkspace(this.deps.db, workspaceId, {
+          ...changes,
+          ...(changes.name !== undefined && { name: changes.name.trim() }),
+        });
     if (!row) throw new AppError('not_found', 'No such workspace.');
     return toWorkspace(row);
   }
@@ -66,7 +89,8 @@ export class WorkspaceService {
 
 function checkDescription(description: string, via: 'api' | 'portal'): void {
   if (!descriptionFits(description, via)) {
-    const limit = via === 'api' ? `${API_DESCRIPTION_MAX_BYTES} UTF-8 bytes` : `${PORTAL_DESCRIPTION_MAX_CHARS} characters`;
+    const limit =
+      via === 'api' ? `${API_DESCRIPTION_MAX_BYTES} UTF-8 bytes` : `${PORTAL_DESCRIPTION_MAX_CHARS} characters`;
     throw new AppError('description_too_long', `The workspace description is limited to ${limit} here.`);
   }
 }

@@ -21,7 +21,13 @@ export function descriptionFits(description: string, via: 'api' | 'portal'): boo
     : [...description].length <= PORTAL_DESCRIPTION_MAX_CHARS;
 }
 
-export function toWorkspace(row: { id: string; name: string; description: string; wallet_address: string; created_at: Date }): Workspace {
+export function toWorkspace(row: {
+  id: string;
+  name: string;
+  description: string;
+  wallet_address: string;
+  created_at: Date;
+}): Workspace {
   return {
     id: row.id as WorkspaceId,
     name: row.name,

@@ -44,7 +44,11 @@ export interface CheckoutPageOptions {
  * Answers a browser: the checkout page, or for an unknown id (`details` undefined) the plain 404 page.
  * The route's schemas type its JSON answers; the page is the other representation of the same resource.
  */
-export function sendCheckoutPage(reply: FastifyReply, details: CheckoutDetails | undefined, options: CheckoutPageOptions): FastifyReply {
+export function sendCheckoutPage(
+  reply: FastifyReply,
+  details: CheckoutDetails | undefined,
+  options: CheckoutPageOptions,
+): FastifyReply {
   for (const [name, value] of Object.entries(CHECKOUT_PAGE_HEADERS)) reply.header(name, value);
   reply.type('text/html; charset=utf-8');
   if (!details) return reply.code(404).send(renderNotFoundPage());
@@ -94,7 +98,11 @@ ${details.networks.length > 0 && paySection(details)}
 
 /** The answer for an unknown id and for another workspace's id alike: it must not tell them apart. */
 export function renderNotFoundPage(): string {
-  return page('Not found', html``, html`<section class="card"><h1>Not found</h1><p>There is no payment at this address. Check the link you were given.</p></section>`);
+  return page(
+    'Not found',
+    html``,
+    html`<section class="card"><h1>Not found</h1><p>There is no payment at this address. Check the link you were given.</p></section>`,
+  );
 }
 
 function page(title: string, scripts: Html, body: Html): string {

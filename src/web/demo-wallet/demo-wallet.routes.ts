@@ -33,14 +33,21 @@ export function registerDemoWallet(app: FastifyInstance, services: Services): vo
   if (!wallet) return;
   const origin = services.config.publicBaseUrl.origin;
   app.get('/demo-wallet.js', { schema: { hide: true } }, async (_request, reply) =>
-    reply.header('Cache-Control', 'no-cache').header('X-Content-Type-Options', 'nosniff').type('text/javascript; charset=utf-8').send(SCRIPT),
+    reply
+      .header('Cache-Control', 'no-cache')
+      .header('X-Content-Type-Options', 'nosniff')
+      .type('text/javascript; charset=utf-8')
+      .send(SCRIPT),
   );
   app.post<{ Body: { role: DemoRole; method: string; params?: unknown[] } }>(
     '/demo-wallet/rpc',
     { schema: { hide: true, body: RpcBody } },
     async (request) => {
-      if (request.headers.origin !== origin) throw new AppError('origin_mismatch', `The demo wallet signs only for pages of ${origin}.`);
-      return { result: await answerDemoRequest(wallet, request.body.role, request.body.method, request.body.params ?? []) };
+      if (request.headers.origin !== origin)
+        throw new AppError('origin_mismatch', `The demo wallet signs only for pages of ${origin}.`);
+      return {
+        result: await answerDemoRequest(wallet, request.body.role, request.body.method, request.body.params ?? []),
+      };
     },
   );
 }

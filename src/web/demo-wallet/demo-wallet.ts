@@ -19,7 +19,12 @@ export type DemoRole = 'merchant' | 'buyer';
  * approves everything, as a real wallet would after asking its user: so it exists only in the local
  * demo, where the keys guard test tokens on a chain on this machine.
  */
-export async function answerDemoRequest(wallet: DemoWallet, role: DemoRole, method: string, params: readonly unknown[]): Promise<unknown> {
+export async function answerDemoRequest(
+  wallet: DemoWallet,
+  role: DemoRole,
+  method: string,
+  params: readonly unknown[],
+): Promise<unknown> {
   const account = wallet[role];
   switch (method) {
     case 'eth_requestAccounts':
@@ -29,23 +34,36 @@ export async function answerDemoRequest(wallet: DemoWallet, role: DemoRole, meth
       return numberToHex(wallet.chainId);
     case 'wallet_switchEthereumChain': {
       const wanted = Number((params[0] as { chainId?: string } | undefined)?.chainId);
-      if (wanted !== wallet.chainId) throw rpcError(4902, `The demo wallet knows only the local chain ${wallet.chainId}.`);
+      if (wanted !== wallet.chainId)
+        throw rpcError(4902, `The demo wallet knows only the local chain ${wallet.chainId}.`);
       return null;
     }
     case 'personal_sign': {
       const [message] = params;
-      if (typeof message !== 'string' || !HEX.test(message)) throw rpcError(-32602, 'personal_sign takes the message as 0x-prefixed hex.');
+      if (typeof message !== 'string' || !HEX.test(message))
+        throw rpcError(-32602, 'personal_sign takes the message as 0x-prefixed hex.');
       return account.signMessage({ message: { raw: message as Hex } });
     }
     case 'eth_signTypedData_v4':
-      return account.signTypedData(typedData(params[1]) as Parameters<LocalAccount['signTypedData']>[0]).catch(invalidParams);
+      return account
+        .signTypedData(typedData(params[1]) as Parameters<LocalAccount['signTypedData']>[0])
+        .catch(invalidParams);
     case 'eth_sendTransaction': {
       const tx = params[0] as Record<string, unknown> | undefined;
       const [to, data, value] = [tx?.to, tx?.data, tx?.value];
-      if (typeof to !== 'string' || !ADDRESS.test(to) || (data !== undefined && (typeof data !== 'string' || !HEX.test(data))) || (value !== undefined && (typeof value !== 'string' || !HEX.test(value)))) {
+      if (
+        typeof to !== 'string' ||
+        !ADDRESS.test(to) ||
+        (data !== undefined && (typeof data !== 'string' || !HEX.test(data))) ||
+        (value !== undefined && (typeof value !== 'string' || !HEX.test(value)))
+      ) {
         throw rpcError(-32602, 'eth_sendTransaction takes {to, data?, value?} as 0x-prefixed hex.');
       }
-      return sendFromAccount(wallet.rpcUrl, account, { to: to as Hex, data: data as Hex | undefined, value: value === undefined ? undefined : BigInt(value) });
+      return sendFromAccount(wallet.rpcUrl, account, {
+        to: to as Hex,
+        data: data as Hex | undefined,
+        value: value === undefined ? undefined : BigInt(value),
+      });
     }
     default:
       throw rpcError(4200, `The demo wallet does not support ${method}.`);
@@ -64,14 +82,18 @@ function typedData(raw: unknown): Record<string, unknown> {
     typed = undefined;
   }
   const types = (typed as { types?: unknown } | undefined)?.types;
-  if (!typed || typeof typed !== 'object' || !types || typeof types !== 'object') throw rpcError(-32602, 'eth_signTypedData_v4 takes [address, typed data as a JSON string].');
+  if (!typed || typeof typed !== 'object' || !types || typeof types !== 'object')
+    throw rpcError(-32602, 'eth_signTypedData_v4 takes [address, typed data as a JSON string].');
   const { EIP712Domain: _domain, ...rest } = types as Record<string, unknown>;
   return { ...typed, types: rest };
 }
 
 /** viem refuses malformed typed data by throwing; that is the caller's mistake, not ours. */
 function invalidParams(error: unknown): never {
-  throw rpcError(-32602, `The typed data cannot be signed: ${error instanceof Error ? error.message.split('\n')[0] : 'invalid'}`);
+  throw rpcError(
+    -32602,
+    `The typed data cannot be signed: ${error instanceof Error ? error.message.split('\n')[0] : 'invalid'}`,
+  );
 }
 
 function rpcError(rpcCode: number, message: string): AppError {

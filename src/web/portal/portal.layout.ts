@@ -35,8 +35,11 @@ export function renderLayout({ title, config, body, demoWallet = false }: Layout
 <title>${title} — Invoice Service</title>
 <link rel="icon" href="${ASSET_BASE}favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSET_BASE}portal.css">
-${demoWallet && html`<script type="module" src="/demo-wallet.js"></script>
-`}<script type="module" src="${ASSET_BASE}app.js"></script>
+${
+  demoWallet &&
+  html`<script type="module" src="/demo-wallet.js"></script>
+`
+}<script type="module" src="${ASSET_BASE}app.js"></script>
 ${jsonScript('portal-config', config)}
 </head>
 <body>

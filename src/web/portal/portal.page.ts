@@ -23,7 +23,12 @@ export interface PortalHomeOptions {
  * complete and accessible before any data arrives; the script fills in what depends on the session
  * and shows the panel named in the URL fragment.
  */
-export function renderPortalHome({ config, networks, paymentNetworks = [], demoWallet = false }: PortalHomeOptions): string {
+export function renderPortalHome({
+  config,
+  networks,
+  paymentNetworks = [],
+  demoWallet = false,
+}: PortalHomeOptions): string {
   const body = html`<p id="loading" class="muted">Loading…</p>
 ${signInSection(networks, demoWallet)}
 <div id="signed-in" hidden>

@@ -48,6 +48,8 @@ function pageHeaders(reply: FastifyReply): void {
 function signInNetworks(config: Config): SignInNetwork[] {
   return signInChainIds(config).map((chainId) => ({
     chainId,
-    name: config.networks?.find((n) => n.chainId === chainId)?.name ?? (chainId === LOCAL_CHAIN_ID ? 'local demo chain' : `chain ${chainId}`),
+    name:
+      config.networks?.find((n) => n.chainId === chainId)?.name ??
+      (chainId === LOCAL_CHAIN_ID ? 'local demo chain' : `chain ${chainId}`),
   }));
 }

@@ -43,7 +43,12 @@ export function transferAuthorization(details, network, from, serverNowMs) {
   const typedData = {
     types: { EIP712Domain: DOMAIN_FIELDS, TransferWithAuthorization: TRANSFER_FIELDS },
     primaryType: 'TransferWithAuthorization',
-    domain: { name: network.tokenName, version: network.tokenVersion, chainId: network.chainId, verifyingContract: network.token },
+    domain: {
+      name: network.tokenName,
+      version: network.tokenVersion,
+      chainId: network.chainId,
+      verifyingContract: network.token,
+    },
     message: authorization,
   };
   return { authorization, typedData };

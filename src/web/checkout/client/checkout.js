@@ -12,7 +12,8 @@ let details = config.details;
 let pollTimer;
 
 /** An open invoice past its deadline is expired: the server's rule, applied the moment the timer ends. */
-const effectiveStatus = () => (details.status === 'open' && Date.parse(details.expiresAt) <= clock.now() ? 'expired' : details.status);
+const effectiveStatus = () =>
+  details.status === 'open' && Date.parse(details.expiresAt) <= clock.now() ? 'expired' : details.status;
 const show = (node, visible) => node && (node.hidden = !visible);
 
 function render() {
@@ -41,7 +42,9 @@ async function request(suffix, payload) {
   try {
     response = await fetch(suffix ? `${config.path}/${suffix}` : config.path, {
       method: payload ? 'POST' : 'GET',
-      headers: payload ? { accept: 'application/json', 'content-type': 'application/json' } : { accept: 'application/json' },
+      headers: payload
+        ? { accept: 'application/json', 'content-type': 'application/json' }
+        : { accept: 'application/json' },
       body: payload && JSON.stringify(payload),
       cache: 'no-store',
     });
@@ -136,7 +139,10 @@ function renderWallets() {
       const button = document.createElement('button');
       button.type = 'button';
       button.className = 'wallet primary';
-      if (wallet.icon) button.append(Object.assign(document.createElement('img'), { src: wallet.icon, alt: '', width: 24, height: 24 }));
+      if (wallet.icon)
+        button.append(
+          Object.assign(document.createElement('img'), { src: wallet.icon, alt: '', width: 24, height: 24 }),
+        );
       button.append(`Pay with ${wallet.name}`);
       button.addEventListener('click', () => payWith(wallet, button));
       return button;
@@ -169,7 +175,8 @@ async function submitHash(event) {
   event.preventDefault();
   const input = $('tx-hash');
   const txHash = input.value.trim();
-  if (!/^0x[0-9a-fA-F]{64}$/.test(txHash)) return message('tx-error', 'A transaction hash is 0x followed by 64 hexadecimal characters.');
+  if (!/^0x[0-9a-fA-F]{64}$/.test(txHash))
+    return message('tx-error', 'A transaction hash is 0x followed by 64 hexadecimal characters.');
   const button = event.submitter ?? $('tx-form').querySelector('button');
   button.disabled = true;
   message('tx-error');
@@ -186,13 +193,17 @@ async function submitHash(event) {
 
 function start() {
   const deadline = $('deadline');
-  deadline.textContent = new Date(details.expiresAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  deadline.textContent = new Date(details.expiresAt).toLocaleString(undefined, {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  });
   if ($('pay')) {
     for (const button of document.querySelectorAll('button.copy')) {
       button.addEventListener('click', () => copy(button));
       show(button, true);
     }
-    for (const radio of document.querySelectorAll('input[name="network"]')) radio.addEventListener('change', showNetwork);
+    for (const radio of document.querySelectorAll('input[name="network"]'))
+      radio.addEventListener('change', showNetwork);
     showNetwork();
     $('tx-form').addEventListener('submit', submitHash);
     show($('tx-form'), true);

@@ -13,8 +13,18 @@ export function discoverWallets(onChange) {
   window.addEventListener('eip6963:announceProvider', (event) => {
     const detail = event.detail;
     if (typeof detail?.provider?.request !== 'function') return;
-    if (announced.some((wallet) => wallet.provider === detail.provider || (detail.info?.uuid && wallet.uuid === detail.info.uuid))) return;
-    announced.push({ provider: detail.provider, uuid: detail.info?.uuid, name: String(detail.info?.name ?? 'Browser wallet'), icon: safeIcon(detail.info?.icon) });
+    if (
+      announced.some(
+        (wallet) => wallet.provider === detail.provider || (detail.info?.uuid && wallet.uuid === detail.info.uuid),
+      )
+    )
+      return;
+    announced.push({
+      provider: detail.provider,
+      uuid: detail.info?.uuid,
+      name: String(detail.info?.name ?? 'Browser wallet'),
+      icon: safeIcon(detail.info?.icon),
+    });
     onChange();
   });
   window.dispatchEvent(new Event('eip6963:requestProvider'));
@@ -28,7 +38,8 @@ export function wallets() {
 }
 
 // EIP-6963 icons are data URIs; only images are shown (the CSP allows nothing else anyway).
-const safeIcon = (icon) => (typeof icon === 'string' && /^data:image\/(png|svg\+xml|webp|jpeg|gif)[;,]/.test(icon) ? icon : undefined);
+const safeIcon = (icon) =>
+  typeof icon === 'string' && /^data:image\/(png|svg\+xml|webp|jpeg|gif)[;,]/.test(icon) ? icon : undefined;
 
 const MESSAGES = {
   4001: 'You declined the request in your wallet. Nothing was paid.',
@@ -42,7 +53,9 @@ async function ask(provider, method, params) {
     return await provider.request(params === undefined ? { method } : { method, params });
   } catch (error) {
     const code = error?.code ?? error?.data?.originalError?.code;
-    throw Object.assign(new WalletError(MESSAGES[code] ?? `Your wallet reported: ${error?.message ?? String(error)}`), { code });
+    throw Object.assign(new WalletError(MESSAGES[code] ?? `Your wallet reported: ${error?.message ?? String(error)}`), {
+      code,
+    });
   }
 }
 
@@ -54,10 +67,16 @@ async function useChain(provider, network, onStep) {
   try {
     await ask(provider, 'wallet_switchEthereumChain', [{ chainId: `0x${network.chainId.toString(16)}` }]);
   } catch (error) {
-    if (error.code === 4902) throw new WalletError(`Your wallet does not know ${network.name} (chain ${network.chainId}). Add it to your wallet, or pay from any wallet below.`);
+    if (error.code === 4902)
+      throw new WalletError(
+        `Your wallet does not know ${network.name} (chain ${network.chainId}). Add it to your wallet, or pay from any wallet below.`,
+      );
     throw error;
   }
-  if ((await chainOf(provider)) !== network.chainId) throw new WalletError(`Your wallet is not on ${network.name}. Switch it to chain ${network.chainId} and try again.`);
+  if ((await chainOf(provider)) !== network.chainId)
+    throw new WalletError(
+      `Your wallet is not on ${network.name}. Switch it to chain ${network.chainId} and try again.`,
+    );
 }
 
 /**
@@ -71,7 +90,8 @@ export async function signPayment(wallet, network, fresh, onStep) {
   if (typeof from !== 'string') throw new WalletError('Your wallet shared no account. Unlock it and try again.');
   await useChain(wallet.provider, network, onStep);
   const { details, serverNow } = await fresh();
-  if (details.status !== 'open' || !details.authorizationNonce) throw new WalletError('This invoice cannot take a payment now.');
+  if (details.status !== 'open' || !details.authorizationNonce)
+    throw new WalletError('This invoice cannot take a payment now.');
   const { authorization, typedData } = transferAuthorization(details, network, from, serverNow);
   onStep('Sign the payment in your wallet. No gas fee: the payment service submits it.');
   const signature = await ask(wallet.provider, 'eth_signTypedData_v4', [from, JSON.stringify(typedData)]);

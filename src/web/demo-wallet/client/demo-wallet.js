@@ -3,7 +3,9 @@
 // whose requests the server answers with demo keys. Served only when the service runs the local demo.
 const ICON =
   'data:image/svg+xml,' +
-  encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#6b46c1"/><text x="16" y="21" font-size="14" text-anchor="middle" fill="#fff" font-family="sans-serif">D</text></svg>');
+  encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#6b46c1"/><text x="16" y="21" font-size="14" text-anchor="middle" fill="#fff" font-family="sans-serif">D</text></svg>',
+  );
 
 function demoProvider(role) {
   const listeners = new Map();
@@ -33,7 +35,12 @@ function demoProvider(role) {
 const wallets = [
   { role: 'merchant', name: 'Demo wallet: merchant (local chain only)', uuid: '0d3e5f7a-1b2c-4d5e-8f90-000000000001' },
   { role: 'buyer', name: 'Demo wallet: buyer (local chain only)', uuid: '0d3e5f7a-1b2c-4d5e-8f90-000000000002' },
-].map(({ role, name, uuid }) => Object.freeze({ info: Object.freeze({ uuid, name, icon: ICON, rdns: `local.demo.${role}` }), provider: demoProvider(role) }));
+].map(({ role, name, uuid }) =>
+  Object.freeze({
+    info: Object.freeze({ uuid, name, icon: ICON, rdns: `local.demo.${role}` }),
+    provider: demoProvider(role),
+  }),
+);
 
 function announce() {
   for (const detail of wallets) window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));

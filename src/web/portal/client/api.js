@@ -25,7 +25,13 @@ async function request(method, path, body, extraHeaders = {}) {
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response;
   try {
-    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+    });
   } catch {
     throw new ApiError(0, { message: 'Could not reach the service. Check your connection and try again.' });
   }
@@ -54,7 +60,9 @@ export const api = {
 export function workspacePath(workspaceId, ...rest) {
   const query = typeof rest.at(-1) === 'object' ? rest.pop() : undefined;
   const path = ['/portal/api/w', workspaceId, ...rest].map((s, i) => (i === 0 ? s : encodeURIComponent(s))).join('/');
-  const params = new URLSearchParams(Object.entries(query ?? {}).filter(([, value]) => value !== undefined && value !== ''));
+  const params = new URLSearchParams(
+    Object.entries(query ?? {}).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const search = params.toString();
   return search ? `${path}?${search}` : path;
 }

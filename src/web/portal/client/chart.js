@@ -9,12 +9,14 @@ const TOP = 8;
 
 function svg(tag, attributes = {}, ...children) {
   const node = document.createElementNS(SVG, tag);
-  for (const [name, value] of Object.entries(attributes)) if (value !== undefined) node.setAttribute(name, String(value));
+  for (const [name, value] of Object.entries(attributes))
+    if (value !== undefined) node.setAttribute(name, String(value));
   node.append(...children);
   return node;
 }
 
-const text = (x, y, content, anchor, className = 'axis') => svg('text', { x, y, 'text-anchor': anchor, class: className }, content);
+const text = (x, y, content, anchor, className = 'axis') =>
+  svg('text', { x, y, 'text-anchor': anchor, class: className }, content);
 
 /**
  * One bar per entry of `bars`: `{ value (number | null), label (x-axis text), title (hover and screen
@@ -28,7 +30,12 @@ export function barChart({ bars, max, formatTick, summary, width = 600 }) {
   const band = (width - LEFT) / Math.max(bars.length, 1);
   const y = (value) => TOP + plotHeight - (max > 0 ? (value / max) * plotHeight : 0);
   const grid = [0, max / 2, max].map((tick) =>
-    svg('g', {}, svg('line', { x1: LEFT, x2: width, y1: y(tick), y2: y(tick), class: 'grid' }), text(LEFT - 6, y(tick) + 4, formatTick(tick), 'end')),
+    svg(
+      'g',
+      {},
+      svg('line', { x1: LEFT, x2: width, y1: y(tick), y2: y(tick), class: 'grid' }),
+      text(LEFT - 6, y(tick) + 4, formatTick(tick), 'end'),
+    ),
   );
   const columns = bars.map((bar, i) => {
     const x = LEFT + i * band + band * 0.15;
@@ -36,16 +43,32 @@ export function barChart({ bars, max, formatTick, summary, width = 600 }) {
     const shape =
       bar.value === null
         ? svg('rect', { x, y: y(0) - 2, width: barWidth, height: 2, class: 'bar none' })
-        : svg('rect', { x, y: y(bar.value), width: barWidth, height: Math.max(y(0) - y(bar.value), bar.value > 0 ? 1 : 0), class: `bar ${bar.tone ?? ''}` });
+        : svg('rect', {
+            x,
+            y: y(bar.value),
+            width: barWidth,
+            height: Math.max(y(0) - y(bar.value), bar.value > 0 ? 1 : 0),
+            class: `bar ${bar.tone ?? ''}`,
+          });
     // The transparent full-height hit area makes a tiny bar easy to hover or tap.
-    return svg('g', {}, svg('title', {}, bar.title), svg('rect', { x: LEFT + i * band, y: TOP, width: band, height: plotHeight, class: 'hit' }), shape);
+    return svg(
+      'g',
+      {},
+      svg('title', {}, bar.title),
+      svg('rect', { x: LEFT + i * band, y: TOP, width: band, height: plotHeight, class: 'hit' }),
+      shape,
+    );
   });
   // First, middle and last day only: thirty labels do not fit a phone. The outer ones align to the plot's edges.
   const middle = Math.floor((bars.length - 1) / 2);
   const labels =
     bars.length === 0
       ? []
-      : [text(LEFT, HEIGHT - 4, bars[0].label, 'start'), text(LEFT + middle * band + band / 2, HEIGHT - 4, bars[middle].label, 'middle'), text(width, HEIGHT - 4, bars.at(-1).label, 'end')];
+      : [
+          text(LEFT, HEIGHT - 4, bars[0].label, 'start'),
+          text(LEFT + middle * band + band / 2, HEIGHT - 4, bars[middle].label, 'middle'),
+          text(width, HEIGHT - 4, bars.at(-1).label, 'end'),
+        ];
   return svg(
     'svg',
     { viewBox: `0 0 ${width} ${HEIGHT}`, role: 'img', 'aria-label': summary, class: 'bars' },

@@ -112,7 +112,11 @@ export function formatAmount(amount) {
 
 /** Replaces the content of a <dl> with [term, description] pairs; descriptions that are undefined are left out. */
 export function fillFacts(dl, pairs) {
-  dl.replaceChildren(...pairs.filter(([, value]) => value !== undefined).flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value ?? '—')]));
+  dl.replaceChildren(
+    ...pairs
+      .filter(([, value]) => value !== undefined)
+      .flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value ?? '—')]),
+  );
 }
 
 export const badge = (status) => el('span', { class: `badge ${status}` }, status);
@@ -131,4 +135,5 @@ export function bindCounter(textarea, counter) {
 }
 
 /** A failed webhook attempt in words: the receiver's status when it answered, else the safe error category. */
-export const attemptError = (attempt) => (attempt.statusCode ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'failed').replaceAll('_', ' '));
+export const attemptError = (attempt) =>
+  attempt.statusCode ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'failed').replaceAll('_', ' ');

@@ -1,7 +1,20 @@
 /* global window */
 // One invoice: its facts, links to copy, cancel and renew, the receipt once paid, and the timeline.
 import { ApiError, api, workspacePath } from './api.js';
-import { attemptError, badge, busy, byId, copyFrom, el, fillFacts, formatAmount, notify, reportError, show, timeEl } from './dom.js';
+import {
+  attemptError,
+  badge,
+  busy,
+  byId,
+  copyFrom,
+  el,
+  fillFacts,
+  formatAmount,
+  notify,
+  reportError,
+  show,
+  timeEl,
+} from './dom.js';
 
 /** Timeline kinds (GET …/timeline) in words; `record` adds the details that kind carries. */
 const KINDS = {
@@ -15,7 +28,8 @@ const KINDS = {
   expired: () => 'Expired',
   cancelled: () => 'Cancelled',
   renewed: (r) => `Link renewed (version ${r.linkVersion})`,
-  webhook_attempt: (r) => `Webhook attempt ${r.attempt} for event ${r.eventId}: ${r.error === null ? `acknowledged (${r.statusCode})` : attemptError(r)}`,
+  webhook_attempt: (r) =>
+    `Webhook attempt ${r.attempt} for event ${r.eventId}: ${r.error === null ? `acknowledged (${r.statusCode})` : attemptError(r)}`,
 };
 
 const CHANGEABLE = new Set(['open', 'expired']);
@@ -30,7 +44,8 @@ export function createInvoiceView({ onChange }) {
   let generation = 0;
   let refresh;
 
-  for (const button of card.querySelectorAll('[data-copy-from]')) button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom), button));
+  for (const button of card.querySelectorAll('[data-copy-from]'))
+    button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom), button));
 
   function renderInvoice() {
     byId('invoice-number').textContent = invoice.number;
@@ -56,7 +71,13 @@ export function createInvoiceView({ onChange }) {
   function renderTimeline(timeline) {
     byId('invoice-timeline').replaceChildren(
       ...timeline.records.map((record) =>
-        el('li', { 'data-kind': record.kind }, timeEl(record.at), ' ', el('span', {}, (KINDS[record.kind] ?? (() => record.kind))(record))),
+        el(
+          'li',
+          { 'data-kind': record.kind },
+          timeEl(record.at),
+          ' ',
+          el('span', {}, (KINDS[record.kind] ?? (() => record.kind))(record)),
+        ),
       ),
     );
     show(byId('invoice-timeline-note'), timeline.truncated);
@@ -80,7 +101,12 @@ export function createInvoiceView({ onChange }) {
     const path = (...rest) => workspacePath(workspace.id, 'invoices', invoice?.id ?? '', ...rest);
     const [fresh, timeline] = await Promise.all([api.get(path()), api.get(path('timeline'))]);
     // A receipt exists only once paid; asking earlier answers 409 invoice_not_paid.
-    const receipt = fresh.status === 'paid' ? await api.get(path('receipt')).catch((error) => (error instanceof ApiError && error.status === 409 ? undefined : Promise.reject(error))) : undefined;
+    const receipt =
+      fresh.status === 'paid'
+        ? await api
+            .get(path('receipt'))
+            .catch((error) => (error instanceof ApiError && error.status === 409 ? undefined : Promise.reject(error)))
+        : undefined;
     if (mine !== generation) return;
     invoice = fresh;
     renderInvoice();
@@ -105,7 +131,10 @@ export function createInvoiceView({ onChange }) {
     await busy(button, async () => {
       try {
         await api.post(workspacePath(workspace.id, 'invoices', invoice.id, verb), body);
-        notify(verb === 'cancel' ? `${invoice.number} is cancelled.` : `${invoice.number} has a new payment link.`, 'success');
+        notify(
+          verb === 'cancel' ? `${invoice.number} is cancelled.` : `${invoice.number} has a new payment link.`,
+          'success',
+        );
         onChange();
         await load();
       } catch (error) {
@@ -118,7 +147,9 @@ export function createInvoiceView({ onChange }) {
     const question = `Cancel ${invoice.number} (${formatAmount(invoice.amount)} USDC)?\n\nIts checkout link stops accepting payments. This cannot be undone.`;
     if (window.confirm(question)) act(event.currentTarget, 'cancel');
   });
-  byId('renew-invoice').addEventListener('click', (event) => act(event.currentTarget, 'renew', { expiresIn: Number(byId('renew-expires').value) }));
+  byId('renew-invoice').addEventListener('click', (event) =>
+    act(event.currentTarget, 'renew', { expiresIn: Number(byId('renew-expires').value) }),
+  );
 
   return {
     async show(selected, invoiceId) {

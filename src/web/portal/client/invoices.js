@@ -41,15 +41,26 @@ export function createInvoicesView({ onCreated }) {
     if (!append) cursor = null;
     status.textContent = 'Loading…';
     const page = query
-      ? await api.get(workspacePath(target.id, 'invoice-search', { q: query, cursor: cursor ?? undefined, limit: PAGE }))
-      : await api.get(workspacePath(target.id, 'invoices', { status: statusFilter(), cursor: cursor ?? undefined, limit: PAGE }));
+      ? await api.get(
+          workspacePath(target.id, 'invoice-search', { q: query, cursor: cursor ?? undefined, limit: PAGE }),
+        )
+      : await api.get(
+          workspacePath(target.id, 'invoices', { status: statusFilter(), cursor: cursor ?? undefined, limit: PAGE }),
+        );
     if (mine !== generation) return;
     if (append) rows.append(...page.invoices.map(row));
     else rows.replaceChildren(...page.invoices.map(row));
     cursor = page.nextCursor;
     show(more, cursor !== null);
     const shown = rows.children.length;
-    status.textContent = shown > 0 ? '' : query ? `No invoice matches “${query}”.` : statusFilter() ? `No ${statusFilter()} invoices.` : 'No invoices yet. Create one below.';
+    status.textContent =
+      shown > 0
+        ? ''
+        : query
+          ? `No invoice matches “${query}”.`
+          : statusFilter()
+            ? `No ${statusFilter()} invoices.`
+            : 'No invoices yet. Create one below.';
   }
 
   const reload = () => load().catch((error) => reportError(error));
@@ -81,7 +92,9 @@ export function createInvoicesView({ onCreated }) {
     const amount = fields.amount.value.trim();
     if (amount === '') return formError(form, 'Enter the amount in USDC, e.g. 12,50.');
     // Empty optional fields are left out rather than sent empty, which the API would refuse.
-    const optional = ['externalId', 'network', 'successUrl', 'cancelUrl'].map((name) => [name, fields[name].value.trim()]).filter(([, value]) => value !== '');
+    const optional = ['externalId', 'network', 'successUrl', 'cancelUrl']
+      .map((name) => [name, fields[name].value.trim()])
+      .filter(([, value]) => value !== '');
     const body = { amount, expiresIn: Number(fields.expiresIn.value), ...Object.fromEntries(optional) };
     formError(form);
     const target = workspace;
@@ -119,5 +132,7 @@ export function createInvoicesView({ onCreated }) {
 
 /** getRandomValues, not randomUUID: the latter exists only in secure contexts (not plain http on a LAN). */
 function randomHex(bytes) {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join(
+    '',
+  );
 }

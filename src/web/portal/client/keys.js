@@ -19,19 +19,42 @@ export function createKeysView() {
 
   function syncPresets() {
     const current = chosen().sort().join(' ');
-    for (const button of presets) button.setAttribute('aria-pressed', String(button.dataset.preset.split(' ').sort().join(' ') === current));
+    for (const button of presets)
+      button.setAttribute('aria-pressed', String(button.dataset.preset.split(' ').sort().join(' ') === current));
   }
 
   function row(key) {
     const active = key.status === 'active';
-    const revoke = active ? el('button', { type: 'button', class: 'danger small', onclick: (event) => revokeKey(key, event.currentTarget) }, 'Revoke') : undefined;
+    const revoke = active
+      ? el(
+          'button',
+          { type: 'button', class: 'danger small', onclick: (event) => revokeKey(key, event.currentTarget) },
+          'Revoke',
+        )
+      : undefined;
     return el(
       'tr',
       { class: active ? '' : 'revoked' },
       el('td', { 'data-label': 'Name' }, el('strong', {}, key.name)),
       el('td', { 'data-label': 'Prefix' }, el('code', { class: 'nowrap' }, `${key.prefix}…`)),
-      el('td', { 'data-label': 'Permissions' }, el('span', { class: 'chips' }, key.permissions.map((p) => el('code', { class: 'chip' }, p)))),
-      el('td', { 'data-label': 'Status' }, el('span', { class: `badge ${key.status}`, title: key.revokedAt ? `Revoked ${key.revokedAt}` : undefined }, key.status)),
+      el(
+        'td',
+        { 'data-label': 'Permissions' },
+        el(
+          'span',
+          { class: 'chips' },
+          key.permissions.map((p) => el('code', { class: 'chip' }, p)),
+        ),
+      ),
+      el(
+        'td',
+        { 'data-label': 'Status' },
+        el(
+          'span',
+          { class: `badge ${key.status}`, title: key.revokedAt ? `Revoked ${key.revokedAt}` : undefined },
+          key.status,
+        ),
+      ),
       el('td', { 'data-label': 'Created' }, timeEl(key.createdAt)),
       el('td', { 'data-label': 'Last used' }, timeEl(key.lastUsedAt, 'never')),
       el('td', { class: 'actions-cell' }, revoke),

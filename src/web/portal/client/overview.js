@@ -58,13 +58,17 @@ function renderActivity({ days, totals }) {
       })),
     }),
   );
-  const rate = totals.webhookAttempts === 0 ? undefined : Math.round((100 * totals.webhookSucceeded) / totals.webhookAttempts);
+  const rate =
+    totals.webhookAttempts === 0 ? undefined : Math.round((100 * totals.webhookSucceeded) / totals.webhookAttempts);
   byId('chart-webhooks').replaceChildren(
     barChart({
       width,
       max: 1,
       formatTick: (v) => `${Math.round(v * 100)}%`,
-      summary: rate === undefined ? 'No webhook attempts in this period.' : `Webhook success rate per day; ${rate}% of attempts acknowledged overall.`,
+      summary:
+        rate === undefined
+          ? 'No webhook attempts in this period.'
+          : `Webhook success rate per day; ${rate}% of attempts acknowledged overall.`,
       bars: days.map((day) => {
         const share = day.webhookAttempts === 0 ? null : day.webhookSucceeded / day.webhookAttempts;
         return {
@@ -81,7 +85,9 @@ function renderActivity({ days, totals }) {
   );
   byId('activity-summary').textContent =
     `${formatAmount(totals.paidAmount)} USDC paid in ${plural(totals.paidInvoices, 'invoice')}. ` +
-    (rate === undefined ? 'No webhook attempts.' : `Webhooks: ${totals.webhookSucceeded} of ${plural(totals.webhookAttempts, 'attempt')} acknowledged (${rate}%).`);
+    (rate === undefined
+      ? 'No webhook attempts.'
+      : `Webhooks: ${totals.webhookSucceeded} of ${plural(totals.webhookAttempts, 'attempt')} acknowledged (${rate}%).`);
 }
 
 export function createOverviewView() {
@@ -113,7 +119,10 @@ export function createOverviewView() {
     },
     async show(workspace) {
       current = workspace;
-      const [billing, dashboard] = await Promise.all([api.get(workspacePath(workspace.id, 'billing')), api.get(workspacePath(workspace.id, 'dashboard'))]);
+      const [billing, dashboard] = await Promise.all([
+        api.get(workspacePath(workspace.id, 'billing')),
+        api.get(workspacePath(workspace.id, 'dashboard')),
+      ]);
       if (current !== workspace) return;
       renderBilling(billing);
       activity = dashboard;

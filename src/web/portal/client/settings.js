@@ -20,7 +20,8 @@ export function createSettingsView({ onProfileSaved }) {
     event.preventDefault();
     const name = profile.elements.name.value.trim();
     if (name === '') return formError(profile, 'The workspace needs a name.');
-    if (!updateCounter()) return formError(profile, `The description is too long: at most ${description.dataset.max} characters.`);
+    if (!updateCounter())
+      return formError(profile, `The description is too long: at most ${description.dataset.max} characters.`);
     formError(profile);
     const target = workspace;
     busy(profile.querySelector('[type=submit]'), async () => {
@@ -41,10 +42,17 @@ export function createSettingsView({ onProfileSaved }) {
     const target = workspace;
     busy(origins.querySelector('[type=submit]'), async () => {
       try {
-        const saved = await api.put(workspacePath(target.id, 'checkout-settings'), { origins: lines(origins.elements.origins.value) });
+        const saved = await api.put(workspacePath(target.id, 'checkout-settings'), {
+          origins: lines(origins.elements.origins.value),
+        });
         // The server's spelling (lowercase host, no :443), so what is shown is what is enforced.
         origins.elements.origins.value = saved.origins.join('\n');
-        notify(saved.origins.length === 0 ? 'No return origins: invoices cannot carry return links.' : 'Return origins saved.', 'success');
+        notify(
+          saved.origins.length === 0
+            ? 'No return origins: invoices cannot carry return links.'
+            : 'Return origins saved.',
+          'success',
+        );
       } catch (error) {
         reportError(error, origins);
       }

@@ -18,7 +18,12 @@ export function createSignInView({ chainIds, onSignedIn }) {
     const label = wallet.name ? `Sign in with ${wallet.name}` : 'Sign in with your browser wallet';
     return el(
       'button',
-      { type: 'button', class: 'primary wide', disabled: signingIn, onclick: (event) => signIn(wallet, event.currentTarget) },
+      {
+        type: 'button',
+        class: 'primary wide',
+        disabled: signingIn,
+        onclick: (event) => signIn(wallet, event.currentTarget),
+      },
       wallet.icon ? el('img', { class: 'wallet-icon', src: wallet.icon, alt: '' }) : undefined,
       el('span', {}, label),
     );

@@ -19,7 +19,16 @@ export function checksumAddress(address) {
  * The message for { domain, address, statement?, uri, version, chainId, nonce, issuedAt (Date) }.
  * The statement must be a single line.
  */
-export function createSiweMessage({ domain, address, statement, uri, version = '1', chainId, nonce, issuedAt = new Date() }) {
+export function createSiweMessage({
+  domain,
+  address,
+  statement,
+  uri,
+  version = '1',
+  chainId,
+  nonce,
+  issuedAt = new Date(),
+}) {
   if (statement?.includes('\n')) throw new Error('The statement must be one line.');
   const head = `${domain} wants you to sign in with your Ethereum account:\n${checksumAddress(address)}\n\n${statement ? `${statement}\n` : ''}`;
   const tail = `URI: ${uri}\nVersion: ${version}\nChain ID: ${chainId}\nNonce: ${nonce}\nIssued At: ${issuedAt.toISOString()}`;

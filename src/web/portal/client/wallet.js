@@ -42,15 +42,22 @@ export function onWalletsChanged(listener) {
  */
 export function listWallets() {
   if (announced.length > 0) {
-    return announced.map((detail, i) => ({ id: detail.info?.uuid ?? `wallet-${i}`, provider: detail.provider, name: detail.info?.name, icon: safeIcon(detail.info?.icon) }));
+    return announced.map((detail, i) => ({
+      id: detail.info?.uuid ?? `wallet-${i}`,
+      provider: detail.provider,
+      name: detail.info?.name,
+      icon: safeIcon(detail.info?.icon),
+    }));
   }
   const injected = window.ethereum;
-  if (injected && typeof injected.request === 'function') return [{ id: 'injected', provider: injected, name: undefined, icon: undefined }];
+  if (injected && typeof injected.request === 'function')
+    return [{ id: 'injected', provider: injected, name: undefined, icon: undefined }];
   return [];
 }
 
 // EIP-6963 icons are data URIs; only images are shown (the CSP allows nothing else anyway).
-const safeIcon = (icon) => (typeof icon === 'string' && /^data:image\/(png|svg\+xml|webp|jpeg|gif)[;,]/.test(icon) ? icon : undefined);
+const safeIcon = (icon) =>
+  typeof icon === 'string' && /^data:image\/(png|svg\+xml|webp|jpeg|gif)[;,]/.test(icon) ? icon : undefined;
 
 const WALLET_MESSAGES = {
   4001: 'You declined the request in your wallet.',
@@ -82,12 +89,21 @@ async function acceptedChain(provider, chainIds, onStep) {
   try {
     await ask(provider, 'wallet_switchEthereumChain', [{ chainId: `0x${target.toString(16)}` }]);
   } catch (error) {
-    if (error.code === 4902) throw new WalletError(`Your wallet does not know chain ${target}. Add that network to your wallet, then sign in again.`, 4902);
-    if (error.code === 4001) throw new WalletError(`Signing in needs your wallet on chain ${chainIds.join(' or ')}; the switch was declined.`, 4001);
+    if (error.code === 4902)
+      throw new WalletError(
+        `Your wallet does not know chain ${target}. Add that network to your wallet, then sign in again.`,
+        4902,
+      );
+    if (error.code === 4001)
+      throw new WalletError(
+        `Signing in needs your wallet on chain ${chainIds.join(' or ')}; the switch was declined.`,
+        4001,
+      );
     throw error;
   }
   const switched = await readChainId(provider);
-  if (!chainIds.includes(switched)) throw new WalletError(`Your wallet is still on chain ${switched}. Switch it to chain ${target} and try again.`);
+  if (!chainIds.includes(switched))
+    throw new WalletError(`Your wallet is still on chain ${switched}. Switch it to chain ${target} and try again.`);
   return switched;
 }
 

@@ -20,7 +20,15 @@ export function createWebhookView({ onChange }) {
   function deliveryRow(delivery) {
     const retry =
       delivery.status === 'failed' && !delivery.eventId.startsWith('test_')
-        ? el('button', { type: 'button', class: 'secondary small', onclick: (event) => retryDelivery(delivery, event.currentTarget) }, 'Retry now')
+        ? el(
+            'button',
+            {
+              type: 'button',
+              class: 'secondary small',
+              onclick: (event) => retryDelivery(delivery, event.currentTarget),
+            },
+            'Retry now',
+          )
         : undefined;
     return el(
       'tr',
@@ -29,7 +37,11 @@ export function createWebhookView({ onChange }) {
       el('td', { 'data-label': 'Type' }, delivery.type),
       el('td', { 'data-label': 'Status' }, badge(delivery.status)),
       el('td', { 'data-label': 'Attempts', class: 'num' }, String(delivery.attempts)),
-      el('td', { 'data-label': 'Last result' }, delivery.lastAttemptAt ? result(delivery.lastStatusCode, delivery.lastError) : '—'),
+      el(
+        'td',
+        { 'data-label': 'Last result' },
+        delivery.lastAttemptAt ? result(delivery.lastStatusCode, delivery.lastError) : '—',
+      ),
       el('td', { 'data-label': 'Last attempt' }, timeEl(delivery.lastAttemptAt)),
       el('td', { 'data-label': 'Next attempt' }, timeEl(delivery.nextAttemptAt)),
       el('td', { class: 'actions-cell' }, retry),
@@ -105,12 +117,20 @@ export function createWebhookView({ onChange }) {
     const endpoint = form.elements.endpoint.value.trim();
     if (endpoint === '') return formError(form, 'Enter the https address of your webhook receiver.');
     formError(form);
-    configure(form.querySelector('[type=submit]'), { endpoint }, view?.endpoint ? 'Endpoint saved.' : 'Endpoint saved. Copy the signing secret below.');
+    configure(
+      form.querySelector('[type=submit]'),
+      { endpoint },
+      view?.endpoint ? 'Endpoint saved.' : 'Endpoint saved. Copy the signing secret below.',
+    );
   });
-  toggle.addEventListener('click', () => configure(toggle, { enabled: !view.enabled }, view.enabled ? 'Delivery paused.' : 'Delivery resumed.'));
+  toggle.addEventListener('click', () =>
+    configure(toggle, { enabled: !view.enabled }, view.enabled ? 'Delivery paused.' : 'Delivery resumed.'),
+  );
   byId('webhook-rotate').addEventListener('click', (event) => {
-    const question = 'Rotate the signing secret?\n\nThe old secret stops working and delivery pauses until you resume it, so nothing is sent with a secret your receiver does not know yet.';
-    if (window.confirm(question)) configure(event.currentTarget, { rotate: true }, 'New secret made; delivery is paused.');
+    const question =
+      'Rotate the signing secret?\n\nThe old secret stops working and delivery pauses until you resume it, so nothing is sent with a secret your receiver does not know yet.';
+    if (window.confirm(question))
+      configure(event.currentTarget, { rotate: true }, 'New secret made; delivery is paused.');
   });
   byId('webhook-test').addEventListener('click', (event) =>
     busy(event.currentTarget, async () => {
@@ -127,7 +147,9 @@ export function createWebhookView({ onChange }) {
       }
     }),
   );
-  byId('webhook-refresh').addEventListener('click', (event) => busy(event.currentTarget, () => refresh().catch((error) => reportError(error))));
+  byId('webhook-refresh').addEventListener('click', (event) =>
+    busy(event.currentTarget, () => refresh().catch((error) => reportError(error))),
+  );
 
   return {
     hideSecret: secret.hide,

@@ -28,7 +28,9 @@ export function createWorkspacesView({ onSelect }) {
   }
 
   function render() {
-    select.replaceChildren(...workspaces.map((w) => el('option', { value: w.id, selected: w.id === selected?.id }, w.name)));
+    select.replaceChildren(
+      ...workspaces.map((w) => el('option', { value: w.id, selected: w.id === selected?.id }, w.name)),
+    );
     show(select.parentElement, workspaces.length > 0);
     if (selected) {
       byId('workspace-title').textContent = selected.name;
@@ -62,7 +64,8 @@ export function createWorkspacesView({ onSelect }) {
     const name = form.elements.name.value.trim();
     const text = description.value.trim();
     if (name === '') return formError(form, 'Give the workspace a name.');
-    if (!updateCounter()) return formError(form, `The description is too long: at most ${description.dataset.max} characters.`);
+    if (!updateCounter())
+      return formError(form, `The description is too long: at most ${description.dataset.max} characters.`);
     formError(form);
     busy(form.querySelector('[type=submit]'), async () => {
       try {

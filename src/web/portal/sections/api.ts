@@ -55,7 +55,8 @@ function keysCard(): Html {
     <fieldset>
       <legend>Permissions</legend>
       <div class="presets"><span class="muted">Presets:</span>${presets.map(
-        ([id, permissions]) => html` <button type="button" class="secondary small" data-preset="${permissions.join(' ')}" data-preset-id="${id}">${PRESET_LABELS[id]}</button>`,
+        ([id, permissions]) =>
+          html` <button type="button" class="secondary small" data-preset="${permissions.join(' ')}" data-preset-id="${id}">${PRESET_LABELS[id]}</button>`,
       )}</div>
       <div class="permissions">${PERMISSIONS.map(
         (permission) =>
