@@ -29,19 +29,22 @@ export function findKey(db: Executor, workspaceId: WorkspaceId, keyId: ApiKeyId)
     .executeTakeFirst();
 }
 
+/** What a key's view shows: never the secret's hash. */
+const VIEW_COLUMNS = [
+  'id',
+  'name',
+  'permissions',
+  'recipient_address',
+  'display_prefix',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
+] as const;
+
 export function listKeys(db: Executor, workspaceId: WorkspaceId) {
   return db
     .selectFrom('api_keys')
-    .select([
-      'id',
-      'name',
-      'permissions',
-      'recipient_address',
-      'display_prefix',
-      'created_at',
-      'last_used_at',
-      'revoked_at',
-    ])
+    .select(VIEW_COLUMNS)
     .where('workspace_id', '=', workspaceId)
     .orderBy('created_at', 'desc')
     .execute();
@@ -76,16 +79,7 @@ export function insertKey(db: Executor, workspaceId: WorkspaceId, key: NewApiKey
       secret_hash: key.secretHash,
       display_prefix: key.displayPrefix,
     })
-    .returning([
-      'id',
-      'name',
-      'permissions',
-      'recipient_address',
-      'display_prefix',
-      'created_at',
-      'last_used_at',
-      'revoked_at',
-    ])
+    .returning(VIEW_COLUMNS)
     .executeTakeFirstOrThrow();
 }
 
@@ -95,16 +89,7 @@ export function revokeKey(db: Executor, workspaceId: WorkspaceId, keyId: ApiKeyI
     .set({ revoked_at: sql`coalesce(revoked_at, now())` })
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', keyId)
-    .returning([
-      'id',
-      'name',
-      'permissions',
-      'recipient_address',
-      'display_prefix',
-      'created_at',
-      'last_used_at',
-      'revoked_at',
-    ])
+    .returning(VIEW_COLUMNS)
     .executeTakeFirst();
 }
 

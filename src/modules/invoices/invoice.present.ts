@@ -1,7 +1,8 @@
 import { formatUsdc } from '../../shared/money.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceEventData, NewEvent } from '../events/index.js';
-import { formatInvoiceNumber, type ExpiresIn, type Invoice, type InvoiceEventType, type InvoiceId } from './invoice.js';
+import { formatInvoiceNumber, type Invoice, type InvoiceEventType } from './invoice.js';
+import type { CreateInvoiceParams } from './invoice.repo.js';
 
 /** The invoice as the API shows it. Links are built from PUBLIC_BASE_URL (docs/invoices.md). */
 export function presentInvoice(invoice: Invoice, baseUrl: URL) {
@@ -38,16 +39,10 @@ export function invoiceEvent(type: InvoiceEventKind, invoice: Invoice, baseUrl: 
 }
 
 /** What create_invoice is asked to create, as far as the invoice's API shape needs it. */
-export interface InvoiceDraft {
-  readonly id: InvoiceId;
-  readonly amount: bigint;
-  readonly network: string | null;
-  readonly expiresIn: ExpiresIn;
-  readonly now: Date;
-  readonly externalId: string | null;
-  readonly successUrl: string | null;
-  readonly cancelUrl: string | null;
-}
+export type InvoiceDraft = Pick<
+  CreateInvoiceParams,
+  'id' | 'amount' | 'network' | 'expiresIn' | 'now' | 'externalId' | 'successUrl' | 'cancelUrl'
+>;
 
 /**
  * The data of `invoice.created` for an invoice about to be created, rendered before the database
