@@ -25,6 +25,9 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (error instanceof AppError) return sendError(reply, error);
+    if (error.validation && error.validationContext === 'body' && request.body === undefined) {
+      return sendError(reply, new AppError('invalid_json', 'The request body is empty; send a JSON object.'));
+    }
     const known = fromFastifyError(error, request.routeOptions.config?.fieldErrorCodes ?? {});
     if (known) return sendError(reply, known);
     // Unknown: log everything, tell the client nothing internal.

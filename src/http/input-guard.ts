@@ -16,6 +16,7 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
  * A credential in the query string is refused the same way on every route.
  */
 export function guardInput(app: FastifyInstance): void {
+  acceptEmptyJson(app);
   app.addHook('onRequest', async (request) => {
     checkStrings(request.params, 'path');
     checkStrings(request.query, 'query');
@@ -80,5 +81,18 @@ function unstorable(field: string): AppError {
     {
       details: [{ path: field, message: 'holds a NUL character or an unpaired surrogate' }],
     },
+  );
+}
+
+/**
+ * Many HTTP clients send `Content-Type: application/json` on every POST, also with no body (cancel,
+ * renew, webhook test). An empty body is "no body" rather than malformed JSON; a route whose body is
+ * required still refuses it (error-handler.ts answers invalid_json for a missing required body).
+ */
+function acceptEmptyJson(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body.toString(), done),
   );
 }

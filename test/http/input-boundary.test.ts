@@ -176,3 +176,38 @@ describe('decoders that never throw on client input', () => {
     }
   });
 });
+
+describe('empty bodies sent as JSON', () => {
+  it('accepts an empty body with a JSON content type where the body is optional', async () => {
+    const created = await app.inject({
+      method: 'POST',
+      url: `/w/${shop.workspaceId}/v1/invoices`,
+      headers: { ...auth, 'idempotency-key': 'empty-body-1' },
+      payload: { amount: '1' },
+    });
+    const path = `/w/${shop.workspaceId}/v1/invoices/${created.json().id}`;
+    const json = { ...auth, 'content-type': 'application/json' };
+    const renewed = await app.inject({ method: 'POST', url: `${path}/renew`, headers: json, payload: '' });
+    expect(renewed.statusCode, renewed.body).toBe(200);
+    expect(renewed.json().linkVersion).toBe(2);
+    const cancelled = await app.inject({ method: 'POST', url: `${path}/cancel`, headers: json, payload: '' });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    const test = await app.inject({
+      method: 'POST',
+      url: `/w/${shop.workspaceId}/v1/webhook/test`,
+      headers: json,
+      payload: '',
+    });
+    expect(test.json().code).not.toBe('invalid_json');
+  });
+
+  it('still answers invalid_json where a body is required', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: `/w/${shop.workspaceId}/v1/invoices`,
+      headers: { ...auth, 'idempotency-key': 'empty-body-2', 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect({ status: response.statusCode, code: response.json().code }).toEqual({ status: 400, code: 'invalid_json' });
+  });
+});
