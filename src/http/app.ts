@@ -101,8 +101,10 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     transform: ({ schema, url, route }) => {
+      // Several permissions read as an OAuth scope string: space-separated, all required.
       const permission = route.config?.permission;
-      return { schema: permission ? { ...schema, 'x-permission': permission } : schema, url } as never;
+      const required = permission === undefined ? undefined : ([] as string[]).concat(permission).join(' ');
+      return { schema: required ? { ...schema, 'x-permission': required } : schema, url } as never;
     },
   });
 

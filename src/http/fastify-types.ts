@@ -24,8 +24,8 @@ declare module 'fastify' {
     principal?: Principal;
   }
   interface FastifyContextConfig {
-    /** Required on every merchant API route: the key must hold this permission. */
-    permission?: Permission;
+    /** Required on every merchant API route: the key must hold this permission (or all of these). */
+    permission?: Permission | readonly Permission[];
     /** Specific codes for schema failures of particular body fields (e.g. amount → invalid_amount). */
     fieldErrorCodes?: Readonly<Record<string, ErrorCode>>;
   }

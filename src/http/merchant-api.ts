@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../shared/errors.js';
 import type { WorkspaceId } from '../shared/ids.js';
+import type { Permission } from '../modules/api-keys/index.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Services } from './services.js';
 
@@ -34,9 +35,10 @@ export function guardMerchantApi(app: FastifyInstance, services: Services): void
         retryAfterSeconds: retryAfter,
       });
     }
-    const permission = request.routeOptions.config.permission;
-    if (!permission || !principal.permissions.has(permission)) {
-      throw new AppError('permission_denied', `This API key lacks the ${permission} permission.`);
+    const required = ([] as Permission[]).concat(request.routeOptions.config.permission ?? []);
+    const missing = required.filter((permission) => !principal.permissions.has(permission));
+    if (required.length === 0 || missing.length > 0) {
+      throw new AppError('permission_denied', `This API key lacks the ${missing.join(' and ')} permission.`);
     }
     request.apiKey = principal;
     request.principal = { workspaceId: principal.workspaceId, via: 'api' };

@@ -236,3 +236,25 @@ describe('retained batch bindings', () => {
     },
   );
 });
+
+describe('batch permissions', () => {
+  it('needs both invoices:create and invoices:read, for the batch and for its quote', async () => {
+    for (const permissions of [['invoices:create'], ['invoices:read']]) {
+      const limited = await merchant(app, permissions);
+      const headers = { authorization: `Bearer ${limited.apiKey}`, 'idempotency-key': `perm-${permissions[0]}` };
+      for (const url of ['/invoice-batches', '/invoice-batches/quote']) {
+        const response = await app.inject({
+          method: 'POST',
+          url: `/w/${limited.workspaceId}/v1${url}`,
+          headers,
+          payload: { items: [{ amount: '1' }], budgetCredits: 10 },
+        });
+        expect({ url, status: response.statusCode, code: response.json().code }).toEqual({
+          url,
+          status: 403,
+          code: 'permission_denied',
+        });
+      }
+    }
+  });
+});

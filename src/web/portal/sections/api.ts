@@ -4,7 +4,7 @@ import { html, type Html } from '../html.js';
 
 /** What each permission allows; a Record, so a new permission fails to compile until described. */
 const PERMISSION_HINTS: Readonly<Record<Permission, string>> = {
-  'invoices:create': 'Create, cancel and renew invoices and batches',
+  'invoices:create': 'Create, cancel and renew invoices (batches need Read invoices too)',
   'invoices:read': 'Read invoices, changes, search and receipts',
   'payments:read': 'Invoice status, timeline and payment intents',
   'billing:read': 'Credit balance and health issues',
