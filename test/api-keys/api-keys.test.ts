@@ -121,10 +121,33 @@ describe('API keys', () => {
       method: 'POST',
       url: `/portal/api/w/${workspaceId}/keys`,
       headers: { cookie, origin: ORIGIN },
-      payload: { name: 'x', permissions: ['billing:read'], recipient: '0x0000000000000000000000000000000000000001' },
+      payload: { name: 'x', permissions: ['billing:read'], payTo: '0x0000000000000000000000000000000000000001' },
     });
     expect(extra.statusCode).toBe(400);
-    expect(extra.json().details[0]).toEqual({ path: 'recipient', message: 'is not a known field' });
+    expect(extra.json().details[0]).toEqual({ path: 'payTo', message: 'is not a known field' });
+  });
+
+  it('refuses a key recipient other than the workspace wallet with 403, and accepts the wallet itself', async () => {
+    const wallet = newWallet();
+    const cookie = await signIn(app, wallet);
+    const workspaceId = await createWorkspace(app, cookie);
+    const create = (recipient: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/portal/api/w/${workspaceId}/keys`,
+        headers: { cookie, origin: ORIGIN },
+        payload: { name: 'x', permissions: ['billing:read'], recipient },
+      });
+    const other = await create('0x0000000000000000000000000000000000000001');
+    expect({ status: other.statusCode, code: other.json().code }).toEqual({
+      status: 403,
+      code: 'key_recipient_mismatch',
+    });
+    const listed = await app.inject({ method: 'GET', url: `/portal/api/w/${workspaceId}/keys`, headers: { cookie } });
+    expect(listed.json().keys).toEqual([]);
+    const own = await create(wallet.address);
+    expect(own.statusCode).toBe(201);
+    expect(own.json().recipient.toLowerCase()).toBe(wallet.address.toLowerCase());
   });
 
   it("hides another wallet's workspace from the portal", async () => {

@@ -34,7 +34,7 @@ export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
         body: CreateApiKeyBody,
         response: { 201: CreatedApiKey },
       },
-      errors: [400, 409, 429],
+      errors: [400, 403, 409, 429],
       example: { body: { name: 'server', permissions: ['invoices:read'] } },
       handler: async (request, reply) => {
         // The schema admits only permission names.
@@ -42,6 +42,7 @@ export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
         const { key, secret } = await services.apiKeys.create(request.principal!.workspaceId, {
           name: request.body.name,
           permissions,
+          ...(request.body.recipient !== undefined && { recipient: request.body.recipient }),
         });
         reply.header('Cache-Control', 'no-store');
         return reply.code(201).send({ ...present(key), secret });

@@ -25,6 +25,13 @@ export const CreateApiKeyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
     permissions: Type.Array(Permission, { minItems: 1, maxItems: PERMISSIONS.length, uniqueItems: true }),
+    recipient: Type.Optional(
+      Type.String({
+        pattern: '^0x[0-9a-fA-F]{40}$',
+        description:
+          'Leave it out: every key receives at the workspace wallet. Any other address is refused with 403 key_recipient_mismatch.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

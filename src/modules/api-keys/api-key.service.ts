@@ -69,11 +69,18 @@ export class ApiKeyService {
    */
   async create(
     workspaceId: WorkspaceId,
-    input: { name: string; permissions: readonly Permission[] },
+    input: { name: string; permissions: readonly Permission[]; recipient?: string },
   ): Promise<{ key: ApiKeyView; secret: string }> {
     return this.deps.db.transaction().execute(async (trx) => {
       const workspace = await lockWorkspace(trx, workspaceId);
       if (!workspace) throw new AppError('not_found', 'No such workspace.');
+      // A key receives only at the workspace wallet; naming another address is refused, not ignored.
+      if (input.recipient !== undefined && input.recipient.toLowerCase() !== workspace.wallet_address.toLowerCase()) {
+        throw new AppError(
+          'key_recipient_mismatch',
+          `Keys of this workspace always receive at its wallet ${workspace.wallet_address}. To receive at another address, sign in with that wallet and use its own workspace.`,
+        );
+      }
       const counts = await countKeysForLimits(trx, workspaceId);
       if (counts.active >= MAX_ACTIVE_KEYS) {
         throw new AppError(
