@@ -52,7 +52,7 @@ it(
     const key = await fetch(`${publicBaseUrl}/portal/api/w/${workspace.id}/keys`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ name: 'server', permissions: ['invoices:create'] }),
+      body: JSON.stringify({ name: 'server', permissions: ['invoices:create', 'invoices:read'] }),
     });
     const apiKey = ((await key.json()) as { secret: string }).secret;
 
