@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createWorkers, type Workers } from '../src/main/jobs.js';
 import type { JobLogger } from '../src/jobs/index.js';
 import { append, type NewEvent } from '../src/modules/events/index.js';
-import { newSigningSecret, signedHeaders, type WebhookBody } from '../src/modules/webhooks/webhook.js';
+import { newSigningSecret, signedHeaders, webhookBody } from '../src/modules/webhooks/webhook.js';
 import { postWebhook } from '../src/modules/webhooks/webhook-http.js';
 import { walletAddress, type WorkspaceId } from '../src/shared/ids.js';
 import { startRealServices, type RealServices } from './real-app.js';
@@ -172,14 +172,7 @@ async function ceiling(url: string, count: number, concurrency: number): Promise
     while (next < count) {
       const eventId = String(++next);
       const event = paymentSucceeded(next);
-      const body: WebhookBody = {
-        id: eventId,
-        type: event.type,
-        workspaceId,
-        createdAt: event.at.toISOString(),
-        test: false,
-        data: event.data,
-      };
+      const body = webhookBody(workspaceId, { id: eventId, type: event.type, at: event.at, data: event.data });
       const raw = JSON.stringify(body);
       const outcome = await postWebhook(
         { url, headers: signedHeaders(secret, eventId, raw, new Date()), body: raw },

@@ -29,7 +29,6 @@ import type { Services } from './services.js';
 import { schemaCompiler } from './validation.js';
 import { registerMerchantRoutes, registerPortalRoutes } from './workspace-route.js';
 
-export { API_VERSION };
 export const MERCHANT_API_PREFIX = '/w/:workspaceId/v1';
 export const PORTAL_API_PREFIX = '/portal/api';
 /** Inside PORTAL_API_PREFIX: every route below is on a workspace the signed-in wallet must own. */

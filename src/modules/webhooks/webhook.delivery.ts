@@ -2,13 +2,7 @@ import type { Db, Executor } from '../../db/database.js';
 import { enqueueJob, expediteJob } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import {
-  DELIVER_WEBHOOK_JOB,
-  retryDelaySeconds,
-  signedHeaders,
-  type AttemptOutcome,
-  type WebhookBody,
-} from './webhook.js';
+import { DELIVER_WEBHOOK_JOB, retryDelaySeconds, signedHeaders, type AttemptOutcome, webhookBody } from './webhook.js';
 import { postWebhook, type Resolver } from './webhook-http.js';
 import { findDelivery, findEndpoint, insertAttempt, insertDelivery, recordDeliveryResult } from './webhook.repo.js';
 
@@ -46,14 +40,7 @@ export async function queueWebhookDelivery(
   event: WebhookEventInput,
 ): Promise<void> {
   const eventId = event.eventId.toString();
-  const body: WebhookBody = {
-    id: eventId,
-    type: event.type,
-    workspaceId,
-    createdAt: event.at.toISOString(),
-    test: false,
-    data: event.data,
-  };
+  const body = webhookBody(workspaceId, { id: eventId, type: event.type, at: event.at, data: event.data });
   const recorded = await insertDelivery(trx, workspaceId, {
     eventId,
     type: event.type,

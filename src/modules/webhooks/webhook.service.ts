@@ -5,7 +5,7 @@ import { randomToken, type WorkspaceId } from '../../shared/ids.js';
 import { ipLiteralOf, parseWebhookEndpoint, resolvedAddressesAllowed } from './destination.js';
 import { scheduleDelivery, queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
 import { postWebhook, systemResolve, type Resolver } from './webhook-http.js';
-import { newSigningSecret, signedHeaders, TEST_EVENT_TYPE, type WebhookBody } from './webhook.js';
+import { newSigningSecret, signedHeaders, TEST_EVENT_TYPE, webhookBody } from './webhook.js';
 import * as repo from './webhook.repo.js';
 import { DELIVERY_HISTORY_DAYS } from './webhook.js';
 
@@ -187,14 +187,7 @@ export class WebhookService {
       return current;
     });
     const eventId = `test_${randomToken()}`;
-    const body: WebhookBody = {
-      id: eventId,
-      type: TEST_EVENT_TYPE,
-      workspaceId,
-      createdAt: at.toISOString(),
-      test: true,
-      data: {},
-    };
+    const body = webhookBody(workspaceId, { id: eventId, type: TEST_EVENT_TYPE, at, data: {}, test: true });
     const raw = JSON.stringify(body);
     const outcome = await postWebhook(
       { url: endpoint.url, headers: signedHeaders(endpoint.secret, eventId, raw, at), body: raw },

@@ -47,6 +47,27 @@ export interface WebhookBody {
   readonly data: unknown;
 }
 
+/** The body of a delivery, the one place its shape is decided; `test` only for POST /webhook/test. */
+export function webhookBody(
+  workspaceId: string,
+  event: {
+    readonly id: string;
+    readonly type: string;
+    readonly at: Date;
+    readonly data: unknown;
+    readonly test?: boolean;
+  },
+): WebhookBody {
+  return {
+    id: event.id,
+    type: event.type,
+    workspaceId,
+    createdAt: event.at.toISOString(),
+    test: event.test ?? false,
+    data: event.data,
+  };
+}
+
 /** A signing secret: `whsec_` and 256 random bits in base64url. */
 export function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
