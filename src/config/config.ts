@@ -44,6 +44,8 @@ export interface Config {
   readonly failedApiKeyLimitPerMinute: number;
   /** Change-feed events older than this are deleted; older cursors answer 410 cursor_expired. */
   readonly eventRetentionDays: number;
+  /** A submitted transaction hash the network does not know is dropped this long after submission. */
+  readonly unseenTransactionMinutes: number;
   /** A client must send its request headers within this time, and the whole request within the next. */
   readonly headersTimeoutSeconds: number;
   readonly requestTimeoutSeconds: number;
@@ -94,6 +96,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     nonceRateLimitPerMinute: integer(env, 'NONCE_RATE_LIMIT_PER_MINUTE', 30, 1, 10_000_000),
     failedApiKeyLimitPerMinute: integer(env, 'FAILED_API_KEY_LIMIT_PER_MINUTE', 20, 1, 10_000_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    unseenTransactionMinutes: integer(env, 'UNSEEN_TRANSACTION_MINUTES', 10, 1, 1440),
     headersTimeoutSeconds,
     requestTimeoutSeconds: integer(
       env,

@@ -50,6 +50,7 @@ export function createServices(
     chain: chain.chain,
     networks: chain.networks,
     publicBaseUrl: config.publicBaseUrl,
+    unseenTransactionMs: config.unseenTransactionMinutes * 60_000,
   });
   const invoices = new InvoiceService({
     db,

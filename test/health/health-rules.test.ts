@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { issuesFrom, lowCreditThreshold, type HealthFacts } from '../../src/modules/health/health.js';
 
 const none = { count: 0, since: null };
-const healthy: HealthFacts = { delayedVerifications: none, failedDeliveries: none, retryingDeliveries: none };
+const healthy: HealthFacts = {
+  delayedVerifications: none,
+  overpayments: none,
+  failedDeliveries: none,
+  retryingDeliveries: none,
+};
 const at = (minute: number) => new Date(Date.UTC(2030, 0, 1, 12, minute));
 
 describe('issue rules', () => {
@@ -19,6 +24,7 @@ describe('issue rules', () => {
     const issues = issuesFrom({
       lowCredits: { available: 3, threshold: 20, since: at(1) },
       delayedVerifications: { count: 2, since: at(2) },
+      overpayments: { count: 3, since: at(6) },
       failedDeliveries: { count: 1, since: at(5) },
       retryingDeliveries: { count: 4, since: at(3) },
       pausedEndpoint: { since: at(4), backlog: 0 },
@@ -26,23 +32,26 @@ describe('issue rules', () => {
     expect(issues.map(({ kind, severity, since, count }) => ({ kind, severity, since, count }))).toEqual([
       { kind: 'webhook_deliveries_failed', severity: 'critical', since: at(5).toISOString(), count: 1 },
       { kind: 'webhook_paused', severity: 'critical', since: at(4).toISOString(), count: 0 },
+      { kind: 'overpayments_received', severity: 'warning', since: at(6).toISOString(), count: 3 },
       { kind: 'low_credits', severity: 'warning', since: at(1).toISOString(), count: undefined },
       { kind: 'verification_delayed', severity: 'warning', since: at(2).toISOString(), count: 2 },
       { kind: 'webhook_deliveries_retrying', severity: 'warning', since: at(3).toISOString(), count: 4 },
     ]);
-    expect(Object.keys(issues[2]!)).not.toContain('count');
+    expect(Object.keys(issues[3]!)).not.toContain('count');
   });
 
   it('tells the merchant what to do, in the singular for one', () => {
-    const [failed, paused, low, delayed, retrying] = issuesFrom({
+    const [failed, paused, overpaid, low, delayed, retrying] = issuesFrom({
       lowCredits: { available: 3, threshold: 20, since: at(1) },
       delayedVerifications: { count: 1, since: at(2) },
+      overpayments: { count: 1, since: at(6) },
       failedDeliveries: { count: 1, since: at(5) },
       retryingDeliveries: { count: 1, since: at(3) },
       pausedEndpoint: { since: at(4), backlog: 1 },
     }).map((issue) => issue.hint);
     expect(failed).toMatch(/^1 webhook event was given up.*POST \/webhook\/retry.*GET \/changes/);
     expect(paused).toMatch(/1 webhook event waiting for it is kept.*PUT \/webhook \{"enabled": true\}/);
+    expect(overpaid).toMatch(/^1 payment landed for an invoice already paid.*return it to the payer yourself/);
     expect(low).toMatch(/^3 credits available .* below 20.*402 insufficient_credits/);
     expect(delayed).toMatch(
       /^1 payment submitted more than 10 minutes ago is still being verified.*must not pay again/,

@@ -165,12 +165,17 @@ describe('GET /issues', () => {
 
   it('reports payments still verifying after 10 minutes, counted, since the oldest, until they finish', async () => {
     const s = paymentShop;
-    const [one, two] = [await s.invoice(), await s.invoice()];
+    const [one, two, three] = [await s.invoice(), await s.invoice(), await s.invoice()];
+    const found = { confirmations: 0 };
     const firstPayment = await submitPayment(services.payments, one);
+    await verifyPayment(services.payments, chain, one, firstPayment, 10_000_000n, clock.now(), found);
     const firstAt = clock.now().toISOString();
     clock.advance(MINUTE);
     const secondPayment = await submitPayment(services.payments, two);
+    await verifyPayment(services.payments, chain, two, secondPayment, 10_000_000n, clock.now(), found);
     const secondAt = clock.now().toISOString();
+    // A hash nobody has seen on chain holds nothing, so it is no delayed verification.
+    await submitPayment(services.payments, three);
 
     clock.advance(9 * MINUTE); // the first has waited exactly 10 minutes: not yet "more than"
     expect(await s.issues()).toEqual([]);
@@ -188,7 +193,7 @@ describe('GET /issues', () => {
 
     await verifyPayment(services.payments, chain, one, firstPayment, 10_000_000n, clock.now()); // paid
     expect(await s.summary()).toEqual([{ kind: 'verification_delayed', since: secondAt, count: 1 }]);
-    await verifyPayment(services.payments, chain, two, secondPayment, 1n, clock.now()); // failed
+    await verifyPayment(services.payments, chain, two, secondPayment, 10_000_000n, clock.now(), { success: false });
     expect(await s.issues()).toEqual([]);
   });
 

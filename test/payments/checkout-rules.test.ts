@@ -6,7 +6,6 @@ import { prefersHtml } from '../../src/modules/payments/checkout.routes.js';
 import {
   CLOCK_SKEW_MS,
   UNMINED_WINDOW_MS,
-  UNSEEN_WINDOW_MS,
   judgeTransfer,
   type TransferExpectation,
 } from '../../src/modules/payments/transactions.js';
@@ -52,6 +51,7 @@ it.each([
 });
 
 describe('judgeTransfer', () => {
+  const UNSEEN_WINDOW_MS = 10 * 60_000;
   const expected: TransferExpectation = {
     payTo: PAY_TO,
     amount: 2_500_000n,
@@ -59,6 +59,7 @@ describe('judgeTransfer', () => {
     submittedAt: t(10),
     invoiceCreatedAt: t(0),
     deadline: t(60),
+    unseenWindowMs: UNSEEN_WINDOW_MS,
   };
   const log = (overrides: Partial<TransferLog> = {}): TransferLog => ({
     logIndex: 0,
@@ -100,6 +101,23 @@ describe('judgeTransfer', () => {
 
   it('judges nothing, not even a revert, before the confirmations', () => {
     expect(judgeTransfer(mined({ confirmations: 1, success: false }), expected, t(12)).kind).toBe('wait');
+    expect(judgeTransfer(mined({ confirmations: 1, transfers: [log({ to: OTHER })] }), expected, t(12)).kind).toBe(
+      'wait',
+    );
+  });
+
+  it('finds a mined transfer that pays the invoice before its confirmations, with its block time', () => {
+    expect(judgeTransfer(mined({ confirmations: 1 }), expected, t(12))).toEqual({ kind: 'found', blockTime: t(11) });
+    expect(judgeTransfer(mined({ confirmations: 0 }), expected, t(12)).kind).toBe('found');
+  });
+
+  it('drops an unseen hash after the configured window, whatever it is', () => {
+    const short = { ...expected, unseenWindowMs: 60_000 };
+    expect(judgeTransfer({ kind: 'not_found' }, short, new Date(t(10).getTime() + 59_999)).kind).toBe('wait');
+    expect(judgeTransfer({ kind: 'not_found' }, short, new Date(t(10).getTime() + 60_000))).toEqual({
+      kind: 'fail',
+      reason: 'not_found',
+    });
   });
 
   it.each([

@@ -63,6 +63,33 @@ async function buyer(usdc = 10_000_000n) {
   return account;
 }
 
+async function signAuthorization(
+  payer: Awaited<ReturnType<typeof chain.payer>>,
+  view: { recipient: string; amount: string },
+  nonce: `0x${string}`,
+) {
+  const authorization = {
+    from: payer.address,
+    to: view.recipient as Address,
+    value: String(Math.round(Number(view.amount) * 1e6)),
+    validAfter: '0',
+    validBefore: String(Math.floor(Date.now() / 1000) + 600),
+    nonce,
+  };
+  const signature = await payer.signTypedData({
+    domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
+    types: transferWithAuthorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      ...authorization,
+      value: BigInt(authorization.value),
+      validAfter: 0n,
+      validBefore: BigInt(authorization.validBefore),
+    },
+  });
+  return { network: 'base-sepolia', authorization, signature };
+}
+
 const details = async (path: string) => (await app.inject({ method: 'GET', url: path, headers: JSON_ACCEPT })).json();
 const submitHash = (path: string, txHash: string, network = 'base-sepolia') =>
   app.inject({ method: 'POST', url: `${path}/transactions`, payload: { network, txHash } });
@@ -173,7 +200,7 @@ describe('GET /w/<ws>/i/<id>: public payment details', () => {
 });
 
 describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
-  it('pays the invoice once verified: processing at once, then paid, with a receipt naming the payer and the transaction', async () => {
+  it('pays the invoice once its transfer is found and verified, with a receipt naming the payer and the transaction', async () => {
     const invoice = await shop.invoice('2.5');
     const payer = await buyer();
     const sent = await transfer(chain.rpcUrl, payer, shop.wallet.address, 2_500_000n);
@@ -233,14 +260,112 @@ describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
     expect(again.json().code).toBe('invoice_already_paid');
   });
 
-  it('refuses a second submission while one is being verified', async () => {
+  it('holds nothing with a submitted hash: the invoice stays open, another transfer or an authorization pays it', async () => {
     const invoice = await shop.invoice('1');
     const payer = await buyer();
+    // Signed, never sent: the network has not seen it (and would not, for a made-up hash).
     const { hash } = await signTransfer(chain.rpcUrl, payer, shop.wallet.address, 1_000_000n);
-    expect((await submitHash(invoice.path, hash)).statusCode).toBe(202);
-    const second = await submitHash(invoice.path, `0x${'12'.repeat(32)}`);
-    expect(second.statusCode).toBe(409);
-    expect(second.json().code).toBe('invoice_processing');
+    const claim = await submitHash(invoice.path, hash);
+    expect(claim.statusCode).toBe(202);
+    // The same hash again is the same attempt, not a second one.
+    expect((await submitHash(invoice.path, hash)).json()).toEqual(claim.json());
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the job has looked for it
+    expect(await details(invoice.path)).toMatchObject({ status: 'open', payment: { status: 'processing' } });
+
+    const view = await details(invoice.path);
+    const paying = await app.inject({
+      method: 'POST',
+      url: `${invoice.path}/authorizations`,
+      payload: await signAuthorization(await chain.payer(10_000_000n), view, view.authorizationNonce),
+    });
+    expect(paying.statusCode).toBe(202);
+    expect(await settledPayment(app, invoice.path)).toMatchObject({
+      status: 'paid',
+      payment: { id: paying.json().paymentIntentId, status: 'succeeded', method: 'authorization' },
+    });
+    // The claim never reached the merchant's feed.
+    const events = await database.db
+      .selectFrom('events')
+      .select(['type', 'payment_intent_id'])
+      .where('invoice_id', '=', invoice.id)
+      .execute();
+    expect(events.map((event) => event.payment_intent_id)).not.toContain(claim.json().paymentIntentId);
+  });
+
+  it('looks for at most five unseen hashes of one invoice at once; cancel still works', async () => {
+    const invoice = await shop.invoice('1');
+    for (let i = 0; i < 5; i += 1)
+      expect((await submitHash(invoice.path, `0x${(0xa0 + i).toString(16).repeat(32)}`)).statusCode).toBe(202);
+    const sixth = await submitHash(invoice.path, `0x${'b9'.repeat(32)}`);
+    expect(sixth.statusCode).toBe(429);
+    expect(sixth.json()).toMatchObject({ code: 'rate_limited', message: expect.stringContaining('5 submitted') });
+    expect(sixth.headers['retry-after']).toBe('60');
+    const cancel = await app.inject({
+      method: 'POST',
+      url: `/w/${shop.workspaceId}/v1/invoices/${invoice.id}/cancel`,
+      headers: shop.headers,
+    });
+    expect(cancel.statusCode).toBe(200);
+    expect(cancel.json().status).toBe('cancelled');
+  });
+
+  it('records a second transfer that lands for a paid invoice as an overpayment: in the feed, the timeline and GET /issues', async () => {
+    const invoice = await shop.invoice('1.25');
+    const [first, second] = [await buyer(), await buyer()];
+    // Two buyers (or one, twice) pay the same link: both hashes are submitted while the invoice is open.
+    const signed = [
+      await signTransfer(chain.rpcUrl, first, shop.wallet.address, 1_250_000n),
+      await signTransfer(chain.rpcUrl, second, shop.wallet.address, 1_250_000n),
+    ];
+    const intents: string[] = [];
+    for (const { hash } of signed) intents.push((await submitHash(invoice.path, hash)).json().paymentIntentId);
+    for (const { raw } of signed) await broadcast(chain.rpcUrl, raw);
+
+    const read = (id: string) =>
+      app.inject({ method: 'GET', url: `/w/${shop.workspaceId}/v1/payment-intents/${id}`, headers: shop.headers });
+    const finished = async (id: string) => {
+      for (let tries = 0; tries < 200; tries += 1) {
+        const intent = (await read(id)).json();
+        if (intent.status !== 'processing') return intent;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`payment ${id} still processing`);
+    };
+    const outcomes = [await finished(intents[0]!), await finished(intents[1]!)];
+    expect(outcomes.map((intent) => intent.status)).toEqual(['succeeded', 'succeeded']);
+    const [paidBy, extra] = outcomes[0].overpayment ? [outcomes[1], outcomes[0]] : [outcomes[0], outcomes[1]];
+    expect(paidBy.overpayment).toBe(false);
+    expect(extra).toMatchObject({ overpayment: true, amount: '1.250000', invoiceId: invoice.id });
+
+    // The receipt is the payment that paid it; the invoice was paid once (one success fee, one webhook kind).
+    const receipt = await app.inject({
+      method: 'GET',
+      url: `/w/${shop.workspaceId}/v1/invoices/${invoice.id}/receipt`,
+      headers: shop.headers,
+    });
+    expect(receipt.json().paymentIntentId).toBe(paidBy.id);
+    const events = await database.db
+      .selectFrom('events')
+      .select(['type', 'payment_intent_id'])
+      .where('invoice_id', '=', invoice.id)
+      .orderBy('id')
+      .execute();
+    expect(events.filter((event) => event.type === 'payment_intent.succeeded')).toEqual([
+      { type: 'payment_intent.succeeded', payment_intent_id: paidBy.id },
+    ]);
+    expect(events.filter((event) => event.type === 'invoice.paid')).toHaveLength(1);
+    expect(events.at(-1)).toEqual({ type: 'payment_intent.overpaid', payment_intent_id: extra.id });
+
+    const timeline = await app.inject({
+      method: 'GET',
+      url: `/w/${shop.workspaceId}/v1/invoices/${invoice.id}/timeline`,
+      headers: shop.headers,
+    });
+    expect(timeline.json().records.at(-1)).toMatchObject({ kind: 'overpayment_received', paymentIntentId: extra.id });
+    const issues = await app.inject({ method: 'GET', url: `/w/${shop.workspaceId}/v1/issues`, headers: shop.headers });
+    expect(issues.json().issues).toContainEqual(
+      expect.objectContaining({ kind: 'overpayments_received', severity: 'warning', count: 1 }),
+    );
   });
 
   const otherToken = '0x000000000000000000000000000000000000bEEF' as Address;
@@ -290,13 +415,14 @@ describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
       payment: { id: response.json().paymentIntentId, status: 'failed', failureReason: reason },
     });
     expect(settled.networks).toHaveLength(1);
+    // A transfer that does not pay the invoice never held it: nothing reached the merchant's feed.
     const events = await database.db
       .selectFrom('events')
       .select('type')
       .where('invoice_id', '=', invoice.id)
       .orderBy('id')
       .execute();
-    expect(events.map((event) => event.type).slice(-2)).toEqual(['invoice.reopened', 'payment_intent.failed']);
+    expect(events.map((event) => event.type)).toEqual(['invoice.created']);
 
     // Payable again: the right transfer now pays it.
     const right = await transfer(chain.rpcUrl, payer, shop.wallet.address, 2_500_000n);
@@ -341,33 +467,6 @@ describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
 });
 
 describe('POST /w/<ws>/i/<id>/authorizations: a gasless EIP-3009 payment', () => {
-  async function signAuthorization(
-    payer: Awaited<ReturnType<typeof chain.payer>>,
-    view: { recipient: string; amount: string },
-    nonce: `0x${string}`,
-  ) {
-    const authorization = {
-      from: payer.address,
-      to: view.recipient as Address,
-      value: String(Math.round(Number(view.amount) * 1e6)),
-      validAfter: '0',
-      validBefore: String(Math.floor(Date.now() / 1000) + 600),
-      nonce,
-    };
-    const signature = await payer.signTypedData({
-      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
-      types: transferWithAuthorizationTypes,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        ...authorization,
-        value: BigInt(authorization.value),
-        validAfter: 0n,
-        validBefore: BigInt(authorization.validBefore),
-      },
-    });
-    return { network: 'base-sepolia', authorization, signature };
-  }
-
   it('settles an authorization signed with the bound nonce: the buyer pays no gas, the invoice is paid', async () => {
     const invoice = await shop.invoice('4');
     const payer = await chain.payer(10_000_000n);
@@ -389,6 +488,20 @@ describe('POST /w/<ws>/i/<id>/authorizations: a gasless EIP-3009 payment', () =>
     const reuse = await submitHash(other.path, settled.payment.transactionHash);
     expect(reuse.statusCode).toBe(400);
     expect(reuse.json()).toMatchObject({ code: 'invalid_payment', reason: 'already_used' });
+  });
+
+  it('refuses an authorization to another recipient with 403 pay_to_mismatch, recording nothing', async () => {
+    const invoice = await shop.invoice('1');
+    const view = await details(invoice.path);
+    const elsewhere = { ...view, recipient: privateKeyToAccount(generatePrivateKey()).address };
+    const response = await app.inject({
+      method: 'POST',
+      url: `${invoice.path}/authorizations`,
+      payload: await signAuthorization(await chain.payer(10_000_000n), elsewhere, view.authorizationNonce),
+    });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toMatchObject({ code: 'pay_to_mismatch', reason: 'recipient_mismatch' });
+    expect(await details(invoice.path)).toMatchObject({ status: 'open', payment: null });
   });
 
   it('refuses an authorization for an older link version, or with a nonce that is not the checkout nonce', async () => {

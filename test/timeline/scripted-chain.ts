@@ -1,5 +1,6 @@
 import { BASE_SEPOLIA_USDC } from '../../src/chain/local-chain.js';
 import type { Network } from '../../src/chain/networks.js';
+import { RetryLater } from '../../src/jobs/index.js';
 import type { ChainDeps } from '../../src/main/services.js';
 import type { ChainPort, ReceiptStatus } from '../../src/modules/payments/chain.port.js';
 import type { PaymentIntentId } from '../../src/modules/payments/payment-intent.js';
@@ -69,9 +70,16 @@ export async function submitPayment(
   return { intentId: intent.id, hash };
 }
 
+/** How the scripted transaction was mined: by default a success with the network's one confirmation. */
+export interface Mining {
+  readonly confirmations?: number;
+  readonly success?: boolean;
+}
+
 /**
  * Mines the submitted transaction as a transfer of `amount` micro-USDC to the invoice's recipient, then
  * runs the verification job once: the exact amount pays the invoice, another fails with amount_mismatch.
+ * Short of its confirmations the payment is only found (the job waits): resolves 'waiting' then.
  */
 export async function verifyPayment(
   payments: PaymentService,
@@ -80,13 +88,14 @@ export async function verifyPayment(
   submitted: { intentId: PaymentIntentId; hash: `0x${string}` },
   amount: bigint,
   blockTime: Date,
-): Promise<void> {
+  mining: Mining = {},
+): Promise<'done' | 'waiting'> {
   chain.receipts.set(submitted.hash, {
     kind: 'mined',
-    success: true,
+    success: mining.success ?? true,
     blockNumber: 1n,
     blockTime,
-    confirmations: 1,
+    confirmations: mining.confirmations ?? 1,
     transfers: [
       {
         logIndex: 0,
@@ -97,7 +106,13 @@ export async function verifyPayment(
       },
     ],
   });
-  await payments.verifyTransaction(invoice.workspaceId as WorkspaceId, submitted.intentId);
+  try {
+    await payments.verifyTransaction(invoice.workspaceId as WorkspaceId, submitted.intentId);
+    return 'done';
+  } catch (error) {
+    if (error instanceof RetryLater) return 'waiting';
+    throw error;
+  }
 }
 
 /** Submits and verifies in one go. Resolves the payment intent id. */

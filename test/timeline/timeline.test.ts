@@ -82,14 +82,24 @@ describe('GET /invoices/{id}/timeline', () => {
     const invoice = await paymentShop.invoice();
     const createdAt = clock.now().toISOString();
     clock.advance(MINUTE);
-    const failing = await submitPayment(services.payments, invoice);
-    const firstSubmittedAt = clock.now().toISOString();
+    // A hash whose transfer does not pay the invoice never holds it and never reaches the feed.
+    const wrong = await submitPayment(services.payments, invoice);
+    expect(await verifyPayment(services.payments, chain, invoice, wrong, 9_000_000n, clock.now())).toBe('done');
     clock.advance(MINUTE);
-    await verifyPayment(services.payments, chain, invoice, failing, 9_000_000n, clock.now());
+    // Found in a block, then reverted by a reorganisation before its confirmation.
+    const failing = await submitPayment(services.payments, invoice);
+    clock.advance(MINUTE);
+    const blockTime = clock.now();
+    const options = { confirmations: 0 };
+    expect(await verifyPayment(services.payments, chain, invoice, failing, 10_000_000n, blockTime, options)).toBe(
+      'waiting',
+    );
+    const foundAt = clock.now().toISOString();
+    clock.advance(MINUTE);
+    await verifyPayment(services.payments, chain, invoice, failing, 10_000_000n, blockTime, { success: false });
     const failedAt = clock.now().toISOString();
     clock.advance(MINUTE);
     const paying = await submitPayment(services.payments, invoice);
-    const secondSubmittedAt = clock.now().toISOString();
     clock.advance(MINUTE);
     await verifyPayment(services.payments, chain, invoice, paying, 10_000_000n, clock.now());
     const paidAt = clock.now().toISOString();
@@ -99,18 +109,18 @@ describe('GET /invoices/{id}/timeline', () => {
     // Same-instant records keep commit order: the payment service moves the invoice before it records the intent.
     expect(timeline.records).toEqual([
       { at: createdAt, kind: 'created', eventId: '1' },
-      { at: firstSubmittedAt, kind: 'verification_pending', eventId: '2' },
-      { at: firstSubmittedAt, kind: 'payment_submitted', eventId: '3', paymentIntentId: failing.intentId },
+      { at: foundAt, kind: 'verification_pending', eventId: '2' },
+      { at: foundAt, kind: 'payment_submitted', eventId: '3', paymentIntentId: failing.intentId },
       { at: failedAt, kind: 'reopened', eventId: '4' },
       {
         at: failedAt,
         kind: 'payment_failed',
         eventId: '5',
         paymentIntentId: failing.intentId,
-        failureReason: 'amount_mismatch',
+        failureReason: 'reverted',
       },
-      { at: secondSubmittedAt, kind: 'verification_pending', eventId: '6' },
-      { at: secondSubmittedAt, kind: 'payment_submitted', eventId: '7', paymentIntentId: paying.intentId },
+      { at: paidAt, kind: 'verification_pending', eventId: '6' },
+      { at: paidAt, kind: 'payment_submitted', eventId: '7', paymentIntentId: paying.intentId },
       { at: paidAt, kind: 'paid', eventId: '8' },
       { at: paidAt, kind: 'payment_confirmed', eventId: '9', paymentIntentId: paying.intentId },
     ]);
@@ -307,6 +317,7 @@ describe('GET /invoices/{id}/timeline', () => {
       'payment_confirmed',
       'paid',
       'payment_failed',
+      'overpayment_received',
       'expired',
       'cancelled',
       'renewed',

@@ -86,7 +86,7 @@ const BUILT_IN = {
     subject: 'payment_intent',
     webhook: false,
     timeline: 'payment_submitted',
-    when: 'a payment attempt was accepted for verification',
+    when: 'a payment is being verified: an authorization was accepted, or a submitted transfer that pays the invoice was found in a block',
   }),
   'invoice.processing': kind<InvoiceEventData>()({
     subject: 'invoice',
@@ -111,6 +111,12 @@ const BUILT_IN = {
     webhook: false,
     timeline: 'payment_failed',
     when: 'the attempt failed (`paymentIntent.failureReason` names why)',
+  }),
+  'payment_intent.overpaid': kind<PaymentIntentEventData>()({
+    subject: 'payment_intent',
+    webhook: false,
+    timeline: 'overpayment_received',
+    when: 'a second payment landed for an invoice already paid (or cancelled): recorded, listed in GET /issues; settle it with the buyer',
   }),
   'invoice.expired': kind<InvoiceEventData>()({
     subject: 'invoice',

@@ -12,6 +12,8 @@ interface Row {
   credits_low_since: Date | null;
   delayed_count: bigint;
   delayed_since: Date | null;
+  overpaid_count: bigint;
+  overpaid_since: Date | null;
   failed_count: bigint;
   failed_since: Date | null;
   retrying_count: bigint;
@@ -32,6 +34,9 @@ interface Row {
  * below throughout, e.g. a grant smaller than the threshold), it is the oldest of those entries: the
  * credits have been low at least since then. Ledger times are the database's transaction times.
  *
+ * Delayed verifications count only payments that hold their invoice: a submitted hash not found in a
+ * block yet holds nothing and is dropped by itself.
+ *
  * Deliveries: `webhook.test` rows never count. A failed delivery's `since` is its last attempt (when it
  * was given up). A retrying one's is its creation, when its first attempt was due; that attempt ran
  * later only if delivery was paused, so this may be early, never late.
@@ -39,7 +44,7 @@ interface Row {
 export async function readHealthFacts(
   db: Executor,
   workspaceId: WorkspaceId,
-  limits: { readonly creditThreshold: number; readonly submittedBefore: Date },
+  limits: { readonly creditThreshold: number; readonly submittedBefore: Date; readonly overpaidAfter: Date },
 ): Promise<HealthFacts | undefined> {
   const threshold = limits.creditThreshold;
   const { rows } = await sql<Row>`
@@ -57,7 +62,7 @@ export async function readHealthFacts(
              (SELECT created_at FROM walk WHERE before_entry >= ${threshold} AND before_entry + delta < ${threshold} ORDER BY id DESC LIMIT 1),
              (SELECT created_at FROM walk ORDER BY id LIMIT 1)
            ) END AS credits_low_since,
-           p.delayed_count, p.delayed_since,
+           p.delayed_count, p.delayed_since, o.overpaid_count, o.overpaid_since,
            d.failed_count, d.failed_since, d.retrying_count, d.retrying_since, d.pending_count,
            e.enabled AS endpoint_enabled, coalesce(e.paused_at, e.updated_at) AS paused_since
       FROM workspaces w
@@ -66,8 +71,13 @@ export async function readHealthFacts(
      CROSS JOIN LATERAL (
        SELECT count(*) AS delayed_count, min(submitted_at) AS delayed_since
          FROM payment_intents
-        WHERE workspace_id = w.id AND status = 'processing' AND submitted_at < ${limits.submittedBefore}
+        WHERE workspace_id = w.id AND status = 'processing' AND holds_invoice AND submitted_at < ${limits.submittedBefore}
      ) p
+     CROSS JOIN LATERAL (
+       SELECT count(*) AS overpaid_count, min(finished_at) AS overpaid_since
+         FROM payment_intents
+        WHERE workspace_id = w.id AND overpayment AND finished_at > ${limits.overpaidAfter}
+     ) o
      CROSS JOIN LATERAL (
        SELECT count(*) FILTER (WHERE status = 'failed') AS failed_count,
               min(coalesce(last_attempt_at, created_at)) FILTER (WHERE status = 'failed') AS failed_since,
@@ -85,6 +95,7 @@ export async function readHealthFacts(
       lowCredits: { available: Number(row.available_credits), threshold, since: row.credits_low_since },
     }),
     delayedVerifications: { count: Number(row.delayed_count), since: row.delayed_since },
+    overpayments: { count: Number(row.overpaid_count), since: row.overpaid_since },
     failedDeliveries: { count: Number(row.failed_count), since: row.failed_since },
     retryingDeliveries: { count: Number(row.retrying_count), since: row.retrying_since },
     ...(row.endpoint_enabled === false && {

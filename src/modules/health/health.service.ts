@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { VERIFICATION_DELAY_MS, issuesFrom, lowCreditThreshold, type Issue } from './health.js';
+import { OVERPAYMENT_LISTED_MS, VERIFICATION_DELAY_MS, issuesFrom, lowCreditThreshold, type Issue } from './health.js';
 import { readHealthFacts } from './health.repo.js';
 
 export interface HealthServiceDeps {
@@ -19,6 +19,7 @@ export class HealthService {
     const facts = await readHealthFacts(this.deps.db, workspaceId, {
       creditThreshold: lowCreditThreshold(this.deps.successFeeCredits),
       submittedBefore: new Date(this.deps.clock.now().getTime() - VERIFICATION_DELAY_MS),
+      overpaidAfter: new Date(this.deps.clock.now().getTime() - OVERPAYMENT_LISTED_MS),
     });
     if (!facts) throw new AppError('not_found', 'No such workspace.');
     return { issues: issuesFrom(facts) };

@@ -3,6 +3,9 @@ import { EXPIRES_IN_CREDITS } from '../invoices/index.js';
 /** A payment still `processing` this long after it was submitted is reported as delayed. */
 export const VERIFICATION_DELAY_MS = 10 * 60_000;
 
+/** An overpayment stays listed this long after it landed: nothing here can settle it, the merchant does. */
+export const OVERPAYMENT_LISTED_MS = 30 * 86_400_000;
+
 /** Credits are low below what this many invoices cost at the highest tariff, success fee included. */
 export const LOW_CREDIT_INVOICES = 5;
 
@@ -19,6 +22,7 @@ export function lowCreditThreshold(successFeeCredits: number): number {
 export const ISSUE_KINDS = [
   'webhook_deliveries_failed',
   'webhook_paused',
+  'overpayments_received',
   'low_credits',
   'verification_delayed',
   'webhook_deliveries_retrying',
@@ -30,6 +34,7 @@ export type IssueSeverity = 'critical' | 'warning';
 const SEVERITY = {
   webhook_deliveries_failed: 'critical',
   webhook_paused: 'critical',
+  overpayments_received: 'warning',
   low_credits: 'warning',
   verification_delayed: 'warning',
   webhook_deliveries_retrying: 'warning',
@@ -54,6 +59,8 @@ export interface HealthFacts {
   /** Present only while available credits are below `threshold`. */
   readonly lowCredits?: { readonly available: number; readonly threshold: number; readonly since: Date };
   readonly delayedVerifications: Tally;
+  /** Payments recorded as overpayments within OVERPAYMENT_LISTED_MS. */
+  readonly overpayments: Tally;
   readonly failedDeliveries: Tally;
   readonly retryingDeliveries: Tally;
   /** Present only while the endpoint exists and is disabled; `backlog` = its pending deliveries. */
@@ -83,6 +90,18 @@ const DETECTORS: Record<IssueKind, (facts: HealthFacts) => Found> = {
         `Webhook delivery is paused (a secret rotation or PUT /webhook with enabled false); ${events(paused.backlog)} waiting for it ${paused.backlog === 1 ? 'is' : 'are'} kept. ` +
         'Update your receiver with the current signing secret (POST /webhook/test checks it), then resume with PUT /webhook {"enabled": true}: the backlog is delivered.',
     },
+  overpayments_received: ({ overpayments: { count, since } }) =>
+    count > 0 && since
+      ? {
+          since,
+          count,
+          hint:
+            `${count === 1 ? '1 payment' : `${count} payments`} landed for ${count === 1 ? 'an invoice' : 'invoices'} already paid by another payment (or cancelled) in the last ${OVERPAYMENT_LISTED_MS / 86_400_000} days. ` +
+            'The money is in your wallet; this service makes no refunds, so return it to the payer yourself. ' +
+            'Find them in the feed (GET /changes, type payment_intent.overpaid) or the invoice timeline; GET /payment-intents/{id} shows the payer and transaction. ' +
+            'Each leaves this list 30 days after it landed.',
+        }
+      : undefined,
   low_credits: ({ lowCredits: low }) =>
     low && {
       since: low.since,

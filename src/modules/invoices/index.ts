@@ -9,6 +9,7 @@ export {
   type InvoiceCommand,
   type InvoiceId,
   type InvoiceStatus,
+  type Transition,
 } from './invoice.js';
 export { checkIdempotencyKey, requestHash, type CreateInvoiceInput, type ValidInvoiceInput } from './invoice-input.js';
 export { presentInvoice } from './invoice.present.js';

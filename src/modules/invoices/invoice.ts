@@ -87,8 +87,12 @@ export type InvoiceCommand =
   | { readonly type: 'expire' }
   | { readonly type: 'cancel' }
   | { readonly type: 'renew'; readonly expiresIn: ExpiresIn; readonly successFee: bigint }
-  /** A payment attempt starts: only an open invoice within its deadline. */
-  | { readonly type: 'begin_payment' }
+  /**
+   * A payment starts being verified or settled. `startedAt` is when the buyer's payment began (an
+   * authorization accepted, a transfer submitted or mined, whichever came first): an invoice past its
+   * deadline still takes a payment that began before it.
+   */
+  | { readonly type: 'begin_payment'; readonly startedAt: Date }
   /** The attempt failed: open again, or expired when the deadline passed meanwhile. */
   | { readonly type: 'payment_failed' }
   /** The attempt succeeded (possibly after the deadline, if submitted before it): paid, fee captured. */
@@ -151,6 +155,17 @@ export function transition(invoice: Invoice, command: InvoiceCommand, now: Date)
  */
 function paymentTransition(invoice: Invoice, command: InvoiceCommand, status: InvoiceStatus, now: Date): Transition {
   if (command.type === 'begin_payment') {
+    const inTime = command.startedAt.getTime() < invoice.expiresAt.getTime();
+    if (status === 'expired' && inTime) {
+      // Late verification: the invoice expired while the payment was on its way; it completes anyway.
+      return {
+        ok: true,
+        changes: { status: 'processing', expiredAt: null },
+        charge: 0n,
+        reserveChange: 0n,
+        event: 'invoice.processing',
+      };
+    }
     if (status !== 'open') return { ok: false, code: REFUSE_PAYMENT[status] };
     return { ok: true, changes: { status: 'processing' }, charge: 0n, reserveChange: 0n, event: 'invoice.processing' };
   }

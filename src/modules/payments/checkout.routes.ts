@@ -76,10 +76,14 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
           tags,
           summary: 'Submit a USDC transfer',
           description:
-            'The buyer sent exactly `amount` USDC to `recipient` with a plain `transfer` and submits the hash. The invoice becomes `processing` and a ' +
-            'job verifies the transaction: token, recipient, exact amount, confirmations, mined before the deadline unless submitted before it, ' +
-            'and a transfer pays one invoice only. Follow the outcome in `payment` of the payment details. A hash that already paid an invoice: ' +
-            '400 invalid_payment (reason already_used).',
+            'The buyer sent exactly `amount` USDC to `recipient` with a plain `transfer` and submits the hash. A job looks for the transaction: ' +
+            'the submission alone holds nothing, so the invoice stays `open` (payable by any other path) until a transfer that pays it is found ' +
+            'in a block; then it is `processing` until the confirmations, and the job checks token, recipient, exact amount, mined before the ' +
+            'deadline unless submitted before it, and that a transfer pays one invoice only. A hash the network does not know is dropped ' +
+            '(`not_found`) after UNSEEN_TRANSACTION_MINUTES (default 10). Submitting the same hash again answers the same attempt; at most 5 ' +
+            'unseen hashes of one invoice are looked for at once (then 429). Follow the outcome in `payment` of the payment details. ' +
+            'A hash that already paid an invoice: 400 invalid_payment (reason already_used). A second payment that lands after the invoice ' +
+            'was paid is recorded as an overpayment.',
           ...PUBLIC,
           params: CheckoutParams,
           body: TransactionBody,
@@ -106,11 +110,12 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
           description:
             'A TransferWithAuthorization of exactly `amount` to `recipient`, signed by the buyer with the `authorizationNonce` of the payment details. ' +
             'It is checked (signature, validity window, unused nonce, balance), then settled by the service, which pays the gas. ' +
-            'An authorization signed for an older link version: 400 invalid_payment (reason expired).',
+            'An authorization signed for an older link version: 400 invalid_payment (reason expired). ' +
+            'One to another address than `recipient`: 403 pay_to_mismatch (reason recipient_mismatch).',
           ...PUBLIC,
           params: CheckoutParams,
           body: AuthorizationBody,
-          response: { 202: SubmittedPayment, ...errors(400, 404, 409, 429) },
+          response: { 202: SubmittedPayment, ...errors(400, 403, 404, 409, 429) },
         },
       },
       async (request, reply) => {

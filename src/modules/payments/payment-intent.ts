@@ -39,6 +39,15 @@ export interface PaymentIntent {
   readonly blockNumber: bigint | null;
   readonly blockTime: Date | null;
   readonly submittedAt: Date;
+  /**
+   * When a transfer paying the invoice was found in a block (or the authorization was verified): the
+   * attempt is announced from then on. A submitted hash without it is a claim that holds nothing.
+   */
+  readonly foundAt: Date | null;
+  /** This attempt keeps the invoice `processing`. */
+  readonly holdsInvoice: boolean;
+  /** Succeeded after another payment had paid the invoice (or it was cancelled): the merchant settles it. */
+  readonly overpayment: boolean;
   readonly finishedAt: Date | null;
   readonly createdAt: Date;
 }

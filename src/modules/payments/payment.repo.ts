@@ -34,6 +34,9 @@ function toIntent(row: NonNullable<Row>): PaymentIntent {
     blockNumber: row.block_number,
     blockTime: row.block_time,
     submittedAt: row.submitted_at,
+    foundAt: row.found_at,
+    holdsInvoice: row.holds_invoice,
+    overpayment: row.overpayment,
     finishedAt: row.finished_at,
     createdAt: row.created_at,
   };
@@ -74,6 +77,7 @@ export async function succeededIntentOf(
     .where('workspace_id', '=', workspaceId)
     .where('invoice_id', '=', invoiceId)
     .where('status', '=', 'succeeded')
+    .where('overpayment', '=', false)
     .executeTakeFirst();
   return row && toIntent(row);
 }
@@ -99,7 +103,14 @@ export function insertIntent(
   db: Executor,
   intent: Omit<
     PaymentIntent,
-    'createdAt' | 'finishedAt' | 'failureReason' | 'settlementRaw' | 'blockNumber' | 'blockTime' | 'logIndex'
+    | 'createdAt'
+    | 'finishedAt'
+    | 'failureReason'
+    | 'settlementRaw'
+    | 'blockNumber'
+    | 'blockTime'
+    | 'logIndex'
+    | 'overpayment'
   >,
 ) {
   return db
@@ -118,6 +129,8 @@ export function insertIntent(
       authorization_data: intent.authorization ? JSON.stringify(intent.authorization) : null,
       tx_hash: intent.txHash,
       submitted_at: intent.submittedAt,
+      found_at: intent.foundAt,
+      holds_invoice: intent.holdsInvoice,
     })
     .execute();
 }
@@ -131,6 +144,9 @@ export interface IntentChanges {
   readonly logIndex?: number;
   readonly blockNumber?: bigint;
   readonly blockTime?: Date;
+  readonly foundAt?: Date;
+  readonly holdsInvoice?: boolean;
+  readonly overpayment?: boolean;
   readonly finishedAt?: Date;
 }
 
@@ -151,6 +167,9 @@ export async function updateIntent(
       ...(changes.logIndex !== undefined && { log_index: changes.logIndex }),
       ...(changes.blockNumber !== undefined && { block_number: changes.blockNumber }),
       ...(changes.blockTime !== undefined && { block_time: changes.blockTime }),
+      ...(changes.foundAt !== undefined && { found_at: changes.foundAt }),
+      ...(changes.holdsInvoice !== undefined && { holds_invoice: changes.holdsInvoice }),
+      ...(changes.overpayment !== undefined && { overpayment: changes.overpayment }),
       ...(changes.finishedAt !== undefined && { finished_at: changes.finishedAt }),
       updated_at: new Date(),
     })
@@ -227,4 +246,41 @@ export async function isSettlementTransaction(db: Executor, network: string, txH
     .where('method', '=', 'authorization')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** Whether an attempt other than `exceptId` still keeps the invoice `processing`. */
+export async function otherHolderOf(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceId: InvoiceId,
+  exceptId: PaymentIntentId,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('payment_intents')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('invoice_id', '=', invoiceId)
+    .where('status', '=', 'processing')
+    .where('holds_invoice', '=', true)
+    .where('id', '<>', exceptId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The submitted hashes of the invoice still looked for on chain (claims not found in a block yet). */
+export async function unfoundClaimsOf(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceId: InvoiceId,
+): Promise<{ id: PaymentIntentId; txHash: string; network: string }[]> {
+  const rows = await db
+    .selectFrom('payment_intents')
+    .select(['id', 'tx_hash', 'network'])
+    .where('workspace_id', '=', workspaceId)
+    .where('invoice_id', '=', invoiceId)
+    .where('status', '=', 'processing')
+    .where('method', '=', 'transaction')
+    .where('found_at', 'is', null)
+    .execute();
+  return rows.map((row) => ({ id: row.id as PaymentIntentId, txHash: row.tx_hash!, network: row.network }));
 }

@@ -28,6 +28,12 @@ export const PaymentIntentView = Type.Object({
   blockNumber: Nullable(Type.String()),
   submittedAt: Type.String({ format: 'date-time' }),
   finishedAt: Nullable(Type.String({ format: 'date-time' })),
+  overpayment: Type.Boolean({
+    description:
+      'True for a payment that landed after another payment had paid the invoice (or after it was cancelled). ' +
+      'It is recorded and listed in GET /issues; this service makes no refunds, so settle it with the payer yourself. ' +
+      'Fulfil an order from the payment whose `overpayment` is false.',
+  }),
 });
 
 export const ReceiptView = Type.Object({

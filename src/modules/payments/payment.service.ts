@@ -18,6 +18,7 @@ import {
   type Invoice,
   type InvoiceCommand,
   type InvoiceId,
+  type Transition,
 } from '../invoices/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import type { ChainPort, TransferAuthorization } from './chain.port.js';
@@ -29,8 +30,10 @@ import {
   insertIntent,
   isSettlementTransaction,
   lockIntent,
+  otherHolderOf,
   succeededIntentOf,
   transactionPaidAlike,
+  unfoundClaimsOf,
   updateIntent,
 } from './payment.repo.js';
 import { judgeTransfer } from './transactions.js';
@@ -49,7 +52,14 @@ export interface PaymentServiceDeps {
   readonly networks: readonly Network[];
   /** Links in invoice events are built on it, as GET /invoices/{id} builds them. */
   readonly publicBaseUrl: URL;
+  /** A submitted hash the network does not know is dropped this long after submission. */
+  readonly unseenTransactionMs: number;
 }
+
+/** Submitted hashes of one invoice looked for at once; more wait until one is found or dropped. */
+export const MAX_UNFOUND_CLAIMS = 5;
+/** The longest pause between two looks for a submitted hash the network does not know yet. */
+const MAX_LOOK_INTERVAL_SECONDS = 15;
 
 export class PaymentService {
   constructor(private readonly deps: PaymentServiceDeps) {}
@@ -88,7 +98,11 @@ export class PaymentService {
     const { authorization, signature } = submission;
     const now = Math.floor(this.deps.clock.now().getTime() / 1000);
     if (authorization.to.toLowerCase() !== invoice.payTo)
-      refuse('The authorization pays another address than the invoice recipient.', 'recipient_mismatch');
+      throw new AppError(
+        'pay_to_mismatch',
+        'The authorization pays another address than the invoice recipient; only the workspace wallet can be paid.',
+        { fields: { reason: 'recipient_mismatch' } },
+      );
     if (BigInt(authorization.value) !== invoice.amount)
       refuse('The authorization is not for the exact invoice amount.', 'amount_mismatch');
     if (submission.linkVersion !== undefined && submission.linkVersion !== invoice.linkVersion)
@@ -121,9 +135,10 @@ export class PaymentService {
   }
 
   /**
-   * Records a buyer's claim that a plain USDC transfer pays the invoice: the payment intent, the invoice
-   * in processing and the verification job, in one transaction. Nothing is read from the chain here;
-   * the job checks the transaction. A transfer that already paid something like it is refused at once.
+   * Records a buyer's claim that a plain USDC transfer pays the invoice, and the job that looks for it.
+   * The claim holds nothing: the invoice stays open and payable by any other path until a transfer that
+   * pays it is found in a block. Submitting the same hash again answers the same attempt; a transfer
+   * that already paid something like it is refused at once.
    */
   async submitTransaction(
     workspaceId: WorkspaceId,
@@ -146,12 +161,45 @@ export class PaymentService {
     ]);
     if (paid || settlement)
       refuse('This transaction already paid an invoice; a transfer pays only once.', 'already_used');
-    return this.beginIntent(
-      invoice,
-      network,
-      { method: 'transaction', payer: null, authorization: null, txHash },
-      VERIFY_TRANSACTION_JOB,
-    );
+    const at = this.deps.clock.now();
+    return this.deps.db.transaction().execute(async (trx) => {
+      // The invoice lock orders the submissions of one invoice, so the bound below is exact.
+      await lockInvoice(trx, workspaceId, invoiceId);
+      const claims = await unfoundClaimsOf(trx, workspaceId, invoiceId);
+      const same = claims.find((claim) => claim.txHash === txHash && claim.network === network.name);
+      if (same) return (await findIntent(trx, workspaceId, same.id))!;
+      if (claims.length >= MAX_UNFOUND_CLAIMS)
+        throw new AppError(
+          'rate_limited',
+          `${MAX_UNFOUND_CLAIMS} submitted transactions of this invoice are still being looked for on the network; submit again once one is found or dropped.`,
+          { retryAfterSeconds: 60 },
+        );
+      const intentId = newPaymentIntentId();
+      await insertIntent(trx, {
+        workspaceId,
+        id: intentId,
+        invoiceId,
+        method: 'transaction',
+        status: 'processing',
+        network: network.name,
+        amount: invoice.amount,
+        payTo: invoice.payTo,
+        payer: null,
+        linkVersion: invoice.linkVersion,
+        authorization: null,
+        txHash,
+        submittedAt: at,
+        foundAt: null,
+        holdsInvoice: false,
+      });
+      await enqueueJob(trx, {
+        kind: VERIFY_TRANSACTION_JOB,
+        workspaceId,
+        payload: { intentId },
+        uniqueKey: intentId,
+      });
+      return (await findIntent(trx, workspaceId, intentId))!;
+    });
   }
 
   /**
@@ -176,10 +224,22 @@ export class PaymentService {
         submittedAt: intent.submittedAt,
         invoiceCreatedAt: invoice.createdAt,
         deadline: invoice.expiresAt,
+        unseenWindowMs: this.deps.unseenTransactionMs,
       },
       this.deps.clock.now(),
     );
-    if (verdict.kind === 'wait') throw new RetryLater(Math.max(1, network.blockTimeSeconds ?? 2), verdict.why);
+    const blockSeconds = Math.max(1, network.blockTimeSeconds ?? 2);
+    if (verdict.kind === 'wait') {
+      // An unknown hash is looked for less often the longer it stays unknown: a pile of made-up hashes
+      // costs the node little.
+      const waited = (this.deps.clock.now().getTime() - intent.submittedAt.getTime()) / 1000;
+      const pause = intent.foundAt ? blockSeconds : Math.min(MAX_LOOK_INTERVAL_SECONDS, blockSeconds + waited / 60);
+      throw new RetryLater(Math.ceil(pause), verdict.why);
+    }
+    if (verdict.kind === 'found') {
+      await this.markFound(intent, verdict.blockTime);
+      throw new RetryLater(blockSeconds, 'waiting for confirmations');
+    }
     if (verdict.kind === 'fail') return this.finish(intent, { failed: verdict.reason });
     // Several equal transfers to the wallet in one transaction may pay several invoices: take a free one.
     const claimed = new Set(await claimedLogIndexes(this.deps.db, network.name, intent.txHash));
@@ -311,7 +371,7 @@ export class PaymentService {
     });
   }
 
-  /** Starts a payment attempt: the invoice to processing, the intent and its event, its job — one transaction. */
+  /** Starts settling an authorization: the invoice to processing, the intent and its event, its job — one transaction. */
   private async beginIntent(
     invoice: Invoice,
     network: Network,
@@ -322,7 +382,18 @@ export class PaymentService {
     const at = this.deps.clock.now();
     const intentId = newPaymentIntentId();
     return this.deps.db.transaction().execute(async (trx) => {
-      await this.applyToInvoice(trx, workspaceId, invoiceId, { type: 'begin_payment' }, at);
+      const taken = await this.applyToInvoice(
+        trx,
+        workspaceId,
+        invoiceId,
+        { type: 'begin_payment', startedAt: at },
+        at,
+      );
+      if (!taken.ok && taken.code !== 'noop')
+        throw new AppError(
+          taken.code,
+          `The invoice cannot take a payment now (${taken.code.replace('invoice_', '').replaceAll('_', ' ')}).`,
+        );
       await insertIntent(trx, {
         ...attempt,
         workspaceId,
@@ -334,12 +405,44 @@ export class PaymentService {
         payTo: invoice.payTo,
         linkVersion: invoice.linkVersion,
         submittedAt: at,
+        foundAt: at,
+        holdsInvoice: true,
       });
       const stored = (await findIntent(trx, workspaceId, intentId))!;
       await this.recordIntentEvent(trx, stored, 'payment_intent.processing', at);
       await enqueueJob(trx, { kind: jobKind, workspaceId, payload: { intentId }, uniqueKey: intentId });
       return stored;
     });
+  }
+
+  /** A submitted transfer that pays the invoice was found in a block: announce it and hold the invoice. */
+  private async markFound(intent: PaymentIntent, blockTime: Date): Promise<void> {
+    const at = this.deps.clock.now();
+    await this.deps.db.transaction().execute(async (trx) => {
+      const current = await lockIntent(trx, intent.workspaceId, intent.id);
+      if (current?.status !== 'processing' || current.foundAt) return;
+      await this.announce(trx, current, blockTime, at);
+    });
+  }
+
+  /**
+   * The first moment an attempt counts: the invoice turns processing (unless another payment already
+   * holds it, or it can take no payment any more) and the attempt is announced in the feed.
+   */
+  private async announce(trx: Executor, intent: PaymentIntent, blockTime: Date, at: Date): Promise<PaymentIntent> {
+    const startedAt = blockTime < intent.submittedAt ? blockTime : intent.submittedAt;
+    const taken = await this.applyToInvoice(
+      trx,
+      intent.workspaceId,
+      intent.invoiceId,
+      { type: 'begin_payment', startedAt },
+      at,
+    );
+    // Another attempt holds it already: this one holds it too, so the invoice stays processing while either does.
+    const holds = taken.ok || taken.code === 'invoice_processing';
+    const found = await updateIntent(trx, intent.workspaceId, intent.id, { foundAt: at, holdsInvoice: holds });
+    await this.recordIntentEvent(trx, found, 'payment_intent.processing', at);
+    return found;
   }
 
   private async finish(
@@ -350,16 +453,20 @@ export class PaymentService {
   ): Promise<void> {
     const at = this.deps.clock.now();
     await this.deps.db.transaction().execute(async (trx) => {
-      const current = await lockIntent(trx, intent.workspaceId, intent.id);
+      let current = await lockIntent(trx, intent.workspaceId, intent.id);
       if (!current || current.status !== 'processing') return;
       const fail = async (reason: FailureReason) => {
-        await this.applyToInvoice(trx, intent.workspaceId, intent.invoiceId, { type: 'payment_failed' }, at);
+        // The invoice is reopened only when no other payment still holds it. A claim that was never
+        // found in a block held nothing and was never announced: it fails quietly.
+        if (current!.holdsInvoice && !(await otherHolderOf(trx, intent.workspaceId, intent.invoiceId, intent.id)))
+          await this.applyToInvoice(trx, intent.workspaceId, intent.invoiceId, { type: 'payment_failed' }, at);
         const failed = await updateIntent(trx, intent.workspaceId, intent.id, {
           status: 'failed',
           failureReason: reason,
+          holdsInvoice: false,
           finishedAt: at,
         });
-        await this.recordIntentEvent(trx, failed, 'payment_intent.failed', at);
+        if (failed.foundAt) await this.recordIntentEvent(trx, failed, 'payment_intent.failed', at);
       };
       if ('failed' in outcome) return fail(outcome.failed);
       const claimed = await claimTransfer(trx, {
@@ -376,40 +483,53 @@ export class PaymentService {
         if (intent.method === 'transaction') return fail('already_used');
         throw new Error(`transfer ${intent.txHash}#${outcome.succeeded.logIndex} is already claimed`);
       }
-      await this.applyToInvoice(trx, intent.workspaceId, intent.invoiceId, { type: 'payment_succeeded' }, at);
+      if (!current.foundAt) current = await this.announce(trx, current, outcome.succeeded.blockTime, at);
+      const paid = await this.applyToInvoice(
+        trx,
+        intent.workspaceId,
+        intent.invoiceId,
+        { type: 'payment_succeeded' },
+        at,
+      );
+      // The invoice was not processing: another payment had paid it, or it was cancelled before this one
+      // landed. The money arrived all the same; it is recorded beside the invoice, never lost.
+      const overpayment = !paid.ok;
       const succeeded = await updateIntent(trx, intent.workspaceId, intent.id, {
         status: 'succeeded',
         ...outcome.succeeded,
+        holdsInvoice: false,
+        overpayment,
         finishedAt: at,
       });
-      await this.recordIntentEvent(trx, succeeded, 'payment_intent.succeeded', at);
+      await this.recordIntentEvent(
+        trx,
+        succeeded,
+        overpayment ? 'payment_intent.overpaid' : 'payment_intent.succeeded',
+        at,
+      );
     });
   }
 
+  /** Applies a command to the locked invoice; answers the state machine's verdict (persisted when allowed). */
   private async applyToInvoice(
     trx: Executor,
     workspaceId: WorkspaceId,
     invoiceId: InvoiceId,
     command: InvoiceCommand,
     at: Date,
-  ): Promise<void> {
+  ): Promise<Transition> {
     const invoice = await lockInvoice(trx, workspaceId, invoiceId);
     if (!invoice) throw new AppError('not_found', 'No such invoice.');
     const result = transition(invoice, command, at);
-    if (!result.ok) {
-      if (result.code === 'noop') return;
-      throw new AppError(
-        result.code,
-        `The invoice cannot take a payment now (${result.code.replace('invoice_', '').replaceAll('_', ' ')}).`,
-      );
-    }
-    await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl);
+    if (result.ok) await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl);
+    return result;
   }
 
   private async recordIntentEvent(
     trx: Executor,
     intent: PaymentIntent,
-    type: 'payment_intent.processing' | 'payment_intent.succeeded' | 'payment_intent.failed',
+    type:
+      'payment_intent.processing' | 'payment_intent.succeeded' | 'payment_intent.overpaid' | 'payment_intent.failed',
     at: Date,
   ): Promise<void> {
     const invoice = await findInvoice(trx, intent.workspaceId, intent.invoiceId);
@@ -496,5 +616,7 @@ export function presentIntent(intent: PaymentIntent, invoice?: Pick<Invoice, 'nu
     blockNumber: intent.blockNumber?.toString() ?? null,
     submittedAt: intent.submittedAt.toISOString(),
     finishedAt: intent.finishedAt?.toISOString() ?? null,
+    /** Succeeded after another payment had paid the invoice (or it was cancelled); the merchant settles it. */
+    overpayment: intent.overpayment,
   };
 }

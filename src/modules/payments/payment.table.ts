@@ -19,6 +19,9 @@ export interface PaymentIntentTable {
   block_number: bigint | null;
   block_time: Date | null;
   submitted_at: Date;
+  found_at: Date | null;
+  holds_invoice: Generated<boolean>;
+  overpayment: Generated<boolean>;
   finished_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;

@@ -1,8 +1,6 @@
 import type { ReceiptStatus, TransferLog } from './chain.port.js';
 import type { FailureReason } from './payment-intent.js';
 
-/** A submitted hash the node does not know is failed `not_found` this long after submission. */
-export const UNSEEN_WINDOW_MS = 10 * 60_000;
 /** A known transaction still unmined this long after submission is failed `not_found` (it was never mined in time). */
 export const UNMINED_WINDOW_MS = 24 * 3600_000;
 /**
@@ -20,11 +18,15 @@ export interface TransferExpectation {
   readonly submittedAt: Date;
   readonly invoiceCreatedAt: Date;
   readonly deadline: Date;
+  /** A hash the node does not know is dropped (`not_found`) this long after it was submitted. */
+  readonly unseenWindowMs: number;
 }
 
 export type TransferVerdict =
   | { readonly kind: 'wait'; readonly why: string }
   | { readonly kind: 'fail'; readonly reason: FailureReason }
+  /** Mined and paying the invoice, short of the confirmations: the invoice is being paid. */
+  | { readonly kind: 'found'; readonly blockTime: Date }
   /** Every matching Transfer log, in log order: the service claims the first one no other payment holds. */
   | {
       readonly kind: 'accept';
@@ -34,24 +36,38 @@ export type TransferVerdict =
     };
 
 /**
- * The verification rule of a plain USDC transfer, pure. A mined receipt is judged only once it has the
- * network's confirmations, so a reorganisation before that changes nothing. Then, in order: reverted;
- * no USDC Transfer at all (`wrong_token`: the port returns the network's USDC logs only); none to the
- * recipient (`recipient_mismatch`); none of the exact amount (`amount_mismatch`); mined before the
- * invoice existed (`predates_invoice`); mined after the deadline although submitted after it too
- * (`expired` — one submitted before the deadline may be mined after it: late verification).
+ * The verification rule of a plain USDC transfer, pure. A hash the node does not know is waited for
+ * `unseenWindowMs`, one it knows but has not mined for a day; then it is dropped (`not_found`). A mined
+ * transaction whose transfers pay the invoice is `found` at once, so the invoice turns processing, but
+ * judged only once it has the network's confirmations, so a reorganisation before that changes nothing.
+ * Then, in order: reverted; no USDC Transfer at all (`wrong_token`: the port returns the network's USDC
+ * logs only); none to the recipient (`recipient_mismatch`); none of the exact amount
+ * (`amount_mismatch`); mined before the invoice existed (`predates_invoice`); mined after the deadline
+ * although submitted after it too (`expired` — one submitted before the deadline may be mined after it:
+ * late verification).
  */
 export function judgeTransfer(receipt: ReceiptStatus, expected: TransferExpectation, now: Date): TransferVerdict {
   const waited = now.getTime() - expected.submittedAt.getTime();
   if (receipt.kind === 'not_found')
-    return waited < UNSEEN_WINDOW_MS
+    return waited < expected.unseenWindowMs
       ? { kind: 'wait', why: 'transaction not seen yet' }
       : { kind: 'fail', reason: 'not_found' };
   if (receipt.kind === 'pending')
     return waited < UNMINED_WINDOW_MS
       ? { kind: 'wait', why: 'transaction not mined yet' }
       : { kind: 'fail', reason: 'not_found' };
-  if (receipt.confirmations < expected.confirmations) return { kind: 'wait', why: 'waiting for confirmations' };
+  const verdict = judgeMined(receipt, expected);
+  if (receipt.confirmations < expected.confirmations)
+    return verdict.kind === 'accept'
+      ? { kind: 'found', blockTime: verdict.blockTime }
+      : { kind: 'wait', why: 'waiting for confirmations' };
+  return verdict;
+}
+
+function judgeMined(
+  receipt: Extract<ReceiptStatus, { kind: 'mined' }>,
+  expected: TransferExpectation,
+): Extract<TransferVerdict, { kind: 'fail' | 'accept' }> {
   if (!receipt.success) return { kind: 'fail', reason: 'reverted' };
   if (receipt.transfers.length === 0) return { kind: 'fail', reason: 'wrong_token' };
   const toRecipient = receipt.transfers.filter((log) => log.to.toLowerCase() === expected.payTo);

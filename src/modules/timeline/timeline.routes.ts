@@ -8,9 +8,11 @@ import { InvoiceTimelineView } from './timeline.schemas.js';
 const DESCRIPTION = [
   `What happened to one invoice and to the webhooks about it: the ${TIMELINE_LIMIT} most recent records at most, oldest first, ` +
     'each with its time `at` and its `kind`. `truncated` is true when older records exist.',
-  'Lifecycle kinds (from the change feed; `eventId` is the feed event id): `created`; `payment_submitted` (a payment attempt was ' +
-    'received, with `paymentIntentId`); `verification_pending` (the invoice is processing while the payment is verified or settled); ' +
+  'Lifecycle kinds (from the change feed; `eventId` is the feed event id): `created`; `payment_submitted` (a payment is being verified: ' +
+    'an authorization was accepted, or a submitted transfer that pays the invoice was found in a block; with `paymentIntentId`); ' +
+    '`verification_pending` (the invoice is processing while the payment is verified or settled); ' +
     '`payment_confirmed` (the payment succeeded on-chain); `paid`; `payment_failed` (with `paymentIntentId` and `failureReason`); ' +
+    '`overpayment_received` (a second payment landed after the invoice was paid or cancelled, with `paymentIntentId`); ' +
     '`reopened` (the invoice is open again after a failed payment); `expired`; `cancelled`; `renewed` (with the new `linkVersion` ' +
     'and `expiresAt`). Payment records carry `paymentIntentId`: read the details with GET /payment-intents/{id}.',
   '`webhook_attempt`: one attempt to deliver a webhook about this invoice, with the event sent (`eventId`), `attempt` number, the ' +

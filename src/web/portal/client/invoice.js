@@ -19,11 +19,12 @@ import {
 /** Timeline kinds (GET …/timeline) in words; `record` adds the details that kind carries. */
 const KINDS = {
   created: () => 'Created',
-  payment_submitted: () => 'Payment submitted',
+  payment_submitted: () => 'Payment found, verifying',
   verification_pending: () => 'Verifying the payment',
   payment_confirmed: () => 'Payment confirmed on-chain',
   paid: () => 'Paid',
   payment_failed: (r) => `Payment failed${r.failureReason ? `: ${r.failureReason.replaceAll('_', ' ')}` : ''}`,
+  overpayment_received: () => 'A second payment arrived after the invoice was settled: return it to the payer',
   reopened: () => 'Open again for payment',
   expired: () => 'Expired',
   cancelled: () => 'Cancelled',
