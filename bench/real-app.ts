@@ -70,6 +70,8 @@ export async function startRealServices(env: Readonly<Record<string, string>> = 
     LOG_LEVEL: 'warn',
     // The config's maximum. The per-key limiter still runs on every request, but never answers 429.
     API_RATE_LIMIT_PER_MINUTE: '10000000',
+    // Every load connection comes from loopback, up to BENCH_CONNECTIONS (256) of them.
+    MAX_CONNECTIONS_PER_IP: '100000',
     // A scenario's own settings, e.g. NEW_WORKSPACE_CREDITS for one that spends credits.
     ...env,
   });

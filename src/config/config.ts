@@ -49,6 +49,8 @@ export interface Config {
   /** A client must send its request headers within this time, and the whole request within the next. */
   readonly headersTimeoutSeconds: number;
   readonly requestTimeoutSeconds: number;
+  /** Connections one client address may hold open at once; the next is answered 429 and closed. */
+  readonly maxConnectionsPerIp: number;
   readonly logLevel: LogLevel;
 }
 
@@ -105,6 +107,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       headersTimeoutSeconds,
       3600,
     ),
+    maxConnectionsPerIp: integer(env, 'MAX_CONNECTIONS_PER_IP', 100, 1, 100_000),
     logLevel: logLevel(env),
   };
   return Object.freeze(config);

@@ -14,6 +14,7 @@ import { registerDemoWallet } from '../web/demo-wallet/demo-wallet.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
 import { API_VERSION } from './api-version.js';
 import { ErrorBody } from './common.schemas.js';
+import { limitConnectionsPerIp } from './connection-limit.js';
 import { registerDocs } from './docs.routes.js';
 import { registerErrorHandling } from './error-handler.js';
 import { answerClientError, answerFrameworkError } from './framework-errors.js';
@@ -59,6 +60,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     frameworkErrors: answerFrameworkError,
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnectionsPerIp(app.server, services.config.maxConnectionsPerIp);
 
   app.setValidatorCompiler(schemaCompiler);
   // JSON only: a text body is refused as an unsupported media type rather than validated as a string.

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   permission_denied: 403,
   key_recipient_mismatch: 403,
   rate_limited: 429,
+  too_many_connections: 429,
   api_key_limit_reached: 409,
   api_key_creation_rate_limited: 429,
   session_required: 401,

@@ -28,5 +28,10 @@ declare module 'fastify' {
     permission?: Permission | readonly Permission[];
     /** Specific codes for schema failures of particular body fields (e.g. amount → invalid_amount). */
     fieldErrorCodes?: Readonly<Record<string, ErrorCode>>;
+    /**
+     * The body's `items` are checked by the route, one by one, for what the input guard refuses (NUL,
+     * an unpaired surrogate, nesting deeper than 32 levels), so that a bad item fails alone.
+     */
+    checksItemsAlone?: boolean;
   }
 }

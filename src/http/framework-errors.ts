@@ -37,14 +37,27 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? ['headers_too_large', 'The request headers are too large (16 KB at most).']
         : ['invalid_request', 'The request is not valid HTTP/1.1 (its framing or headers could not be parsed).'];
+  if (socket.writable) socket.write(rawErrorResponse(code, message));
+  socket.destroy(error);
+}
+
+/**
+ * A whole HTTP/1.1 error response in the one contract (both headers, {code, message, requestId}), for
+ * answers written straight to a socket because there is no request to reply to. Always closes.
+ */
+export function rawErrorResponse(
+  code: ErrorCode,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): string {
   const status = ERROR_STATUS[code];
   const requestId = `req_${randomToken()}`;
   const body = JSON.stringify({ code, message, requestId });
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-ID: ${requestId}\r\nX-API-Version: ${API_VERSION}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(error);
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `X-Request-ID: ${requestId}\r\nX-API-Version: ${API_VERSION}\r\n${extra}Connection: close\r\n\r\n${body}`
+  );
 }

@@ -1,18 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { looksLikeKey } from '../modules/api-keys/index.js';
 import { AppError } from '../shared/errors.js';
-
-/** Deeper JSON than this is refused before anything walks it recursively (hashing, validation). */
-export const MAX_JSON_DEPTH = 32;
-
-/** NUL, which PostgreSQL text cannot hold, and UTF-16 halves that are not a pair (no UTF-8 encoding). */
-// eslint-disable-next-line no-control-regex -- finding NUL is the point
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+import { findUnstorable, isUnstorable, unstorable } from '../shared/storable-json.js';
 
 /**
  * One input boundary for every route: a string from the path, the query or the JSON body that holds
- * NUL or an unpaired surrogate, or a body nested deeper than MAX_JSON_DEPTH, is refused with 400
+ * NUL or an unpaired surrogate, or a body nested deeper than 32 levels (MAX_JSON_DEPTH), is refused with 400
  * `invalid_request` naming the field — before authentication, so no such value reaches a query.
+ * A route with `config.checksItemsAlone` (a batch) takes the body's `items` array out of this check and
+ * checks each item itself (findUnstorable), so that one bad item fails alone; the rest of its body is
+ * checked here as on any route.
  * A credential in the query string is refused the same way on every route.
  */
 export function guardInput(app: FastifyInstance): void {
@@ -23,7 +20,13 @@ export function guardInput(app: FastifyInstance): void {
     refuseCredentialInQuery(request.query);
   });
   app.addHook('preValidation', async (request) => {
-    if (request.body !== undefined) checkBody(request.body);
+    if (request.body === undefined) return;
+    const refused = findUnstorable(request.body, {
+      path: '',
+      depth: 0,
+      leaveOut: request.routeOptions.config.checksItemsAlone ? itemsOf(request.body) : undefined,
+    });
+    if (refused) throw refused;
   });
 }
 
@@ -31,32 +34,19 @@ function checkStrings(values: unknown, part: string): void {
   if (!values || typeof values !== 'object') return;
   for (const [name, value] of Object.entries(values)) {
     for (const item of Array.isArray(value) ? value : [value]) {
-      if (typeof item === 'string' && UNSTORABLE.test(item)) throw unstorable(`${part} parameter ${name}`);
+      if (typeof item === 'string' && isUnstorable(item)) throw unstorable(`${part} parameter ${name}`);
     }
   }
 }
 
-/** Iterative, so that the depth check itself cannot overflow the stack. */
-function checkBody(body: unknown): void {
-  const pending: { value: unknown; path: string; depth: number }[] = [{ value: body, path: '', depth: 0 }];
-  while (pending.length > 0) {
-    const { value, path, depth } = pending.pop()!;
-    if (typeof value === 'string') {
-      if (UNSTORABLE.test(value)) throw unstorable(path || 'body');
-      continue;
-    }
-    if (!value || typeof value !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) {
-      throw new AppError('invalid_request', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`, {
-        details: [{ path: path || '(body)', message: 'is nested too deep' }],
-      });
-    }
-    for (const [key, child] of Object.entries(value)) {
-      const childPath = Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-      if (UNSTORABLE.test(key)) throw unstorable(childPath);
-      pending.push({ value: child, path: childPath, depth: depth + 1 });
-    }
-  }
+/**
+ * The `items` array of a batch body: left to the route, which checks each item itself so that a bad
+ * item fails alone. Anything else (a body that is not an object, `items` not an array) is the guard's.
+ */
+function itemsOf(body: unknown): unknown[] | undefined {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const items = (body as { items?: unknown }).items;
+  return Array.isArray(items) ? items : undefined;
 }
 
 /**
@@ -72,16 +62,6 @@ function refuseCredentialInQuery(query: unknown): void {
       'API keys are accepted only in the Authorization header, never in the URL. A key sent in a URL may be exposed in logs: revoke it and create a new one.',
     );
   }
-}
-
-function unstorable(field: string): AppError {
-  return new AppError(
-    'invalid_request',
-    `${field} holds a NUL character or an unpaired UTF-16 surrogate, which no field accepts.`,
-    {
-      details: [{ path: field, message: 'holds a NUL character or an unpaired surrogate' }],
-    },
-  );
 }
 
 /**

@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'permission_denied',
   'key_recipient_mismatch',
   'rate_limited',
+  'too_many_connections',
   'api_key_limit_reached',
   'api_key_creation_rate_limited',
   'session_required',

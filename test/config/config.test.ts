@@ -21,6 +21,7 @@ describe('configuration', () => {
       maxInvoiceAmount: 10_000_000_000n,
       headersTimeoutSeconds: 10,
       requestTimeoutSeconds: 30,
+      maxConnectionsPerIp: 100,
       logLevel: 'info',
     });
     expect(config.publicBaseUrl.origin).toBe('http://localhost:3000');
@@ -53,6 +54,8 @@ describe('configuration', () => {
     [{ HEADERS_TIMEOUT_SECONDS: '20', REQUEST_TIMEOUT_SECONDS: '10' }, 'REQUEST_TIMEOUT_SECONDS'],
     [{ NONCE_RATE_LIMIT_PER_MINUTE: '0' }, 'NONCE_RATE_LIMIT_PER_MINUTE'],
     [{ FAILED_API_KEY_LIMIT_PER_MINUTE: 'many' }, 'FAILED_API_KEY_LIMIT_PER_MINUTE'],
+    [{ MAX_CONNECTIONS_PER_IP: '0' }, 'MAX_CONNECTIONS_PER_IP'],
+    [{ MAX_CONNECTIONS_PER_IP: '100001' }, 'MAX_CONNECTIONS_PER_IP'],
   ];
 
   it.each(invalid)('names the variable in the error for %o', (env, variable) => {

@@ -1,56 +1,18 @@
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../support/app.js';
+import { expectRawContract, parseRaw, sendRaw } from '../support/raw-http.js';
 
 // Short limits so the slow-client test takes seconds; the defaults are 10 s and 30 s.
 const { app } = await createTestApp({ HEADERS_TIMEOUT_SECONDS: '2', REQUEST_TIMEOUT_SECONDS: '3' });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const port = (app.server.address() as net.AddressInfo).port;
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Sends bytes as they are (no client library would send these) and reads until the server closes. */
-function raw(request: string | Buffer): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
-    const chunks: Buffer[] = [];
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(parse(Buffer.concat(chunks).toString('latin1'))));
-  });
-}
-
-function parse(text: string): RawResponse {
-  const [head = '', body = ''] = text.split('\r\n\r\n', 2);
-  const [statusLine = '', ...lines] = head.split('\r\n');
-  const headers = Object.fromEntries(
-    lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
-  );
-  return {
-    status: Number(statusLine.split(' ')[1]),
-    headers,
-    body: headers['transfer-encoding'] === 'chunked' ? (body.split('\r\n')[1] ?? '') : body,
-  };
-}
-
-function expectContract(response: RawResponse, status: number, code: string) {
-  expect(response.status).toBe(status);
-  expect(response.headers['x-api-version']).toBe('1.1.0');
-  expect(response.headers['x-request-id']).toMatch(/^req_/);
-  expect(JSON.parse(response.body)).toEqual({
-    code,
-    message: expect.any(String),
-    requestId: response.headers['x-request-id'],
-  });
-}
+const raw = (request: string | Buffer) => sendRaw(port, request);
 
 describe('errors the router and the HTTP parser raise keep the error contract', () => {
   it('a percent-encoding that is not UTF-8: 400 invalid_url', async () => {
-    expectContract(
+    expectRawContract(
       await raw('GET /w/%ff/v1/billing HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'),
       400,
       'invalid_url',
@@ -58,7 +20,7 @@ describe('errors the router and the HTTP parser raise keep the error contract', 
   });
 
   it('a path segment over 100 characters: 414 uri_too_long', async () => {
-    expectContract(
+    expectRawContract(
       await raw(`GET /w/${'a'.repeat(150)}/v1/billing HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`),
       414,
       'uri_too_long',
@@ -66,7 +28,7 @@ describe('errors the router and the HTTP parser raise keep the error contract', 
   });
 
   it('20 KB of headers: 431 headers_too_large', async () => {
-    expectContract(
+    expectRawContract(
       await raw(`GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`),
       431,
       'headers_too_large',
@@ -76,7 +38,7 @@ describe('errors the router and the HTTP parser raise keep the error contract', 
   it('Content-Length together with Transfer-Encoding: 400 invalid_request', async () => {
     const request =
       'POST /auth/verify HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n';
-    expectContract(await raw(request), 400, 'invalid_request');
+    expectRawContract(await raw(request), 400, 'invalid_request');
   });
 });
 
@@ -97,7 +59,7 @@ describe('slow clients', () => {
     const elapsed = Date.now() - started;
     // Cut by the request timeout (3 s, checked every second), long before the 100 s the body would take.
     expect(elapsed).toBeLessThan(15_000);
-    expectContract(parse(Buffer.concat(chunks).toString('latin1')), 408, 'request_timeout');
+    expectRawContract(parseRaw(Buffer.concat(chunks).toString('latin1')), 408, 'request_timeout');
   });
 
   it('cuts a client that never finishes its headers', async () => {

@@ -22,11 +22,13 @@ export interface TestApp {
 
 /**
  * Every `inject` comes from one address (127.0.0.1), and suites sign in and send failing keys far more
- * often than a client would: the per-IP abuse limits are out of reach unless a test sets them.
+ * often than a client would: the per-IP abuse limits are out of reach unless a test sets them. The same
+ * holds for connections to a listening test app (browsers, x402 clients), all from loopback.
  */
 export const GENEROUS_LIMITS: Readonly<Record<string, string>> = {
   NONCE_RATE_LIMIT_PER_MINUTE: '10000000',
   FAILED_API_KEY_LIMIT_PER_MINUTE: '10000000',
+  MAX_CONNECTIONS_PER_IP: '100000',
 };
 
 /** The real app on a fresh clone of the migrated database, driven with `inject`. */

@@ -36,7 +36,8 @@ export async function startService(
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/start.ts'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: port },
+    // Every test client connects from loopback, some with hundreds of concurrent requests.
+    env: { ...process.env, LOG_LEVEL: 'warn', MAX_CONNECTIONS_PER_IP: '100000', ...env, PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // Never outlive the test process, whatever happens to its hooks.

@@ -14,7 +14,7 @@ export function invoiceBatchRoutes(services: Services): FastifyPluginAsyncTypebo
     app.post(
       '/invoice-batches/quote',
       {
-        config: { permission: ['invoices:create', 'invoices:read'] },
+        config: { permission: ['invoices:create', 'invoices:read'], checksItemsAlone: true },
         schema: {
           tags,
           summary: 'Preview a batch',
@@ -32,7 +32,7 @@ export function invoiceBatchRoutes(services: Services): FastifyPluginAsyncTypebo
     app.post(
       '/invoice-batches',
       {
-        config: { permission: ['invoices:create', 'invoices:read'] },
+        config: { permission: ['invoices:create', 'invoices:read'], checksItemsAlone: true },
         schema: {
           tags,
           summary: 'Create up to 25 invoices',

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
+import { findUnstorable } from '../../shared/storable-json.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { findAccount } from '../billing/index.js';
 import { checkIdempotencyKey, requestHash, type ValidInvoiceInput } from '../invoices/index.js';
@@ -19,6 +20,9 @@ type CheckedItem =
   | { readonly ok: true; readonly valid: ValidInvoiceInput; readonly cost: InvoiceCost }
   | { readonly ok: false; readonly error: ItemError };
 
+/** An item sits two levels into the body (body, items, item): it is held to the body's depth limit. */
+const ITEM_DEPTH = 2;
+
 export type BatchResult = { readonly invoice: Invoice } | { readonly error: ItemError };
 
 /** POST /invoice-batches and its quote: up to 25 invoices, each created (or refused) on its own. */
@@ -36,7 +40,7 @@ export class InvoiceBatchService {
       findAccount(this.deps.db, workspaceId),
     ]);
     if (!workspace || !account) throw new AppError('not_found', 'No such workspace.');
-    const checked = items.map((raw) => this.check(raw, workspace));
+    const checked = items.map((raw, index) => this.check(raw, index, workspace));
     const total = totalCost(checked);
     const available = Number(account.balance - account.reserved);
     return {
@@ -63,7 +67,7 @@ export class InvoiceBatchService {
     body: { items: readonly unknown[]; budgetCredits: number },
   ) {
     const batchKey = checkIdempotencyKey(rawKey);
-    const checked = body.items.map((raw) => this.check(raw));
+    const checked = body.items.map((raw, index) => this.check(raw, index));
     const total = totalCost(checked);
     if (total.total > body.budgetCredits) {
       throw new AppError(
@@ -118,9 +122,19 @@ export class InvoiceBatchService {
     return { results };
   }
 
-  /** The rules of POST /invoices for one item; with the workspace, also its wallet and return origins. */
-  private check(raw: unknown, workspace?: { wallet_address: string; return_origins: string[] }): CheckedItem {
+  /**
+   * The rules of POST /invoices for one item; with the workspace, also its wallet and return origins.
+   * First what the input guard refuses on every other route (it leaves batch items to this check): so an
+   * item with NUL never reaches a query, and a deeply nested one never reaches recursive validation.
+   */
+  private check(
+    raw: unknown,
+    index: number,
+    workspace?: { wallet_address: string; return_origins: string[] },
+  ): CheckedItem {
     try {
+      const unstorable = findUnstorable(raw, { path: `items[${index}]`, depth: ITEM_DEPTH });
+      if (unstorable) throw unstorable;
       const valid = this.deps.invoices.validate(parseBatchItem(raw));
       if (workspace && valid.payTo !== null && valid.payTo !== workspace.wallet_address) {
         throw new AppError(

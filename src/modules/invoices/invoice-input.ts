@@ -104,14 +104,44 @@ export function requestHash(body: unknown): Buffer {
   return createHash('sha256').update(canonicalJson(body)).digest();
 }
 
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+/**
+ * JSON with object keys sorted. Iterative, with an explicit stack: a batch item may be nested as deep
+ * as the body limit allows (it fails alone, but the batch is still hashed), far past the call stack.
+ */
+function canonicalJson(root: unknown): string {
+  const out: string[] = [];
+  // Popped from the end: a value still to write, or text to copy as it is.
+  const pending: ({ value: unknown } | string)[] = [{ value: root }];
+  while (pending.length > 0) {
+    const next = pending.pop()!;
+    if (typeof next === 'string') {
+      out.push(next);
+      continue;
+    }
+    const { value } = next;
+    if (Array.isArray(value)) {
+      pending.push(']');
+      for (let index = value.length - 1; index >= 0; index--) {
+        pending.push({ value: value[index] });
+        if (index > 0) pending.push(',');
+      }
+      pending.push('[');
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
+      entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      pending.push('}');
+      for (let index = entries.length - 1; index >= 0; index--) {
+        const [key, item] = entries[index]!;
+        pending.push({ value: item });
+        pending.push(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:`);
+      }
+      pending.push('{');
+    } else {
+      // Like JSON.stringify: nothing for undefined (only in arrays, which never hold it after JSON.parse).
+      out.push(JSON.stringify(value) ?? '');
+    }
   }
-  return JSON.stringify(value);
+  return out.join('');
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,128}$/;
