@@ -82,6 +82,7 @@ export function createServices(
       db,
       maxInvoiceAmount: config.maxInvoiceAmount,
       successFeeCredits: config.successFeeCredits,
+      creditPackages: config.creditPackages,
     }),
     invoices,
     invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),
