@@ -10,6 +10,7 @@ export {
   type InvoiceId,
   type InvoiceStatus,
 } from './invoice.js';
+export { claimIdempotencyKey, storeIdempotentResponse, type KeyClaim } from './idempotency.repo.js';
 export { checkIdempotencyKey, requestHash, type CreateInvoiceInput, type ValidInvoiceInput } from './invoice-input.js';
 export { presentInvoice } from './invoice.present.js';
 export { findInvoice, lockInvoice, toInvoice } from './invoice.repo.js';
