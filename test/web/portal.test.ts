@@ -111,6 +111,7 @@ describe('portal page', () => {
       'invoices:read',
       'payments:read',
       'billing:read',
+      'billing:write',
       'webhooks:read',
       'webhooks:write',
       'settings:write',
