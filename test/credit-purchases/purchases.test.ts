@@ -318,6 +318,10 @@ describe('payment steps reported by the payment engine', () => {
       paidAt: clock.now().toISOString(),
     });
     expect((await s.call('GET', '/billing')).json()).toMatchObject({ creditBalance: 1010 });
+    // A late retry of the request that made it answers the purchase as it is now: paid, nothing to pay.
+    const retried = await s.buy('growth', 'purchase-paid');
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    expect(retried.json()).toMatchObject({ id, status: 'paid', payment: { authorizationNonce: null, networks: [] } });
     const ledger = (await s.call('GET', '/billing/ledger')).json<{ entries: { kind: string }[] }>();
     expect(ledger.entries[0]).toEqual({
       id: '2',

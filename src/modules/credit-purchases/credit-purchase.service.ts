@@ -87,8 +87,11 @@ export class CreditPurchaseService {
         expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
       });
       if (claim.kind === 'reused') return claim;
-      if (claim.kind === 'replay')
-        return { kind: 'replay' as const, purchase: toPurchase(claim.response as Record<string, unknown>) };
+      if (claim.kind === 'replay') {
+        // The purchase that key made, as it is now: a retry after it was paid must not show it open.
+        const made = toPurchase(claim.response as Record<string, unknown>);
+        return { kind: 'replay' as const, purchase: (await findPurchase(trx, workspaceId, made.id)) ?? made };
+      }
       const purchase = await insertPurchase(trx, {
         workspaceId,
         id: newCreditPurchaseId(),
