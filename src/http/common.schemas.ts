@@ -1,7 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { randomToken } from '../shared/ids.js';
-import { ID_PATTERN } from '../shared/ids.js';
+import { ID_PATTERN, randomToken } from '../shared/ids.js';
 
 export const ErrorBody = Type.Object(
   {

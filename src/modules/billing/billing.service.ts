@@ -95,7 +95,7 @@ export class BillingService {
   }
 }
 
-export function presentPackage(creditPackage: CreditPackage): PackageOffer {
+function presentPackage(creditPackage: CreditPackage): PackageOffer {
   return {
     id: creditPackage.id,
     credits: creditPackage.credits,
