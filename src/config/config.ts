@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseUsdc } from '../shared/money.js';
 
 /** A configured payment network (README, NETWORKS). The EIP-712 domain is read from the token at start. */
 export interface NetworkConfig {
@@ -9,6 +10,13 @@ export interface NetworkConfig {
   readonly usdc: `0x${string}`;
   readonly confirmations: number;
   readonly blockTimeSeconds?: number;
+}
+
+/** A credit package on offer (README, CREDIT_PACKAGES): `credits` for `price` USDC micro-units. */
+export interface CreditPackage {
+  readonly id: string;
+  readonly credits: number;
+  readonly price: bigint;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -23,7 +31,10 @@ export interface Config {
   /** Unset: `start` runs a local anvil chain (the demo network). */
   readonly networks: readonly NetworkConfig[] | undefined;
   readonly relayerPrivateKey: `0x${string}` | undefined;
+  /** Receives credit purchases; unset, the purchase endpoints answer 503 purchases_unavailable. */
   readonly operatorWallet: `0x${string}` | undefined;
+  /** What a workspace can buy; never empty. */
+  readonly creditPackages: readonly CreditPackage[];
   readonly webhookAllowPrivate: boolean;
   readonly webhookRetrySchedule: readonly number[];
   /** A delivery still failing this long after it was created (or retried by hand) is marked failed. */
@@ -86,6 +97,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     networks: networks(env, cwd),
     relayerPrivateKey: hex(env, 'RELAYER_PRIVATE_KEY', 64),
     operatorWallet: hex(env, 'OPERATOR_WALLET', 40),
+    creditPackages: creditPackages(env, cwd),
     webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetrySchedule: retrySchedule(env),
     webhookRetryWindowSeconds: integer(env, 'WEBHOOK_RETRY_WINDOW_SECONDS', 3 * 86_400, 1, 30 * 86_400),
@@ -198,29 +210,80 @@ function usdcAmount(env: Env, name: string, fallback: string): bigint {
 }
 
 function networks(env: Env, cwd: string): NetworkConfig[] | undefined {
-  const raw = text(env, 'NETWORKS');
+  const entries = jsonArray(env, 'NETWORKS', cwd);
+  if (entries === undefined) return undefined;
+  const seen = new Set<string>();
+  return entries.map((entry: unknown, index) => {
+    const network = parseNetwork(entry, `NETWORKS[${index}]`);
+    if (seen.has(network.name)) throw new ConfigError('NETWORKS', `duplicate network name "${network.name}"`);
+    seen.add(network.name);
+    return network;
+  });
+}
+
+/** A non-empty JSON array, written in the variable itself or in the JSON file it names (relative to cwd). */
+function jsonArray(env: Env, name: string, cwd: string): unknown[] | undefined {
+  const raw = text(env, name);
   if (raw === undefined) return undefined;
   let source = raw;
   if (!raw.startsWith('[')) {
     const file = path.resolve(cwd, raw);
     if (!existsSync(file))
-      throw new ConfigError('NETWORKS', `expected a JSON array or a path to a JSON file; no file at ${file}`);
+      throw new ConfigError(name, `expected a JSON array or a path to a JSON file; no file at ${file}`);
     source = readFileSync(file, 'utf8');
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(source);
   } catch (error) {
-    throw new ConfigError('NETWORKS', `invalid JSON (${(error as Error).message})`);
+    throw new ConfigError(name, `invalid JSON (${(error as Error).message})`);
   }
-  if (!Array.isArray(parsed) || parsed.length === 0)
-    throw new ConfigError('NETWORKS', 'expected a non-empty JSON array');
+  if (!Array.isArray(parsed) || parsed.length === 0) throw new ConfigError(name, 'expected a non-empty JSON array');
+  return parsed;
+}
+
+/**
+ * Offered when CREDIT_PACKAGES is unset: the more credits at once, the cheaper each (10, 9 and 8 US
+ * cents a credit). Documented in the README; an operator sets their own prices with the variable.
+ */
+export const DEFAULT_CREDIT_PACKAGES: readonly CreditPackage[] = [
+  { id: 'starter', credits: 100, price: 10_000_000n },
+  { id: 'growth', credits: 1_000, price: 90_000_000n },
+  { id: 'scale', credits: 10_000, price: 800_000_000n },
+];
+
+/** Credits and prices far beyond any real package, small enough that sums stay exact in bigint columns. */
+const MAX_PACKAGE_CREDITS = 1_000_000_000;
+const MAX_PACKAGE_PRICE = 1_000_000_000n * 1_000_000n;
+
+function creditPackages(env: Env, cwd: string): readonly CreditPackage[] {
+  const entries = jsonArray(env, 'CREDIT_PACKAGES', cwd);
+  if (entries === undefined) return DEFAULT_CREDIT_PACKAGES;
   const seen = new Set<string>();
-  return parsed.map((entry: unknown, index) => {
-    const network = parseNetwork(entry, `NETWORKS[${index}]`);
-    if (seen.has(network.name)) throw new ConfigError('NETWORKS', `duplicate network name "${network.name}"`);
-    seen.add(network.name);
-    return network;
+  return entries.map((entry: unknown, index) => {
+    const where = `CREDIT_PACKAGES[${index}]`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      throw new ConfigError('CREDIT_PACKAGES', `${where} must be an object`);
+    const value = entry as Record<string, unknown>;
+    const fail = (field: string, expected: string): never => {
+      throw new ConfigError('CREDIT_PACKAGES', `${where}.${field} must be ${expected}`);
+    };
+    if (typeof value.id !== 'string' || !/^[a-z0-9][a-z0-9_-]{0,39}$/.test(value.id))
+      fail('id', 'a lowercase slug like "starter" (letters, digits, - and _; at most 40)');
+    const id = value.id as string;
+    if (seen.has(id)) throw new ConfigError('CREDIT_PACKAGES', `duplicate package id "${id}"`);
+    seen.add(id);
+    if (
+      !Number.isSafeInteger(value.credits) ||
+      (value.credits as number) < 1 ||
+      (value.credits as number) > MAX_PACKAGE_CREDITS
+    )
+      fail('credits', `a whole number of credits from 1 to ${MAX_PACKAGE_CREDITS}`);
+    // A string, as every USDC amount in the API: a JSON number would pass through a float.
+    const price = typeof value.price === 'string' ? parseUsdc(value.price) : undefined;
+    if (price === undefined || price <= 0n || price > MAX_PACKAGE_PRICE)
+      fail('price', 'a positive USDC amount as a string with at most 6 decimals, like "10" or "9.99"');
+    return { id, credits: value.credits as number, price: price! };
   });
 }
 

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { AuthNonceTable, SessionTable } from '../modules/auth/index.js';
 import type { ApiKeyTable } from '../modules/api-keys/index.js';
 import type { CreditAccountTable, CreditLedgerTable } from '../modules/billing/index.js';
+import type { CreditPurchaseTable } from '../modules/credit-purchases/index.js';
 import type { WorkspaceTable } from '../modules/workspaces/index.js';
 import type { JobTable } from '../jobs/job.table.js';
 import type { EventTable } from '../modules/events/index.js';
@@ -16,6 +17,7 @@ export interface Database {
   workspaces: WorkspaceTable;
   credit_accounts: CreditAccountTable;
   credit_ledger: CreditLedgerTable;
+  credit_purchases: CreditPurchaseTable;
   auth_nonces: AuthNonceTable;
   sessions: SessionTable;
   api_keys: ApiKeyTable;

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ID_PATTERN } from '../shared/ids.js';
+import type { FastifyRequest } from 'fastify';
+import { ID_PATTERN, randomToken } from '../shared/ids.js';
 
 export const ErrorBody = Type.Object(
   {
@@ -25,4 +26,14 @@ export const Timestamp = Type.String({ format: 'date-time' });
 /** For routes whose JSON body may be left out entirely (`POST …/renew`): no body means `{}`. */
 export async function defaultEmptyBody(request: { body: unknown }): Promise<void> {
   request.body ??= {};
+}
+
+/**
+ * Portal forms may leave out the Idempotency-Key: a browser request without one gets a key of its own,
+ * and the merchant API's rules apply unchanged after it.
+ */
+export function ensureIdempotencyKey(request: FastifyRequest): void {
+  // Assigned as a whole: Fastify hands out a fresh merged copy of the headers once they were validated.
+  if (request.headers['idempotency-key'] === undefined)
+    request.headers = { ...request.headers, 'idempotency-key': `portal-${randomToken()}` };
 }

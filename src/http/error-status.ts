@@ -65,6 +65,8 @@ export const ERROR_STATUS = {
   delivery_already_succeeded: 409,
   budget_exceeded: 400,
   batch_binding_evicted: 409,
+  unknown_package: 422,
+  purchases_unavailable: 503,
   internal_error: 500,
   service_unavailable: 503,
 } as const satisfies Record<ErrorCode, number>;

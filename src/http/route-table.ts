@@ -2,6 +2,7 @@ import { apiKeyPortalRoutes } from '../modules/api-keys/index.js';
 import { billingRoutes } from '../modules/billing/index.js';
 import { checkoutSettingsPortalRoutes } from '../modules/checkout-settings/index.js';
 import { checkoutSettingsRoutes } from '../modules/checkout-settings/index.js';
+import { creditPurchaseRoutes } from '../modules/credit-purchases/index.js';
 import { dashboardPortalRoutes } from '../modules/dashboard/index.js';
 import { healthRoutes } from '../modules/health/index.js';
 import { invoiceSearchRoutes } from '../modules/invoice-search/index.js';
@@ -31,6 +32,7 @@ export function workspaceRouteTable(services: Services): WorkspaceRouteTable {
   return {
     shared: [
       ...billingRoutes(services),
+      ...creditPurchaseRoutes(services),
       ...invoiceRoutes(services),
       ...receiptRoutes(services),
       ...checkoutSettingsRoutes(services),

@@ -4,6 +4,7 @@ import type { ApiKeyService } from '../modules/api-keys/index.js';
 import type { AuthService } from '../modules/auth/index.js';
 import type { BillingService } from '../modules/billing/index.js';
 import type { CheckoutSettingsService } from '../modules/checkout-settings/index.js';
+import type { CreditPurchaseService } from '../modules/credit-purchases/index.js';
 import type { HealthService } from '../modules/health/index.js';
 import type { InvoiceBatchService } from '../modules/invoice-batches/index.js';
 import type { InvoiceSearchService } from '../modules/invoice-search/index.js';
@@ -26,6 +27,7 @@ export interface Services {
   readonly apiKeys: ApiKeyService;
   readonly workspaces: WorkspaceService;
   readonly billing: BillingService;
+  readonly creditPurchases: CreditPurchaseService;
   readonly invoices: InvoiceService;
   readonly invoiceBatches: InvoiceBatchService;
   readonly invoiceSearch: InvoiceSearchService;

@@ -18,13 +18,14 @@ export interface DemoAccess {
 /**
  * The local demo's secrets, kept in DATA_DIR/demo.json (mode 0600, this machine only): the merchant
  * wallet that owns the demo workspace, a funded buyer, the relayer that pays gas on the local chain,
- * and the demo workspace's id and API key. Reused across restarts, so restarts spend no key-creation
+ * the operator account that receives credit purchases, and the demo workspace's id and API key. Reused across restarts, so restarts spend no key-creation
  * limits and the buyer keeps its address.
  */
 interface DemoFile {
   walletPrivateKey: `0x${string}`;
   buyerPrivateKey: `0x${string}`;
   relayerPrivateKey: `0x${string}`;
+  operatorPrivateKey: `0x${string}`;
   workspaceId?: string;
   apiKey?: string;
 }
@@ -44,6 +45,8 @@ export class DemoSecrets {
       walletPrivateKey: stored.walletPrivateKey ?? generatePrivateKey(),
       buyerPrivateKey: stored.buyerPrivateKey ?? generatePrivateKey(),
       relayerPrivateKey: stored.relayerPrivateKey ?? generatePrivateKey(),
+      // Added to demo.json files written before credit purchases existed, on their next start.
+      operatorPrivateKey: stored.operatorPrivateKey ?? generatePrivateKey(),
     });
     secrets.save();
     return secrets;
@@ -59,6 +62,11 @@ export class DemoSecrets {
       merchant: privateKeyToAccount(this.data.walletPrivateKey),
       buyer: privateKeyToAccount(this.data.buyerPrivateKey),
     };
+  }
+
+  /** Receives the demo's credit purchases, unless OPERATOR_WALLET names another wallet. */
+  get operator(): Address {
+    return privateKeyToAccount(this.data.operatorPrivateKey).address;
   }
 
   get relayerPrivateKey(): `0x${string}` {

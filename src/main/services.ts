@@ -5,6 +5,7 @@ import { ApiKeyService } from '../modules/api-keys/index.js';
 import { AuthService } from '../modules/auth/index.js';
 import { BillingService } from '../modules/billing/index.js';
 import { CheckoutSettingsService } from '../modules/checkout-settings/index.js';
+import { CreditPurchaseService } from '../modules/credit-purchases/index.js';
 import { findWebhookEvent } from '../modules/events/index.js';
 import { HealthService } from '../modules/health/index.js';
 import { InvoiceBatchService } from '../modules/invoice-batches/index.js';
@@ -83,6 +84,15 @@ export function createServices(
       db,
       maxInvoiceAmount: config.maxInvoiceAmount,
       successFeeCredits: config.successFeeCredits,
+      creditPackages: config.creditPackages,
+    }),
+    creditPurchases: new CreditPurchaseService({
+      db,
+      clock,
+      packages: config.creditPackages,
+      operatorWallet: config.operatorWallet,
+      networks: chain.networks,
+      publicBaseUrl: config.publicBaseUrl,
     }),
     invoices,
     invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),

@@ -19,7 +19,7 @@ import { createServices } from './services.js';
  */
 async function main(): Promise<void> {
   const started = performance.now();
-  const config = loadConfig();
+  const loaded = loadConfig();
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const stops: (() => Promise<void>)[] = [];
   let stopping = false;
@@ -36,16 +36,20 @@ async function main(): Promise<void> {
 
   try {
     say(
-      config.databaseUrl
+      loaded.databaseUrl
         ? 'connecting to PostgreSQL (DATABASE_URL)…'
-        : `starting the embedded PostgreSQL in ${config.dataDir} …`,
+        : `starting the embedded PostgreSQL in ${loaded.dataDir} …`,
     );
-    const database = await startDatabase(config, () => {});
+    const database = await startDatabase(loaded, () => {});
     stops.push(() => database.shutdown());
     if (database.appliedMigrations.length > 0)
       say(`applied ${database.appliedMigrations.length} database migration(s)`);
 
-    const demo = config.networks ? undefined : DemoSecrets.load(config.dataDir);
+    const demo = loaded.networks ? undefined : DemoSecrets.load(loaded.dataDir);
+    // The local demo sells credits too, to a demo operator account of its own unless OPERATOR_WALLET is set.
+    const config: Config =
+      demo && !loaded.operatorWallet ? Object.freeze({ ...loaded, operatorWallet: demo.operator }) : loaded;
+
     const relayerPrivateKey = config.relayerPrivateKey ?? demo?.relayerPrivateKey;
     if (!relayerPrivateKey)
       throw new ConfigError(
@@ -132,6 +136,7 @@ function banner(config: Config, networks: readonly Network[], startupMs: number,
       'Local demo',
       `  Chain RPC:      ${local.network.rpcUrl} (a block every ${local.network.blockTimeSeconds} s; kept in DATA_DIR/chain)`,
       `  Demo buyer:     ${demo.demo.buyer} holds ${formatUsdc(local.buyerUsdc)} test USDC (its key is in DATA_DIR/demo.json)`,
+      `  Operator:       ${config.operatorWallet ?? 'none'} receives credit purchases${config.operatorWallet === demo.demo.operator ? ' (the demo operator; its key is in DATA_DIR/demo.json)' : ''}`,
       `  Workspace:      ${access.workspaceId}`,
       `  Wallet:         ${access.wallet}`,
     );

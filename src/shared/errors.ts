@@ -66,6 +66,8 @@ export const ERROR_CODES = [
   'delivery_already_succeeded',
   'budget_exceeded',
   'batch_binding_evicted',
+  'unknown_package',
+  'purchases_unavailable',
   'internal_error',
   'service_unavailable',
 ] as const;

@@ -27,6 +27,11 @@ describe('configuration', () => {
     expect(config.publicBaseUrl.origin).toBe('http://localhost:3000');
     expect(config.webhookRetrySchedule.at(-1)).toBe(1800);
     expect(Object.isFrozen(config)).toBe(true);
+    expect(config.creditPackages).toEqual([
+      { id: 'starter', credits: 100, price: 10_000_000n },
+      { id: 'growth', credits: 1000, price: 90_000_000n },
+      { id: 'scale', credits: 10000, price: 800_000_000n },
+    ]);
   });
 
   it('follows PORT into the default base URL', () => {
@@ -56,6 +61,19 @@ describe('configuration', () => {
     [{ FAILED_API_KEY_LIMIT_PER_MINUTE: 'many' }, 'FAILED_API_KEY_LIMIT_PER_MINUTE'],
     [{ MAX_CONNECTIONS_PER_IP: '0' }, 'MAX_CONNECTIONS_PER_IP'],
     [{ MAX_CONNECTIONS_PER_IP: '100001' }, 'MAX_CONNECTIONS_PER_IP'],
+    [{ CREDIT_PACKAGES: '[]' }, 'CREDIT_PACKAGES'],
+    [{ CREDIT_PACKAGES: '{' }, 'CREDIT_PACKAGES'],
+    [{ CREDIT_PACKAGES: './missing.json' }, 'CREDIT_PACKAGES'],
+    [{ CREDIT_PACKAGES: '[{"id":"Big Pack","credits":10,"price":"1"}]' }, 'CREDIT_PACKAGES'],
+    [
+      { CREDIT_PACKAGES: '[{"id":"a","credits":10,"price":"1"},{"id":"a","credits":20,"price":"2"}]' },
+      'CREDIT_PACKAGES',
+    ],
+    [{ CREDIT_PACKAGES: '[{"id":"a","credits":0,"price":"1"}]' }, 'CREDIT_PACKAGES'],
+    [{ CREDIT_PACKAGES: '[{"id":"a","credits":1.5,"price":"1"}]' }, 'CREDIT_PACKAGES'],
+    [{ CREDIT_PACKAGES: '[{"id":"a","credits":10,"price":"0"}]' }, 'CREDIT_PACKAGES'],
+    [{ CREDIT_PACKAGES: '[{"id":"a","credits":10,"price":10}]' }, 'CREDIT_PACKAGES'],
+    [{ CREDIT_PACKAGES: '[{"id":"a","credits":10,"price":"1.2345678"}]' }, 'CREDIT_PACKAGES'],
   ];
 
   it.each(invalid)('names the variable in the error for %o', (env, variable) => {
@@ -74,5 +92,29 @@ describe('configuration', () => {
     };
     writeFileSync(path.join(dir, 'networks.json'), JSON.stringify([network]));
     expect(loadConfig({ NETWORKS: 'networks.json' }, dir).networks).toEqual([network]);
+  });
+
+  it('reads CREDIT_PACKAGES from the variable or a file, prices to micro-units', () => {
+    const packages = [
+      { id: 'small', credits: 50, price: '4.99' },
+      { id: 'big_one', credits: 5000, price: '400' },
+    ];
+    const expected = [
+      { id: 'small', credits: 50, price: 4_990_000n },
+      { id: 'big_one', credits: 5000, price: 400_000_000n },
+    ];
+    expect(loadConfig({ CREDIT_PACKAGES: JSON.stringify(packages) }).creditPackages).toEqual(expected);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'config-'));
+    writeFileSync(path.join(dir, 'packages.json'), JSON.stringify(packages));
+    expect(loadConfig({ CREDIT_PACKAGES: 'packages.json' }, dir).creditPackages).toEqual(expected);
+  });
+
+  it('says which package and field is wrong', () => {
+    expect(() =>
+      loadConfig({ CREDIT_PACKAGES: '[{"id":"a","credits":10,"price":"1"},{"id":"b","credits":-2,"price":"1"}]' }),
+    ).toThrowError(/^CREDIT_PACKAGES: CREDIT_PACKAGES\[1\]\.credits must be/);
+    expect(() =>
+      loadConfig({ CREDIT_PACKAGES: '[{"id":"a","credits":1,"price":"1"},{"id":"a","credits":2,"price":"2"}]' }),
+    ).toThrowError('CREDIT_PACKAGES: duplicate package id "a"');
   });
 });

@@ -44,6 +44,14 @@ for (let i = 0; i < 3; i++) {
   });
   invoiceIds.push(created.json<{ id: string }>().id);
 }
+const purchaseId = (
+  await app.inject({
+    method: 'POST',
+    url: `/w/${owner.workspaceId}/v1/credit-purchases`,
+    headers: { authorization: `Bearer ${owner.apiKey}`, 'idempotency-key': `fuzz-seed-purchase-${Date.now()}` },
+    payload: { packageId: 'starter' },
+  })
+).json<{ id: string }>().id;
 const routes = routeTable(app);
 
 /** Valid example bodies the route table carries, by `METHOD /path`: mutated one field at a time, they reach past validation. */
@@ -154,6 +162,7 @@ const FIELD_NAMES = [
   'validAfter',
   'validBefore',
   'nonce',
+  'packageId',
   '__proto__',
   'constructor',
 ];
@@ -185,7 +194,9 @@ const segment = (name: string) =>
       ? fc.constant(owner.workspaceId)
       : name === 'invoiceId'
         ? fc.constantFrom(...invoiceIds)
-        : fc.constant(`${name.slice(0, 3)}_0000000000000000000000`),
+        : name === 'purchaseId'
+          ? fc.constant(purchaseId)
+          : fc.constant(`${name.slice(0, 3)}_0000000000000000000000`),
     nastyString.map(encodeSegment),
     fc.constantFrom('%00', '%ff', '%ED%A0%80', 'a'.repeat(150), '..', '%2F'),
   );
@@ -238,7 +249,7 @@ const request = fc.constantFrom(...routes).chain((route) => {
       { weight: 5, arbitrary: json.map((json) => ({ json })) },
       { weight: 1, arbitrary: rawBody.map((raw) => ({ raw })) },
     ),
-    segments: fc.tuple(...['workspaceId', 'invoiceId', 'keyId', 'paymentIntentId', 'file'].map(segment)),
+    segments: fc.tuple(...['workspaceId', 'invoiceId', 'keyId', 'paymentIntentId', 'purchaseId', 'file'].map(segment)),
   });
 });
 
@@ -280,12 +291,13 @@ it(
     };
     await fc.assert(
       fc.asyncProperty(request, async (generated) => {
-        const [workspaceId, invoiceId, keyId, paymentIntentId, file] = generated.segments;
+        const [workspaceId, invoiceId, keyId, paymentIntentId, purchaseId, file] = generated.segments;
         const values: Record<string, string | undefined> = {
           workspaceId,
           invoiceId,
           keyId,
           paymentIntentId,
+          purchaseId,
           file,
           '*': file,
         };

@@ -119,6 +119,12 @@ describe('GET /billing', () => {
       maxInvoiceAmount: '10000.000000',
       tariff: { '3600': 1, '86400': 2, '432000': 3 },
       successFeeCredits: 1,
+      firstWorkspaceOfWallet: true,
+      packages: [
+        { id: 'starter', credits: 100, price: '10.000000', currency: 'USDC' },
+        { id: 'growth', credits: 1000, price: '90.000000', currency: 'USDC' },
+        { id: 'scale', credits: 10000, price: '800.000000', currency: 'USDC' },
+      ],
     });
   });
 

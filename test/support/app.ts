@@ -31,6 +31,9 @@ export const GENEROUS_LIMITS: Readonly<Record<string, string>> = {
   MAX_CONNECTIONS_PER_IP: '100000',
 };
 
+/** The operator wallet of test apps, so the credit-purchase endpoints are available unless a test unsets it. */
+export const TEST_OPERATOR_WALLET = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
 /** The real app on a fresh clone of the migrated database, driven with `inject`. */
 export async function createTestApp(
   env: Record<string, string> = {},
@@ -39,7 +42,12 @@ export async function createTestApp(
   demoWallet?: DemoWallet,
 ): Promise<TestApp> {
   const database = await createTestDatabase();
-  const config = loadConfig({ PUBLIC_BASE_URL: BASE_URL, ...GENEROUS_LIMITS, ...env });
+  const config = loadConfig({
+    PUBLIC_BASE_URL: BASE_URL,
+    OPERATOR_WALLET: TEST_OPERATOR_WALLET,
+    ...GENEROUS_LIMITS,
+    ...env,
+  });
   const services = createServices(config, database.db, clock, chain, demoWallet);
   const app = await buildApp(services, { logger: false });
   afterAll(() => app.close());

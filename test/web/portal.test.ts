@@ -111,6 +111,7 @@ describe('portal page', () => {
       'invoices:read',
       'payments:read',
       'billing:read',
+      'billing:write',
       'webhooks:read',
       'webhooks:write',
       'settings:write',
@@ -169,6 +170,7 @@ describe('portal assets', () => {
     expect([...seen].sort()).toEqual([
       'api.js',
       'app.js',
+      'billing.js',
       'chart.js',
       'dom.js',
       'invoice.js',

@@ -7,6 +7,7 @@ export const PERMISSIONS = [
   'invoices:read',
   'payments:read',
   'billing:read',
+  'billing:write',
   'webhooks:read',
   'webhooks:write',
   'settings:write',

@@ -1,9 +1,12 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
-import { BillingView } from './billing.schemas.js';
+import { BillingView, LEDGER_FIELD_CODES, LedgerPage, LedgerQuery } from './billing.schemas.js';
+import type { LedgerEntry } from './credits.js';
 
-/** GET /billing: the API and the portal's billing card. */
+const tags = ['Billing'];
+
+/** GET /billing and its ledger: the API and the portal's billing card and tab. */
 export function billingRoutes(services: Services): SharedRoute[] {
   return [
     sharedRoute({
@@ -11,8 +14,8 @@ export function billingRoutes(services: Services): SharedRoute[] {
       url: '/billing',
       permission: 'billing:read',
       schema: {
-        tags: ['Billing'],
-        summary: 'Credit balance, reserve, tariff and maxInvoiceAmount',
+        tags,
+        summary: 'Credit balance, reserve, tariff, maxInvoiceAmount and the packages on offer',
         params: WorkspaceParams,
         response: { 200: BillingView },
       },
@@ -21,5 +24,44 @@ export function billingRoutes(services: Services): SharedRoute[] {
       portal: { errors: [] },
       handler: async (request) => services.billing.get(request.principal!.workspaceId),
     }),
+
+    sharedRoute({
+      method: 'GET',
+      url: '/billing/ledger',
+      permission: 'billing:read',
+      fieldErrorCodes: LEDGER_FIELD_CODES,
+      schema: {
+        tags,
+        summary: 'The credit ledger: every movement of the balance and the reserve',
+        description:
+          'Every credit movement of the workspace, newest first: grants, invoice charges, reserves and their capture or release, ' +
+          'purchases and manual grants, each with the balance it left. The balance always equals the sum of `amount` over all entries, ' +
+          'the reserve the sum of `reserveChange`. Page with `after` = the `nextCursor` of the previous page; a cursor this ledger ' +
+          'did not hand out answers 400 `invalid_cursor`.',
+        params: WorkspaceParams,
+        querystring: LedgerQuery,
+        response: { 200: LedgerPage },
+      },
+      errors: [400],
+      portal: { description: 'As GET /billing/ledger: newest first.' },
+      example: { query: '?limit=10' },
+      handler: async (request) => {
+        const page = await services.billing.ledger(request.principal!.workspaceId, request.query);
+        return { entries: page.entries.map(presentEntry), nextCursor: page.nextCursor };
+      },
+    }),
   ];
+}
+
+function presentEntry(entry: LedgerEntry) {
+  return {
+    id: entry.seq.toString(),
+    kind: entry.kind,
+    reason: entry.reason,
+    amount: Number(entry.amount),
+    reserveChange: Number(entry.reserveChange),
+    balanceAfter: Number(entry.balanceAfter),
+    reference: entry.reference,
+    createdAt: entry.createdAt.toISOString(),
+  };
 }

@@ -1,22 +1,38 @@
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import type { CreditKind, LedgerEntry } from './credits.js';
 
-/** Opens the workspace's credit account with its grant, recorded in the ledger. */
-export async function openAccount(db: Executor, workspaceId: WorkspaceId, grant: number): Promise<void> {
+/** The reason recorded on a later workspace's empty grant, so its ledger explains its zero balance. */
+const NOT_FIRST_REASON = "new workspace: credits are granted once per wallet, to the wallet's first workspace";
+
+/**
+ * Opens the workspace's credit account with its grant, recorded in the ledger. `firstOfWallet` says
+ * whether it is its wallet's first workspace (the caller decides the grant from it).
+ */
+export async function openAccount(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  opening: { grant: number; firstOfWallet: boolean },
+): Promise<void> {
   await db
     .insertInto('credit_accounts')
-    .values({ workspace_id: workspaceId, balance: BigInt(grant) })
+    .values({ workspace_id: workspaceId, balance: BigInt(opening.grant), first_of_wallet: opening.firstOfWallet })
     .execute();
   await db
     .insertInto('credit_ledger')
-    .values({ workspace_id: workspaceId, kind: 'grant', balance_change: BigInt(grant), reference: 'new workspace' })
+    .values({
+      workspace_id: workspaceId,
+      kind: 'grant',
+      balance_change: BigInt(opening.grant),
+      reason: opening.firstOfWallet ? 'new workspace' : NOT_FIRST_REASON,
+    })
     .execute();
 }
 
 export function findAccount(db: Executor, workspaceId: WorkspaceId) {
   return db
     .selectFrom('credit_accounts')
-    .select(['balance', 'reserved'])
+    .select(['balance', 'reserved', 'first_of_wallet'])
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirst();
 }
@@ -57,4 +73,59 @@ export async function moveCredits(
     })
     .execute();
   return true;
+}
+
+/**
+ * Adds credits inside the caller's transaction, with their ledger entry. Resolves the new balance and
+ * reserve, or undefined (changing nothing) when the workspace has no credit account.
+ */
+export async function addCredits(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  credit: { kind: CreditKind; credits: bigint; reference?: string; reason?: string },
+): Promise<{ balance: bigint; reserved: bigint } | undefined> {
+  const account = await db
+    .updateTable('credit_accounts')
+    .set((eb) => ({ balance: eb('balance', '+', credit.credits) }))
+    .where('workspace_id', '=', workspaceId)
+    .returning(['balance', 'reserved'])
+    .executeTakeFirst();
+  if (!account) return undefined;
+  await db
+    .insertInto('credit_ledger')
+    .values({
+      workspace_id: workspaceId,
+      kind: credit.kind,
+      balance_change: credit.credits,
+      reference: credit.reference ?? null,
+      reason: credit.reason ?? null,
+    })
+    .execute();
+  return account;
+}
+
+/** Ledger entries, newest first, before position `before` when given. */
+export async function listLedger(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  page: { limit: number; before: bigint | null },
+): Promise<LedgerEntry[]> {
+  const rows = await db
+    .selectFrom('credit_ledger')
+    .select(['seq', 'kind', 'balance_change', 'reserve_change', 'balance_after', 'reference', 'reason', 'created_at'])
+    .where('workspace_id', '=', workspaceId)
+    .$if(page.before !== null, (q) => q.where('seq', '<', page.before!))
+    .orderBy('seq', 'desc')
+    .limit(page.limit)
+    .execute();
+  return rows.map((row) => ({
+    seq: row.seq,
+    kind: row.kind,
+    amount: row.balance_change,
+    reserveChange: row.reserve_change,
+    balanceAfter: row.balance_after,
+    reference: row.reference,
+    reason: row.reason,
+    createdAt: row.created_at,
+  }));
 }

@@ -151,7 +151,7 @@ export function checkIdempotencyKey(value: string | string[] | undefined): strin
   if (value === undefined || value === '') {
     throw new AppError(
       'idempotency_key_missing',
-      'Send an Idempotency-Key header (8–128 characters), a new one per invoice, the same one when retrying.',
+      'Send an Idempotency-Key header (8–128 characters): a new one for each thing you create, the same one when retrying.',
     );
   }
   if (Array.isArray(value) || !IDEMPOTENCY_KEY.test(value)) {

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
-import { WorkspaceParams, defaultEmptyBody } from '../../http/common.schemas.js';
+import { WorkspaceParams, defaultEmptyBody, ensureIdempotencyKey } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
-import { randomToken } from '../../shared/ids.js';
 import type { ExpiresIn, InvoiceId } from './invoice.js';
 import { normalisePortalAmount } from './invoice-input.js';
 import { presentInvoice } from './invoice.present.js';
@@ -135,7 +134,5 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
 async function acceptPortalForm(request: FastifyRequest): Promise<void> {
   const body = request.body as { amount: string };
   body.amount = normalisePortalAmount(body.amount);
-  // Assigned as a whole: Fastify hands out a fresh merged copy of the headers once they were validated.
-  if (request.headers['idempotency-key'] === undefined)
-    request.headers = { ...request.headers, 'idempotency-key': `portal-${randomToken()}` };
+  ensureIdempotencyKey(request);
 }

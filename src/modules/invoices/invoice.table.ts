@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 export interface InvoiceTable {
   workspace_id: string;
   id: string;
@@ -28,6 +30,6 @@ export interface IdempotencyKeyTable {
   key: string;
   request_hash: Buffer;
   response: unknown;
-  created_at: Date;
+  created_at: Generated<Date>;
   expires_at: Date;
 }

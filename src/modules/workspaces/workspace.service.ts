@@ -51,7 +51,10 @@ export class WorkspaceService {
         description: input.description ?? '',
         wallet: owner,
       });
-      await openAccount(trx, row.id as WorkspaceId, owned === 0 ? newWorkspaceCredits : 0);
+      await openAccount(trx, row.id as WorkspaceId, {
+        grant: owned === 0 ? newWorkspaceCredits : 0,
+        firstOfWallet: owned === 0,
+      });
       return toWorkspace(row);
     });
   }

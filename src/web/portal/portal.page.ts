@@ -1,6 +1,7 @@
 import { html } from './html.js';
 import { renderLayout, type PortalClientConfig } from './portal.layout.js';
 import { apiPanel } from './sections/api.js';
+import { billingPanel } from './sections/billing.js';
 import { invoicesPanel } from './sections/invoices.js';
 import { issuesBanner, overviewPanel } from './sections/overview.js';
 import { settingsPanel } from './sections/settings.js';
@@ -38,6 +39,7 @@ ${issuesBanner()}
 ${tabNav()}
 ${overviewPanel()}
 ${invoicesPanel(paymentNetworks)}
+${billingPanel()}
 ${apiPanel()}
 ${settingsPanel()}
 </div>

@@ -3,6 +3,7 @@
 // (?workspace=ws_…) and the open panel in the fragment (#invoices, #invoice/inv_…), so a reload or a
 // shared link opens the same view, and Back goes where people expect.
 import { ApiError, api, onSessionLost } from './api.js';
+import { createBillingView } from './billing.js';
 import { busy, byId, notify, reportError, shortAddress, show } from './dom.js';
 import { createInvoiceView } from './invoice.js';
 import { createInvoicesView } from './invoices.js';
@@ -20,6 +21,7 @@ let workspace;
 const overview = createOverviewView();
 const refreshIssues = () => overview.refreshIssues(workspace).catch((error) => reportError(error));
 const keys = createKeysView();
+const billing = createBillingView();
 const webhook = createWebhookView({ onChange: refreshIssues });
 const invoices = createInvoicesView({
   onCreated: (invoice) => {
@@ -42,6 +44,7 @@ const PANELS = {
   overview: (ws) => overview.show(ws),
   invoices: (ws) => invoices.show(ws),
   invoice: (ws, id) => invoice.show(ws, id),
+  billing: (ws) => billing.show(ws),
   api: (ws) => Promise.all([keys.show(ws), webhook.show(ws)]),
   settings: (ws) => settings.show(ws),
 };

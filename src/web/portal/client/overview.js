@@ -37,6 +37,8 @@ function renderBilling(billing) {
     .join(', ');
   byId('billing-fee').textContent = plural(billing.successFeeCredits, 'credit');
   byId('billing-max').textContent = `${formatAmount(billing.maxInvoiceAmount)} USDC`;
+  // A later workspace of a wallet starts with nothing: say why rather than leave a bare 0.
+  show(byId('billing-grant-note'), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
 }
 
 function renderActivity({ days, totals }) {

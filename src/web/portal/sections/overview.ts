@@ -1,5 +1,6 @@
 import { DASHBOARD_DAYS } from '../../../modules/dashboard/index.js';
 import { html, type Html } from '../html.js';
+import { GRANT_ONCE_NOTE } from './billing.js';
 
 /** Health issues, above the tabs so that they are seen whatever tab is open. Filled by overview.js. */
 export function issuesBanner(): Html {
@@ -24,7 +25,7 @@ export function overviewPanel(): Html {
     <dt>API base URL</dt><dd><code id="workspace-api-base"></code> <button type="button" class="secondary small" data-copy-from="workspace-api-base">Copy</button></dd>
   </dl>
 </section>
-<section id="billing" class="card" aria-labelledby="billing-title">
+<section id="credits" class="card" aria-labelledby="billing-title">
   <h2 id="billing-title">Credits</h2>
   <div class="stats">
     ${stat('billing-available', 'Available')}
@@ -34,6 +35,7 @@ export function overviewPanel(): Html {
   <p class="muted">Available = balance − reserved. An invoice costs <span id="billing-tariff">…</span> by its payment window, and
   <span id="billing-fee">…</span> is reserved while it is open, taken when it is paid, released when it expires or is cancelled.
   Largest invoice: <span id="billing-max" class="nowrap">…</span>.</p>
+  <p id="billing-grant-note" hidden>${GRANT_ONCE_NOTE} <a href="#billing">Buy credits</a>.</p>
 </section>
 <section id="activity" class="card" aria-labelledby="activity-title">
   <h2 id="activity-title">Last ${DASHBOARD_DAYS} days</h2>

@@ -35,6 +35,7 @@ export function tabNav(): Html {
   const tabs = [
     ['overview', 'Overview'],
     ['invoices', 'Invoices'],
+    ['billing', 'Billing'],
     ['api', 'API'],
     ['settings', 'Settings'],
   ] as const;

@@ -1,0 +1,14 @@
+export interface CreditPurchaseTable {
+  workspace_id: string;
+  id: string;
+  package_id: string;
+  credits: bigint;
+  price: bigint;
+  status: string;
+  pay_to: string;
+  network: string | null;
+  expires_at: Date;
+  created_at: Date;
+  paid_at: Date | null;
+  source: string;
+}

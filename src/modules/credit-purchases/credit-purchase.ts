@@ -1,0 +1,112 @@
+import { AppError } from '../../shared/errors.js';
+import { randomToken, type Branded, type WorkspaceId } from '../../shared/ids.js';
+
+export type CreditPurchaseId = Branded<string, 'CreditPurchaseId'>;
+
+export const PURCHASE_STATUSES = ['open', 'processing', 'paid', 'expired'] as const;
+export type PurchaseStatus = (typeof PURCHASE_STATUSES)[number];
+
+/** A purchase can be paid for an hour after it was made; then a new one is needed. */
+export const PURCHASE_WINDOW_SECONDS = 3600;
+
+/** Its single payment version: purchases are never renewed, so their authorization nonce never changes. */
+export const PURCHASE_NONCE_VERSION = 1;
+
+/**
+ * An order for one credit package, paid to the operator wallet. Never an invoice: no number, no
+ * change-feed event, no webhook. Its package's credits and price are copied in when it is made.
+ */
+export interface CreditPurchase {
+  readonly workspaceId: WorkspaceId;
+  readonly id: CreditPurchaseId;
+  readonly packageId: string;
+  readonly credits: number;
+  /** USDC micro-units. */
+  readonly price: bigint;
+  readonly status: PurchaseStatus;
+  /** The operator wallet when it was made, lowercase. */
+  readonly payTo: string;
+  /** The network it was paid on, once paid. */
+  readonly network: string | null;
+  readonly expiresAt: Date;
+  readonly createdAt: Date;
+  readonly paidAt: Date | null;
+  readonly source: 'api' | 'portal';
+}
+
+export function newCreditPurchaseId(): CreditPurchaseId {
+  return `cp_${randomToken()}` as CreditPurchaseId;
+}
+
+/** What a reader sees: an open purchase past its deadline is expired; nothing else changes by the clock. */
+export function effectiveStatus(purchase: Pick<CreditPurchase, 'status' | 'expiresAt'>, now: Date): PurchaseStatus {
+  return purchase.status === 'open' && purchase.expiresAt.getTime() <= now.getTime() ? 'expired' : purchase.status;
+}
+
+/** The payment steps of a purchase, as the payment engine reports them. */
+export type PurchaseCommand =
+  /** A payment attempt starts: only an open purchase within its deadline. */
+  | { readonly type: 'begin_payment' }
+  /** The attempt failed: open again, or expired when the deadline passed meanwhile. */
+  | { readonly type: 'payment_failed' }
+  /** The attempt succeeded (possibly after the deadline, if submitted before it): paid, credits added. */
+  | { readonly type: 'payment_succeeded'; readonly network: string };
+
+export type PurchaseTransition =
+  | {
+      readonly ok: true;
+      readonly changes: Partial<Pick<CreditPurchase, 'status' | 'network' | 'paidAt'>>;
+      /** Credits to add to the workspace with this change: the package's, once paid; else 0. */
+      readonly credits: number;
+    }
+  | { readonly ok: false; readonly code: 'purchase_expired' | 'purchase_paid' | 'purchase_processing' | 'noop' };
+
+/**
+ * The purchase state machine, pure: open → processing → paid; processing → open when the attempt
+ * fails before the deadline, expired after it; open → expired at the deadline (read as such, see
+ * effectiveStatus). A payment that began before the deadline may finish after it, so `processing` is
+ * never expired by the clock. Credits are added exactly once: only the step into `paid` carries them.
+ */
+export function transition(purchase: CreditPurchase, command: PurchaseCommand, now: Date): PurchaseTransition {
+  const status = effectiveStatus(purchase, now);
+  if (command.type === 'begin_payment') {
+    if (status === 'open') return { ok: true, changes: { status: 'processing' }, credits: 0 };
+    return {
+      ok: false,
+      code: status === 'paid' ? 'purchase_paid' : status === 'processing' ? 'purchase_processing' : 'purchase_expired',
+    };
+  }
+  if (purchase.status !== 'processing') return { ok: false, code: 'noop' };
+  if (command.type === 'payment_succeeded') {
+    return {
+      ok: true,
+      changes: { status: 'paid', paidAt: now, network: command.network },
+      credits: purchase.credits,
+    };
+  }
+  const failedTo = purchase.expiresAt.getTime() <= now.getTime() ? 'expired' : 'open';
+  return { ok: true, changes: { status: failedTo }, credits: 0 };
+}
+
+const CURSOR = /^([0-9]{1,15})\.(cp_[0-9a-hjkmnp-tv-z]{26})$/;
+
+/**
+ * List cursors name the last purchase a page returned: its creation time (milliseconds) and its id,
+ * the order of the list. Clients treat them as opaque; they reveal nothing the page did not show.
+ */
+export function encodeCursor(purchase: Pick<CreditPurchase, 'createdAt' | 'id'>): string {
+  return `${purchase.createdAt.getTime()}.${purchase.id}`;
+}
+
+/** undefined (first page) → null; anything this list never handed out → invalid_cursor. */
+export function parseCursor(raw: string | undefined): { createdAt: Date; id: CreditPurchaseId } | null {
+  if (raw === undefined) return null;
+  const match = CURSOR.exec(raw);
+  if (!match) {
+    throw new AppError(
+      'invalid_cursor',
+      `"${raw.slice(0, 40)}" is not a cursor of this list: omit cursor for the first page, then pass the nextCursor it returned.`,
+    );
+  }
+  return { createdAt: new Date(Number(match[1])), id: match[2] as CreditPurchaseId };
+}

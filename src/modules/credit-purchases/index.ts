@@ -1,0 +1,16 @@
+/**
+ * What other modules may use of credit purchases; everything else is the module's own. The payment
+ * engine reads a purchase (findPurchase, effectiveStatus) and reports its payment steps through
+ * CreditPurchaseService.applyPaymentStep.
+ */
+export {
+  effectiveStatus,
+  type CreditPurchase,
+  type CreditPurchaseId,
+  type PurchaseCommand,
+  type PurchaseTransition,
+} from './credit-purchase.js';
+export { findPurchase } from './credit-purchase.repo.js';
+export { creditPurchaseRoutes } from './credit-purchase.routes.js';
+export { CreditPurchaseService } from './credit-purchase.service.js';
+export type { CreditPurchaseTable } from './credit-purchase.table.js';

@@ -1,0 +1,209 @@
+/* global crypto */
+// The billing panel: the credit packages with a buy button each, the purchases made, and the ledger.
+import { ApiError, api, workspacePath } from './api.js';
+import { badge, busy, byId, el, fillFacts, formatAmount, reportError, show, timeEl } from './dom.js';
+
+const PAGE = 25;
+
+/** Ledger kinds (GET /billing/ledger) in words. */
+const KINDS = {
+  grant: 'New-workspace grant',
+  manual_grant: 'Granted by the operator',
+  purchase: 'Credit purchase',
+  'invoice.created': 'Invoice created',
+  'invoice.renewed': 'Invoice renewed',
+  'invoice.paid': 'Invoice paid: success fee taken',
+  'invoice.cancelled': 'Invoice cancelled: reserve released',
+  'invoice.expired': 'Invoice expired: reserve released',
+};
+
+const signed = (n) => (n > 0 ? `+${n}` : String(n));
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function ledgerRow(entry) {
+  const reference = entry.reference?.startsWith('inv_')
+    ? el('a', { href: `#invoice/${entry.reference}` }, 'the invoice')
+    : entry.reference && el('code', {}, entry.reference);
+  return el(
+    'tr',
+    {},
+    el('td', { 'data-label': '#', class: 'num' }, entry.id),
+    el('td', { 'data-label': 'When' }, timeEl(entry.createdAt)),
+    el(
+      'td',
+      { 'data-label': 'What' },
+      KINDS[entry.kind] ?? entry.kind,
+      entry.reason && el('span', { class: 'muted' }, ` — ${entry.reason}`),
+      reference && el('span', {}, ' (', reference, ')'),
+    ),
+    el('td', { 'data-label': 'Change', class: 'num' }, signed(entry.amount)),
+    el('td', { 'data-label': 'Reserve', class: 'num' }, entry.reserveChange === 0 ? '' : signed(entry.reserveChange)),
+    el('td', { 'data-label': 'Balance after', class: 'num' }, String(entry.balanceAfter)),
+  );
+}
+
+function purchaseRow(purchase) {
+  return el(
+    'tr',
+    {},
+    el('td', { 'data-label': 'Created' }, timeEl(purchase.createdAt)),
+    el('td', { 'data-label': 'Package' }, purchase.packageId),
+    el('td', { 'data-label': 'Credits', class: 'num' }, String(purchase.credits)),
+    el('td', { 'data-label': 'Price', class: 'num' }, `${formatAmount(purchase.price)} USDC`),
+    el('td', { 'data-label': 'Status' }, badge(purchase.status)),
+    el('td', { 'data-label': 'Pay by' }, purchase.status === 'open' ? timeEl(purchase.expiresAt) : '—'),
+  );
+}
+
+/** A list with "show older" paging: `load(append)` fetches the first page or the next one. */
+function pagedList({ rows, more, status, fetchPage, render, empty }) {
+  let cursor = null;
+  let generation = 0;
+  async function load(workspace, append = false) {
+    const mine = ++generation;
+    if (!append) cursor = null;
+    const page = await fetchPage(workspace, cursor);
+    if (mine !== generation) return;
+    if (append) rows.append(...page.items.map(render));
+    else rows.replaceChildren(...page.items.map(render));
+    cursor = page.nextCursor;
+    show(more, cursor !== null);
+    status.textContent = rows.children.length > 0 ? '' : empty;
+  }
+  return { load, reset: () => rows.replaceChildren() };
+}
+
+export function createBillingView() {
+  const packages = byId('package-list');
+  const unavailable = byId('purchases-unavailable');
+  const detail = byId('purchase-detail');
+  let workspace;
+  // One Idempotency-Key per package a click asks for: a retry after a lost answer reuses it, so it
+  // cannot make a second purchase; a success starts a new one.
+  const attempts = new Map();
+
+  const purchases = pagedList({
+    rows: byId('purchase-rows'),
+    more: byId('purchase-more'),
+    status: byId('purchase-list-status'),
+    empty: 'No purchases yet.',
+    render: purchaseRow,
+    fetchPage: async (ws, cursor) => {
+      const page = await api.get(
+        workspacePath(ws.id, 'credit-purchases', { cursor: cursor ?? undefined, limit: PAGE }),
+      );
+      return { items: page.purchases, nextCursor: page.nextCursor };
+    },
+  });
+  const ledger = pagedList({
+    rows: byId('ledger-rows'),
+    more: byId('ledger-more'),
+    status: byId('ledger-status'),
+    empty: 'No entries.',
+    render: ledgerRow,
+    fetchPage: async (ws, cursor) => {
+      const page = await api.get(
+        workspacePath(ws.id, 'billing', 'ledger', { after: cursor ?? undefined, limit: PAGE }),
+      );
+      return { items: page.entries, nextCursor: page.nextCursor };
+    },
+  });
+  byId('purchase-more').addEventListener('click', (event) =>
+    busy(event.currentTarget, () => purchases.load(workspace, true).catch((error) => reportError(error))),
+  );
+  byId('ledger-more').addEventListener('click', (event) =>
+    busy(event.currentTarget, () => ledger.load(workspace, true).catch((error) => reportError(error))),
+  );
+
+  function renderDetail(purchase) {
+    byId('purchase-status').replaceWith(Object.assign(badge(purchase.status), { id: 'purchase-status' }));
+    fillFacts(byId('purchase-facts'), [
+      ['Package', `${purchase.packageId}: ${plural(purchase.credits, 'credit')}`],
+      ['Price', `${formatAmount(purchase.price)} USDC`],
+      ['Pay to', el('code', {}, purchase.recipient)],
+      ['Pay by', timeEl(purchase.expiresAt)],
+      ['Purchase id', el('code', {}, purchase.id)],
+      ['Payment URL', el('code', {}, purchase.url)],
+      ...purchase.payment.networks.map((network) => [`On ${network.name}`, el('code', {}, network.paymentUri)]),
+    ]);
+    show(detail, true);
+  }
+
+  async function buy(button, creditPackage) {
+    const target = workspace;
+    await busy(button, async () => {
+      try {
+        const key = attempts.get(creditPackage.id) ?? `portal-${randomHex(16)}`;
+        attempts.set(creditPackage.id, key);
+        const purchase = await api.post(
+          workspacePath(target.id, 'credit-purchases'),
+          { packageId: creditPackage.id },
+          { 'idempotency-key': key },
+        );
+        attempts.delete(creditPackage.id);
+        if (target !== workspace) return;
+        renderDetail(purchase);
+        await purchases.load(target);
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'purchases_unavailable') return showUnavailable(error);
+        reportError(error);
+      }
+    });
+  }
+
+  function showUnavailable(error) {
+    unavailable.textContent = error.message;
+    show(unavailable, true);
+    for (const button of packages.querySelectorAll('button')) button.disabled = true;
+  }
+
+  function renderPackages(offered) {
+    packages.replaceChildren(
+      ...offered.map((creditPackage) => {
+        const button = el('button', { type: 'button', class: 'primary small' }, `Buy ${creditPackage.id}`);
+        button.addEventListener('click', () => buy(button, creditPackage));
+        return el(
+          'li',
+          { class: 'package' },
+          el('strong', {}, creditPackage.id),
+          el('span', {}, `${plural(creditPackage.credits, 'credit')} for ${formatAmount(creditPackage.price)} USDC`),
+          button,
+        );
+      }),
+    );
+  }
+
+  return {
+    async show(selected) {
+      if (selected.id !== workspace?.id) {
+        show(detail, false);
+        show(unavailable, false);
+        attempts.clear();
+        purchases.reset();
+        ledger.reset();
+      }
+      workspace = selected;
+      const billing = await api.get(workspacePath(selected.id, 'billing'));
+      if (workspace !== selected) return;
+      byId('billing-tab-balance').textContent = String(billing.creditBalance);
+      byId('billing-tab-available').textContent = String(billing.availableCredits);
+      show(byId('billing-tab-grant-note'), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
+      renderPackages(billing.packages);
+      await Promise.all([
+        purchases.load(selected).catch((error) => {
+          if (!(error instanceof ApiError && error.code === 'purchases_unavailable')) throw error;
+          showUnavailable(error);
+          byId('purchase-list-status').textContent = 'Credit purchases are not available on this service.';
+        }),
+        ledger.load(selected),
+      ]);
+    },
+  };
+}
+
+/** getRandomValues, not randomUUID: the latter exists only in secure contexts (not plain http on a LAN). */
+function randomHex(bytes) {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join(
+    '',
+  );
+}
