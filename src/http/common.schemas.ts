@@ -37,3 +37,20 @@ export function ensureIdempotencyKey(request: FastifyRequest): void {
   if (request.headers['idempotency-key'] === undefined)
     request.headers = { ...request.headers, 'idempotency-key': `portal-${randomToken()}` };
 }
+
+/** One network's payment details (checkout JSON of invoices, credit purchases): see paymentNetworkDetails. */
+export const PaymentNetworkView = Type.Object({
+  name: Type.String({ description: 'Send this as `network` when paying.' }),
+  chainId: Type.Integer(),
+  token: Type.String({
+    description:
+      'The USDC contract: the EIP-712 `verifyingContract` of an authorization, the `transfer` target of a plain payment.',
+  }),
+  tokenName: Type.String({ description: 'EIP-712 domain name of the token.' }),
+  tokenVersion: Type.String({ description: 'EIP-712 domain version of the token.' }),
+  confirmations: Type.Integer({ description: 'Blocks a transfer needs before it counts.' }),
+  paymentUri: Type.String({
+    description:
+      'EIP-681 URI for a QR code: `ethereum:<token>@<chainId>/transfer?address=<recipient>&uint256=<micro-units>`.',
+  }),
+});

@@ -8,7 +8,7 @@ import { encodeAbiParameters, getAddress, keccak256 } from 'viem';
 /**
  * The EIP-3009 nonce bound to an order: `keccak256(abi.encode(string orderId, uint256 version))`.
  * Deterministic: the token accepts a nonce once per payer, so one payer can authorize at most one
- * payment per order version. The same formula as the checkout nonce of invoices (payments/checkout.ts).
+ * payment per order version. Invoices use it as their checkout nonce (payments/checkout.ts).
  */
 export function orderNonce(orderId: string, version: number): `0x${string}` {
   return keccak256(encodeAbiParameters([{ type: 'string' }, { type: 'uint256' }], [orderId, BigInt(version)]));
@@ -20,4 +20,30 @@ export function orderNonce(orderId: string, version: number): `0x${string}` {
  */
 export function eip681TransferUri(token: string, chainId: number, payTo: string, amount: bigint): string {
   return `ethereum:${getAddress(token)}@${chainId}/transfer?address=${getAddress(payTo)}&uint256=${amount}`;
+}
+
+/** What a payment network's details are made from (a configured network). */
+export interface PayableNetwork {
+  readonly name: string;
+  readonly chainId: number;
+  readonly usdc: string;
+  readonly tokenName: string;
+  readonly tokenVersion: string;
+  readonly confirmations: number;
+}
+
+/**
+ * One network's payment details as checkout JSON and credit purchases show them: the token and its
+ * EIP-712 domain for an authorization, the confirmations, and the EIP-681 URI of a plain transfer.
+ */
+export function paymentNetworkDetails(network: PayableNetwork, payTo: string, amount: bigint) {
+  return {
+    name: network.name,
+    chainId: network.chainId,
+    token: getAddress(network.usdc),
+    tokenName: network.tokenName,
+    tokenVersion: network.tokenVersion,
+    confirmations: network.confirmations,
+    paymentUri: eip681TransferUri(network.usdc, network.chainId, payTo, amount),
+  };
 }

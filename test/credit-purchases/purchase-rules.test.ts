@@ -7,8 +7,6 @@ import {
   type CreditPurchase,
   type CreditPurchaseId,
 } from '../../src/modules/credit-purchases/credit-purchase.js';
-import { checkoutNonce, eip681TransferUri as checkoutUri } from '../../src/modules/payments/checkout.js';
-import { eip681TransferUri, orderNonce } from '../../src/shared/payment-request.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 
 const created = new Date('2026-03-01T10:00:00.000Z');
@@ -97,15 +95,5 @@ describe('list cursors', () => {
       `${'9'.repeat(16)}.${p.id}`,
     ])
       expect(() => parseCursor(bad)).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
-  });
-});
-
-describe('payment request helpers', () => {
-  it("match the checkout's nonce and EIP-681 URI for invoices", () => {
-    expect(orderNonce('cp_abc', 1)).toBe(checkoutNonce('cp_abc', 1));
-    expect(orderNonce('inv_abc', 7)).toBe(checkoutNonce('inv_abc', 7));
-    const token = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-    const payTo = `0x${'ab'.repeat(20)}`;
-    expect(eip681TransferUri(token, 84532, payTo, 12_500_000n)).toBe(checkoutUri(token, 84532, payTo, 12_500_000n));
   });
 });

@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import type { Network } from '../../chain/networks.js';
 import { formatUsdc } from '../../shared/money.js';
-import { eip681TransferUri, orderNonce } from '../../shared/payment-request.js';
+import { orderNonce, paymentNetworkDetails } from '../../shared/payment-request.js';
 import { PURCHASE_NONCE_VERSION, effectiveStatus, type CreditPurchase } from './credit-purchase.js';
 
 export interface PresentContext {
@@ -35,15 +35,7 @@ export function presentPurchase(purchase: CreditPurchase, context: PresentContex
     payment: {
       authorizationNonce: payable ? orderNonce(purchase.id, PURCHASE_NONCE_VERSION) : null,
       networks: payable
-        ? context.networks.map((network) => ({
-            name: network.name,
-            chainId: network.chainId,
-            token: getAddress(network.usdc),
-            tokenName: network.tokenName,
-            tokenVersion: network.tokenVersion,
-            confirmations: network.confirmations,
-            paymentUri: eip681TransferUri(network.usdc, network.chainId, purchase.payTo, purchase.price),
-          }))
+        ? context.networks.map((network) => paymentNetworkDetails(network, purchase.payTo, purchase.price))
         : [],
     },
   };

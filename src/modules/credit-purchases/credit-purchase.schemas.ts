@@ -1,26 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../../http/common.schemas.js';
+import { PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
 import { ID_PATTERN } from '../../shared/ids.js';
 import { PURCHASE_STATUSES } from './credit-purchase.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
-
-/** One network's payment details: the shape the checkout JSON gives for invoices (`networks[]`). */
-export const PurchaseNetwork = Type.Object({
-  name: Type.String({ description: 'The network.' }),
-  chainId: Type.Integer(),
-  token: Type.String({
-    description:
-      'The USDC contract: the EIP-712 `verifyingContract` of an authorization, the `transfer` target of a plain payment.',
-  }),
-  tokenName: Type.String({ description: 'EIP-712 domain name of the token.' }),
-  tokenVersion: Type.String({ description: 'EIP-712 domain version of the token.' }),
-  confirmations: Type.Integer({ description: 'Blocks a transfer needs before it counts.' }),
-  paymentUri: Type.String({
-    description:
-      'EIP-681 URI for a QR code: `ethereum:<token>@<chainId>/transfer?address=<recipient>&uint256=<micro-units>`.',
-  }),
-});
 
 export const CreditPurchaseView = Type.Object({
   id: Type.String({ description: 'Credit purchase id (`cp_…`).' }),
@@ -50,7 +33,7 @@ export const CreditPurchaseView = Type.Object({
             'The EIP-3009 `nonce` an authorization must carry: keccak256(abi.encode(purchaseId, 1)). Null unless open.',
         }),
       ),
-      networks: Type.Array(PurchaseNetwork, {
+      networks: Type.Array(PaymentNetworkView, {
         description: 'Where it can be paid, one entry per configured network; empty unless the status is `open`.',
       }),
     },

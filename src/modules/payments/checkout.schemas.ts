@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../../http/common.schemas.js';
+import { PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
 import { INVOICE_STATUSES } from '../invoices/index.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -11,22 +11,6 @@ const UINT256 = '^[0-9]{1,78}$';
 export const CheckoutParams = Type.Object({
   workspaceId: Type.String({ maxLength: 64, description: 'Workspace id (`ws_…`).' }),
   invoiceId: Type.String({ maxLength: 64, description: 'Invoice id (`inv_…`).' }),
-});
-
-export const CheckoutNetwork = Type.Object({
-  name: Type.String({ description: 'Send this as `network` when paying.' }),
-  chainId: Type.Integer(),
-  token: Type.String({
-    description:
-      'The USDC contract: the EIP-712 `verifyingContract` of an authorization, the `transfer` target of a plain payment.',
-  }),
-  tokenName: Type.String({ description: 'EIP-712 domain name of the token.' }),
-  tokenVersion: Type.String({ description: 'EIP-712 domain version of the token.' }),
-  confirmations: Type.Integer({ description: 'Blocks a transfer needs before it counts.' }),
-  paymentUri: Type.String({
-    description:
-      'EIP-681 URI for a QR code: `ethereum:<token>@<chainId>/transfer?address=<recipient>&uint256=<micro-units>`.',
-  }),
 });
 
 export const CheckoutView = Type.Object({
@@ -54,7 +38,7 @@ export const CheckoutView = Type.Object({
         'The EIP-3009 `nonce` an authorization must carry: keccak256(abi.encode(invoiceId, linkVersion)). Null unless open.',
     }),
   ),
-  networks: Type.Array(CheckoutNetwork, {
+  networks: Type.Array(PaymentNetworkView, {
     description: 'Where the invoice can be paid; empty unless the status is `open`.',
   }),
   successUrl: Nullable(Type.String()),

@@ -9,7 +9,8 @@ import { effectiveStatus, formatInvoiceNumber, type InvoiceId } from '../invoice
 import { findInvoice } from '../invoices/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import type { TransferAuthorization } from './chain.port.js';
-import { checkoutNonce, eip681TransferUri, nonceLinkVersion } from './checkout.js';
+import { paymentNetworkDetails } from '../../shared/payment-request.js';
+import { checkoutNonce, nonceLinkVersion } from './checkout.js';
 import type { PaymentIntent } from './payment-intent.js';
 import { latestIntentOf } from './payment.repo.js';
 import type { PaymentService } from './payment.service.js';
@@ -60,15 +61,9 @@ export class CheckoutService {
       linkVersion: invoice.linkVersion,
       authorizationNonce: payable ? checkoutNonce(invoice.id, invoice.linkVersion) : null,
       networks: payable
-        ? this.deps.payments.networksFor(invoice).map((network) => ({
-            name: network.name,
-            chainId: network.chainId,
-            token: getAddress(network.usdc),
-            tokenName: network.tokenName,
-            tokenVersion: network.tokenVersion,
-            confirmations: network.confirmations,
-            paymentUri: eip681TransferUri(network.usdc, network.chainId, invoice.payTo, invoice.amount),
-          }))
+        ? this.deps.payments
+            .networksFor(invoice)
+            .map((network) => paymentNetworkDetails(network, invoice.payTo, invoice.amount))
         : [],
       successUrl: invoice.successUrl,
       cancelUrl: invoice.cancelUrl,
