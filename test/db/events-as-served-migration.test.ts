@@ -1,30 +1,10 @@
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, expect, inject, it } from 'vitest';
-import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.js';
+import { expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.js';
+import { databaseBeforeMigration } from '../support/migration-fixture.js';
 import { presentInvoice, toInvoice } from '../../src/modules/invoices/index.js';
 
-const { host, port, user } = inject('postgres');
-const name = `served_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Client({ host, port, user, database: 'postgres' });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${name}`);
-const pool = new pg.Pool({ host, port, user, database: name, max: 1 });
-// Dropping the database at the end may terminate a connection the pool is still closing.
-pool.on('error', () => {});
-// The migrations before 0010, as a database deployed before it has them.
-const before = mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
-for (const file of readdirSync(MIGRATIONS_DIR).filter((file) => file < '0010'))
-  copyFileSync(path.join(MIGRATIONS_DIR, file), path.join(before, file));
-afterAll(async () => {
-  await pool.end();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.end();
-  rmSync(before, { recursive: true, force: true });
-});
+// A database deployed before 0010, without it.
+const { pool, before } = await databaseBeforeMigration('0010');
 
 it(
   '0010 rewrites raw-row invoice events into the API shape, links on PUBLIC_BASE_URL, and refuses without it',
