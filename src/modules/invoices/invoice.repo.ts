@@ -157,17 +157,16 @@ function refusal(code: string, detail: string | undefined): AppError {
   return new AppError(known[0], detail ? `${detail} ${known[1]}.` : known[1]);
 }
 
+function selectInvoice(db: Executor, workspaceId: WorkspaceId, invoiceId: InvoiceId) {
+  return db.selectFrom('invoices').selectAll().where('workspace_id', '=', workspaceId).where('id', '=', invoiceId);
+}
+
 export async function findInvoice(
   db: Executor,
   workspaceId: WorkspaceId,
   invoiceId: InvoiceId,
 ): Promise<Invoice | undefined> {
-  const row = await db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', invoiceId)
-    .executeTakeFirst();
+  const row = await selectInvoice(db, workspaceId, invoiceId).executeTakeFirst();
   return row && toInvoice(row as unknown as StoredInvoice);
 }
 
@@ -176,13 +175,7 @@ export async function lockInvoice(
   workspaceId: WorkspaceId,
   invoiceId: InvoiceId,
 ): Promise<Invoice | undefined> {
-  const row = await db
-    .selectFrom('invoices')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', invoiceId)
-    .forUpdate()
-    .executeTakeFirst();
+  const row = await selectInvoice(db, workspaceId, invoiceId).forUpdate().executeTakeFirst();
   return row && toInvoice(row as unknown as StoredInvoice);
 }
 

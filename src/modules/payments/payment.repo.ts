@@ -3,15 +3,14 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceId } from '../invoices/index.js';
 import type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 
-type Row = Awaited<ReturnType<typeof selectIntent>>;
+type Row = Awaited<ReturnType<ReturnType<typeof selectIntent>['executeTakeFirst']>>;
 
 function selectIntent(db: Executor, workspaceId: WorkspaceId, intentId: PaymentIntentId) {
   return db
     .selectFrom('payment_intents')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
-    .where('id', '=', intentId)
-    .executeTakeFirst();
+    .where('id', '=', intentId);
 }
 
 function toIntent(row: NonNullable<Row>): PaymentIntent {
@@ -47,7 +46,7 @@ export async function findIntent(
   workspaceId: WorkspaceId,
   intentId: PaymentIntentId,
 ): Promise<PaymentIntent | undefined> {
-  const row = await selectIntent(db, workspaceId, intentId);
+  const row = await selectIntent(db, workspaceId, intentId).executeTakeFirst();
   return row && toIntent(row);
 }
 
@@ -56,13 +55,7 @@ export async function lockIntent(
   workspaceId: WorkspaceId,
   intentId: PaymentIntentId,
 ): Promise<PaymentIntent | undefined> {
-  const row = await db
-    .selectFrom('payment_intents')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', intentId)
-    .forUpdate()
-    .executeTakeFirst();
+  const row = await selectIntent(db, workspaceId, intentId).forUpdate().executeTakeFirst();
   return row && toIntent(row);
 }
 
