@@ -54,3 +54,27 @@ export const PaymentNetworkView = Type.Object({
       'EIP-681 URI for a QR code: `ethereum:<token>@<chainId>/transfer?address=<recipient>&uint256=<micro-units>`.',
   }),
 });
+
+/** A payer's latest attempt at an order (an invoice on its checkout, a credit purchase), for a progress display. */
+export const LatestPaymentAttempt = Type.Object({
+  id: Type.String({ description: 'Payment intent id (`pi_…`).' }),
+  status: Type.Unsafe<'processing' | 'succeeded' | 'failed'>({
+    type: 'string',
+    enum: ['processing', 'succeeded', 'failed'],
+  }),
+  failureReason: Type.Union([
+    Type.String({
+      description:
+        'amount_mismatch, recipient_mismatch, wrong_token, reverted, already_used, not_found, expired, predates_invoice, …',
+    }),
+    Type.Null(),
+  ]),
+  method: Type.Unsafe<'authorization' | 'transaction'>({
+    type: 'string',
+    enum: ['authorization', 'transaction'],
+  }),
+  network: Type.String(),
+  transactionHash: Type.Union([Type.String(), Type.Null()]),
+  submittedAt: Timestamp,
+  finishedAt: Type.Union([Timestamp, Type.Null()]),
+});

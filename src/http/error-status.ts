@@ -67,6 +67,9 @@ export const ERROR_STATUS = {
   batch_binding_evicted: 409,
   unknown_package: 422,
   purchases_unavailable: 503,
+  purchase_paid: 409,
+  purchase_processing: 409,
+  purchase_expired: 409,
   internal_error: 500,
   service_unavailable: 503,
 } as const satisfies Record<ErrorCode, number>;

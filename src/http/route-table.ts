@@ -8,7 +8,7 @@ import { healthRoutes } from '../modules/health/index.js';
 import { invoiceSearchRoutes } from '../modules/invoice-search/index.js';
 import { invoicePortalRoutes } from '../modules/invoices/index.js';
 import { invoiceRoutes } from '../modules/invoices/index.js';
-import { receiptRoutes } from '../modules/payments/index.js';
+import { purchasePaymentRoutes, receiptRoutes } from '../modules/payments/index.js';
 import { timelineRoutes } from '../modules/timeline/index.js';
 import { webhookRoutes } from '../modules/webhooks/index.js';
 import { workspacePortalRoutes } from '../modules/workspaces/index.js';
@@ -33,6 +33,7 @@ export function workspaceRouteTable(services: Services): WorkspaceRouteTable {
     shared: [
       ...billingRoutes(services),
       ...creditPurchaseRoutes(services),
+      ...purchasePaymentRoutes(services),
       ...invoiceRoutes(services),
       ...receiptRoutes(services),
       ...checkoutSettingsRoutes(services),

@@ -45,13 +45,25 @@ export function createServices(
   chain: ChainDeps = NO_CHAIN,
   demoWallet?: DemoWallet,
 ): Services {
-  const payments = new PaymentService({
+  const creditPurchases: CreditPurchaseService = new CreditPurchaseService({
+    db,
+    clock,
+    packages: config.creditPackages,
+    operatorWallet: config.operatorWallet,
+    networks: chain.networks,
+    publicBaseUrl: config.publicBaseUrl,
+    // The engine pays purchases and the purchases show its attempts: each knows the other only through this.
+    attempts: (workspaceId, purchaseIds) => payments.purchaseAttempts(workspaceId, purchaseIds),
+  });
+  const payments: PaymentService = new PaymentService({
     db,
     clock,
     chain: chain.chain,
     networks: chain.networks,
     publicBaseUrl: config.publicBaseUrl,
     unseenTransactionMs: config.unseenTransactionMinutes * 60_000,
+    creditPurchases,
+    operatorWallet: config.operatorWallet,
   });
   const invoices = new InvoiceService({
     db,
@@ -86,14 +98,7 @@ export function createServices(
       successFeeCredits: config.successFeeCredits,
       creditPackages: config.creditPackages,
     }),
-    creditPurchases: new CreditPurchaseService({
-      db,
-      clock,
-      packages: config.creditPackages,
-      operatorWallet: config.operatorWallet,
-      networks: chain.networks,
-      publicBaseUrl: config.publicBaseUrl,
-    }),
+    creditPurchases,
     invoices,
     invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),
     ...(demoWallet && { demoWallet }),

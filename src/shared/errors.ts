@@ -68,6 +68,9 @@ export const ERROR_CODES = [
   'batch_binding_evicted',
   'unknown_package',
   'purchases_unavailable',
+  'purchase_paid',
+  'purchase_processing',
+  'purchase_expired',
   'internal_error',
   'service_unavailable',
 ] as const;

@@ -40,22 +40,35 @@ describe('the credit purchase state machine', () => {
   });
 
   it('starts a payment only while open and within the deadline', () => {
-    expect(transition(purchase('open'), { type: 'begin_payment' }, before)).toEqual({
+    expect(transition(purchase('open'), { type: 'begin_payment', startedAt: before }, before)).toEqual({
       ok: true,
       changes: { status: 'processing' },
       credits: 0,
     });
-    expect(transition(purchase('open'), { type: 'begin_payment' }, after)).toEqual({
+    expect(transition(purchase('open'), { type: 'begin_payment', startedAt: after }, after)).toEqual({
       ok: false,
       code: 'purchase_expired',
     });
-    expect(transition(purchase('processing'), { type: 'begin_payment' }, before)).toEqual({
+    expect(transition(purchase('processing'), { type: 'begin_payment', startedAt: before }, before)).toEqual({
       ok: false,
       code: 'purchase_processing',
     });
-    expect(transition(purchase('paid'), { type: 'begin_payment' }, before)).toEqual({
+    expect(transition(purchase('paid'), { type: 'begin_payment', startedAt: before }, before)).toEqual({
       ok: false,
       code: 'purchase_paid',
+    });
+  });
+
+  it('takes a transfer sent before the deadline and found after it', () => {
+    for (const status of ['open', 'expired'] as const)
+      expect(transition(purchase(status), { type: 'begin_payment', startedAt: before }, after)).toEqual({
+        ok: true,
+        changes: { status: 'processing' },
+        credits: 0,
+      });
+    expect(transition(purchase('expired'), { type: 'begin_payment', startedAt: deadline }, after)).toEqual({
+      ok: false,
+      code: 'purchase_expired',
     });
   });
 

@@ -86,6 +86,7 @@ describe('POST /credit-purchases', () => {
       createdAt: now.toISOString(),
       paidAt: null,
       url: `${BASE_URL}/w/${s.workspaceId}/x402/credit-purchases/${purchase.id}`,
+      lastPayment: null,
       payment: {
         // The same nonce and URI the checkout of an invoice would give for this order.
         authorizationNonce: checkoutNonce(purchase.id, 1),
@@ -290,7 +291,7 @@ describe('payment steps reported by the payment engine', () => {
     const step = (command: Parameters<typeof services.creditPurchases.applyPaymentStep>[3]) =>
       db.transaction().execute((trx) => services.creditPurchases.applyPaymentStep(trx, ws, id, command));
 
-    expect((await step({ type: 'begin_payment' }))?.result).toEqual({
+    expect((await step({ type: 'begin_payment', startedAt: clock.now() }))?.result).toEqual({
       ok: true,
       changes: { status: 'processing' },
       credits: 0,
@@ -300,7 +301,7 @@ describe('payment steps reported by the payment engine', () => {
       payment: { networks: [] },
     });
     expect((await step({ type: 'payment_failed' }))?.purchase.status).toBe('open');
-    await step({ type: 'begin_payment' });
+    await step({ type: 'begin_payment', startedAt: clock.now() });
     expect((await step({ type: 'payment_succeeded', network: 'base-sepolia' }))?.purchase).toMatchObject({
       status: 'paid',
       network: 'base-sepolia',
@@ -310,7 +311,10 @@ describe('payment steps reported by the payment engine', () => {
       ok: false,
       code: 'noop',
     });
-    expect((await step({ type: 'begin_payment' }))?.result).toEqual({ ok: false, code: 'purchase_paid' });
+    expect((await step({ type: 'begin_payment', startedAt: clock.now() }))?.result).toEqual({
+      ok: false,
+      code: 'purchase_paid',
+    });
 
     expect((await s.call('GET', `/credit-purchases/${id}`)).json()).toMatchObject({
       status: 'paid',
@@ -337,6 +341,7 @@ describe('payment steps reported by the payment engine', () => {
       await db.transaction().execute((trx) =>
         services.creditPurchases.applyPaymentStep(trx, ws, 'cp_missing' as CreditPurchaseId, {
           type: 'begin_payment',
+          startedAt: clock.now(),
         }),
       ),
     ).toBeUndefined();

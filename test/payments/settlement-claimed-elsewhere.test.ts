@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { invoiceOrder } from '../../src/modules/payments/order.js';
 import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
 import type { PaymentIntentId } from '../../src/modules/payments/payment-intent.js';
 import { decodePaymentHeader } from '../../src/modules/payments/x402.js';
@@ -26,7 +27,7 @@ it('a relayer settlement cannot pay another invoice submitted as a plain transfe
   const workspaceId = shop.workspaceId as WorkspaceId;
   const settlement = await paying.services.payments.submitAuthorization(
     workspaceId,
-    victims.id as InvoiceId,
+    invoiceOrder(victims.id as InvoiceId),
     submission,
   );
   await paying.services.payments.settle(workspaceId, settlement.id).catch(() => {}); // mined, 1 of 3 confirmations

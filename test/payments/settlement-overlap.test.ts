@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { invoiceOrder } from '../../src/modules/payments/order.js';
 import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
 import type { ChainPort } from '../../src/modules/payments/chain.port.js';
 import { decodePaymentHeader } from '../../src/modules/payments/x402.js';
@@ -31,7 +32,11 @@ it('two overlapping runs of one settlement sign one transaction, and the invoice
   const submission = decodePaymentHeader(await signPaymentHeader(payer, invoice.payUrl), 2);
   if (typeof submission === 'string') throw new Error(submission);
   const workspaceId = shop.workspaceId as WorkspaceId;
-  const intent = await paying.services.payments.submitAuthorization(workspaceId, invoice.id as InvoiceId, submission);
+  const intent = await paying.services.payments.submitAuthorization(
+    workspaceId,
+    invoiceOrder(invoice.id as InvoiceId),
+    submission,
+  );
   // As on a real chain, the settlement waits in the mempool for the next block.
   await chain.setAutomine(false);
 

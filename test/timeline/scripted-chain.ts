@@ -5,6 +5,7 @@ import type { ChainDeps } from '../../src/main/services.js';
 import type { ChainPort, ReceiptStatus } from '../../src/modules/payments/chain.port.js';
 import type { PaymentIntentId } from '../../src/modules/payments/payment-intent.js';
 import type { PaymentService } from '../../src/modules/payments/payment.service.js';
+import { invoiceOrder } from '../../src/modules/payments/order.js';
 import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 
@@ -63,10 +64,14 @@ export async function submitPayment(
   invoice: InvoiceRef,
 ): Promise<{ intentId: PaymentIntentId; hash: `0x${string}` }> {
   const hash = txHash();
-  const intent = await payments.submitTransaction(invoice.workspaceId as WorkspaceId, invoice.id as InvoiceId, {
-    network: SCRIPTED_NETWORK,
-    txHash: hash,
-  });
+  const intent = await payments.submitTransaction(
+    invoice.workspaceId as WorkspaceId,
+    invoiceOrder(invoice.id as InvoiceId),
+    {
+      network: SCRIPTED_NETWORK,
+      txHash: hash,
+    },
+  );
   return { intentId: intent.id, hash };
 }
 

@@ -4,6 +4,18 @@ import { formatUsdc } from '../../shared/money.js';
 import { orderNonce, paymentNetworkDetails } from '../../shared/payment-request.js';
 import { PURCHASE_NONCE_VERSION, effectiveStatus, type CreditPurchase } from './credit-purchase.js';
 
+/** A payer's latest attempt at a purchase, as the payment engine presents it. */
+export interface PurchaseAttempt {
+  readonly id: string;
+  readonly status: 'processing' | 'succeeded' | 'failed';
+  readonly failureReason: string | null;
+  readonly method: 'authorization' | 'transaction';
+  readonly network: string;
+  readonly transactionHash: string | null;
+  readonly submittedAt: string;
+  readonly finishedAt: string | null;
+}
+
 export interface PresentContext {
   readonly publicBaseUrl: URL;
   /** The checked networks, with their tokens' EIP-712 domains. */
@@ -14,9 +26,14 @@ export interface PresentContext {
 /**
  * The purchase as the API shows it, with what a payer needs while it is open: per network, the same
  * payment details the checkout JSON gives for an invoice (token, EIP-712 domain, EIP-681 URI), and the
- * EIP-3009 nonce an authorization must carry. `url` is its x402 payment endpoint, on PUBLIC_BASE_URL.
+ * EIP-3009 nonce an authorization must carry. `url` is its x402 payment endpoint, on PUBLIC_BASE_URL;
+ * `lastPayment` the latest attempt to pay it, to follow.
  */
-export function presentPurchase(purchase: CreditPurchase, context: PresentContext) {
+export function presentPurchase(
+  purchase: CreditPurchase,
+  lastPayment: PurchaseAttempt | undefined,
+  context: PresentContext,
+) {
   const status = effectiveStatus(purchase, context.now);
   const payable = status === 'open';
   return {
@@ -38,6 +55,7 @@ export function presentPurchase(purchase: CreditPurchase, context: PresentContex
         ? context.networks.map((network) => paymentNetworkDetails(network, purchase.payTo, purchase.price))
         : [],
     },
+    lastPayment: lastPayment ?? null,
   };
 }
 

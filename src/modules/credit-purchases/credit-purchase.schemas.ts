@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
+import { LatestPaymentAttempt, PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
 import { ID_PATTERN } from '../../shared/ids.js';
 import { PURCHASE_STATUSES } from './credit-purchase.js';
 
@@ -39,6 +39,10 @@ export const CreditPurchaseView = Type.Object({
     },
     { description: 'What a payer needs while the purchase is open.' },
   ),
+  lastPayment: Type.Union([LatestPaymentAttempt, Type.Null()], {
+    description:
+      'The latest attempt to pay it (an authorization, a transaction, an x402 payment), or null: follow it to `succeeded`, when the purchase reads `paid`.',
+  }),
 });
 
 export const CreatePurchaseBody = Type.Object(

@@ -23,7 +23,7 @@ import {
   type PurchaseCommand,
   type PurchaseTransition,
 } from './credit-purchase.js';
-import { presentPurchase, type CreditPurchaseView } from './credit-purchase.present.js';
+import { presentPurchase, type CreditPurchaseView, type PurchaseAttempt } from './credit-purchase.present.js';
 import {
   findPurchase,
   insertPurchase,
@@ -44,6 +44,11 @@ export interface CreditPurchaseServiceDeps {
   readonly operatorWallet: string | undefined;
   readonly networks: readonly Network[];
   readonly publicBaseUrl: URL;
+  /** The payment engine's latest attempt at each of these purchases (those without one are absent). */
+  readonly attempts: (
+    workspaceId: WorkspaceId,
+    purchaseIds: readonly CreditPurchaseId[],
+  ) => Promise<ReadonlyMap<CreditPurchaseId, PurchaseAttempt>>;
 }
 
 export interface CreatePurchaseOptions {
@@ -54,7 +59,7 @@ export interface CreatePurchaseOptions {
 /**
  * Credit purchases: the order half. A purchase is made here and read here; its payment (authorizations,
  * transactions, x402, settlement) belongs to the payment engine, which reports each step through
- * `applyPaymentStep`.
+ * `applyPaymentStep` and tells the latest attempt through the `attempts` port.
  */
 export class CreditPurchaseService {
   constructor(private readonly deps: CreditPurchaseServiceDeps) {}
@@ -115,14 +120,14 @@ export class CreditPurchaseService {
         'This Idempotency-Key was used with a different request body. Use a new key for a new purchase.',
       );
     }
-    return { purchase: this.present(outcome.purchase), replayed: outcome.kind === 'replay' };
+    return { purchase: (await this.present(workspaceId, [outcome.purchase]))[0]!, replayed: outcome.kind === 'replay' };
   }
 
   async get(workspaceId: WorkspaceId, purchaseId: CreditPurchaseId): Promise<CreditPurchaseView> {
     this.operatorWallet();
     const purchase = await findPurchase(this.deps.db, workspaceId, purchaseId);
     if (!purchase) throw new AppError('not_found', 'No such credit purchase in this workspace.');
-    return this.present(purchase);
+    return (await this.present(workspaceId, [purchase]))[0]!;
   }
 
   /** A page of the workspace's purchases, newest first. */
@@ -137,7 +142,7 @@ export class CreditPurchaseService {
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
-      purchases: page.map((purchase) => this.present(purchase)),
+      purchases: await this.present(workspaceId, page),
       nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
     };
   }
@@ -183,11 +188,16 @@ export class CreditPurchaseService {
     return walletAddress(wallet);
   }
 
-  private present(purchase: CreditPurchase): CreditPurchaseView {
-    return presentPurchase(purchase, {
+  private async present(workspaceId: WorkspaceId, purchases: readonly CreditPurchase[]): Promise<CreditPurchaseView[]> {
+    const attempts = await this.deps.attempts(
+      workspaceId,
+      purchases.map((purchase) => purchase.id),
+    );
+    const context = {
       publicBaseUrl: this.deps.publicBaseUrl,
       networks: this.deps.networks,
       now: this.deps.clock.now(),
-    });
+    };
+    return purchases.map((purchase) => presentPurchase(purchase, attempts.get(purchase.id), context));
   }
 }

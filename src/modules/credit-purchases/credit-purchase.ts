@@ -45,8 +45,12 @@ export function effectiveStatus(purchase: Pick<CreditPurchase, 'status' | 'expir
 
 /** The payment steps of a purchase, as the payment engine reports them. */
 export type PurchaseCommand =
-  /** A payment attempt starts: only an open purchase within its deadline. */
-  | { readonly type: 'begin_payment' }
+  /**
+   * A payment attempt starts: an open purchase within its deadline, or — for a transfer sent before the
+   * deadline and found in a block after it (`startedAt`, the earlier of submission and block time) — a
+   * purchase that reads expired.
+   */
+  | { readonly type: 'begin_payment'; readonly startedAt: Date }
   /** The attempt failed: open again, or expired when the deadline passed meanwhile. */
   | { readonly type: 'payment_failed' }
   /** The attempt succeeded (possibly after the deadline, if submitted before it): paid, credits added. */
@@ -65,12 +69,14 @@ export type PurchaseTransition =
  * The purchase state machine, pure: open → processing → paid; processing → open when the attempt
  * fails before the deadline, expired after it; open → expired at the deadline (read as such, see
  * effectiveStatus). A payment that began before the deadline may finish after it, so `processing` is
- * never expired by the clock. Credits are added exactly once: only the step into `paid` carries them.
+ * never expired by the clock, and an expired purchase still takes a transfer sent in time. Credits are added exactly once: only the step into `paid` carries them.
  */
 export function transition(purchase: CreditPurchase, command: PurchaseCommand, now: Date): PurchaseTransition {
   const status = effectiveStatus(purchase, now);
   if (command.type === 'begin_payment') {
-    if (status === 'open') return { ok: true, changes: { status: 'processing' }, credits: 0 };
+    const inTime = command.startedAt.getTime() < purchase.expiresAt.getTime();
+    if (status === 'open' || (status === 'expired' && inTime))
+      return { ok: true, changes: { status: 'processing' }, credits: 0 };
     return {
       ok: false,
       code: status === 'paid' ? 'purchase_paid' : status === 'processing' ? 'purchase_processing' : 'purchase_expired',

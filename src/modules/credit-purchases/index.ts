@@ -4,6 +4,7 @@
  * CreditPurchaseService.applyPaymentStep.
  */
 export {
+  PURCHASE_NONCE_VERSION,
   effectiveStatus,
   type CreditPurchase,
   type CreditPurchaseId,

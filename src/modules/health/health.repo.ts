@@ -71,12 +71,13 @@ export async function readHealthFacts(
      CROSS JOIN LATERAL (
        SELECT count(*) AS delayed_count, min(submitted_at) AS delayed_since
          FROM payment_intents
-        WHERE workspace_id = w.id AND status = 'processing' AND holds_invoice AND submitted_at < ${limits.submittedBefore}
+        WHERE workspace_id = w.id AND invoice_id IS NOT NULL AND status = 'processing' AND holds_invoice
+          AND submitted_at < ${limits.submittedBefore}
      ) p
      CROSS JOIN LATERAL (
        SELECT count(*) AS overpaid_count, min(finished_at) AS overpaid_since
          FROM payment_intents
-        WHERE workspace_id = w.id AND overpayment AND finished_at > ${limits.overpaidAfter}
+        WHERE workspace_id = w.id AND invoice_id IS NOT NULL AND overpayment AND finished_at > ${limits.overpaidAfter}
      ) o
      CROSS JOIN LATERAL (
        SELECT count(*) FILTER (WHERE status = 'failed') AS failed_count,

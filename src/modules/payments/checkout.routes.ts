@@ -9,6 +9,7 @@ import { registerCheckoutAssets } from '../../web/checkout/checkout.assets.js';
 import { sendCheckoutPage } from '../../web/checkout/checkout.page.js';
 import type { InvoiceId } from '../invoices/index.js';
 import type { TransferAuthorization } from './chain.port.js';
+import { invoiceOrder } from './order.js';
 import {
   AuthorizationBody,
   CHECKOUT_FIELD_CODES,
@@ -41,6 +42,8 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
     });
     const ids = (params: { workspaceId: string; invoiceId: string }) =>
       [params.workspaceId as WorkspaceId, params.invoiceId as InvoiceId] as const;
+    const order = (params: { workspaceId: string; invoiceId: string }) =>
+      [params.workspaceId as WorkspaceId, invoiceOrder(params.invoiceId as InvoiceId)] as const;
 
     app.get(
       '/w/:workspaceId/i/:invoiceId',
@@ -92,7 +95,7 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const { network, txHash } = request.body;
-        const intent = await services.checkout.submitTransaction(...ids(request.params), {
+        const intent = await services.checkout.submitTransaction(...order(request.params), {
           network,
           txHash: txHash as `0x${string}`,
         });
@@ -120,7 +123,7 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const { network, authorization, signature } = request.body;
-        const intent = await services.checkout.submitAuthorization(...ids(request.params), {
+        const intent = await services.checkout.submitAuthorization(...order(request.params), {
           network,
           authorization: authorization as TransferAuthorization,
           signature: signature as `0x${string}`,

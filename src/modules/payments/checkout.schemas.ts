@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
+import { LatestPaymentAttempt, PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
 import { INVOICE_STATUSES } from '../invoices/index.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -43,33 +43,7 @@ export const CheckoutView = Type.Object({
   }),
   successUrl: Nullable(Type.String()),
   cancelUrl: Nullable(Type.String({ description: '"Back to merchant". Following it does not cancel the invoice.' })),
-  payment: Type.Union(
-    [
-      Type.Object({
-        id: Type.String({ description: 'Payment intent id (`pi_…`).' }),
-        status: Type.Unsafe<'processing' | 'succeeded' | 'failed'>({
-          type: 'string',
-          enum: ['processing', 'succeeded', 'failed'],
-        }),
-        failureReason: Nullable(
-          Type.String({
-            description:
-              'amount_mismatch, recipient_mismatch, wrong_token, reverted, already_used, not_found, expired, predates_invoice, …',
-          }),
-        ),
-        method: Type.Unsafe<'authorization' | 'transaction'>({
-          type: 'string',
-          enum: ['authorization', 'transaction'],
-        }),
-        network: Type.String(),
-        transactionHash: Nullable(Type.String()),
-        submittedAt: Timestamp,
-        finishedAt: Type.Union([Timestamp, Type.Null()]),
-      }),
-      Type.Null(),
-    ],
-    { description: 'The latest payment attempt, or null.' },
-  ),
+  payment: Type.Union([LatestPaymentAttempt, Type.Null()], { description: 'The latest payment attempt, or null.' }),
 });
 
 export const TransactionBody = Type.Object(

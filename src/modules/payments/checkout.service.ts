@@ -11,7 +11,9 @@ import { findWorkspace } from '../workspaces/index.js';
 import type { TransferAuthorization } from './chain.port.js';
 import { paymentNetworkDetails } from '../../shared/payment-request.js';
 import { checkoutNonce, nonceLinkVersion } from './checkout.js';
+import { invoiceOrder, type OrderRef } from './order.js';
 import type { PaymentIntent } from './payment-intent.js';
+import { presentAttempt } from './payment.present.js';
 import { latestIntentOf } from './payment.repo.js';
 import type { PaymentService } from './payment.service.js';
 
@@ -41,7 +43,7 @@ export class CheckoutService {
       .execute(async (trx) => ({
         invoice: await findInvoice(trx, workspaceId, invoiceId),
         workspace: await findWorkspace(trx, workspaceId),
-        latest: await latestIntentOf(trx, workspaceId, invoiceId),
+        latest: await latestIntentOf(trx, workspaceId, invoiceOrder(invoiceId)),
       }));
     if (!invoice || !workspace) throw notFound();
     const now = this.deps.clock.now();
@@ -61,8 +63,8 @@ export class CheckoutService {
       linkVersion: invoice.linkVersion,
       authorizationNonce: payable ? checkoutNonce(invoice.id, invoice.linkVersion) : null,
       networks: payable
-        ? this.deps.payments
-            .networksFor(invoice)
+        ? this.deps.networks
+            .filter((network) => invoice.network === null || network.name === invoice.network)
             .map((network) => paymentNetworkDetails(network, invoice.payTo, invoice.amount))
         : [],
       successUrl: invoice.successUrl,
@@ -71,80 +73,77 @@ export class CheckoutService {
     };
   }
 
-  /** A signed authorization whose nonce must be the current link version's checkout nonce. */
+  /**
+   * A signed authorization whose nonce must be the order's nonce for its current link version: an
+   * authorization made for another order (an invoice's, replayed on a credit purchase, or the reverse)
+   * never carries it.
+   */
   async submitAuthorization(
     workspaceId: WorkspaceId,
-    invoiceId: InvoiceId,
+    ref: OrderRef,
     input: { network: string; authorization: TransferAuthorization; signature: `0x${string}` },
   ): Promise<PaymentIntent> {
-    const network = this.network(input.network);
-    const { invoice, requirements } = await this.deps.payments.requirements(workspaceId, invoiceId).catch(hideForeign);
+    const noun = nounOf(ref);
+    const network = this.network(input.network, ref);
+    const { order, requirements } = await this.deps.payments.requirements(workspaceId, ref).catch(hideForeign(ref));
     if (!requirements.some((requirement) => requirement.network === network))
-      throw new AppError('unsupported_network', `This invoice is not payable on ${network.name}.`);
-    const signedFor = nonceLinkVersion(invoice.id, invoice.linkVersion, input.authorization.nonce);
+      throw new AppError('unsupported_network', `This ${noun} is not payable on ${network.name}.`);
+    const signedFor = nonceLinkVersion(order.ref.id, order.linkVersion, input.authorization.nonce);
     if (signedFor === undefined) {
       throw new AppError(
         'invalid_payment',
-        "The authorization nonce is not this invoice's checkout nonce: sign the `authorizationNonce` of the payment details.",
+        `The authorization nonce is not this ${noun}'s nonce: sign the \`authorizationNonce\` of its payment details.`,
       );
     }
-    if (signedFor !== invoice.linkVersion) {
+    if (signedFor !== order.linkVersion) {
       throw new AppError(
         'invalid_payment',
         'The authorization was signed for an older payment link. Reload the payment details and sign again.',
         { fields: { reason: 'expired' } },
       );
     }
-    return this.deps.payments.submitAuthorization(workspaceId, invoiceId, {
+    return this.deps.payments.submitAuthorization(workspaceId, ref, {
       chainId: network.chainId,
       authorization: input.authorization,
       signature: input.signature,
-      linkVersion: invoice.linkVersion,
+      linkVersion: order.linkVersion,
     });
   }
 
   async submitTransaction(
     workspaceId: WorkspaceId,
-    invoiceId: InvoiceId,
+    ref: OrderRef,
     input: { network: string; txHash: `0x${string}` },
   ): Promise<PaymentIntent> {
-    const network = this.network(input.network);
+    const network = this.network(input.network, ref);
     return this.deps.payments
-      .submitTransaction(workspaceId, invoiceId, { network, txHash: input.txHash })
-      .catch(hideForeign);
+      .submitTransaction(workspaceId, ref, { network, txHash: input.txHash })
+      .catch(hideForeign(ref));
   }
 
-  private network(name: string): Network {
+  private network(name: string, ref: OrderRef): Network {
     const network = this.deps.networks.find((candidate) => candidate.name === name);
     if (!network)
       throw new AppError(
         'unsupported_network',
-        `Unknown network "${name}". The payment details list the networks this invoice accepts.`,
+        `Unknown network "${name}". The payment details list the networks this ${nounOf(ref)} accepts.`,
       );
     return network;
   }
 }
 
-/** The buyer's last attempt, for the page's progress display: no payer, nothing the chain does not show. */
-function presentAttempt(intent: PaymentIntent) {
-  return {
-    id: intent.id,
-    status: intent.status,
-    failureReason: intent.failureReason,
-    method: intent.method,
-    network: intent.network,
-    transactionHash: intent.txHash,
-    submittedAt: intent.submittedAt.toISOString(),
-    finishedAt: intent.finishedAt?.toISOString() ?? null,
+function nounOf(ref: OrderRef): string {
+  return ref.kind === 'invoice' ? 'invoice' : 'credit purchase';
+}
+
+function notFound(noun = 'invoice'): AppError {
+  return new AppError('not_found', `No such ${noun}.`);
+}
+
+/** Every not-found on a payment link reads the same, whichever lookup failed. */
+function hideForeign(ref: OrderRef) {
+  return (error: unknown): never => {
+    if (error instanceof AppError && error.code === 'not_found') throw notFound(nounOf(ref));
+    throw error;
   };
-}
-
-function notFound(): AppError {
-  return new AppError('not_found', 'No such invoice.');
-}
-
-/** Every not-found on the public link reads the same, whichever lookup failed. */
-function hideForeign(error: unknown): never {
-  if (error instanceof AppError && error.code === 'not_found') throw notFound();
-  throw error;
 }

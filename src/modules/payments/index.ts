@@ -6,6 +6,7 @@ export { CheckoutService } from './checkout.service.js';
 export type { FailureReason } from './payment-intent.js';
 export { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from './payment.jobs.js';
 export { paymentIntentRoutes, receiptRoutes } from './payment.routes.js';
+export { purchasePaymentRoutes } from './purchase-payment.routes.js';
 export { PaymentService } from './payment.service.js';
 export type { PaymentClaimTable, PaymentIntentTable } from './payment.table.js';
 export { registerX402 } from './x402.routes.js';

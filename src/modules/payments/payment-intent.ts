@@ -1,6 +1,6 @@
 import { randomToken, type Branded, type WorkspaceId } from '../../shared/ids.js';
-import type { InvoiceId } from '../invoices/index.js';
 import type { TransferAuthorization } from './chain.port.js';
+import type { OrderRef } from './order.js';
 
 export type PaymentIntentId = Branded<string, 'PaymentIntentId'>;
 
@@ -23,7 +23,8 @@ export type FailureReason =
 export interface PaymentIntent {
   readonly workspaceId: WorkspaceId;
   readonly id: PaymentIntentId;
-  readonly invoiceId: InvoiceId;
+  /** The invoice or credit purchase this attempt pays. */
+  readonly order: OrderRef;
   readonly method: 'authorization' | 'transaction';
   readonly status: PaymentIntentStatus;
   readonly failureReason: FailureReason | null;
@@ -40,13 +41,13 @@ export interface PaymentIntent {
   readonly blockTime: Date | null;
   readonly submittedAt: Date;
   /**
-   * When a transfer paying the invoice was found in a block (or the authorization was verified): the
+   * When a transfer paying the order was found in a block (or the authorization was verified): the
    * attempt is announced from then on. A submitted hash without it is a claim that holds nothing.
    */
   readonly foundAt: Date | null;
-  /** This attempt keeps the invoice `processing`. */
-  readonly holdsInvoice: boolean;
-  /** Succeeded after another payment had paid the invoice (or it was cancelled): the merchant settles it. */
+  /** This attempt keeps its order `processing`. */
+  readonly holdsOrder: boolean;
+  /** Succeeded after another payment had paid the order (or the invoice was cancelled): recorded, never lost. */
   readonly overpayment: boolean;
   readonly finishedAt: Date | null;
   readonly createdAt: Date;

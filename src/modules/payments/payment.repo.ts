@@ -1,6 +1,8 @@
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import type { CreditPurchaseId } from '../credit-purchases/index.js';
 import type { InvoiceId } from '../invoices/index.js';
+import type { OrderRef } from './order.js';
 import type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 
 type Row = Awaited<ReturnType<ReturnType<typeof selectIntent>['executeTakeFirst']>>;
@@ -13,11 +15,19 @@ function selectIntent(db: Executor, workspaceId: WorkspaceId, intentId: PaymentI
     .where('id', '=', intentId);
 }
 
+/** The column that names the order's payments. */
+function orderColumn(order: OrderRef) {
+  return order.kind === 'invoice' ? ('invoice_id' as const) : ('credit_purchase_id' as const);
+}
+
 function toIntent(row: NonNullable<Row>): PaymentIntent {
   return {
     workspaceId: row.workspace_id as WorkspaceId,
     id: row.id as PaymentIntentId,
-    invoiceId: row.invoice_id as InvoiceId,
+    order:
+      row.invoice_id !== null
+        ? { kind: 'invoice', id: row.invoice_id as InvoiceId }
+        : { kind: 'credit_purchase', id: row.credit_purchase_id as CreditPurchaseId },
     method: row.method as PaymentIntent['method'],
     status: row.status as PaymentIntent['status'],
     failureReason: row.failure_reason as FailureReason | null,
@@ -34,7 +44,7 @@ function toIntent(row: NonNullable<Row>): PaymentIntent {
     blockTime: row.block_time,
     submittedAt: row.submitted_at,
     foundAt: row.found_at,
-    holdsInvoice: row.holds_invoice,
+    holdsOrder: row.holds_invoice,
     overpayment: row.overpayment,
     finishedAt: row.finished_at,
     createdAt: row.created_at,
@@ -62,34 +72,53 @@ export async function lockIntent(
 export async function succeededIntentOf(
   db: Executor,
   workspaceId: WorkspaceId,
-  invoiceId: InvoiceId,
+  order: OrderRef,
 ): Promise<PaymentIntent | undefined> {
   const row = await db
     .selectFrom('payment_intents')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
-    .where('invoice_id', '=', invoiceId)
+    .where(orderColumn(order), '=', order.id)
     .where('status', '=', 'succeeded')
     .where('overpayment', '=', false)
     .executeTakeFirst();
   return row && toIntent(row);
 }
 
-/** The invoice's most recent payment attempt, whatever its outcome. */
+/** The order's most recent payment attempt, whatever its outcome. */
 export async function latestIntentOf(
   db: Executor,
   workspaceId: WorkspaceId,
-  invoiceId: InvoiceId,
+  order: OrderRef,
 ): Promise<PaymentIntent | undefined> {
   const row = await db
     .selectFrom('payment_intents')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
-    .where('invoice_id', '=', invoiceId)
+    .where(orderColumn(order), '=', order.id)
     .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();
   return row && toIntent(row);
+}
+
+/** The latest payment attempt of each of these credit purchases that has one. */
+export async function latestPurchaseAttempts(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  purchaseIds: readonly CreditPurchaseId[],
+): Promise<PaymentIntent[]> {
+  if (purchaseIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('payment_intents')
+    .selectAll()
+    .distinctOn('credit_purchase_id')
+    .where('workspace_id', '=', workspaceId)
+    .where('credit_purchase_id', 'in', [...purchaseIds])
+    .orderBy('credit_purchase_id')
+    .orderBy('created_at', 'desc')
+    .execute();
+  return rows.map(toIntent);
 }
 
 export function insertIntent(
@@ -111,7 +140,8 @@ export function insertIntent(
     .values({
       workspace_id: intent.workspaceId,
       id: intent.id,
-      invoice_id: intent.invoiceId,
+      invoice_id: intent.order.kind === 'invoice' ? intent.order.id : null,
+      credit_purchase_id: intent.order.kind === 'credit_purchase' ? intent.order.id : null,
       method: intent.method,
       status: intent.status,
       network: intent.network,
@@ -123,7 +153,7 @@ export function insertIntent(
       tx_hash: intent.txHash,
       submitted_at: intent.submittedAt,
       found_at: intent.foundAt,
-      holds_invoice: intent.holdsInvoice,
+      holds_invoice: intent.holdsOrder,
     })
     .execute();
 }
@@ -138,7 +168,7 @@ export interface IntentChanges {
   readonly blockNumber?: bigint;
   readonly blockTime?: Date;
   readonly foundAt?: Date;
-  readonly holdsInvoice?: boolean;
+  readonly holdsOrder?: boolean;
   readonly overpayment?: boolean;
   readonly finishedAt?: Date;
 }
@@ -161,7 +191,7 @@ export async function updateIntent(
       ...(changes.blockNumber !== undefined && { block_number: changes.blockNumber }),
       ...(changes.blockTime !== undefined && { block_time: changes.blockTime }),
       ...(changes.foundAt !== undefined && { found_at: changes.foundAt }),
-      ...(changes.holdsInvoice !== undefined && { holds_invoice: changes.holdsInvoice }),
+      ...(changes.holdsOrder !== undefined && { holds_invoice: changes.holdsOrder }),
       ...(changes.overpayment !== undefined && { overpayment: changes.overpayment }),
       ...(changes.finishedAt !== undefined && { finished_at: changes.finishedAt }),
       updated_at: new Date(),
@@ -205,7 +235,8 @@ export async function claimedLogIndexes(db: Executor, network: string, txHash: s
 }
 
 /**
- * Whether a transfer in this transaction to `payTo` of `amount` already paid something. A transaction
+ * Whether a transfer in this transaction to `payTo` of `amount` already paid something (an invoice or a
+ * credit purchase: claims are shared). A transaction
  * may carry transfers to several recipients (a batch payout), so a claim of another one does not count.
  */
 export async function transactionPaidAlike(
@@ -241,18 +272,18 @@ export async function isSettlementTransaction(db: Executor, network: string, txH
   return row !== undefined;
 }
 
-/** Whether an attempt other than `exceptId` still keeps the invoice `processing`. */
+/** Whether an attempt other than `exceptId` still keeps the order `processing`. */
 export async function otherHolderOf(
   db: Executor,
   workspaceId: WorkspaceId,
-  invoiceId: InvoiceId,
+  order: OrderRef,
   exceptId: PaymentIntentId,
 ): Promise<boolean> {
   const row = await db
     .selectFrom('payment_intents')
     .select('id')
     .where('workspace_id', '=', workspaceId)
-    .where('invoice_id', '=', invoiceId)
+    .where(orderColumn(order), '=', order.id)
     .where('status', '=', 'processing')
     .where('holds_invoice', '=', true)
     .where('id', '<>', exceptId)
@@ -260,17 +291,17 @@ export async function otherHolderOf(
   return row !== undefined;
 }
 
-/** The submitted hashes of the invoice still looked for on chain (claims not found in a block yet). */
+/** The submitted hashes of the order still looked for on chain (claims not found in a block yet). */
 export async function unfoundClaimsOf(
   db: Executor,
   workspaceId: WorkspaceId,
-  invoiceId: InvoiceId,
+  order: OrderRef,
 ): Promise<{ id: PaymentIntentId; txHash: string; network: string }[]> {
   const rows = await db
     .selectFrom('payment_intents')
     .select(['id', 'tx_hash', 'network'])
     .where('workspace_id', '=', workspaceId)
-    .where('invoice_id', '=', invoiceId)
+    .where(orderColumn(order), '=', order.id)
     .where('status', '=', 'processing')
     .where('method', '=', 'transaction')
     .where('found_at', 'is', null)

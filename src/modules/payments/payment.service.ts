@@ -4,30 +4,23 @@ import type { Network } from '../../chain/networks.js';
 import type { Db, Executor } from '../../db/database.js';
 import { RetryLater, enqueueJob } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { AppError } from '../../shared/errors.js';
+import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
+import type { CreditPurchaseId, CreditPurchaseService } from '../credit-purchases/index.js';
 import { append } from '../events/index.js';
-import {
-  effectiveStatus,
-  findInvoice,
-  formatInvoiceNumber,
-  lockInvoice,
-  persistTransition,
-  transition,
-  type Invoice,
-  type InvoiceCommand,
-  type InvoiceId,
-  type Transition,
-} from '../invoices/index.js';
-import { findWorkspace } from '../workspaces/index.js';
+import { findInvoice, formatInvoiceNumber, type Invoice, type InvoiceId } from '../invoices/index.js';
 import type { ChainPort, TransferAuthorization } from './chain.port.js';
+import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
+import { heldByAnother, invoiceOrder, type OrderRef, type PayableOrder } from './order.js';
+import { Orders } from './orders.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {
   claimTransfer,
   claimedLogIndexes,
   findIntent,
   insertIntent,
+  latestPurchaseAttempts,
   isSettlementTransaction,
   lockIntent,
   otherHolderOf,
@@ -54,58 +47,69 @@ export interface PaymentServiceDeps {
   readonly publicBaseUrl: URL;
   /** A submitted hash the network does not know is dropped this long after submission. */
   readonly unseenTransactionMs: number;
+  /** Credit purchases are paid through this engine too; their steps go to their own state machine. */
+  readonly creditPurchases: CreditPurchaseService;
+  /** The wallet credit purchases pay (OPERATOR_WALLET), if any. */
+  readonly operatorWallet: string | undefined;
 }
 
-/** Submitted hashes of one invoice looked for at once; more wait until one is found or dropped. */
+/** Submitted hashes of one order looked for at once; more wait until one is found or dropped. */
 export const MAX_UNFOUND_CLAIMS = 5;
 /** The longest pause between two looks for a submitted hash the network does not know yet. */
 const MAX_LOOK_INTERVAL_SECONDS = 15;
 
 export class PaymentService {
-  constructor(private readonly deps: PaymentServiceDeps) {}
+  private readonly orders: Orders;
 
-  /** What an open invoice asks for, one requirement per network it may be paid on. */
+  constructor(private readonly deps: PaymentServiceDeps) {
+    this.orders = new Orders(deps);
+  }
+
+  /** What an open order asks for, one requirement per network it may be paid on. */
   async requirements(
     workspaceId: WorkspaceId,
-    invoiceId: InvoiceId,
-  ): Promise<{ invoice: Invoice; requirements: Requirement[] }> {
-    const invoice = await this.payableInvoice(workspaceId, invoiceId);
-    const secondsLeft = Math.floor((invoice.expiresAt.getTime() - this.deps.clock.now().getTime()) / 1000);
-    const requirements = this.networksFor(invoice).map((network) => ({
+    ref: OrderRef,
+  ): Promise<{ order: PayableOrder; requirements: Requirement[] }> {
+    const order = await this.orders.payable(workspaceId, ref);
+    const secondsLeft = Math.floor((order.expiresAt.getTime() - this.deps.clock.now().getTime()) / 1000);
+    const requirements = order.networks.map((network) => ({
       network,
-      amount: invoice.amount,
-      payTo: getAddress(invoice.payTo),
+      amount: order.amount,
+      payTo: getAddress(order.payTo),
       asset: getAddress(network.usdc),
       maxTimeoutSeconds: Math.max(1, Math.min(MAX_TIMEOUT_SECONDS, secondsLeft - VALIDITY_MARGIN_SECONDS)),
-      linkVersion: invoice.linkVersion,
+      linkVersion: order.linkVersion,
     }));
-    return { invoice, requirements };
+    return { order, requirements };
   }
 
   /**
-   * Checks a signed EIP-3009 authorization against the invoice and the chain (signature, recipient, exact
+   * Checks a signed EIP-3009 authorization against the order and the chain (signature, recipient, exact
    * amount, validity window, unused nonce, balance by simulation), then records the payment intent, moves
-   * the invoice to processing and schedules settlement — all in one transaction. Nothing moves money here.
+   * the order to processing and schedules settlement — all in one transaction. Nothing moves money here.
    */
   async submitAuthorization(
     workspaceId: WorkspaceId,
-    invoiceId: InvoiceId,
+    ref: OrderRef,
     submission: Omit<PaymentSubmission, 'version'>,
   ): Promise<PaymentIntent> {
-    const invoice = await this.payableInvoice(workspaceId, invoiceId);
-    const network = this.networksFor(invoice).find((candidate) => candidate.chainId === submission.chainId);
-    if (!network) refuse('This invoice is not payable on that network.');
+    const order = await this.orders.payable(workspaceId, ref);
+    const noun = ref.kind === 'invoice' ? 'invoice' : 'credit purchase';
+    const network = order.networks.find((candidate) => candidate.chainId === submission.chainId);
+    if (!network) refuse(`This ${noun} is not payable on that network.`);
     const { authorization, signature } = submission;
     const now = Math.floor(this.deps.clock.now().getTime() / 1000);
-    if (authorization.to.toLowerCase() !== invoice.payTo)
+    if (authorization.to.toLowerCase() !== order.payTo)
       throw new AppError(
         'pay_to_mismatch',
-        'The authorization pays another address than the invoice recipient; only the workspace wallet can be paid.',
+        ref.kind === 'invoice'
+          ? 'The authorization pays another address than the invoice recipient; only the workspace wallet can be paid.'
+          : 'The authorization pays another address than the operator wallet, the only recipient of credit purchases.',
         { fields: { reason: 'recipient_mismatch' } },
       );
-    if (BigInt(authorization.value) !== invoice.amount)
-      refuse('The authorization is not for the exact invoice amount.', 'amount_mismatch');
-    if (submission.linkVersion !== undefined && submission.linkVersion !== invoice.linkVersion)
+    if (BigInt(authorization.value) !== order.amount)
+      refuse(`The authorization is not for the exact ${noun} amount.`, 'amount_mismatch');
+    if (submission.linkVersion !== undefined && submission.linkVersion !== order.linkVersion)
       refuse('The authorization was made for an older payment link.', 'expired');
     if (BigInt(authorization.validAfter) > BigInt(now)) refuse('The authorization is not valid yet.');
     if (BigInt(authorization.validBefore) < BigInt(now + VALIDITY_MARGIN_SECONDS))
@@ -122,7 +126,8 @@ export class PaymentService {
       );
 
     return this.beginIntent(
-      invoice,
+      workspaceId,
+      order,
       network,
       {
         method: 'authorization',
@@ -135,62 +140,65 @@ export class PaymentService {
   }
 
   /**
-   * Records a buyer's claim that a plain USDC transfer pays the invoice, and the job that looks for it.
-   * The claim holds nothing: the invoice stays open and payable by any other path until a transfer that
+   * Records a buyer's claim that a plain USDC transfer pays the order, and the job that looks for it.
+   * The claim holds nothing: the order stays open and payable by any other path until a transfer that
    * pays it is found in a block. Submitting the same hash again answers the same attempt; a transfer
    * that already paid something like it is refused at once.
    */
   async submitTransaction(
     workspaceId: WorkspaceId,
-    invoiceId: InvoiceId,
+    ref: OrderRef,
     submission: { network: Network; txHash: `0x${string}` },
   ): Promise<PaymentIntent> {
-    const invoice = await this.payableInvoice(workspaceId, invoiceId);
+    const order = await this.orders.payable(workspaceId, ref);
     const { network } = submission;
-    if (!this.networksFor(invoice).includes(network))
-      throw new AppError('unsupported_network', `This invoice is not payable on ${network.name}.`);
+    if (!order.networks.includes(network))
+      throw new AppError(
+        'unsupported_network',
+        `This ${ref.kind === 'invoice' ? 'invoice' : 'credit purchase'} is not payable on ${network.name}.`,
+      );
     const txHash = submission.txHash.toLowerCase() as `0x${string}`;
     const [paid, settlement] = await Promise.all([
       transactionPaidAlike(this.deps.db, {
         network: network.name,
         txHash,
-        payTo: invoice.payTo,
-        amount: invoice.amount,
+        payTo: order.payTo,
+        amount: order.amount,
       }),
       isSettlementTransaction(this.deps.db, network.name, txHash),
     ]);
     if (paid || settlement)
-      refuse('This transaction already paid an invoice; a transfer pays only once.', 'already_used');
+      refuse('This transaction already paid for something; a transfer pays only once.', 'already_used');
     const at = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx) => {
-      // The invoice lock orders the submissions of one invoice, so the bound below is exact.
-      await lockInvoice(trx, workspaceId, invoiceId);
-      const claims = await unfoundClaimsOf(trx, workspaceId, invoiceId);
+      // The order lock orders the submissions of one order, so the bound below is exact.
+      await this.orders.lock(trx, workspaceId, ref);
+      const claims = await unfoundClaimsOf(trx, workspaceId, ref);
       const same = claims.find((claim) => claim.txHash === txHash && claim.network === network.name);
       if (same) return (await findIntent(trx, workspaceId, same.id))!;
       if (claims.length >= MAX_UNFOUND_CLAIMS)
         throw new AppError(
           'rate_limited',
-          `${MAX_UNFOUND_CLAIMS} submitted transactions of this invoice are still being looked for on the network; submit again once one is found or dropped.`,
+          `${MAX_UNFOUND_CLAIMS} submitted transactions of this order are still being looked for on the network; submit again once one is found or dropped.`,
           { retryAfterSeconds: 60 },
         );
       const intentId = newPaymentIntentId();
       await insertIntent(trx, {
         workspaceId,
         id: intentId,
-        invoiceId,
+        order: ref,
         method: 'transaction',
         status: 'processing',
         network: network.name,
-        amount: invoice.amount,
-        payTo: invoice.payTo,
+        amount: order.amount,
+        payTo: order.payTo,
         payer: null,
-        linkVersion: invoice.linkVersion,
+        linkVersion: order.linkVersion,
         authorization: null,
         txHash,
         submittedAt: at,
         foundAt: null,
-        holdsInvoice: false,
+        holdsOrder: false,
       });
       await enqueueJob(trx, {
         kind: VERIFY_TRANSACTION_JOB,
@@ -205,14 +213,14 @@ export class PaymentService {
   /**
    * The verification job of a submitted transaction (rules in transactions.ts). Waits by RetryLater while
    * the transaction is unseen, unmined or short of confirmations; records a failure with its reason, or
-   * claims the transfer and marks the invoice paid. Safe to run again: a finished intent is left alone,
+   * claims the transfer and marks the order paid. Safe to run again: a finished intent is left alone,
    * and the claim is unique per (network, tx_hash, log_index) across all workspaces.
    */
   async verifyTransaction(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<void> {
     const intent = await findIntent(this.deps.db, workspaceId, intentId);
     if (!intent || intent.status !== 'processing' || intent.method !== 'transaction' || !intent.txHash) return;
-    const invoice = await findInvoice(this.deps.db, workspaceId, intent.invoiceId);
-    if (!invoice) return;
+    const order = await this.orders.find(this.deps.db, workspaceId, intent.order);
+    if (!order) return;
     const network = this.network(intent.network);
     const receipt = await this.deps.chain.receipt(network, intent.txHash);
     const verdict = judgeTransfer(
@@ -222,8 +230,8 @@ export class PaymentService {
         amount: intent.amount,
         confirmations: network.confirmations,
         submittedAt: intent.submittedAt,
-        invoiceCreatedAt: invoice.createdAt,
-        deadline: invoice.expiresAt,
+        invoiceCreatedAt: order.createdAt,
+        deadline: order.expiresAt,
         unseenWindowMs: this.deps.unseenTransactionMs,
       },
       this.deps.clock.now(),
@@ -241,7 +249,7 @@ export class PaymentService {
       throw new RetryLater(blockSeconds, 'waiting for confirmations');
     }
     if (verdict.kind === 'fail') return this.finish(intent, { failed: verdict.reason });
-    // Several equal transfers to the wallet in one transaction may pay several invoices: take a free one.
+    // Several equal transfers to the wallet in one transaction may pay several orders: take a free one.
     const claimed = new Set(await claimedLogIndexes(this.deps.db, network.name, intent.txHash));
     const transfer = verdict.candidates.find((log) => !claimed.has(log.logIndex));
     if (!transfer) return this.finish(intent, { failed: 'already_used' });
@@ -320,21 +328,34 @@ export class PaymentService {
     }
   }
 
-  /** The payment intent and the invoice it pays (for its number and order reference). */
+  /**
+   * A payment of an invoice and the invoice it pays (for its number and order reference). The payments
+   * of credit purchases are the workspace's own, not its buyers': they are read on the purchase.
+   */
   async intent(
     workspaceId: WorkspaceId,
     intentId: PaymentIntentId,
   ): Promise<{ intent: PaymentIntent; invoice: Invoice | undefined }> {
     const intent = await findIntent(this.deps.db, workspaceId, intentId);
-    if (!intent) throw new AppError('not_found', 'No such payment intent in this workspace.');
-    return { intent, invoice: await findInvoice(this.deps.db, workspaceId, intent.invoiceId) };
+    if (!intent || intent.order.kind !== 'invoice')
+      throw new AppError('not_found', 'No such payment intent in this workspace.');
+    return { intent, invoice: await findInvoice(this.deps.db, workspaceId, intent.order.id) };
+  }
+
+  /** The latest payment attempt of each of these credit purchases, as a progress display shows it. */
+  async purchaseAttempts(
+    workspaceId: WorkspaceId,
+    purchaseIds: readonly CreditPurchaseId[],
+  ): Promise<Map<CreditPurchaseId, PaymentAttemptView>> {
+    const intents = await latestPurchaseAttempts(this.deps.db, workspaceId, purchaseIds);
+    return new Map(intents.map((intent) => [intent.order.id as CreditPurchaseId, presentAttempt(intent)]));
   }
 
   /** The paid invoice and the payment that paid it. */
   async receipt(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<{ invoice: Invoice; payment: PaymentIntent }> {
     const invoice = await findInvoice(this.deps.db, workspaceId, invoiceId);
     if (!invoice) throw new AppError('not_found', 'No such invoice in this workspace.');
-    const payment = await succeededIntentOf(this.deps.db, workspaceId, invoiceId);
+    const payment = await succeededIntentOf(this.deps.db, workspaceId, invoiceOrder(invoiceId));
     if (invoice.status !== 'paid' || !payment)
       throw new AppError('invoice_not_paid', 'This invoice is not paid yet; a receipt exists once it is.');
     return { invoice, payment };
@@ -371,42 +392,36 @@ export class PaymentService {
     });
   }
 
-  /** Starts settling an authorization: the invoice to processing, the intent and its event, its job — one transaction. */
+  /** Starts settling an authorization: the order to processing, the intent and its event, its job — one transaction. */
   private async beginIntent(
-    invoice: Invoice,
+    workspaceId: WorkspaceId,
+    order: PayableOrder,
     network: Network,
     attempt: Pick<PaymentIntent, 'method' | 'payer' | 'authorization' | 'txHash'>,
     jobKind: string,
   ): Promise<PaymentIntent> {
-    const { workspaceId, id: invoiceId } = invoice;
     const at = this.deps.clock.now();
     const intentId = newPaymentIntentId();
     return this.deps.db.transaction().execute(async (trx) => {
-      const taken = await this.applyToInvoice(
-        trx,
-        workspaceId,
-        invoiceId,
-        { type: 'begin_payment', startedAt: at },
-        at,
-      );
+      const taken = await this.orders.apply(trx, workspaceId, order.ref, { type: 'begin_payment', startedAt: at }, at);
       if (!taken.ok && taken.code !== 'noop')
         throw new AppError(
-          taken.code,
-          `The invoice cannot take a payment now (${taken.code.replace('invoice_', '').replaceAll('_', ' ')}).`,
+          taken.code as ErrorCode,
+          `The ${order.ref.kind === 'invoice' ? 'invoice' : 'credit purchase'} cannot take a payment now (${taken.code.replace(/^(invoice|purchase)_/, '').replaceAll('_', ' ')}).`,
         );
       await insertIntent(trx, {
         ...attempt,
         workspaceId,
         id: intentId,
-        invoiceId,
+        order: order.ref,
         status: 'processing',
         network: network.name,
-        amount: invoice.amount,
-        payTo: invoice.payTo,
-        linkVersion: invoice.linkVersion,
+        amount: order.amount,
+        payTo: order.payTo,
+        linkVersion: order.linkVersion,
         submittedAt: at,
         foundAt: at,
-        holdsInvoice: true,
+        holdsOrder: true,
       });
       const stored = (await findIntent(trx, workspaceId, intentId))!;
       await this.recordIntentEvent(trx, stored, 'payment_intent.processing', at);
@@ -415,7 +430,7 @@ export class PaymentService {
     });
   }
 
-  /** A submitted transfer that pays the invoice was found in a block: announce it and hold the invoice. */
+  /** A submitted transfer that pays the order was found in a block: announce it and hold the order. */
   private async markFound(intent: PaymentIntent, blockTime: Date): Promise<void> {
     const at = this.deps.clock.now();
     await this.deps.db.transaction().execute(async (trx) => {
@@ -426,21 +441,21 @@ export class PaymentService {
   }
 
   /**
-   * The first moment an attempt counts: the invoice turns processing (unless another payment already
-   * holds it, or it can take no payment any more) and the attempt is announced in the feed.
+   * The first moment an attempt counts: the order turns processing (unless another payment already
+   * holds it, or it can take no payment any more) and the attempt is announced (in the feed, for an invoice).
    */
   private async announce(trx: Executor, intent: PaymentIntent, blockTime: Date, at: Date): Promise<PaymentIntent> {
     const startedAt = blockTime < intent.submittedAt ? blockTime : intent.submittedAt;
-    const taken = await this.applyToInvoice(
+    const taken = await this.orders.apply(
       trx,
       intent.workspaceId,
-      intent.invoiceId,
+      intent.order,
       { type: 'begin_payment', startedAt },
       at,
     );
-    // Another attempt holds it already: this one holds it too, so the invoice stays processing while either does.
-    const holds = taken.ok || taken.code === 'invoice_processing';
-    const found = await updateIntent(trx, intent.workspaceId, intent.id, { foundAt: at, holdsInvoice: holds });
+    // Another attempt holds it already: this one holds it too, so the order stays processing while either does.
+    const holds = taken.ok || heldByAnother(taken);
+    const found = await updateIntent(trx, intent.workspaceId, intent.id, { foundAt: at, holdsOrder: holds });
     await this.recordIntentEvent(trx, found, 'payment_intent.processing', at);
     return found;
   }
@@ -456,14 +471,14 @@ export class PaymentService {
       let current = await lockIntent(trx, intent.workspaceId, intent.id);
       if (!current || current.status !== 'processing') return;
       const fail = async (reason: FailureReason) => {
-        // The invoice is reopened only when no other payment still holds it. A claim that was never
+        // The order is reopened only when no other payment still holds it. A claim that was never
         // found in a block held nothing and was never announced: it fails quietly.
-        if (current!.holdsInvoice && !(await otherHolderOf(trx, intent.workspaceId, intent.invoiceId, intent.id)))
-          await this.applyToInvoice(trx, intent.workspaceId, intent.invoiceId, { type: 'payment_failed' }, at);
+        if (current!.holdsOrder && !(await otherHolderOf(trx, intent.workspaceId, intent.order, intent.id)))
+          await this.orders.apply(trx, intent.workspaceId, intent.order, { type: 'payment_failed' }, at);
         const failed = await updateIntent(trx, intent.workspaceId, intent.id, {
           status: 'failed',
           failureReason: reason,
-          holdsInvoice: false,
+          holdsOrder: false,
           finishedAt: at,
         });
         if (failed.foundAt) await this.recordIntentEvent(trx, failed, 'payment_intent.failed', at);
@@ -484,20 +499,20 @@ export class PaymentService {
         throw new Error(`transfer ${intent.txHash}#${outcome.succeeded.logIndex} is already claimed`);
       }
       if (!current.foundAt) current = await this.announce(trx, current, outcome.succeeded.blockTime, at);
-      const paid = await this.applyToInvoice(
+      const paid = await this.orders.apply(
         trx,
         intent.workspaceId,
-        intent.invoiceId,
-        { type: 'payment_succeeded' },
+        intent.order,
+        { type: 'payment_succeeded', network: intent.network },
         at,
       );
-      // The invoice was not processing: another payment had paid it, or it was cancelled before this one
-      // landed. The money arrived all the same; it is recorded beside the invoice, never lost.
+      // The order was not processing: another payment had paid it, or the invoice was cancelled before
+      // this one landed. The money arrived all the same; it is recorded beside the order, never lost.
       const overpayment = !paid.ok;
       const succeeded = await updateIntent(trx, intent.workspaceId, intent.id, {
         status: 'succeeded',
         ...outcome.succeeded,
-        holdsInvoice: false,
+        holdsOrder: false,
         overpayment,
         finishedAt: at,
       });
@@ -510,21 +525,6 @@ export class PaymentService {
     });
   }
 
-  /** Applies a command to the locked invoice; answers the state machine's verdict (persisted when allowed). */
-  private async applyToInvoice(
-    trx: Executor,
-    workspaceId: WorkspaceId,
-    invoiceId: InvoiceId,
-    command: InvoiceCommand,
-    at: Date,
-  ): Promise<Transition> {
-    const invoice = await lockInvoice(trx, workspaceId, invoiceId);
-    if (!invoice) throw new AppError('not_found', 'No such invoice.');
-    const result = transition(invoice, command, at);
-    if (result.ok) await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl);
-    return result;
-  }
-
   private async recordIntentEvent(
     trx: Executor,
     intent: PaymentIntent,
@@ -532,10 +532,13 @@ export class PaymentService {
       'payment_intent.processing' | 'payment_intent.succeeded' | 'payment_intent.overpaid' | 'payment_intent.failed',
     at: Date,
   ): Promise<void> {
-    const invoice = await findInvoice(trx, intent.workspaceId, intent.invoiceId);
+    // A credit purchase is the workspace's own order: its payments reach no feed and no webhook.
+    if (intent.order.kind !== 'invoice') return;
+    const invoiceId = intent.order.id;
+    const invoice = await findInvoice(trx, intent.workspaceId, invoiceId);
     await append(trx, intent.workspaceId, {
       type,
-      invoiceId: intent.invoiceId,
+      invoiceId,
       paymentIntentId: intent.id,
       data: {
         paymentIntent: presentIntent(intent, invoice),
@@ -545,32 +548,6 @@ export class PaymentService {
       },
       at,
     });
-  }
-
-  private async payableInvoice(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice> {
-    const invoice = await findInvoice(this.deps.db, workspaceId, invoiceId);
-    if (!invoice) throw new AppError('not_found', 'No such invoice.');
-    const status = effectiveStatus(invoice, this.deps.clock.now());
-    if (status === 'paid')
-      throw new AppError('invoice_already_paid', 'This invoice is already paid. Do not pay again.');
-    if (status === 'processing')
-      throw new AppError('invoice_processing', 'A payment for this invoice is being verified. Do not pay again.');
-    if (status === 'cancelled') throw new AppError('invoice_cancelled', 'This invoice was cancelled.');
-    if (status === 'expired') throw new AppError('invoice_expired', 'This invoice has expired.');
-    // A link issued for another receiving address accepts no new payment: money goes only to the workspace wallet.
-    const workspace = await findWorkspace(this.deps.db, workspaceId);
-    if (workspace?.wallet_address !== invoice.payTo) {
-      throw new AppError(
-        'pay_to_mismatch',
-        'This payment link was issued for another receiving address and accepts no new payments.',
-      );
-    }
-    return invoice;
-  }
-
-  /** The configured networks the invoice may be paid on. */
-  networksFor(invoice: Invoice): Network[] {
-    return this.deps.networks.filter((network) => invoice.network === null || network.name === invoice.network);
   }
 
   networkNamed(name: string): Network {
@@ -602,7 +579,7 @@ export function presentIntent(intent: PaymentIntent, invoice?: Pick<Invoice, 'nu
     id: intent.id,
     status: intent.status,
     failureReason: intent.failureReason,
-    invoiceId: intent.invoiceId,
+    invoiceId: intent.order.id,
     invoiceNumber: invoice ? formatInvoiceNumber(invoice.number) : null,
     /** The merchant's order reference (the invoice's externalId). */
     externalId: invoice?.externalId ?? null,

@@ -3,7 +3,9 @@ import type { ColumnType, Generated } from 'kysely';
 export interface PaymentIntentTable {
   workspace_id: string;
   id: string;
-  invoice_id: string;
+  /** Exactly one of invoice_id and credit_purchase_id: the order this attempt pays. */
+  invoice_id: string | null;
+  credit_purchase_id: string | null;
   method: string;
   status: string;
   failure_reason: string | null;

@@ -2,7 +2,11 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Services } from '../../http/services.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import type { CreditPurchaseId } from '../credit-purchases/index.js';
 import { formatInvoiceNumber, type InvoiceId } from '../invoices/index.js';
+import { presentAttempt } from './payment.present.js';
+import { invoiceOrder, purchaseOrder, type OrderRef } from './order.js';
+import type { PaymentIntent } from './payment-intent.js';
 import { presentIntent } from './payment.service.js';
 import {
   decodePaymentHeader,
@@ -17,33 +21,71 @@ import {
 const SETTLEMENT_WAIT_MS = 25_000;
 
 /**
- * The invoice's `url`: an x402 resource. Without a payment header it answers 402 with the v2
- * `PAYMENT-REQUIRED` header and the v1 JSON body, so clients of either version can pay it. With one, it
- * verifies the authorization, records the payment and waits for settlement: 200 with the payment
- * response once paid, 402 with the reason if the payment failed, 202 if settlement outlives the wait.
- * Public: the invoice id in the path is the capability.
+ * The x402 resources: an invoice's `url`, and a credit purchase's (an agent tops up its own credits).
+ * Without a payment header one answers 402 with the v2 `PAYMENT-REQUIRED` header and the v1 JSON body, so
+ * clients of either version can pay it. With one, it verifies the authorization, records the payment
+ * and waits for settlement: 200 with the payment response once paid, 402 with the reason if the payment
+ * failed, 202 if settlement outlives the wait. Public: the order id in the path is the capability.
  */
 export function registerX402(app: FastifyInstance, services: Services): void {
-  const handler = async (
+  const hide = { hide: true } as const;
+  const invoice = x402Handler(
+    services,
+    (params) => invoiceOrder(params.invoiceId as InvoiceId),
+    async (ws, ref, intent) => {
+      const paid = await services.invoices.get(ws, ref.id as InvoiceId);
+      return {
+        invoiceId: paid.id,
+        number: formatInvoiceNumber(paid.number),
+        status: paid.status,
+        paymentIntent: presentIntent(intent, paid),
+      };
+    },
+  );
+  app.get('/w/:workspaceId/x402/:invoiceId', { schema: hide }, invoice);
+  app.post('/w/:workspaceId/x402/:invoiceId', { schema: hide }, invoice);
+
+  const purchase = x402Handler(
+    services,
+    (params) => purchaseOrder(params.purchaseId as CreditPurchaseId),
+    async (ws, ref, intent) => ({
+      creditPurchase: await services.creditPurchases.get(ws, ref.id as CreditPurchaseId),
+      payment: presentAttempt(intent),
+    }),
+  );
+  app.get('/w/:workspaceId/x402/credit-purchases/:purchaseId', { schema: hide }, purchase);
+  app.post('/w/:workspaceId/x402/credit-purchases/:purchaseId', { schema: hide }, purchase);
+}
+
+type Params = Record<string, string> & { workspaceId: WorkspaceId };
+
+function x402Handler(
+  services: Services,
+  orderOf: (params: Params) => OrderRef,
+  present: (workspaceId: WorkspaceId, ref: OrderRef, intent: PaymentIntent) => Promise<unknown>,
+) {
+  return async (
     request: { params: unknown; headers: Record<string, string | string[] | undefined> },
     reply: FastifyReply,
   ) => {
-    const { workspaceId, invoiceId } = request.params as { workspaceId: WorkspaceId; invoiceId: InvoiceId };
+    const params = request.params as Params;
+    const { workspaceId } = params;
+    const ref = orderOf(params);
     reply.header('Cache-Control', 'no-store');
     const v2 = request.headers['payment-signature'];
     const v1 = request.headers['x-payment'];
     const header = typeof v2 === 'string' ? v2 : typeof v1 === 'string' ? v1 : undefined;
-    if (header === undefined) return paymentRequired(reply, services, workspaceId, invoiceId, 'Payment required');
+    if (header === undefined) return paymentRequired(reply, services, workspaceId, ref, 'Payment required');
 
     const version = typeof v2 === 'string' ? 2 : 1;
     const submission = decodePaymentHeader(header, version);
-    if (typeof submission === 'string') return paymentRequired(reply, services, workspaceId, invoiceId, submission);
+    if (typeof submission === 'string') return paymentRequired(reply, services, workspaceId, ref, submission);
     let intentId;
     try {
-      intentId = (await services.payments.submitAuthorization(workspaceId, invoiceId, submission)).id;
+      intentId = (await services.payments.submitAuthorization(workspaceId, ref, submission)).id;
     } catch (error) {
       if (error instanceof AppError && error.code === 'invalid_payment')
-        return paymentRequired(reply, services, workspaceId, invoiceId, error.message);
+        return paymentRequired(reply, services, workspaceId, ref, error.message);
       throw error;
     }
     const intent = await services.payments.waitForOutcome(workspaceId, intentId, SETTLEMENT_WAIT_MS);
@@ -59,32 +101,24 @@ export function registerX402(app: FastifyInstance, services: Services): void {
     if (intent.status !== 'processing')
       reply.header(version === 2 ? 'PAYMENT-RESPONSE' : 'X-PAYMENT-RESPONSE', responseHeader);
     if (intent.status === 'failed')
-      return paymentRequired(reply, services, workspaceId, invoiceId, `payment failed: ${intent.failureReason}`);
-    const invoice = await services.invoices.get(workspaceId, invoiceId);
-    return reply.code(intent.status === 'succeeded' ? 200 : 202).send({
-      invoiceId,
-      number: formatInvoiceNumber(invoice.number),
-      status: invoice.status,
-      paymentIntent: presentIntent(intent, invoice),
-    });
+      return paymentRequired(reply, services, workspaceId, ref, `payment failed: ${intent.failureReason}`);
+    return reply.code(intent.status === 'succeeded' ? 200 : 202).send(await present(workspaceId, ref, intent));
   };
-  const hide = { hide: true } as const;
-  app.get('/w/:workspaceId/x402/:invoiceId', { schema: hide }, handler);
-  app.post('/w/:workspaceId/x402/:invoiceId', { schema: hide }, handler);
 }
 
-/** 402 with both spellings of what the invoice asks for; an invoice that cannot be paid gets its error. */
+/** 402 with both spellings of what the order asks for; an order that cannot be paid gets its error. */
 async function paymentRequired(
   reply: FastifyReply,
   services: Services,
   workspaceId: WorkspaceId,
-  invoiceId: InvoiceId,
+  ref: OrderRef,
   error: string,
 ) {
-  const { invoice, requirements } = await services.payments.requirements(workspaceId, invoiceId);
+  const { order, requirements } = await services.payments.requirements(workspaceId, ref);
+  const path = ref.kind === 'invoice' ? ref.id : `credit-purchases/${ref.id}`;
   const resource = {
-    url: `${services.config.publicBaseUrl.origin}/w/${workspaceId}/x402/${invoiceId}`,
-    description: `Invoice ${formatInvoiceNumber(invoice.number)}`,
+    url: `${services.config.publicBaseUrl.origin}/w/${workspaceId}/x402/${path}`,
+    description: order.description,
   };
   reply.header('PAYMENT-REQUIRED', v2PaymentRequiredHeader(requirements, resource, error));
   return reply.code(402).send({ ...v1PaymentRequired(requirements, resource, error), requestId: reply.request.id });
