@@ -5,13 +5,16 @@ import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
 
 /**
- * `npm run pay -- <invoice url>`: pays an invoice of the local demo as a buyer would, with the unmodified
- * x402 client and the demo buyer's key from DATA_DIR/demo.json. The url is the invoice's `url` field.
+ * `npm run pay -- <url>`: pays an invoice (or a credit purchase) of the local demo as a buyer (or an agent)
+ * would, with the unmodified x402 client and the demo buyer's key from DATA_DIR/demo.json. The url is the
+ * invoice's or the purchase's `url` field.
  */
 async function main(): Promise<void> {
   const url = process.argv[2];
   if (!url || !/^https?:\/\//.test(url)) {
-    console.error('usage: npm run pay -- <invoice url>   (the "url" field of an invoice, …/x402/inv_…)');
+    console.error(
+      'usage: npm run pay -- <url>   (the "url" field of an invoice, …/x402/inv_…, or of a credit purchase, …/x402/credit-purchases/cp_…)',
+    );
     process.exit(2);
   }
   const dataDir = path.resolve(process.env.DATA_DIR ?? '.data');
