@@ -168,7 +168,10 @@ export class PaymentService {
       isSettlementTransaction(this.deps.db, network.name, txHash),
     ]);
     if (paid || settlement)
-      refuse('This transaction already paid for something; a transfer pays only once.', 'already_used');
+      refuse(
+        'This transaction already paid an invoice or a credit purchase; a transfer pays only once.',
+        'already_used',
+      );
     const at = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx) => {
       // The order lock orders the submissions of one order, so the bound below is exact.
