@@ -30,7 +30,7 @@ it('0013 numbers existing ledger entries per workspace, records their balances, 
                                 '{"invoice": {"id": "inv_one", "number": "", "payTo": ""}}')`,
   );
 
-  expect(await migrate(pool)).toEqual(['0013_credit_purchases']);
+  expect(await migrate(pool)).toContain('0013_credit_purchases');
   const ledger = async () =>
     (
       await pool.query(
