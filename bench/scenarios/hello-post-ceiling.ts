@@ -25,6 +25,8 @@ const ANSWER = {
   paidAt: null,
   expiredAt: null,
   cancelledAt: null,
+  automationId: null,
+  occurrence: null,
 };
 
 /**

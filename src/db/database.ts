@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { AuthNonceTable, SessionTable } from '../modules/auth/index.js';
 import type { ApiKeyTable } from '../modules/api-keys/index.js';
+import type { AutomationTable } from '../modules/automations/index.js';
 import type { CreditAccountTable, CreditLedgerTable } from '../modules/billing/index.js';
 import type { CreditPurchaseTable } from '../modules/credit-purchases/index.js';
 import type { WorkspaceTable } from '../modules/workspaces/index.js';
@@ -32,6 +33,7 @@ export interface Database {
   webhook_attempts: WebhookAttemptTable;
   invoice_batches: InvoiceBatchTable;
   rate_limit_counters: RateLimitCounterTable;
+  automations: AutomationTable;
 }
 
 export type Db = Kysely<Database>;

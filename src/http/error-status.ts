@@ -70,6 +70,8 @@ export const ERROR_STATUS = {
   purchase_paid: 409,
   purchase_processing: 409,
   purchase_expired: 409,
+  invalid_schedule: 400,
+  automation_ended: 409,
   internal_error: 500,
   service_unavailable: 503,
 } as const satisfies Record<ErrorCode, number>;

@@ -7,6 +7,7 @@ import { dashboardPortalRoutes } from '../modules/dashboard/index.js';
 import { healthRoutes } from '../modules/health/index.js';
 import { invoiceSearchRoutes } from '../modules/invoice-search/index.js';
 import { invoicePortalRoutes } from '../modules/invoices/index.js';
+import { automationRoutes } from '../modules/automations/index.js';
 import { invoiceRoutes } from '../modules/invoices/index.js';
 import { purchasePaymentRoutes, receiptRoutes } from '../modules/payments/index.js';
 import { timelineRoutes } from '../modules/timeline/index.js';
@@ -35,6 +36,7 @@ export function workspaceRouteTable(services: Services): WorkspaceRouteTable {
       ...creditPurchaseRoutes(services),
       ...purchasePaymentRoutes(services),
       ...invoiceRoutes(services),
+      ...automationRoutes(services),
       ...receiptRoutes(services),
       ...checkoutSettingsRoutes(services),
       ...webhookRoutes(services),

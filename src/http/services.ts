@@ -2,6 +2,7 @@ import type { Config } from '../config/config.js';
 import type { Db } from '../db/database.js';
 import type { ApiKeyService } from '../modules/api-keys/index.js';
 import type { AuthService } from '../modules/auth/index.js';
+import type { AutomationService } from '../modules/automations/index.js';
 import type { BillingService } from '../modules/billing/index.js';
 import type { CheckoutSettingsService } from '../modules/checkout-settings/index.js';
 import type { CreditPurchaseService } from '../modules/credit-purchases/index.js';
@@ -30,6 +31,7 @@ export interface Services {
   readonly creditPurchases: CreditPurchaseService;
   readonly invoices: InvoiceService;
   readonly invoiceBatches: InvoiceBatchService;
+  readonly automations: AutomationService;
   readonly invoiceSearch: InvoiceSearchService;
   /** Only in the local demo: the built-in browser wallet's accounts. */
   readonly demoWallet?: DemoWallet;

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { JobRunner, type JobHandlers, type JobLogger } from '../jobs/index.js';
 import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from '../modules/events/index.js';
 import { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from '../modules/auth/index.js';
+import { RUN_AUTOMATION_JOB, runAutomationHandler } from '../modules/automations/index.js';
 import {
   EXPIRE_INVOICES_JOB,
   IDEMPOTENCY_CLEANUP_JOB,
@@ -40,6 +41,7 @@ export function jobHandlers(services: Services): JobHandlers {
     [EXPIRE_INVOICES_JOB]: expireInvoicesHandler(services.invoices, db, clock),
     [IDEMPOTENCY_CLEANUP_JOB]: idempotencyCleanupHandler(db, clock),
     [RATE_LIMIT_CLEANUP_JOB]: rateLimitCleanupHandler(db),
+    [RUN_AUTOMATION_JOB]: runAutomationHandler(services.automations),
     [SETTLE_JOB]: settleHandler(services.payments),
     [VERIFY_TRANSACTION_JOB]: verifyTransactionHandler(services.payments),
     [WEBHOOK_RETENTION_JOB]: webhookRetentionHandler(db, clock),

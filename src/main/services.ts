@@ -8,6 +8,7 @@ import { CheckoutSettingsService } from '../modules/checkout-settings/index.js';
 import { CreditPurchaseService } from '../modules/credit-purchases/index.js';
 import { findWebhookEvent } from '../modules/events/index.js';
 import { HealthService } from '../modules/health/index.js';
+import { AutomationService } from '../modules/automations/index.js';
 import { InvoiceBatchService } from '../modules/invoice-batches/index.js';
 import { InvoiceSearchService } from '../modules/invoice-search/index.js';
 import { InvoiceService } from '../modules/invoices/index.js';
@@ -101,6 +102,7 @@ export function createServices(
     creditPurchases,
     invoices,
     invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),
+    automations: new AutomationService({ db, clock, invoices, publicBaseUrl: config.publicBaseUrl }),
     ...(demoWallet && { demoWallet }),
     invoiceSearch: new InvoiceSearchService({ db, clock, publicBaseUrl: config.publicBaseUrl }),
     checkoutSettings: new CheckoutSettingsService({ db }),

@@ -71,6 +71,8 @@ export const ERROR_CODES = [
   'purchase_paid',
   'purchase_processing',
   'purchase_expired',
+  'invalid_schedule',
+  'automation_ended',
   'internal_error',
   'service_unavailable',
 ] as const;

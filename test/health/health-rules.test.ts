@@ -7,6 +7,7 @@ const healthy: HealthFacts = {
   overpayments: none,
   failedDeliveries: none,
   retryingDeliveries: none,
+  pausedAutomations: { ...none, reason: null },
 };
 const at = (minute: number) => new Date(Date.UTC(2030, 0, 1, 12, minute));
 
@@ -28,8 +29,10 @@ describe('issue rules', () => {
       failedDeliveries: { count: 1, since: at(5) },
       retryingDeliveries: { count: 4, since: at(3) },
       pausedEndpoint: { since: at(4), backlog: 0 },
+      pausedAutomations: { count: 2, since: at(7), reason: 'insufficient_credits' },
     });
     expect(issues.map(({ kind, severity, since, count }) => ({ kind, severity, since, count }))).toEqual([
+      { kind: 'automation_paused', severity: 'critical', since: at(7).toISOString(), count: 2 },
       { kind: 'webhook_deliveries_failed', severity: 'critical', since: at(5).toISOString(), count: 1 },
       { kind: 'webhook_paused', severity: 'critical', since: at(4).toISOString(), count: 0 },
       { kind: 'overpayments_received', severity: 'warning', since: at(6).toISOString(), count: 3 },
@@ -37,7 +40,18 @@ describe('issue rules', () => {
       { kind: 'verification_delayed', severity: 'warning', since: at(2).toISOString(), count: 2 },
       { kind: 'webhook_deliveries_retrying', severity: 'warning', since: at(3).toISOString(), count: 4 },
     ]);
-    expect(Object.keys(issues[3]!)).not.toContain('count');
+    expect(Object.keys(issues[4]!)).not.toContain('count');
+  });
+
+  it('says why an automation is paused and how to resume it', () => {
+    const [paused] = issuesFrom({
+      ...healthy,
+      pausedAutomations: { count: 1, since: at(1), reason: 'insufficient_credits' },
+    });
+    expect(paused).toMatchObject({ kind: 'automation_paused', severity: 'critical', count: 1 });
+    expect(paused!.hint).toMatch(
+      /^1 automation is paused .*insufficient_credits, buy credits.*POST \/automations\/\{id\}\/resume/,
+    );
   });
 
   it('tells the merchant what to do, in the singular for one', () => {
@@ -48,6 +62,7 @@ describe('issue rules', () => {
       failedDeliveries: { count: 1, since: at(5) },
       retryingDeliveries: { count: 1, since: at(3) },
       pausedEndpoint: { since: at(4), backlog: 1 },
+      pausedAutomations: { count: 0, since: null, reason: null },
     }).map((issue) => issue.hint);
     expect(failed).toMatch(/^1 webhook event was given up.*POST \/webhook\/retry.*GET \/changes/);
     expect(paused).toMatch(/1 webhook event waiting for it is kept.*PUT \/webhook \{"enabled": true\}/);

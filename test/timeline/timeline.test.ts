@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defineEventKind } from '../../src/modules/events/event.js';
 import { append } from '../../src/modules/events/index.js';
 import { findInvoice, type InvoiceId } from '../../src/modules/invoices/index.js';
 import { invoiceEvent } from '../../src/modules/invoices/invoice.present.js';
@@ -8,6 +9,14 @@ import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, merchant } from '../support/app.js';
 import { startTestReceiver } from '../support/webhook-receiver.js';
 import { payByTransaction, scriptedChain, submitPayment, verifyPayment } from './scripted-chain.js';
+
+// A kind the timeline does not show, which exists only in this test.
+declare module '../../src/modules/events/event.js' {
+  interface EventDataByKind {
+    'test.unshown': Record<string, never>;
+  }
+}
+defineEventKind('test.unshown', { subject: 'invoice', webhook: false, timeline: null, when: 'only in this test' });
 
 const MINUTE = 60_000;
 const clock = new ManualClock();
@@ -251,7 +260,7 @@ describe('GET /invoices/{id}/timeline', () => {
         }
       }
       // A newer event of a kind the timeline does not show takes no place among the 100.
-      await append(trx, workspaceId, { type: 'invoice.scheduled', invoiceId: invoice.id, data: {}, at: at(500) });
+      await append(trx, workspaceId, { type: 'test.unshown', invoiceId: invoice.id, data: {}, at: at(500) });
     });
 
     const timeline = await capShop.timeline(invoice.id);
@@ -322,6 +331,7 @@ describe('GET /invoices/{id}/timeline', () => {
       'cancelled',
       'renewed',
       'reopened',
+      'scheduled',
       'webhook_attempt',
     ]);
   });

@@ -48,6 +48,12 @@ export interface InvoiceEventData {
   readonly invoice: InvoiceSnapshot;
 }
 
+export interface ScheduledEventData extends InvoiceEventData {
+  /** The automation (`aut_…`) and which of its occurrences created the invoice. */
+  readonly automationId: string;
+  readonly occurrence: number;
+}
+
 export interface PaymentIntentEventData {
   readonly paymentIntent: PaymentIntentSnapshot;
   /** Absent only if the invoice could not be read (it always exists while its payment does). */
@@ -142,12 +148,11 @@ const BUILT_IN = {
     timeline: 'reopened',
     when: 'verification failed before the deadline; payable again',
   }),
-  'invoice.scheduled': kind<Record<string, never>>()({
+  'invoice.scheduled': kind<ScheduledEventData>()({
     subject: 'invoice',
     webhook: true,
-    timeline: null,
-    when: 'reserved for automatic invoices; not proof of payment',
-    reserved: true,
+    timeline: 'scheduled',
+    when: 'an automation created the invoice for one of its occurrences (`automationId`, `occurrence`); not proof of payment',
   }),
 } as const;
 

@@ -21,6 +21,9 @@ interface Row {
   pending_count: bigint;
   endpoint_enabled: boolean | null;
   paused_since: Date | null;
+  automations_paused: bigint;
+  automations_paused_since: Date | null;
+  automation_paused_reason: string | null;
 }
 
 /**
@@ -64,7 +67,8 @@ export async function readHealthFacts(
            ) END AS credits_low_since,
            p.delayed_count, p.delayed_since, o.overpaid_count, o.overpaid_since,
            d.failed_count, d.failed_since, d.retrying_count, d.retrying_since, d.pending_count,
-           e.enabled AS endpoint_enabled, coalesce(e.paused_at, e.updated_at) AS paused_since
+           e.enabled AS endpoint_enabled, coalesce(e.paused_at, e.updated_at) AS paused_since,
+           au.automations_paused, au.automations_paused_since, au.automation_paused_reason
       FROM workspaces w
       LEFT JOIN credit_accounts c ON c.workspace_id = w.id
       LEFT JOIN webhook_endpoints e ON e.workspace_id = w.id
@@ -88,6 +92,12 @@ export async function readHealthFacts(
          FROM webhook_deliveries
         WHERE workspace_id = w.id AND status IN ('failed', 'pending') AND type <> ${TEST_EVENT_TYPE}
      ) d
+     CROSS JOIN LATERAL (
+       SELECT count(*) AS automations_paused, min(paused_at) AS automations_paused_since,
+              (array_agg(paused_reason->>'code' ORDER BY paused_at))[1] AS automation_paused_reason
+         FROM automations
+        WHERE workspace_id = w.id AND status = 'paused'
+     ) au
      WHERE w.id = ${workspaceId}`.execute(db);
   const row = rows[0];
   if (!row) return undefined;
@@ -99,6 +109,11 @@ export async function readHealthFacts(
     overpayments: { count: Number(row.overpaid_count), since: row.overpaid_since },
     failedDeliveries: { count: Number(row.failed_count), since: row.failed_since },
     retryingDeliveries: { count: Number(row.retrying_count), since: row.retrying_since },
+    pausedAutomations: {
+      count: Number(row.automations_paused),
+      since: row.automations_paused_since,
+      reason: row.automation_paused_reason,
+    },
     ...(row.endpoint_enabled === false && {
       pausedEndpoint: { since: row.paused_since!, backlog: Number(row.pending_count) },
     }),

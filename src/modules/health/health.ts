@@ -18,8 +18,18 @@ export function lowCreditThreshold(successFeeCredits: number): number {
   return LOW_CREDIT_INVOICES * (Math.max(...Object.values(EXPIRES_IN_CREDITS)) + successFeeCredits);
 }
 
+/** What to do about the refusals that pause an automation. */
+const PAUSE_CAUSES: Readonly<Record<string, string>> = {
+  paused_by_owner: 'paused by you',
+  insufficient_credits: 'buy credits in the Billing tab or with POST /credit-purchases',
+  return_origin_not_allowed: 'allow the return origin again (PUT /checkout-settings) or change the template',
+  amount_too_large: 'lower the template amount (PATCH /automations/{id})',
+  unsupported_network: 'the network is no longer offered: change the template',
+};
+
 /** Every kind, most severe first: the order of the list GET /issues answers. */
 export const ISSUE_KINDS = [
+  'automation_paused',
   'webhook_deliveries_failed',
   'webhook_paused',
   'overpayments_received',
@@ -32,6 +42,7 @@ export type IssueSeverity = 'critical' | 'warning';
 
 /** Critical: something stopped and stays stopped until the merchant acts. Warning: it may heal by itself. */
 const SEVERITY = {
+  automation_paused: 'critical',
   webhook_deliveries_failed: 'critical',
   webhook_paused: 'critical',
   overpayments_received: 'warning',
@@ -65,12 +76,26 @@ export interface HealthFacts {
   readonly retryingDeliveries: Tally;
   /** Present only while the endpoint exists and is disabled; `backlog` = its pending deliveries. */
   readonly pausedEndpoint?: { readonly since: Date; readonly backlog: number };
+  /** Paused automations; `reason` is the pausedReason code of the one paused first. */
+  readonly pausedAutomations: Tally & { readonly reason: string | null };
 }
 
 type Found = { readonly since: Date; readonly hint: string; readonly count?: number } | undefined;
 
 /** One detector per kind: the issue when the facts show it, else undefined. */
 const DETECTORS: Record<IssueKind, (facts: HealthFacts) => Found> = {
+  automation_paused: ({ pausedAutomations: { count, since, reason } }) =>
+    count > 0 && since
+      ? {
+          since,
+          count,
+          hint:
+            `${count === 1 ? '1 automation is' : `${count} automations are`} paused and creating no invoices` +
+            `${reason ? ` (the first: ${reason}${PAUSE_CAUSES[reason] ? `, ${PAUSE_CAUSES[reason]}` : ''})` : ''}. ` +
+            'GET /automations shows each with its pausedReason; remove the cause, then POST /automations/{id}/resume: ' +
+            'it continues with the next occurrence still to come. Invoices already created stay payable.',
+        }
+      : undefined,
   webhook_deliveries_failed: ({ failedDeliveries: { count, since } }) =>
     count > 0 && since
       ? {

@@ -6,6 +6,7 @@ export {
   formatInvoiceNumber,
   transition,
   type Invoice,
+  type InvoiceAutomation,
   type InvoiceCommand,
   type InvoiceId,
   type InvoiceStatus,

@@ -1,7 +1,7 @@
 import { formatUsdc } from '../../shared/money.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceEventData, NewEvent } from '../events/index.js';
-import { formatInvoiceNumber, type Invoice, type InvoiceEventType } from './invoice.js';
+import { formatInvoiceNumber, type Invoice, type InvoiceAutomation, type InvoiceEventType } from './invoice.js';
 import type { CreateInvoiceParams } from './invoice.repo.js';
 
 /** The invoice as the API shows it. Links are built from PUBLIC_BASE_URL (docs/invoices.md). */
@@ -28,6 +28,8 @@ export function presentInvoice(invoice: Invoice, baseUrl: URL) {
     paidAt: invoice.paidAt?.toISOString() ?? null,
     expiredAt: invoice.expiredAt?.toISOString() ?? null,
     cancelledAt: invoice.cancelledAt?.toISOString() ?? null,
+    automationId: invoice.automation?.id ?? null,
+    occurrence: invoice.automation?.occurrence ?? null,
   };
 }
 
@@ -50,7 +52,12 @@ export type InvoiceDraft = Pick<
  * that create_invoice fills in (SQL invoice_number_text matches formatInvoiceNumber), so creation stays
  * one round trip and the API shape has one definition.
  */
-export function createdEventData(workspaceId: WorkspaceId, draft: InvoiceDraft, baseUrl: URL): InvoiceEventData {
+export function createdEventData(
+  workspaceId: WorkspaceId,
+  draft: InvoiceDraft,
+  baseUrl: URL,
+  automation: InvoiceAutomation | null = null,
+): InvoiceEventData {
   const invoice: Invoice = {
     ...draft,
     workspaceId,
@@ -66,6 +73,7 @@ export function createdEventData(workspaceId: WorkspaceId, draft: InvoiceDraft, 
     paidAt: null,
     expiredAt: null,
     cancelledAt: null,
+    automation,
   };
   return { invoice: presentInvoice(invoice, baseUrl) };
 }

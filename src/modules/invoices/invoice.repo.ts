@@ -32,6 +32,10 @@ export function toInvoice(row: StoredInvoice): Invoice {
     paidAt: date(row.paid_at),
     expiredAt: date(row.expired_at),
     cancelledAt: date(row.cancelled_at),
+    automation:
+      row.automation_id === null || row.automation_id === undefined
+        ? null
+        : { id: row.automation_id as string, occurrence: Number(row.occurrence) },
   };
 }
 
@@ -51,7 +55,7 @@ export interface CreateInvoiceParams {
   readonly payTo: string | null;
   readonly cost: bigint;
   readonly fee: bigint;
-  readonly source: 'api' | 'portal' | 'batch';
+  readonly source: 'api' | 'portal' | 'batch' | 'automation';
   /** The data of its `invoice.created` event, but for the number and wallet the database fills in. */
   readonly createdEvent: InvoiceEventData;
 }
@@ -96,6 +100,21 @@ export async function createInvoice(
     if (database.code !== 'P0001') throw error;
     throw refusal(database.message, database.detail);
   }
+}
+
+/** Records which automation and occurrence created the invoice (in the transaction that created it). */
+export async function markScheduled(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceId: InvoiceId,
+  automation: { id: string; occurrence: number },
+): Promise<void> {
+  await db
+    .updateTable('invoices')
+    .set({ automation_id: automation.id, occurrence: automation.occurrence })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', invoiceId)
+    .execute();
 }
 
 /**

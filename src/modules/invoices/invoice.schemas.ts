@@ -29,6 +29,12 @@ export const InvoiceView = Type.Object({
   paidAt: Type.Union([Timestamp, Type.Null()]),
   expiredAt: Type.Union([Timestamp, Type.Null()]),
   cancelledAt: Type.Union([Timestamp, Type.Null()]),
+  automationId: Type.Union([Type.String({ description: 'The automation (`aut_…`) that created it.' }), Type.Null()], {
+    description: 'Set for an invoice an automation created; null otherwise.',
+  }),
+  occurrence: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+    description: "Which of the automation's occurrences created it (1, 2, …); null otherwise.",
+  }),
 });
 
 export const CreateInvoiceBody = Type.Object(

@@ -11,6 +11,7 @@ import {
   transition,
   type ExpiresIn,
   type Invoice,
+  type InvoiceAutomation,
   type InvoiceCommand,
   type InvoiceId,
   type InvoiceStatus,
@@ -32,6 +33,7 @@ import {
   findInvoice,
   listInvoices,
   lockInvoice,
+  markScheduled,
   paidTotalsByDay,
   updateInvoice,
   type CreateInvoiceParams,
@@ -140,6 +142,35 @@ export class InvoiceService {
       );
     }
     return this.present(outcome.invoice);
+  }
+
+  /**
+   * Creates the invoice of an automation's occurrence inside the caller's transaction (which also
+   * records the occurrence and its `invoice.scheduled` event), under the key the automation derives
+   * for the occurrence: a second run of the same occurrence replays it instead of creating another.
+   */
+  async createScheduled(
+    trx: Executor,
+    workspaceId: WorkspaceId,
+    valid: ValidInvoiceInput,
+    occurrence: { key: string; requestHash: Buffer; automation: InvoiceAutomation },
+  ): Promise<Invoice> {
+    const params = this.createParams(
+      workspaceId,
+      valid,
+      {
+        idempotencyKey: occurrence.key,
+        requestHash: occurrence.requestHash,
+        idempotencyTtlSeconds: IDEMPOTENCY_TTL_SECONDS,
+        source: 'automation',
+      },
+      occurrence.automation,
+    );
+    const outcome = await createInvoice(trx, workspaceId, params);
+    if (outcome.kind === 'idempotency_key_reused')
+      throw new Error(`the key of occurrence ${occurrence.key} was used for another invoice`);
+    await markScheduled(trx, workspaceId, outcome.invoice.id, occurrence.automation);
+    return this.present({ ...outcome.invoice, automation: occurrence.automation });
   }
 
   async get(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice> {
@@ -256,6 +287,7 @@ export class InvoiceService {
     workspaceId: WorkspaceId,
     valid: ValidInvoiceInput,
     key: Pick<CreateInvoiceParams, 'idempotencyKey' | 'requestHash' | 'idempotencyTtlSeconds' | 'source'>,
+    automation: InvoiceAutomation | null = null,
   ): CreateInvoiceParams {
     const cost = this.costOf(valid);
     const params = {
@@ -266,7 +298,7 @@ export class InvoiceService {
       cost: BigInt(cost.creation),
       fee: BigInt(cost.feeReserve),
     };
-    return { ...params, createdEvent: createdEventData(workspaceId, params, this.deps.publicBaseUrl) };
+    return { ...params, createdEvent: createdEventData(workspaceId, params, this.deps.publicBaseUrl, automation) };
   }
 
   /** Readers never see an open invoice past its deadline: it reads as expired at its deadline. */

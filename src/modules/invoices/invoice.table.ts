@@ -22,6 +22,8 @@ export interface InvoiceTable {
   paid_at: Date | null;
   expired_at: Date | null;
   cancelled_at: Date | null;
+  automation_id: string | null;
+  occurrence: number | null;
 }
 
 export interface IdempotencyKeyTable {

@@ -34,6 +34,13 @@ export interface Invoice {
   readonly paidAt: Date | null;
   readonly expiredAt: Date | null;
   readonly cancelledAt: Date | null;
+  /** The automation and occurrence that created it; null for any other invoice. */
+  readonly automation: InvoiceAutomation | null;
+}
+
+export interface InvoiceAutomation {
+  readonly id: string;
+  readonly occurrence: number;
 }
 
 export function newInvoiceId(): InvoiceId {

@@ -1,0 +1,6 @@
+/** What other modules may use of automations; everything else is the module's own. */
+export { AutomationService } from './automation.service.js';
+export { RUN_AUTOMATION_JOB, runAutomationHandler } from './automation.jobs.js';
+export { automationRoutes } from './automation.routes.js';
+export { pausedAutomations } from './automation.repo.js';
+export type { AutomationTable } from './automation.table.js';
