@@ -90,6 +90,8 @@ describe('an automation', () => {
     // Not due yet: the job sleeps until the occurrence, an hour at most at a time.
     clock.set(new Date(startAt.getTime() - 120_000));
     expect((await s.run(automation.id))?.delaySeconds).toBe(120);
+    clock.set(new Date(startAt.getTime() - 7_200_000));
+    expect((await s.run(automation.id))?.delaySeconds).toBe(3600);
     expect(await s.invoicesOf(automation.id)).toEqual([]);
 
     clock.set(startAt);

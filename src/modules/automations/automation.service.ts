@@ -227,10 +227,10 @@ export class AutomationService {
     }
     if (!ran || ran.status !== 'active') return;
     const next = dueOccurrence(ran.schedule, ran.nextOccurrence, this.deps.clock.now());
-    if (next.kind === 'end') throw new RetryLater(1, 'the schedule has ended');
-    if (next.kind === 'run') throw new RetryLater(1, 'the next occurrence is due');
-    const seconds = Math.ceil((next.at.getTime() - this.deps.clock.now().getTime()) / 1000);
-    throw new RetryLater(Math.min(MAX_SLEEP_SECONDS, Math.max(1, seconds)), 'waiting for the next occurrence');
+    if (next.kind !== 'wait') throw new RetryLater(0.001, next.kind === 'end' ? 'the schedule has ended' : 'due again');
+    // To the millisecond: the worker wakes when its next job is due, so the invoice comes on time.
+    const seconds = (next.at.getTime() - this.deps.clock.now().getTime()) / 1000;
+    throw new RetryLater(Math.min(MAX_SLEEP_SECONDS, Math.max(0.001, seconds)), 'waiting for the next occurrence');
   }
 
   private async createOccurrence(
