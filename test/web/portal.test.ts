@@ -170,6 +170,7 @@ describe('portal assets', () => {
     expect([...seen].sort()).toEqual([
       'api.js',
       'app.js',
+      'authorization.js',
       'billing.js',
       'chart.js',
       'dom.js',
