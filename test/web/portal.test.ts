@@ -179,6 +179,7 @@ describe('portal assets', () => {
       'keccak.js',
       'keys.js',
       'overview.js',
+      'purchase.js',
       'secret.js',
       'settings.js',
       'signin.js',
