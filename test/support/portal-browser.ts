@@ -2,7 +2,10 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Page } from 'playwright-core';
-import { NO_CHAIN } from '../../src/main/services.js';
+import { afterAll } from 'vitest';
+import { JobRunner } from '../../src/jobs/index.js';
+import { jobHandlers } from '../../src/main/jobs.js';
+import { NO_CHAIN, type ChainDeps } from '../../src/main/services.js';
 import { append } from '../../src/modules/events/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
@@ -25,21 +28,32 @@ async function freePort(): Promise<number> {
 
 /**
  * The real app on a real port whose PUBLIC_BASE_URL is that very address, so that sign-in (the SIWE
- * domain) and the portal's Origin check see exactly what a browser sends. On the wall clock. Closed
- * after the file's tests.
+ * domain) and the portal's Origin check see exactly what a browser sends. On the wall clock. With a
+ * `chain`, payments are taken on it and the job runner settles and confirms them. Closed after the
+ * file's tests.
  */
 export async function startPortalApp(
-  options: { env?: Record<string, string>; demoWallet?: DemoWallet } = {},
+  options: { env?: Record<string, string>; demoWallet?: DemoWallet; chain?: ChainDeps } = {},
 ): Promise<PortalApp> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const testApp = await createTestApp(
     { PUBLIC_BASE_URL: origin, ...options.env },
     systemClock,
-    NO_CHAIN,
+    options.chain ?? NO_CHAIN,
     options.demoWallet,
   );
   await testApp.app.listen({ port, host: '127.0.0.1' });
+  if (options.chain) {
+    const runner = new JobRunner({
+      db: testApp.database.db,
+      connection: testApp.database.connection,
+      handlers: jobHandlers(testApp.services),
+      pollIntervalMs: 200,
+    });
+    await runner.start();
+    afterAll(() => runner.stop());
+  }
   return { ...testApp, origin };
 }
 

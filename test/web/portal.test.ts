@@ -170,6 +170,7 @@ describe('portal assets', () => {
     expect([...seen].sort()).toEqual([
       'api.js',
       'app.js',
+      'authorization.js',
       'billing.js',
       'chart.js',
       'dom.js',
@@ -178,6 +179,7 @@ describe('portal assets', () => {
       'keccak.js',
       'keys.js',
       'overview.js',
+      'purchase.js',
       'secret.js',
       'settings.js',
       'signin.js',

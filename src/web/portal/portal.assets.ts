@@ -23,15 +23,27 @@ export interface PortalAsset {
 }
 
 /**
- * Reads every servable file of `dir` once. Only listed extensions are served and the map is keyed by
- * bare file name, so a request can never reach outside the directory.
+ * Reads every servable file of `dir` once, and each file of `shared` (paths of files another page's
+ * folder owns, served here under their bare names too). Only listed extensions are served and the map
+ * is keyed by bare file name, so a request can never reach outside these files.
  */
-export function loadPortalAssets(dir: string = CLIENT_DIR): ReadonlyMap<string, PortalAsset> {
+export function loadPortalAssets(
+  dir: string = CLIENT_DIR,
+  shared: readonly string[] = [],
+): ReadonlyMap<string, PortalAsset> {
   const assets = new Map<string, PortalAsset>();
-  for (const name of readdirSync(dir).sort()) {
+  const files = [
+    ...readdirSync(dir)
+      .sort()
+      .map((name) => path.join(dir, name)),
+    ...shared,
+  ];
+  for (const file of files) {
+    const name = path.basename(file);
     const contentType = CONTENT_TYPES[path.extname(name)];
     if (!contentType) continue;
-    const body = readFileSync(path.join(dir, name));
+    if (assets.has(name)) throw new Error(`Two client files are named ${name}.`);
+    const body = readFileSync(file);
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
     assets.set(name, { body, contentType, etag });
   }
@@ -39,11 +51,16 @@ export function loadPortalAssets(dir: string = CLIENT_DIR): ReadonlyMap<string, 
 }
 
 /**
- * Serves the files of `dir` under `base` (read once by `loadPortalAssets`), revalidated with a content
- * ETag so a deploy is picked up at once, outside the OpenAPI document.
+ * Serves the files of `dir` and `shared` under `base` (read once by `loadPortalAssets`), revalidated
+ * with a content ETag so a deploy is picked up at once, outside the OpenAPI document.
  */
-export function serveAssets(app: FastifyInstance, base: string, dir: string = CLIENT_DIR): void {
-  const assets = loadPortalAssets(dir);
+export function serveAssets(
+  app: FastifyInstance,
+  base: string,
+  dir: string = CLIENT_DIR,
+  shared: readonly string[] = [],
+): void {
+  const assets = loadPortalAssets(dir, shared);
   app.get<{ Params: { file: string } }>(`${base}:file`, { schema: { hide: true } }, async (request, reply) => {
     const asset = assets.get(request.params.file);
     if (!asset) return reply.callNotFound();

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LOCAL_CHAIN_ID, networkNames, signInChainIds, type Config } from '../../config/config.js';
+import path from 'node:path';
 import type { Services } from '../../http/services.js';
-import { ASSET_BASE, serveAssets } from './portal.assets.js';
+import { CHECKOUT_CLIENT_DIR } from '../checkout/checkout.assets.js';
+import { ASSET_BASE, CLIENT_DIR, serveAssets } from './portal.assets.js';
 import { renderPortalHome, type SignInNetwork } from './portal.page.js';
 
 /**
@@ -12,6 +14,12 @@ export const PORTAL_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const hide = { hide: true } as const;
+
+/**
+ * The checkout's EIP-3009 authorization builder, served to the portal as well: the billing tab signs
+ * the same authorization for a credit purchase, and one copy keeps the two exactly alike.
+ */
+const SHARED_CLIENT_FILES = [path.join(CHECKOUT_CLIENT_DIR, 'authorization.js')];
 
 /**
  * The web portal's pages and their static assets, outside the OpenAPI document. Pages only render the
@@ -33,7 +41,7 @@ export function registerPortalPages(app: FastifyInstance, services: Services): v
   });
   app.get('/portal/', { schema: hide }, async (_request, reply) => reply.redirect('/portal', 301));
 
-  serveAssets(app, ASSET_BASE);
+  serveAssets(app, ASSET_BASE, CLIENT_DIR, SHARED_CLIENT_FILES);
 }
 
 function pageHeaders(reply: FastifyReply): void {

@@ -14,6 +14,14 @@ export class ApiError extends Error {
 }
 
 let sessionLost = () => {};
+// How far the service's clock is ahead of this computer's, from the Date header of its last answer.
+let clockOffsetMs = 0;
+
+/**
+ * The service's time now, as far as its last answer tells (to the second): what a signature's validity
+ * counts from, so a wrong clock on this computer cannot make it expire before the service checks it.
+ */
+export const serverNow = () => Date.now() + clockOffsetMs;
 
 /** Called when a portal API request finds no session (expired, or signed out in another tab). */
 export function onSessionLost(handler) {
@@ -35,6 +43,8 @@ async function request(method, path, body, extraHeaders = {}) {
   } catch {
     throw new ApiError(0, { message: 'Could not reach the service. Check your connection and try again.' });
   }
+  const serverDate = Date.parse(response.headers.get('date') ?? '');
+  if (Number.isFinite(serverDate)) clockOffsetMs = serverDate - Date.now();
   if (response.status === 204) return undefined;
   const data = await response.json().catch(() => undefined);
   if (!response.ok) {

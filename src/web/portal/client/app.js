@@ -21,7 +21,7 @@ let workspace;
 const overview = createOverviewView();
 const refreshIssues = () => overview.refreshIssues(workspace).catch((error) => reportError(error));
 const keys = createKeysView();
-const billing = createBillingView();
+const billing = createBillingView({ onChange: refreshIssues });
 const webhook = createWebhookView({ onChange: refreshIssues });
 const invoices = createInvoicesView({
   onCreated: (invoice) => {

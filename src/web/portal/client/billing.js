@@ -1,7 +1,9 @@
 /* global crypto */
-// The billing panel: the credit packages with a buy button each, the purchases made, and the ledger.
+// The billing panel: the credit packages with a buy button each, the purchase being paid (purchase.js),
+// the purchases made, and the ledger.
 import { ApiError, api, workspacePath } from './api.js';
-import { badge, busy, byId, el, fillFacts, formatAmount, reportError, show, timeEl } from './dom.js';
+import { badge, busy, byId, el, formatAmount, reportError, show, timeEl } from './dom.js';
+import { createPurchaseView } from './purchase.js';
 
 const PAGE = 25;
 
@@ -42,7 +44,9 @@ function ledgerRow(entry) {
   );
 }
 
-function purchaseRow(purchase) {
+/** A row of the purchase history; its button opens the purchase (`open(id)`) to pay or follow it. */
+function purchaseRow(purchase, open) {
+  const label = purchase.status === 'open' ? 'Pay' : 'Show';
   return el(
     'tr',
     {},
@@ -52,6 +56,20 @@ function purchaseRow(purchase) {
     el('td', { 'data-label': 'Price', class: 'num' }, `${formatAmount(purchase.price)} USDC`),
     el('td', { 'data-label': 'Status' }, badge(purchase.status)),
     el('td', { 'data-label': 'Pay by' }, purchase.status === 'open' ? timeEl(purchase.expiresAt) : '—'),
+    el(
+      'td',
+      { class: 'actions-cell' },
+      el(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary small',
+          'aria-label': `${label} purchase ${purchase.id}`,
+          onclick: () => open(purchase.id),
+        },
+        label,
+      ),
+    ),
   );
 }
 
@@ -73,10 +91,10 @@ function pagedList({ rows, more, status, fetchPage, render, empty }) {
   return { load, reset: () => rows.replaceChildren() };
 }
 
-export function createBillingView() {
+/** `onChange()` runs when a purchase was paid or changed status (the balance and the issues may have moved). */
+export function createBillingView({ onChange }) {
   const packages = byId('package-list');
   const unavailable = byId('purchases-unavailable');
-  const detail = byId('purchase-detail');
   let workspace;
   // One Idempotency-Key per package a click asks for: a retry after a lost answer reuses it, so it
   // cannot make a second purchase; a success starts a new one.
@@ -87,7 +105,8 @@ export function createBillingView() {
     more: byId('purchase-more'),
     status: byId('purchase-list-status'),
     empty: 'No purchases yet.',
-    render: purchaseRow,
+    render: (purchase) =>
+      purchaseRow(purchase, (id) => detail.open(workspace, id).catch((error) => reportError(error))),
     fetchPage: async (ws, cursor) => {
       const page = await api.get(
         workspacePath(ws.id, 'credit-purchases', { cursor: cursor ?? undefined, limit: PAGE }),
@@ -115,19 +134,26 @@ export function createBillingView() {
     busy(event.currentTarget, () => ledger.load(workspace, true).catch((error) => reportError(error))),
   );
 
-  function renderDetail(purchase) {
-    byId('purchase-status').replaceWith(Object.assign(badge(purchase.status), { id: 'purchase-status' }));
-    fillFacts(byId('purchase-facts'), [
-      ['Package', `${purchase.packageId}: ${plural(purchase.credits, 'credit')}`],
-      ['Price', `${formatAmount(purchase.price)} USDC`],
-      ['Pay to', el('code', {}, purchase.recipient)],
-      ['Pay by', timeEl(purchase.expiresAt)],
-      ['Purchase id', el('code', {}, purchase.id)],
-      ['Payment URL', el('code', {}, purchase.url)],
-      ...purchase.payment.networks.map((network) => [`On ${network.name}`, el('code', {}, network.paymentUri)]),
-    ]);
-    show(detail, true);
+  async function loadBalance(selected) {
+    const billing = await api.get(workspacePath(selected.id, 'billing'));
+    if (workspace !== selected) return undefined;
+    byId('billing-tab-balance').textContent = String(billing.creditBalance);
+    byId('billing-tab-available').textContent = String(billing.availableCredits);
+    show(byId('billing-tab-grant-note'), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
+    return billing;
   }
+
+  // A purchase that moved (processing, paid, back to open after a failure) moves the history; a paid
+  // one also the balance and the ledger.
+  const detail = createPurchaseView({
+    onChange: (purchase) => {
+      const target = workspace;
+      const reloads = [purchases.load(target)];
+      if (purchase.status === 'paid') reloads.push(loadBalance(target), ledger.load(target));
+      Promise.all(reloads).catch((error) => reportError(error));
+      onChange();
+    },
+  });
 
   async function buy(button, creditPackage) {
     const target = workspace;
@@ -142,7 +168,7 @@ export function createBillingView() {
         );
         attempts.delete(creditPackage.id);
         if (target !== workspace) return;
-        renderDetail(purchase);
+        detail.show(target, purchase);
         await purchases.load(target);
       } catch (error) {
         if (error instanceof ApiError && error.code === 'purchases_unavailable') return showUnavailable(error);
@@ -176,18 +202,15 @@ export function createBillingView() {
   return {
     async show(selected) {
       if (selected.id !== workspace?.id) {
-        show(detail, false);
+        detail.hide();
         show(unavailable, false);
         attempts.clear();
         purchases.reset();
         ledger.reset();
       }
       workspace = selected;
-      const billing = await api.get(workspacePath(selected.id, 'billing'));
-      if (workspace !== selected) return;
-      byId('billing-tab-balance').textContent = String(billing.creditBalance);
-      byId('billing-tab-available').textContent = String(billing.availableCredits);
-      show(byId('billing-tab-grant-note'), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
+      const billing = await loadBalance(selected);
+      if (!billing) return;
       renderPackages(billing.packages);
       await Promise.all([
         purchases.load(selected).catch((error) => {

@@ -4,11 +4,11 @@ import { api, workspacePath } from './api.js';
 import { barChart, niceMax } from './chart.js';
 import { byId, el, formatAmount, show, timeEl } from './dom.js';
 
-/** Issue kinds (GET /issues) in words, and the panel where the fix is. */
+/** Issue kinds (GET /issues) in words, the panel where the fix is, and the link's words when not "Go there". */
 const ISSUES = {
   webhook_deliveries_failed: ['Webhook deliveries failed', '#api'],
   webhook_paused: ['Webhook delivery is paused', '#api'],
-  low_credits: ['Credits are running low', '#overview'],
+  low_credits: ['Credits are running low', '#billing', 'Buy credits'],
   verification_delayed: ['Payments are slow to verify', '#invoices'],
   webhook_deliveries_retrying: ['Webhook deliveries are being retried', '#api'],
 };
@@ -18,13 +18,13 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const shortDate = (date) => date.slice(5).replace('-', '/');
 
 function issueItem(issue) {
-  const [title, href] = ISSUES[issue.kind] ?? [issue.kind, '#overview'];
+  const [title, href, action = 'Go there'] = ISSUES[issue.kind] ?? [issue.kind, '#overview'];
   return el(
     'li',
     { class: `issue ${issue.severity}` },
     el('strong', {}, title, issue.count !== undefined ? ` (${issue.count})` : ''),
     el('span', { class: 'muted' }, ' since ', timeEl(issue.since)),
-    el('p', {}, issue.hint, ' ', el('a', { href }, 'Go there')),
+    el('p', {}, issue.hint, ' ', el('a', { href }, action)),
   );
 }
 

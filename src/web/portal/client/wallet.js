@@ -1,7 +1,9 @@
 /* global window, Event */
 // Browser wallets through EIP-1193 (`provider.request`), found by EIP-6963 discovery with the injected
-// `window.ethereum` as the fallback, and the Sign-In with Ethereum flow on top.
-import { api } from './api.js';
+// `window.ethereum` as the fallback, and on top the Sign-In with Ethereum flow and the gasless payment
+// of a credit purchase (an EIP-3009 authorization the service settles).
+import { api, serverNow } from './api.js';
+import { VALIDITY_SECONDS, normalizeSignature, transferAuthorization } from './authorization.js';
 import { createSiweMessage, utf8ToHex } from './siwe.js';
 
 const STATEMENT = 'Sign in to the Invoice Service portal.';
@@ -134,4 +136,54 @@ export async function signInWithWallet(wallet, chainIds, onStep) {
   const signature = await ask(provider, 'personal_sign', [utf8ToHex(message), address]);
   onStep('Checking the signature…');
   return api.post('/auth/verify', { message, signature });
+}
+
+/** Makes the wallet use `network`'s chain, asking it to switch when it is on another. */
+async function useChain(provider, network, onStep) {
+  if ((await readChainId(provider)) === network.chainId) return;
+  onStep(`Approve the switch to ${network.name} in your wallet…`);
+  try {
+    await ask(provider, 'wallet_switchEthereumChain', [{ chainId: `0x${network.chainId.toString(16)}` }]);
+  } catch (error) {
+    if (error.code === 4902)
+      throw new WalletError(
+        `Your wallet does not know ${network.name} (chain ${network.chainId}). Add it to your wallet, or pay another way.`,
+        4902,
+      );
+    throw error;
+  }
+  if ((await readChainId(provider)) !== network.chainId)
+    throw new WalletError(
+      `Your wallet is not on ${network.name}. Switch it to chain ${network.chainId} and try again.`,
+    );
+}
+
+/**
+ * Has `wallet` sign the EIP-3009 authorization that pays a credit purchase on `network`, and resolves
+ * the body of POST …/credit-purchases/<id>/authorizations. `fresh()` reads the purchase again once the
+ * wallet is ready, so the status and nonce are those of the moment of signing.
+ */
+export async function signPurchasePayment(wallet, network, fresh, onStep) {
+  const { provider } = wallet;
+  onStep('Approve the connection in your wallet…');
+  const accounts = await ask(provider, 'eth_requestAccounts');
+  const from = Array.isArray(accounts) ? accounts[0] : undefined;
+  if (typeof from !== 'string') throw new WalletError('Your wallet shared no account. Unlock it and try again.');
+  await useChain(provider, network, onStep);
+  const purchase = await fresh();
+  const nonce = purchase.payment.authorizationNonce;
+  if (purchase.status !== 'open' || !nonce)
+    throw new WalletError(`This purchase cannot take a payment now: it is ${purchase.status}.`);
+  // Valid for VALIDITY_SECONDS, but never past the purchase's deadline: after it the signature could
+  // still move the money on-chain although the purchase takes no payment any more.
+  const countFrom = Math.min(serverNow(), Date.parse(purchase.expiresAt) - VALIDITY_SECONDS * 1000);
+  const { authorization, typedData } = transferAuthorization(
+    { recipient: purchase.recipient, amount: purchase.price, authorizationNonce: nonce },
+    network,
+    from,
+    countFrom,
+  );
+  onStep('Sign the payment in your wallet. No gas fee: the service submits it.');
+  const signature = await ask(provider, 'eth_signTypedData_v4', [from, JSON.stringify(typedData)]);
+  return { network: network.name, authorization, signature: normalizeSignature(signature) };
 }

@@ -1,0 +1,237 @@
+/* global window */
+// One credit purchase in the billing tab: its facts, paying it from a browser wallet (an EIP-3009
+// authorization the service settles), what those paying another way need, and following it to paid.
+import { api, workspacePath } from './api.js';
+import { badge, busy, byId, copyFrom, el, fillFacts, formError, formatAmount, show, timeEl } from './dom.js';
+import { listWallets, onWalletsChanged, signPurchasePayment } from './wallet.js';
+
+/** While a payment is being verified the purchase is read again this often, until it is settled. */
+const FOLLOW_MS = 1000;
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const words = (code) => code.replaceAll('_', ' ');
+/** Thrown when another purchase (or none) was shown meanwhile: the answer is for one no longer on screen. */
+const STALE = new Error('Another purchase is shown.');
+/** A payment still being settled or looked for: the purchase may change by itself. */
+const pending = (purchase) => purchase.status === 'processing' || purchase.lastPayment?.status === 'processing';
+
+function stateText(purchase) {
+  const failed = purchase.lastPayment?.status === 'failed' ? purchase.lastPayment : undefined;
+  switch (purchase.status) {
+    case 'paid':
+      return `Paid: ${plural(purchase.credits, 'credit')} added to the balance.`;
+    case 'processing':
+      return 'The payment is being settled and confirmed on-chain. Do not pay again.';
+    case 'expired':
+      return 'This purchase expired unpaid. Buy the package again to pay for it.';
+    default:
+      if (purchase.lastPayment?.status === 'processing')
+        return 'A submitted transaction is being looked for on the network.';
+      return failed
+        ? `The last payment failed (${words(failed.failureReason ?? 'failed')}); the purchase can still be paid.`
+        : 'Waiting for payment.';
+  }
+}
+
+/** `onChange(purchase)` runs when a purchase's status changed here (paid: the credits are in). */
+export function createPurchaseView({ onChange }) {
+  const card = byId('purchase-detail');
+  const status = byId('purchase-status');
+  const walletList = byId('purchase-wallets');
+  const stepLine = byId('purchase-pay-step');
+  const payError = byId('purchase-pay-error');
+  const txForm = byId('purchase-tx-form');
+  let workspace;
+  let purchase;
+  // Bumped whenever another purchase (or none) is shown, so answers and timers for the last one are dropped.
+  let generation = 0;
+  let timer;
+  let paying = false;
+
+  const path = (...rest) => workspacePath(workspace.id, 'credit-purchases', purchase.id, ...rest);
+  const step = (text) => (stepLine.textContent = text ?? '');
+  function error(message) {
+    payError.textContent = message ?? '';
+    show(payError, Boolean(message));
+  }
+
+  function copyable(text) {
+    const code = el('code', {}, text);
+    const button = el('button', { type: 'button', class: 'secondary small' }, 'Copy');
+    button.addEventListener('click', () => copyFrom(code, button));
+    return [code, button];
+  }
+
+  function renderWallets() {
+    const wallets = listWallets();
+    walletList.replaceChildren(
+      ...wallets.map((wallet) =>
+        el(
+          'button',
+          { type: 'button', class: 'primary', disabled: paying, onclick: (event) => pay(wallet, event.currentTarget) },
+          wallet.icon ? el('img', { class: 'wallet-icon', src: wallet.icon, alt: '' }) : undefined,
+          el('span', {}, `Pay with ${wallet.name ?? 'your browser wallet'}`),
+        ),
+      ),
+    );
+    show(byId('purchase-no-wallet'), wallets.length === 0);
+  }
+
+  function render() {
+    const open = purchase.status === 'open';
+    status.textContent = purchase.status;
+    status.className = `badge ${purchase.status}`;
+    byId('purchase-state').textContent = stateText(purchase);
+    fillFacts(byId('purchase-facts'), [
+      ['Package', `${purchase.packageId}: ${plural(purchase.credits, 'credit')}`],
+      ['Price', `${formatAmount(purchase.price)} USDC`],
+      ['Pay to', el('code', {}, purchase.recipient)],
+      ['Pay by', purchase.status === 'paid' ? undefined : timeEl(purchase.expiresAt)],
+      ['Paid', purchase.paidAt ? timeEl(purchase.paidAt) : undefined],
+      ['Purchase id', el('code', {}, purchase.id)],
+    ]);
+    const last = purchase.lastPayment;
+    show(byId('purchase-payment'), Boolean(last));
+    if (last)
+      fillFacts(byId('purchase-payment-facts'), [
+        ['Status', [badge(last.status), last.failureReason ? ` ${words(last.failureReason)}` : '']],
+        ['Method', last.method === 'authorization' ? 'Signed authorization (gasless)' : 'Submitted transaction'],
+        ['Network', last.network],
+        ['Transaction', last.transactionHash ? el('code', { id: 'purchase-tx' }, last.transactionHash) : undefined],
+        ['Submitted', timeEl(last.submittedAt)],
+        ['Finished', last.finishedAt ? timeEl(last.finishedAt) : undefined],
+      ]);
+    // The payment details exist only while open; a purchase being paid takes no second payment.
+    const networks = purchase.payment.networks;
+    const payable = open && networks.length > 0;
+    show(byId('purchase-pay'), payable);
+    show(byId('purchase-other-ways'), payable);
+    if (!payable) return;
+    fillFacts(byId('purchase-links'), [
+      ['Payment URL (x402 clients)', copyable(purchase.url)],
+      ...networks.map((network) => [`Payment URI on ${network.name} (EIP-681)`, copyable(network.paymentUri)]),
+    ]);
+    const select = byId('purchase-tx-network');
+    if ([...select.options].map((o) => o.value).join() !== networks.map((n) => n.name).join())
+      select.replaceChildren(...networks.map((network) => el('option', { value: network.name }, network.name)));
+  }
+
+  /** Reads the purchase again and shows it, and says so when its status changed. Throws STALE when it is no longer shown. */
+  async function load(mine) {
+    if (mine !== generation) throw STALE;
+    const fresh = await api.get(path());
+    if (mine !== generation) throw STALE;
+    const changed = fresh.status !== purchase.status;
+    purchase = fresh;
+    render();
+    if (changed) onChange(fresh);
+    follow(mine);
+    return fresh;
+  }
+
+  /** Reads the purchase every FOLLOW_MS while a payment is pending; another purchase shown ends it. */
+  function follow(mine) {
+    window.clearTimeout(timer);
+    if (!pending(purchase)) return;
+    timer = window.setTimeout(async () => {
+      if (mine !== generation) return;
+      try {
+        await load(mine);
+      } catch (failure) {
+        // A lost session ends it (the sign-in screen says why); anything else is tried again.
+        if (failure !== STALE && !failure?.sessionLost) follow(mine);
+      }
+    }, FOLLOW_MS);
+  }
+
+  /** After a 202 the purchase is processing (the service recorded it so before answering): say so at once, then follow it. */
+  async function submitted(mine) {
+    if (mine !== generation) return;
+    purchase = { ...purchase, status: 'processing' };
+    render();
+    onChange(purchase);
+    await load(mine).catch((failure) => failure !== STALE && follow(mine));
+  }
+
+  async function pay(wallet, button) {
+    const mine = generation;
+    const network = purchase.payment.networks[0];
+    const url = path('authorizations'); // this purchase's, whatever is shown by the time the wallet answers
+    paying = true;
+    for (const other of walletList.querySelectorAll('button')) other.disabled = true;
+    error(undefined);
+    try {
+      await busy(button, async () => {
+        const body = await signPurchasePayment(wallet, network, () => load(mine), step);
+        step('Submitting the payment…');
+        await api.post(url, body);
+      });
+      step(undefined);
+      await submitted(mine);
+    } catch (failure) {
+      step(undefined);
+      if (mine === generation && failure !== STALE && !failure?.sessionLost) {
+        error(failure?.message ?? String(failure));
+        await load(mine).catch(() => {});
+      }
+    } finally {
+      paying = false;
+      for (const other of walletList.querySelectorAll('button')) other.disabled = false;
+    }
+  }
+
+  txForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const mine = generation;
+    const txHash = txForm.elements.txHash.value.trim();
+    if (!/^0x[0-9a-fA-F]{64}$/.test(txHash))
+      return formError(txForm, 'A transaction hash is 0x followed by 64 hexadecimal characters.');
+    formError(txForm);
+    const url = path('transactions');
+    try {
+      await busy(event.submitter ?? txForm.querySelector('button'), () =>
+        api.post(url, { network: txForm.elements.network.value, txHash }),
+      );
+      if (mine !== generation) return;
+      txForm.reset();
+      await load(mine);
+    } catch (failure) {
+      if (mine === generation && failure !== STALE && !failure?.sessionLost) formError(txForm, failure.message);
+    }
+  });
+
+  onWalletsChanged(renderWallets);
+
+  /** Shows `selected` (a purchase as the API answered it) of workspace `ws`, and follows it while a payment is pending. */
+  function showPurchase(ws, selected) {
+    const mine = ++generation;
+    window.clearTimeout(timer);
+    workspace = ws;
+    purchase = selected;
+    step(undefined);
+    error(undefined);
+    txForm.reset();
+    formError(txForm);
+    renderWallets();
+    render();
+    show(card, true);
+    follow(mine);
+  }
+
+  return {
+    show: showPurchase,
+    /** Opens the purchase with this id as the service has it now. */
+    async open(ws, purchaseId) {
+      const asked = ++generation;
+      const fresh = await api.get(workspacePath(ws.id, 'credit-purchases', purchaseId));
+      if (asked !== generation) return; // another purchase was opened meanwhile
+      showPurchase(ws, fresh);
+      card.scrollIntoView({ block: 'nearest' });
+    },
+    hide() {
+      generation += 1;
+      window.clearTimeout(timer);
+      show(card, false);
+    },
+  };
+}
