@@ -6,8 +6,8 @@ import { newSigningSecret, signedHeaders, webhookBody } from '../src/modules/web
 import { postWebhook } from '../src/modules/webhooks/webhook-http.js';
 import { walletAddress, type WorkspaceId } from '../src/shared/ids.js';
 import { startRealServices, type RealServices } from './real-app.js';
+import { monotonicMs } from './timing.js';
 import {
-  monotonicMs,
   type BacklogResult,
   type CeilingResult,
   type PacedResult,
