@@ -17,6 +17,8 @@ export interface BlockWatcherStats {
   readonly polls: number;
   /** Times between two answers in a row: the granularity of `seenAt` actually achieved. */
   readonly gapsMs: readonly number[];
+  /** Times between the first sightings of two blocks in a row: the block interval as it was. */
+  readonly blockIntervalsMs: readonly number[];
   /** Blocks that first showed in the same answer as the block after them: their `seenAt` is late. */
   readonly sharedAnswers: number;
   readonly failedPolls: number;
@@ -40,6 +42,8 @@ export async function startBlockWatcher(rpcUrl: string, everyMs: number): Promis
   let latest = await blockNumber();
   let lastAnswer = monotonicMs();
   let gapsMs: number[] = [];
+  let blockIntervalsMs: number[] = [];
+  let lastBlockAt: number | undefined;
   let sharedAnswers = 0;
   let failedPolls = 0;
   let stopped = false;
@@ -57,7 +61,11 @@ export async function startBlockWatcher(rpcUrl: string, everyMs: number): Promis
         lastAnswer = at;
         if (number > latest + 1n) sharedAnswers += Number(number - latest - 1n);
         for (let block = latest + 1n; block <= number; block++) seen.set(block, at);
-        if (number > latest) latest = number;
+        if (number > latest) {
+          if (lastBlockAt !== undefined) blockIntervalsMs.push(at - lastBlockAt);
+          lastBlockAt = at;
+          latest = number;
+        }
       } catch {
         // A lost answer widens the gap, which maxGapMs shows; anvil gone ends the bench elsewhere.
         failedPolls += 1;
@@ -68,9 +76,10 @@ export async function startBlockWatcher(rpcUrl: string, everyMs: number): Promis
 
   return {
     seenAt: (block) => seen.get(block),
-    stats: () => ({ polls: gapsMs.length + failedPolls, gapsMs, sharedAnswers, failedPolls }),
+    stats: () => ({ polls: gapsMs.length + failedPolls, gapsMs, blockIntervalsMs, sharedAnswers, failedPolls }),
     resetStats: () => {
       gapsMs = [];
+      blockIntervalsMs = [];
       sharedAnswers = 0;
       failedPolls = 0;
     },

@@ -252,6 +252,11 @@ function report(settings: PurchaseBenchSettings, { samples, watched, creditedPol
     const { p99, max } = percentiles(values);
     return `gaps between answers p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms`;
   };
+  const intervals = (values: readonly number[]) => {
+    const { p50, max } = percentiles(values);
+    const min = Math.min(...values);
+    return `as seen by the watcher while the batch ran: p50 ${p50.toFixed(1)} ms, min ${min.toFixed(1)} ms, max ${max.toFixed(1)} ms`;
+  };
   const toCredited = timed.map((sample) => sample.creditedAt - sample.confirmedAt!);
   const toPaidAt = timed.map((sample) => sample.paidAt! - sample.confirmedAt!);
   const total = timed.map((sample) => sample.creditedAt - sample.acceptedAt);
@@ -266,6 +271,7 @@ function report(settings: PurchaseBenchSettings, { samples, watched, creditedPol
     '',
     markdownTable(HEADER, rows),
     '',
+    `- block interval: ${settings.blockSeconds} s as configured; ${intervals(watched.blockIntervalsMs)}`,
     `- confirmation: when the block numbered (settlement block + ${settings.confirmations} − 1) was first seen by a watcher asking anvil \`eth_blockNumber\` every ${POLL_MS} ms on a connection of its own (${watched.polls} polls while the batch ran, ${gaps(watched.gapsMs)}; ${watched.sharedAnswers} blocks first seen together with the next; ${watched.failedPolls} failed polls)`,
     `- credited: when the runner's read of \`credit_purchases\` (every ${POLL_MS} ms, own connection; ${gaps(creditedPollGapsMs)}) first returned the purchase \`paid\`; its \`purchase\` ledger entry commits in the same transaction`,
     "- paid_at: the settlement job's own clock as it records the payment, taken before its transaction begins (wall clock, moved onto the monotonic clock to within 1 ms)",
