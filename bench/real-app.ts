@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config/config.js';
 import type { Services } from '../src/http/services.js';
 import { buildApp } from '../src/http/app.js';
 import { startDatabase } from '../src/main/database.js';
-import { createServices } from '../src/main/services.js';
+import { createServices, type ChainDeps } from '../src/main/services.js';
 import type { Permission } from '../src/modules/api-keys/api-key.js';
 import { systemClock } from '../src/shared/clock.js';
 import { walletAddress, type WorkspaceId } from '../src/shared/ids.js';
@@ -37,8 +37,8 @@ export interface BenchWorkspace {
  * The real app as `npm start` wires it (services, hooks, embedded PostgreSQL with its default settings),
  * on a fresh cluster in a temp directory. The job runner is left out: no HTTP scenario needs it.
  */
-export async function startRealApp(env: Readonly<Record<string, string>> = {}): Promise<RealApp> {
-  const real = await startRealServices(env);
+export async function startRealApp(env: Readonly<Record<string, string>> = {}, chain?: ChainDeps): Promise<RealApp> {
+  const real = await startRealServices(env, chain);
   try {
     const app = await buildApp(real.services, { logger: false });
     return {
@@ -57,9 +57,13 @@ export async function startRealApp(env: Readonly<Record<string, string>> = {}): 
 
 /**
  * The services of the real app (createServices on a fresh embedded cluster with the migrations applied),
- * without the HTTP layer: what the webhook bench's workers run on.
+ * without the HTTP layer: what the webhook bench's workers run on. Without `chain`, every chain call
+ * fails; only the purchase part pays anything.
  */
-export async function startRealServices(env: Readonly<Record<string, string>> = {}): Promise<RealServices> {
+export async function startRealServices(
+  env: Readonly<Record<string, string>> = {},
+  chain?: ChainDeps,
+): Promise<RealServices> {
   // Under os.tmpdir(): the embedded server drops to the `postgres` user, which must traverse the path.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'invoice-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
@@ -84,7 +88,11 @@ export async function startRealServices(env: Readonly<Record<string, string>> = 
     removeDataDir();
   };
   try {
-    return { services: createServices(config, database.db, systemClock), connection: database.connection, stop };
+    return {
+      services: createServices(config, database.db, systemClock, chain),
+      connection: database.connection,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

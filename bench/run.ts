@@ -5,6 +5,7 @@ import { CEILINGS, SCENARIOS } from './scenarios/index.js';
 import { startServerProcess } from './server-process.js';
 import { loadSettings, type BenchSettings } from './settings.js';
 import { formatTable, type ResultRow } from './table.js';
+import { runPurchaseBench } from './purchases.js';
 import { runWebhookBench } from './webhooks.js';
 
 // Timestamped, so other load on the machine during a run can be matched to a scenario.
@@ -12,17 +13,21 @@ const progress = (line: string) => process.stderr.write(`[${new Date().toISOStri
 
 /**
  * `npm run bench`: the ceiling, then every scenario, one at a time, each in a fresh server process
- * loaded from this one; then webhook delivery (bench/webhooks.ts). BENCH_ONLY=http or =webhooks runs one
- * part. Progress goes to stderr, the report to stdout.
+ * loaded from this one; then webhook delivery (bench/webhooks.ts); then credit purchases from payment
+ * confirmation to credited (bench/purchases.ts). BENCH_ONLY=http, =webhooks or =purchases runs one part.
+ * Progress goes to stderr, the report to stdout.
  */
 async function main(): Promise<void> {
   const settings = loadSettings(process.env);
   // Taken first: how idle the machine was must not include this run.
   const environment = await describeEnvironment();
   const report = [...environment];
-  if (settings.only !== 'webhooks') report.push(...(await httpReport(settings)));
-  if (settings.only !== 'http' && settings.webhooks.events > 0)
+  const runs = (part: Exclude<BenchSettings['only'], 'all'>) => settings.only === 'all' || settings.only === part;
+  if (runs('http')) report.push(...(await httpReport(settings)));
+  if (runs('webhooks') && settings.webhooks.events > 0)
     report.push('', ...(await runWebhookBench(settings.webhooks, progress)));
+  if (runs('purchases') && settings.purchases.count > 0)
+    report.push('', ...(await runPurchaseBench(settings.purchases, progress)));
   process.stdout.write(`\n${report.join('\n')}\n`);
 }
 

@@ -1,11 +1,12 @@
 export interface BenchSettings {
-  /** `all` (default), or one part alone: `http` scenarios or `webhooks` delivery (BENCH_ONLY). */
-  readonly only: 'all' | 'http' | 'webhooks';
+  /** `all` (default), or one part alone: `http` scenarios, `webhooks` delivery or credit `purchases` (BENCH_ONLY). */
+  readonly only: 'all' | 'http' | 'webhooks' | 'purchases';
   readonly connections: number;
   readonly durationSeconds: number;
   /** Load sent before each measured run and thrown away: JIT, pool connections, caches. */
   readonly warmupSeconds: number;
   readonly webhooks: WebhookBenchSettings;
+  readonly purchases: PurchaseBenchSettings;
 }
 
 export interface WebhookBenchSettings {
@@ -19,15 +20,43 @@ export interface WebhookBenchSettings {
   readonly latencySeconds: number;
 }
 
+export interface PurchaseBenchSettings {
+  /** Credit purchases paid and timed; 0 skips the purchase part. */
+  readonly count: number;
+  /** Seconds between blocks of the local chain, which the network's `blockTimeSeconds` says too. */
+  readonly blockSeconds: number;
+  /** The network's `confirmations`: a settlement counts once its block and `confirmations − 1` more are mined. */
+  readonly confirmations: number;
+}
+
+/**
+ * Payments are submitted this many block intervals apart (the golden ratio's fractional part): the k-th
+ * falls at k × 0.618… of an interval, so submissions are spread evenly over the phase of the block
+ * clock, and a block carries one settlement or two, never all of them.
+ */
+export const PURCHASE_SPACING_BLOCKS = (Math.sqrt(5) - 1) / 2;
+/** Longest stretch over which the purchase part submits payments. */
+const MAX_PURCHASE_SUBMITTING_SECONDS = 120;
+
 type Env = Readonly<Record<string, string | undefined>>;
 
-const PARTS = ['all', 'http', 'webhooks'] as const;
+const PARTS = ['all', 'http', 'webhooks', 'purchases'] as const;
 
 /** Read once by the runner. The upper bounds keep a load test bounded whatever the environment says. */
 export function loadSettings(env: Env): BenchSettings {
   const only = env['BENCH_ONLY']?.trim() || 'all';
   if (!(PARTS as readonly string[]).includes(only))
     throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}, got "${only}"`);
+  const purchases = {
+    count: integer(env, 'BENCH_PURCHASES', 20, 0, 100),
+    blockSeconds: integer(env, 'BENCH_PURCHASE_BLOCK_SECONDS', 1, 1, 5),
+    confirmations: integer(env, 'BENCH_PURCHASE_CONFIRMATIONS', 2, 1, 10),
+  };
+  const submitting = purchases.count * purchases.blockSeconds * PURCHASE_SPACING_BLOCKS;
+  if (submitting > MAX_PURCHASE_SUBMITTING_SECONDS)
+    throw new Error(
+      `BENCH_PURCHASES × BENCH_PURCHASE_BLOCK_SECONDS would submit payments for ${Math.round(submitting)} s; at most ${MAX_PURCHASE_SUBMITTING_SECONDS} s`,
+    );
   return {
     only: only as BenchSettings['only'],
     connections: integer(env, 'BENCH_CONNECTIONS', 32, 1, 256),
@@ -40,6 +69,7 @@ export function loadSettings(env: Env): BenchSettings {
       ratePerSecond: integer(env, 'BENCH_WEBHOOK_RATE', 20, 1, 100),
       latencySeconds: integer(env, 'BENCH_WEBHOOK_LATENCY_SECONDS', 10, 0, 60),
     },
+    purchases,
   };
 }
 

@@ -6,8 +6,8 @@ import { newSigningSecret, signedHeaders, webhookBody } from '../src/modules/web
 import { postWebhook } from '../src/modules/webhooks/webhook-http.js';
 import { walletAddress, type WorkspaceId } from '../src/shared/ids.js';
 import { startRealServices, type RealServices } from './real-app.js';
+import { monotonicMs } from './timing.js';
 import {
-  monotonicMs,
   type BacklogResult,
   type CeilingResult,
   type PacedResult,
@@ -52,7 +52,11 @@ async function main(): Promise<void> {
     void stop(1);
   });
 
-  real = await startRealServices({ WEBHOOK_ALLOW_PRIVATE: 'true' });
+  real = await startRealServices({
+    WEBHOOK_ALLOW_PRIVATE: 'true',
+    // Every workspace of a run belongs to one wallet: the warm-up's 10, the backlogs' 1 and up to 50, the latency run's 1.
+    MAX_WORKSPACES_PER_WALLET: '100',
+  });
   if (exitCode !== undefined) return stop(exitCode);
   const { services } = real;
 

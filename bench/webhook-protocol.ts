@@ -69,11 +69,3 @@ export interface WebhookRequestMessage {
   readonly id: number;
   readonly command: WebhookCommand;
 }
-
-/**
- * CLOCK_MONOTONIC in ms (libuv's hrtime on Linux): one clock for every process of the machine, so a
- * commit noted in the worker process and an arrival noted in the runner can be subtracted.
- */
-export function monotonicMs(): number {
-  return Number(process.hrtime.bigint()) / 1e6;
-}

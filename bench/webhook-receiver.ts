@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { monotonicMs } from './webhook-protocol.js';
+import { monotonicMs } from './timing.js';
 
 /**
  * The receiver of the webhook bench: node:http on 127.0.0.1, answering 200 to every POST as soon as its

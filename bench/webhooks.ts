@@ -5,8 +5,8 @@ import pg from 'pg';
 import type { WebhookBenchSettings } from './settings.js';
 import { markdownTable } from './table.js';
 import { startBenchReceiver, type BenchReceiver } from './webhook-receiver.js';
+import { monotonicMs, percentiles } from './timing.js';
 import {
-  monotonicMs,
   type BacklogResult,
   type CeilingResult,
   type PacedResult,
@@ -260,13 +260,6 @@ class WebhookBench {
     const row = rows[0]!;
     return { succeeded: row.succeeded, attempts: row.attempts, failedAttempts: row.failed_attempts };
   }
-}
-
-/** Nearest-rank percentiles of every sample, in ms. */
-function percentiles(samples: readonly number[]): { p50: number; p99: number; max: number } {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const rank = (q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
-  return { p50: rank(0.5), p99: rank(0.99), max: sorted.at(-1) ?? Number.NaN };
 }
 
 interface WorkerProcess {
