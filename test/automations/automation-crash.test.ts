@@ -1,45 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { sql } from 'kysely';
-import { afterAll, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
-import { createServices } from '../../src/main/services.js';
-import { systemClock } from '../../src/shared/clock.js';
-import { BASE_URL, merchant } from '../support/app.js';
-import { createControlledChain } from '../support/controlled-chain.js';
-import { createTestDatabase } from '../support/database.js';
-import { startService, type ServiceProcess } from '../support/service-process.js';
+import { expect, it } from 'vitest';
+import { merchant } from '../support/app.js';
+import { serviceFleet, until } from '../support/service-fleet.js';
 
-const chain = await createControlledChain({ confirmations: 1, blockTimeSeconds: 1 });
-const database = await createTestDatabase();
-const env = {
-  DATABASE_URL: database.url,
-  DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'automation-crash-')),
-  NETWORKS: JSON.stringify([chain.networkConfig]),
-  RELAYER_PRIVATE_KEY: chain.relayerPrivateKey,
-};
-const running: ServiceProcess[] = [];
-afterAll(async () => {
-  await Promise.all(running.map((service) => service.stop()));
-});
-
-// The merchant side through the same database, in this process; only the service processes run jobs.
-const admin = await buildApp(createServices(loadConfig({ PUBLIC_BASE_URL: BASE_URL }), database.db, systemClock), {
-  logger: false,
-});
-afterAll(() => admin.close());
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 45_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const { database, admin, start, kill9 } = await serviceFleet({ confirmations: 1 });
 
 const AUTOMATIONS = 12;
 
@@ -48,8 +11,7 @@ it(
   { timeout: 120_000 },
   async () => {
     const shop = await merchant(admin, ['invoices:create', 'invoices:read']);
-    const [first, second] = await Promise.all([startService(env), startService(env)]);
-    running.push(first!, second!);
+    const [first] = await Promise.all([start(), start()]);
     const startAt = new Date(Date.now() + 3000);
     for (let index = 0; index < AUTOMATIONS; index += 1) {
       const response = await admin.inject({
@@ -77,10 +39,7 @@ it(
       );
     // The first invoices are being committed: kill one worker in the middle of the occurrences.
     await until('the first scheduled invoice', async () => (await scheduled()) > 0);
-    await first!.kill9();
-    running.splice(running.indexOf(first!), 1);
-    // The dead worker's leases lapse after 30 s; let them lapse now rather than wait.
-    await sql`UPDATE jobs SET locked_until = now() WHERE locked_until > now()`.execute(database.db);
+    await kill9(first!);
     await until('every occurrence', async () => (await scheduled()) === AUTOMATIONS);
 
     const invoices = await database.db

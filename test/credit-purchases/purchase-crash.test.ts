@@ -1,56 +1,13 @@
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { sql } from 'kysely';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { usdcBalance } from '../../src/chain/local-chain.js';
-import { loadConfig } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
-import { createServices } from '../../src/main/services.js';
-import { systemClock } from '../../src/shared/clock.js';
-import { BASE_URL, TEST_OPERATOR_WALLET, merchant } from '../support/app.js';
-import { createControlledChain } from '../support/controlled-chain.js';
-import { createTestDatabase } from '../support/database.js';
-import { freePort, startService, type ServiceProcess } from '../support/service-process.js';
+import { TEST_OPERATOR_WALLET, merchant } from '../support/app.js';
+import { serviceFleet, until } from '../support/service-fleet.js';
 import { payV2 } from '../support/x402.js';
 
-const chain = await createControlledChain({ confirmations: 3, blockTimeSeconds: 1 });
-const database = await createTestDatabase();
-const servicePort = await freePort();
-const env = {
-  DATABASE_URL: database.url,
-  PORT: String(servicePort),
-  PUBLIC_BASE_URL: `http://localhost:${servicePort}`,
-  DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'purchase-crash-')),
-  NETWORKS: JSON.stringify([chain.networkConfig]),
-  RELAYER_PRIVATE_KEY: chain.relayerPrivateKey,
-  OPERATOR_WALLET: TEST_OPERATOR_WALLET,
-};
-const running: ServiceProcess[] = [];
-afterAll(async () => {
-  await Promise.all(running.map((service) => service.stop()));
+const { chain, database, admin, start, kill9 } = await serviceFleet({
+  confirmations: 3,
+  env: { OPERATOR_WALLET: TEST_OPERATOR_WALLET },
 });
-
-// The workspace side through the same database, in this process: only the service process pays.
-const admin = await buildApp(
-  createServices(
-    loadConfig({ PUBLIC_BASE_URL: BASE_URL, OPERATOR_WALLET: TEST_OPERATOR_WALLET }),
-    database.db,
-    systemClock,
-  ),
-  { logger: false },
-);
-afterAll(() => admin.close());
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const intentsOf = (purchaseId: string) =>
   database.db
@@ -77,8 +34,7 @@ it(
     const payer = await chain.payer(10_000_000n);
     // From here on only the test makes blocks: the settlement waits until the test mines.
     await chain.setAutomine(false);
-    const first = await startService(env);
-    running.push(first);
+    const first = await start();
 
     const payment = payV2(payer)(`${first.baseUrl}/w/${shop.workspaceId}/x402/credit-purchases/${purchase.id}`).catch(
       (error: unknown) => error,
@@ -89,16 +45,12 @@ it(
       return sent && intent?.settlement_raw && (await chain.knows(sent)) ? sent : undefined;
     });
     await chain.mine(1);
-    await first.kill9();
-    running.splice(running.indexOf(first), 1);
+    await kill9(first);
     expect(await payment).toBeInstanceOf(Error);
     expect((await purchaseRow(purchase.id)).status).toBe('processing');
     expect(await usdcBalance(chain.rpcUrl, payer.address)).toBe(0n);
-    // A dead worker's lease lapses after 30 s; let it lapse now rather than wait.
-    await sql`UPDATE jobs SET locked_until = now() WHERE locked_until > now()`.execute(database.db);
 
-    const second = await startService(env);
-    running.push(second);
+    await start();
     chain.startMining(200);
     await until('the purchase to be paid', async () => (await purchaseRow(purchase.id)).status === 'paid');
     await chain.stopMining();

@@ -1,50 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { sql } from 'kysely';
-import { afterAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { usdcBalance } from '../../src/chain/local-chain.js';
-import { loadConfig } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
-import { createServices } from '../../src/main/services.js';
-import { systemClock } from '../../src/shared/clock.js';
-import { BASE_URL, merchant } from '../support/app.js';
-import { createControlledChain } from '../support/controlled-chain.js';
-import { createTestDatabase } from '../support/database.js';
-import { freePort, startService, type ServiceProcess } from '../support/service-process.js';
+import { merchant } from '../support/app.js';
+import { serviceFleet, until } from '../support/service-fleet.js';
 import { payV2 } from '../support/x402.js';
 
-const chain = await createControlledChain({ confirmations: 3, blockTimeSeconds: 1 });
-const database = await createTestDatabase();
-const servicePort = await freePort();
-const env = {
-  DATABASE_URL: database.url,
-  PORT: String(servicePort),
-  PUBLIC_BASE_URL: `http://localhost:${servicePort}`,
-  DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'invoice-crash-')),
-  NETWORKS: JSON.stringify([chain.networkConfig]),
-  RELAYER_PRIVATE_KEY: chain.relayerPrivateKey,
-};
-const running: ServiceProcess[] = [];
-afterAll(async () => {
-  await Promise.all(running.map((service) => service.stop()));
-});
-
-// The merchant side through the same database, in this process: only the service process pays.
-const admin = await buildApp(createServices(loadConfig({ PUBLIC_BASE_URL: BASE_URL }), database.db, systemClock), {
-  logger: false,
-});
-afterAll(() => admin.close());
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const { chain, database, admin, start, kill9 } = await serviceFleet({ confirmations: 3 });
 
 const intentsOf = (invoiceId: string) =>
   database.db
@@ -83,8 +43,7 @@ it(
     const [minedPayer, pendingPayer] = [await chain.payer(10_000_000n), await chain.payer(10_000_000n)];
     // From here on only the test makes blocks: a settlement waits until the test mines.
     await chain.setAutomine(false);
-    const first = await startService(env);
-    running.push(first);
+    const first = await start();
     const payUrl = (invoiceId: string) => `${first.baseUrl}/w/${shop.workspaceId}/x402/${invoiceId}`;
 
     // One settlement mined with 1 of 3 confirmations, one still in the mempool, when the process dies.
@@ -93,8 +52,7 @@ it(
     await chain.mine(1);
     payments.push(payV2(pendingPayer)(payUrl(pending)).catch((error: unknown) => error));
     const pendingHash = await broadcastSettlement(pending);
-    await first.kill9();
-    running.splice(running.indexOf(first), 1);
+    await kill9(first);
 
     expect(await Promise.all([statusOf(mined), statusOf(pending)])).toEqual(['processing', 'processing']);
     expect(await usdcBalance(chain.rpcUrl, minedPayer.address)).toBe(6_000_000n);
@@ -104,11 +62,8 @@ it(
     // The node forgets the pending settlement (a node restart, a mempool eviction): only the stored bytes remain.
     await chain.drop(pendingHash);
     expect(await chain.knows(pendingHash)).toBe(false);
-    // A dead worker's lease lapses after 30 s; let it lapse now rather than wait.
-    await sql`UPDATE jobs SET locked_until = now() WHERE locked_until > now()`.execute(database.db);
 
-    const second = await startService(env);
-    running.push(second);
+    await start();
     chain.startMining(200);
     await until(
       'both invoices to be paid',
