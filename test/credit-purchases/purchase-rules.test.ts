@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   effectiveStatus,
-  encodeCursor,
-  parseCursor,
+  purchaseCursor,
   transition,
   type CreditPurchase,
   type CreditPurchaseId,
@@ -98,8 +97,8 @@ describe('the credit purchase state machine', () => {
 describe('list cursors', () => {
   it('round-trip a purchase and refuse anything else', () => {
     const p = purchase('open');
-    expect(parseCursor(encodeCursor(p))).toEqual({ createdAt: created, id: p.id });
-    expect(parseCursor(undefined)).toBeNull();
+    expect(purchaseCursor.parse(purchaseCursor.encode(p))).toEqual({ createdAt: created, id: p.id });
+    expect(purchaseCursor.parse(undefined)).toBeNull();
     for (const bad of [
       '',
       '12',
@@ -107,6 +106,6 @@ describe('list cursors', () => {
       `1234.inv_${'a'.repeat(26)}`,
       `${'9'.repeat(16)}.${p.id}`,
     ])
-      expect(() => parseCursor(bad)).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
+      expect(() => purchaseCursor.parse(bad)).toThrow(expect.objectContaining({ code: 'invalid_cursor' }));
   });
 });

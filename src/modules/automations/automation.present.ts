@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { createdCursor } from '../../shared/created-cursor.js';
 import type { Automation, AutomationId } from './automation.js';
 import { upcoming, withinSchedule, occurrenceAt } from './schedule.js';
 
@@ -40,20 +40,5 @@ function laterOf(a: Date, b: Date): Date {
   return a.getTime() >= b.getTime() ? a : b;
 }
 
-const CURSOR = /^([0-9]{1,15})\.(aut_[0-9a-hjkmnp-tv-z]{26})$/;
-
-/** List cursors name the last automation a page returned: its creation time (ms) and id. Opaque to clients. */
-export function encodeCursor(automation: Pick<Automation, 'createdAt' | 'id'>): string {
-  return `${automation.createdAt.getTime()}.${automation.id}`;
-}
-
-export function parseCursor(raw: string | undefined): { createdAt: Date; id: AutomationId } | null {
-  if (raw === undefined) return null;
-  const match = CURSOR.exec(raw);
-  if (!match)
-    throw new AppError(
-      'invalid_cursor',
-      `"${raw.slice(0, 40)}" is not a cursor of this list: omit cursor for the first page, then pass the nextCursor it returned.`,
-    );
-  return { createdAt: new Date(Number(match[1])), id: match[2] as AutomationId };
-}
+/** Cursors of the automation list (newest first): the last automation's creation time and id. */
+export const automationCursor = createdCursor<AutomationId>('aut');

@@ -7,10 +7,9 @@ import { append } from '../events/index.js';
 import {
   IDEMPOTENCY_TTL_SECONDS,
   checkIdempotencyKey,
-  claimIdempotencyKey,
+  createIdempotently,
   presentInvoice,
   requestHash,
-  storeIdempotentResponse,
   type InvoiceService,
   type ValidInvoiceInput,
 } from '../invoices/index.js';
@@ -23,7 +22,7 @@ import {
   type AutomationId,
   type InvoiceTemplate,
 } from './automation.js';
-import { encodeCursor, parseCursor, presentAutomation, type AutomationView } from './automation.present.js';
+import { automationCursor, presentAutomation, type AutomationView } from './automation.present.js';
 import {
   findAutomation,
   insertAutomation,
@@ -90,44 +89,43 @@ export class AutomationService {
       now,
     );
     await this.checkTemplate(this.deps.db, workspaceId, input.template, schedule);
-    const outcome = await this.deps.db.transaction().execute(async (trx) => {
-      const claim = await claimIdempotencyKey(trx, workspaceId, {
-        scope: IDEMPOTENCY_SCOPE,
-        key,
-        requestHash: requestHash(input),
-        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
-      });
-      if (claim.kind === 'reused') return claim;
-      if (claim.kind === 'replay') {
-        const made = (claim.response as { id: AutomationId }).id;
-        return { kind: 'replay' as const, automation: (await findAutomation(trx, workspaceId, made))! };
-      }
-      const automation: Automation = {
-        workspaceId,
-        id: newAutomationId(),
-        name: input.name,
-        template: input.template,
-        schedule,
-        status: 'active',
-        pausedReason: null,
-        nextOccurrence: 1,
-        occurrences: 0,
-        skipped: 0,
-        lastInvoiceId: null,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await insertAutomation(trx, automation);
-      await this.scheduleRun(trx, automation);
-      await storeIdempotentResponse(trx, workspaceId, { scope: IDEMPOTENCY_SCOPE, key }, { id: automation.id });
-      return { kind: 'created' as const, automation };
-    });
+    const claim = {
+      scope: IDEMPOTENCY_SCOPE,
+      key,
+      requestHash: requestHash(input),
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
+    };
+    const outcome = await this.deps.db.transaction().execute((trx) =>
+      createIdempotently(trx, workspaceId, claim, {
+        replay: async (response) => (await findAutomation(trx, workspaceId, (response as { id: AutomationId }).id))!,
+        create: async () => {
+          const automation: Automation = {
+            workspaceId,
+            id: newAutomationId(),
+            name: input.name,
+            template: input.template,
+            schedule,
+            status: 'active',
+            pausedReason: null,
+            nextOccurrence: 1,
+            occurrences: 0,
+            skipped: 0,
+            lastInvoiceId: null,
+            createdAt: now,
+            updatedAt: now,
+          };
+          await insertAutomation(trx, automation);
+          await this.scheduleRun(trx, automation);
+          return { made: automation, response: { id: automation.id } };
+        },
+      }),
+    );
     if (outcome.kind === 'reused')
       throw new AppError(
         'idempotency_key_reused',
         'This Idempotency-Key was used with a different request body. Use a new key for a new automation.',
       );
-    return { automation: this.present(outcome.automation), replayed: outcome.kind === 'replay' };
+    return { automation: this.present(outcome.made), replayed: outcome.kind === 'replay' };
   }
 
   async get(workspaceId: WorkspaceId, id: AutomationId): Promise<AutomationView> {
@@ -138,13 +136,13 @@ export class AutomationService {
     workspaceId: WorkspaceId,
     query: { cursor?: string; limit: number },
   ): Promise<{ automations: AutomationView[]; nextCursor: string | null }> {
-    const before = parseCursor(query.cursor);
+    const before = automationCursor.parse(query.cursor);
     const rows = await listAutomations(this.deps.db, workspaceId, { before, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
       automations: page.map((automation) => this.present(automation)),
-      nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
+      nextCursor: rows.length > query.limit && last ? automationCursor.encode(last) : null,
     };
   }
 

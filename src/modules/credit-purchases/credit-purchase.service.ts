@@ -5,18 +5,11 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { walletAddress, type WorkspaceId } from '../../shared/ids.js';
 import { addCredits } from '../billing/index.js';
-import {
-  IDEMPOTENCY_TTL_SECONDS,
-  checkIdempotencyKey,
-  claimIdempotencyKey,
-  requestHash,
-  storeIdempotentResponse,
-} from '../invoices/index.js';
+import { IDEMPOTENCY_TTL_SECONDS, checkIdempotencyKey, createIdempotently, requestHash } from '../invoices/index.js';
 import {
   PURCHASE_WINDOW_SECONDS,
-  encodeCursor,
   newCreditPurchaseId,
-  parseCursor,
+  purchaseCursor,
   transition,
   type CreditPurchase,
   type CreditPurchaseId,
@@ -84,43 +77,45 @@ export class CreditPurchaseService {
       );
     }
     const now = this.deps.clock.now();
-    const outcome = await this.deps.db.transaction().execute(async (trx) => {
-      const claim = await claimIdempotencyKey(trx, workspaceId, {
-        scope: IDEMPOTENCY_SCOPE,
-        key,
-        requestHash: requestHash(input),
-        expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
-      });
-      if (claim.kind === 'reused') return claim;
-      if (claim.kind === 'replay') {
+    const claim = {
+      scope: IDEMPOTENCY_SCOPE,
+      key,
+      requestHash: requestHash(input),
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000),
+    };
+    const outcome = await this.deps.db.transaction().execute((trx) =>
+      createIdempotently(trx, workspaceId, claim, {
         // The purchase that key made, as it is now: a retry after it was paid must not show it open.
-        const made = toPurchase(claim.response as Record<string, unknown>);
-        return { kind: 'replay' as const, purchase: (await findPurchase(trx, workspaceId, made.id)) ?? made };
-      }
-      const purchase = await insertPurchase(trx, {
-        workspaceId,
-        id: newCreditPurchaseId(),
-        packageId: creditPackage.id,
-        credits: creditPackage.credits,
-        price: creditPackage.price,
-        status: 'open',
-        payTo,
-        network: null,
-        expiresAt: new Date(now.getTime() + PURCHASE_WINDOW_SECONDS * 1000),
-        createdAt: now,
-        paidAt: null,
-        source: options.source,
-      });
-      await storeIdempotentResponse(trx, workspaceId, { scope: IDEMPOTENCY_SCOPE, key }, toStored(purchase));
-      return { kind: 'created' as const, purchase };
-    });
+        replay: async (response) => {
+          const made = toPurchase(response as Record<string, unknown>);
+          return (await findPurchase(trx, workspaceId, made.id)) ?? made;
+        },
+        create: async () => {
+          const purchase = await insertPurchase(trx, {
+            workspaceId,
+            id: newCreditPurchaseId(),
+            packageId: creditPackage.id,
+            credits: creditPackage.credits,
+            price: creditPackage.price,
+            status: 'open',
+            payTo,
+            network: null,
+            expiresAt: new Date(now.getTime() + PURCHASE_WINDOW_SECONDS * 1000),
+            createdAt: now,
+            paidAt: null,
+            source: options.source,
+          });
+          return { made: purchase, response: toStored(purchase) };
+        },
+      }),
+    );
     if (outcome.kind === 'reused') {
       throw new AppError(
         'idempotency_key_reused',
         'This Idempotency-Key was used with a different request body. Use a new key for a new purchase.',
       );
     }
-    return { purchase: (await this.present(workspaceId, [outcome.purchase]))[0]!, replayed: outcome.kind === 'replay' };
+    return { purchase: (await this.present(workspaceId, [outcome.made]))[0]!, replayed: outcome.kind === 'replay' };
   }
 
   async get(workspaceId: WorkspaceId, purchaseId: CreditPurchaseId): Promise<CreditPurchaseView> {
@@ -136,14 +131,14 @@ export class CreditPurchaseService {
     query: { cursor?: string; limit: number },
   ): Promise<{ purchases: CreditPurchaseView[]; nextCursor: string | null }> {
     this.operatorWallet();
-    const before = parseCursor(query.cursor);
+    const before = purchaseCursor.parse(query.cursor);
     // One row beyond the page tells whether another page exists.
     const rows = await listPurchases(this.deps.db, workspaceId, { before, limit: query.limit + 1 });
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     return {
       purchases: await this.present(workspaceId, page),
-      nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
+      nextCursor: rows.length > query.limit && last ? purchaseCursor.encode(last) : null,
     };
   }
 

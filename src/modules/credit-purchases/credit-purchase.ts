@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { createdCursor } from '../../shared/created-cursor.js';
 import { randomToken, type Branded, type WorkspaceId } from '../../shared/ids.js';
 
 export type CreditPurchaseId = Branded<string, 'CreditPurchaseId'>;
@@ -94,25 +94,5 @@ export function transition(purchase: CreditPurchase, command: PurchaseCommand, n
   return { ok: true, changes: { status: failedTo }, credits: 0 };
 }
 
-const CURSOR = /^([0-9]{1,15})\.(cp_[0-9a-hjkmnp-tv-z]{26})$/;
-
-/**
- * List cursors name the last purchase a page returned: its creation time (milliseconds) and its id,
- * the order of the list. Clients treat them as opaque; they reveal nothing the page did not show.
- */
-export function encodeCursor(purchase: Pick<CreditPurchase, 'createdAt' | 'id'>): string {
-  return `${purchase.createdAt.getTime()}.${purchase.id}`;
-}
-
-/** undefined (first page) → null; anything this list never handed out → invalid_cursor. */
-export function parseCursor(raw: string | undefined): { createdAt: Date; id: CreditPurchaseId } | null {
-  if (raw === undefined) return null;
-  const match = CURSOR.exec(raw);
-  if (!match) {
-    throw new AppError(
-      'invalid_cursor',
-      `"${raw.slice(0, 40)}" is not a cursor of this list: omit cursor for the first page, then pass the nextCursor it returned.`,
-    );
-  }
-  return { createdAt: new Date(Number(match[1])), id: match[2] as CreditPurchaseId };
-}
+/** Cursors of the purchase list (newest first): the last purchase's creation time and id. */
+export const purchaseCursor = createdCursor<CreditPurchaseId>('cp');

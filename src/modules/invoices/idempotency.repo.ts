@@ -64,3 +64,22 @@ export async function storeIdempotentResponse(
     .where('key', '=', claim.key)
     .execute();
 }
+
+/**
+ * A create under an Idempotency-Key, inside the caller's transaction: claims the key, then either makes
+ * the thing (`create` resolves it and the response to keep for retries) or, for a retry, rebuilds it from
+ * the kept response (`replay`). `reused`: the key came with another body, and nothing was made.
+ */
+export async function createIdempotently<T>(
+  trx: Executor,
+  workspaceId: WorkspaceId,
+  claim: KeyToClaim,
+  steps: { create(): Promise<{ made: T; response: unknown }>; replay(response: unknown): Promise<T> },
+): Promise<{ kind: 'created' | 'replay'; made: T } | { kind: 'reused' }> {
+  const claimed = await claimIdempotencyKey(trx, workspaceId, claim);
+  if (claimed.kind === 'reused') return claimed;
+  if (claimed.kind === 'replay') return { kind: 'replay', made: await steps.replay(claimed.response) };
+  const { made, response } = await steps.create();
+  await storeIdempotentResponse(trx, workspaceId, claim, response);
+  return { kind: 'created', made };
+}

@@ -12,7 +12,7 @@ export {
   type InvoiceStatus,
   type Transition,
 } from './invoice.js';
-export { claimIdempotencyKey, storeIdempotentResponse, type KeyClaim } from './idempotency.repo.js';
+export { createIdempotently } from './idempotency.repo.js';
 export { checkIdempotencyKey, requestHash, type CreateInvoiceInput, type ValidInvoiceInput } from './invoice-input.js';
 export { presentInvoice } from './invoice.present.js';
 export { findInvoice, lockInvoice, toInvoice } from './invoice.repo.js';
