@@ -3,7 +3,7 @@ import { RetryLater } from '../../src/jobs/index.js';
 import type { AutomationId } from '../../src/modules/automations/automation.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
-import { createTestApp, merchant } from '../support/app.js';
+import { ORIGIN, createTestApp, merchant } from '../support/app.js';
 
 const clock = new ManualClock();
 const { app, services, database } = await createTestApp({ NEW_WORKSPACE_CREDITS: '100' }, clock);
@@ -261,5 +261,66 @@ describe('an automation', () => {
     await s.run(automation.id);
     expect(await s.run(automation.id)).toBeUndefined();
     expect(await s.read(automation.id)).toMatchObject({ status: 'ended', occurrences: 2 });
+  });
+
+  it('previews the first five dates of a schedule by the rules of creation, storing nothing', async () => {
+    const s = await shop();
+    const preview = (query: string) => s.call('GET', `/automations/preview?${query}`);
+    const year = clock.now().getUTCFullYear() + 1;
+    const monthEnd = await preview(`every=month&startAt=${year}-01-31T09:00:00Z`);
+    expect(monthEnd.statusCode).toBe(200);
+    const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+    expect(monthEnd.json()).toEqual({
+      upcoming: [
+        `${year}-01-31T09:00:00.000Z`,
+        `${year}-02-${leap ? 29 : 28}T09:00:00.000Z`,
+        `${year}-03-31T09:00:00.000Z`,
+        `${year}-04-30T09:00:00.000Z`,
+        `${year}-05-31T09:00:00.000Z`,
+      ],
+    });
+    const short = await preview(`every=week&interval=2&startAt=${year}-01-01T00:00:00Z&maxOccurrences=2`);
+    expect(short.json()).toEqual({ upcoming: [`${year}-01-01T00:00:00.000Z`, `${year}-01-15T00:00:00.000Z`] });
+    const past = await preview('every=day&startAt=2020-01-01T00:00:00Z');
+    expect(past.statusCode).toBe(400);
+    expect(past.json()).toMatchObject({ code: 'invalid_schedule' });
+    const stored = await db.selectFrom('automations').select('id').where('workspace_id', '=', s.workspaceId).execute();
+    expect(stored).toEqual([]);
+  });
+
+  it("lists one automation's invoices in the portal and takes the portal's comma amount", async () => {
+    const s = await shop();
+    const portal = (method: 'GET' | 'POST', path: string, payload?: object) =>
+      app.inject({
+        method,
+        url: `/portal/api/w/${s.workspaceId}${path}`,
+        headers: { cookie: s.cookie, origin: ORIGIN },
+        ...(payload && { payload }),
+      });
+    const startAt = new Date(clock.now().getTime() + HOUR).toISOString();
+    const created = await portal('POST', '/automations', {
+      name: 'Daily',
+      template: { amount: '2,50' },
+      schedule: { every: 'day', startAt },
+    });
+    expect(created.statusCode).toBe(201);
+    const automation = created.json<View & { template: { amount: string } }>();
+    expect(automation.template.amount).toBe('2.50');
+    const other = await s.create(monthly(new Date(clock.now().getTime() + HOUR)));
+    await s.call('POST', '/invoices', { amount: '9.00' });
+    clock.advance(HOUR);
+    await s.run(automation.id);
+    await s.run(other.id);
+    clock.advance(DAY);
+    await s.run(automation.id);
+    const listed = await portal('GET', `/invoices?automationId=${automation.id}`);
+    expect(listed.statusCode).toBe(200);
+    const { invoices } = listed.json<{ invoices: { automationId: string; occurrence: number; amount: string }[] }>();
+    expect(invoices.map((invoice) => [invoice.automationId, invoice.occurrence, invoice.amount])).toEqual([
+      [automation.id, 2, '2.500000'],
+      [automation.id, 1, '2.500000'],
+    ]);
+    const all = await portal('GET', '/invoices');
+    expect(all.json<{ invoices: unknown[] }>().invoices).toHaveLength(4);
   });
 });

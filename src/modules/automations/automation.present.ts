@@ -2,8 +2,8 @@ import { createdCursor } from '../../shared/created-cursor.js';
 import type { Automation, AutomationId } from './automation.js';
 import { upcoming, withinSchedule, occurrenceAt } from './schedule.js';
 
-/** How many upcoming dates an automation shows (the portal's preview). */
-const PREVIEW = 5;
+/** How many upcoming dates an automation and a schedule preview show. */
+export const UPCOMING_DATES = 5;
 
 /** The automation as the API shows it. */
 export function presentAutomation(automation: Automation, now: Date) {
@@ -24,7 +24,9 @@ export function presentAutomation(automation: Automation, now: Date) {
       maxOccurrences: schedule.maxOccurrences,
     },
     nextRunAt: active && left ? laterOf(occurrenceAt(schedule, automation.nextOccurrence), now).toISOString() : null,
-    upcoming: left ? upcoming(schedule, automation.nextOccurrence, PREVIEW).map((date) => date.toISOString()) : [],
+    upcoming: left
+      ? upcoming(schedule, automation.nextOccurrence, UPCOMING_DATES).map((date) => date.toISOString())
+      : [],
     occurrences: automation.occurrences,
     skipped: automation.skipped,
     lastInvoiceId: automation.lastInvoiceId,

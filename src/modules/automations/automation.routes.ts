@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { WorkspaceParams, ensureIdempotencyKey } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
-import { IdempotencyHeaders } from '../invoices/index.js';
+import { IdempotencyHeaders, normalisePortalAmount } from '../invoices/index.js';
 import type { AutomationCommand, AutomationId } from './automation.js';
 import {
   AUTOMATION_LIST_FIELD_CODES,
@@ -11,6 +11,8 @@ import {
   AutomationParams,
   AutomationView,
   CreateAutomationBody,
+  ScheduleBody,
+  SchedulePreview,
   UpdateAutomationBody,
 } from './automation.schemas.js';
 
@@ -54,8 +56,12 @@ export function automationRoutes(services: Services): SharedRoute[] {
       },
       errors: [400, 403, 422],
       portal: {
-        description: 'As POST /automations; Idempotency-Key is optional here.',
-        preHandler: async (request: FastifyRequest) => ensureIdempotencyKey(request),
+        description:
+          'As POST /automations, but the amount may use a comma ("250,00"); Idempotency-Key is optional here.',
+        preHandler: async (request: FastifyRequest) => {
+          acceptPortalAmount(request);
+          ensureIdempotencyKey(request);
+        },
       },
       example: { body: EXAMPLE },
       handler: async (request, reply) => {
@@ -89,6 +95,28 @@ export function automationRoutes(services: Services): SharedRoute[] {
 
     sharedRoute({
       method: 'GET',
+      url: '/automations/preview',
+      permission: 'invoices:read',
+      schema: {
+        tags,
+        summary: 'Preview a schedule',
+        description:
+          'The dates the schedule in the query (the fields of `schedule` in POST /automations) would create invoices at, ' +
+          'checked as on creation: a bad schedule answers 400 `invalid_schedule`. Nothing is stored.',
+        params: WorkspaceParams,
+        querystring: ScheduleBody,
+        response: { 200: SchedulePreview },
+      },
+      errors: [400],
+      portal: { description: 'As GET /automations/preview.' },
+      example: { query: '?every=month&startAt=2099-01-31T09:00:00Z' },
+      handler: async (request) => ({
+        upcoming: services.automations.preview(request.query).map((date) => date.toISOString()),
+      }),
+    }),
+
+    sharedRoute({
+      method: 'GET',
       url: '/automations/:automationId',
       permission: 'invoices:read',
       schema: {
@@ -118,7 +146,10 @@ export function automationRoutes(services: Services): SharedRoute[] {
         response: { 200: AutomationView },
       },
       errors: [400, 403, 404, 409],
-      portal: { description: 'As PATCH /automations/{id}.' },
+      portal: {
+        description: 'As PATCH /automations/{id}, but the amount may use a comma ("250,00").',
+        preHandler: async (request: FastifyRequest) => acceptPortalAmount(request),
+      },
       example: { body: { name: 'Monthly retainer (2027)' } },
       handler: async (request) =>
         services.automations.update(request.principal!.workspaceId, id(request.params), request.body),
@@ -143,4 +174,10 @@ export function automationRoutes(services: Services): SharedRoute[] {
       }),
     ),
   ];
+}
+
+/** The portal's forms take amounts as people type them ("250,00"), as for invoices. */
+function acceptPortalAmount(request: FastifyRequest): void {
+  const template = (request.body as { template?: { amount: string } }).template;
+  if (template) template.amount = normalisePortalAmount(template.amount);
 }

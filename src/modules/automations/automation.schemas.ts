@@ -33,7 +33,7 @@ export const InvoiceTemplateBody = Type.Object(
   },
 );
 
-const ScheduleBody = Type.Object(
+export const ScheduleBody = Type.Object(
   {
     every: Type.Union(
       PERIODS.map((period) => Type.Literal(period)),
@@ -126,3 +126,9 @@ export const AutomationPage = Type.Object({
 });
 
 export const AUTOMATION_LIST_FIELD_CODES = { cursor: 'invalid_cursor' } as const;
+
+export const SchedulePreview = Type.Object({
+  upcoming: Type.Array(Timestamp, {
+    description: 'The first five occurrences of the schedule (fewer when it ends sooner).',
+  }),
+});

@@ -22,7 +22,7 @@ import {
   type AutomationId,
   type InvoiceTemplate,
 } from './automation.js';
-import { automationCursor, presentAutomation, type AutomationView } from './automation.present.js';
+import { UPCOMING_DATES, automationCursor, presentAutomation, type AutomationView } from './automation.present.js';
 import {
   findAutomation,
   insertAutomation,
@@ -30,7 +30,7 @@ import {
   updateAutomation,
   type AutomationChanges,
 } from './automation.repo.js';
-import { checkSchedule, dueOccurrence, occurrenceAt, type Schedule } from './schedule.js';
+import { checkSchedule, dueOccurrence, occurrenceAt, upcoming, type Schedule } from './schedule.js';
 
 export const RUN_AUTOMATION_JOB = 'automations.run';
 const IDEMPOTENCY_SCOPE = 'automations.create';
@@ -44,16 +44,19 @@ export interface AutomationServiceDeps {
   readonly publicBaseUrl: URL;
 }
 
+/** A schedule as a client sends it (POST /automations, GET /automations/preview). */
+export interface ScheduleInput {
+  readonly every: Schedule['every'];
+  readonly interval?: number;
+  readonly startAt: string;
+  readonly endAt?: string;
+  readonly maxOccurrences?: number;
+}
+
 export interface CreateAutomationInput {
   readonly name: string;
   readonly template: InvoiceTemplate;
-  readonly schedule: {
-    readonly every: Schedule['every'];
-    readonly interval?: number;
-    readonly startAt: string;
-    readonly endAt?: string;
-    readonly maxOccurrences?: number;
-  };
+  readonly schedule: ScheduleInput;
 }
 
 export interface UpdateAutomationInput {
@@ -78,16 +81,7 @@ export class AutomationService {
   ): Promise<{ automation: AutomationView; replayed: boolean }> {
     const key = checkIdempotencyKey(options.idempotencyKey);
     const now = this.deps.clock.now();
-    const schedule = checkSchedule(
-      {
-        every: input.schedule.every,
-        interval: input.schedule.interval ?? 1,
-        startAt: new Date(input.schedule.startAt),
-        endAt: input.schedule.endAt === undefined ? null : new Date(input.schedule.endAt),
-        maxOccurrences: input.schedule.maxOccurrences ?? null,
-      },
-      now,
-    );
+    const schedule = checkSchedule(scheduleOf(input.schedule), now);
     await this.checkTemplate(this.deps.db, workspaceId, input.template, schedule);
     const claim = {
       scope: IDEMPOTENCY_SCOPE,
@@ -126,6 +120,11 @@ export class AutomationService {
         'This Idempotency-Key was used with a different request body. Use a new key for a new automation.',
       );
     return { automation: this.present(outcome.made), replayed: outcome.kind === 'replay' };
+  }
+
+  /** The first dates `input` would run at, checked as on creation (400 `invalid_schedule`); nothing is stored. */
+  preview(input: ScheduleInput): Date[] {
+    return upcoming(checkSchedule(scheduleOf(input), this.deps.clock.now()), 1, UPCOMING_DATES);
   }
 
   async get(workspaceId: WorkspaceId, id: AutomationId): Promise<AutomationView> {
@@ -329,4 +328,14 @@ function firstNotBefore(schedule: Schedule, from: number, now: Date): number {
   let n = from;
   while (occurrenceAt(schedule, n).getTime() < now.getTime()) n += 1;
   return n;
+}
+
+function scheduleOf(input: ScheduleInput): Schedule {
+  return {
+    every: input.every,
+    interval: input.interval ?? 1,
+    startAt: new Date(input.startAt),
+    endAt: input.endAt === undefined ? null : new Date(input.endAt),
+    maxOccurrences: input.maxOccurrences ?? null,
+  };
 }

@@ -13,7 +13,13 @@ export {
   type Transition,
 } from './invoice.js';
 export { createIdempotently } from './idempotency.repo.js';
-export { checkIdempotencyKey, requestHash, type CreateInvoiceInput, type ValidInvoiceInput } from './invoice-input.js';
+export {
+  checkIdempotencyKey,
+  normalisePortalAmount,
+  requestHash,
+  type CreateInvoiceInput,
+  type ValidInvoiceInput,
+} from './invoice-input.js';
 export { presentInvoice } from './invoice.present.js';
 export { findInvoice, lockInvoice, toInvoice } from './invoice.repo.js';
 export { IDEMPOTENCY_TTL_SECONDS, InvoiceService, persistTransition, type InvoiceCost } from './invoice.service.js';

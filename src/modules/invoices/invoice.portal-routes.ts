@@ -13,19 +13,20 @@ export function invoicePortalRoutes(services: Services): WorkspaceRoute[] {
       url: '/invoices',
       fieldErrorCodes: { cursor: 'invalid_cursor' },
       schema: {
-        summary: 'Invoices, newest first, optionally of one status',
+        summary: 'Invoices, newest first, optionally of one status or of one automation',
         params: WorkspaceParams,
         querystring: InvoiceListQuery,
         response: { 200: InvoicePage },
       },
       errors: [400],
       handler: async (request) => {
-        const { cursor, limit } = request.query;
+        const { cursor, limit, automationId } = request.query;
         // The schema admits only status names.
         const status = request.query.status as InvoiceStatus | undefined;
         const page = await services.invoices.list(request.principal!.workspaceId, {
           limit,
           ...(status && { status }),
+          ...(automationId && { automationId }),
           ...(cursor && { before: BigInt(cursor) }),
         });
         return {

@@ -257,6 +257,8 @@ export interface InvoiceListFilter {
   readonly limit: number;
   /** As readers see it: an open invoice past its deadline counts as expired, not open. */
   readonly status?: InvoiceStatus;
+  /** Only the invoices this automation created. */
+  readonly automationId?: string;
   /** Only numbers below this one (the previous page's last), for paging newest first. */
   readonly before?: bigint;
   readonly now: Date;
@@ -270,6 +272,7 @@ export function listInvoices(db: Executor, workspaceId: WorkspaceId, filter: Inv
       .selectAll()
       .where('workspace_id', '=', workspaceId)
       .$if(filter.before !== undefined, (q) => q.where('number', '<', filter.before!))
+      .$if(filter.automationId !== undefined, (q) => q.where('automation_id', '=', filter.automationId!))
       .$if(status === 'open', (q) => q.where('status', '=', 'open').where('expires_at', '>', now))
       .$if(status === 'expired', (q) =>
         q.where((eb) =>

@@ -118,6 +118,9 @@ export const InvoiceListQuery = Type.Object({
         'Only invoices with this status as GET shows it (an open invoice past its deadline counts as expired).',
     }),
   ),
+  automationId: Type.Optional(
+    Type.String({ maxLength: 64, description: 'Only the invoices this automation (`aut_…`) created.' }),
+  ),
   // 18 digits at most: every such number fits PostgreSQL's bigint, so no cursor can overflow a query.
   cursor: Type.Optional(
     Type.String({ pattern: '^[1-9][0-9]{0,17}$', description: 'The `nextCursor` of the previous page.' }),

@@ -180,12 +180,13 @@ export class InvoiceService {
   }
 
   /**
-   * A page of the workspace's invoices, newest first, optionally of one status as readers see it.
+   * A page of the workspace's invoices, newest first, optionally of one status as readers see it and
+   * of one automation.
    * `nextBefore` is the number to pass as `before` for the next page; null when there is none.
    */
   async list(
     workspaceId: WorkspaceId,
-    query: { limit: number; status?: InvoiceStatus; before?: bigint },
+    query: { limit: number; status?: InvoiceStatus; automationId?: string; before?: bigint },
   ): Promise<{ invoices: Invoice[]; nextBefore: bigint | null }> {
     // One row beyond the page tells whether another page exists.
     const rows = await listInvoices(this.deps.db, workspaceId, {
