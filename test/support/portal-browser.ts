@@ -30,10 +30,10 @@ async function freePort(): Promise<number> {
  * The real app on a real port whose PUBLIC_BASE_URL is that very address, so that sign-in (the SIWE
  * domain) and the portal's Origin check see exactly what a browser sends. On the wall clock. With a
  * `chain`, payments are taken on it and the job runner settles and confirms them. Closed after the
- * file's tests.
+ * file's tests. `jobs` runs the job runner without a chain too (automations, webhooks).
  */
 export async function startPortalApp(
-  options: { env?: Record<string, string>; demoWallet?: DemoWallet; chain?: ChainDeps } = {},
+  options: { env?: Record<string, string>; demoWallet?: DemoWallet; chain?: ChainDeps; jobs?: boolean } = {},
 ): Promise<PortalApp> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -44,7 +44,7 @@ export async function startPortalApp(
     options.demoWallet,
   );
   await testApp.app.listen({ port, host: '127.0.0.1' });
-  if (options.chain) {
+  if (options.chain || options.jobs) {
     const runner = new JobRunner({
       db: testApp.database.db,
       connection: testApp.database.connection,

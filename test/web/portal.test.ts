@@ -171,6 +171,8 @@ describe('portal assets', () => {
       'api.js',
       'app.js',
       'authorization.js',
+      'automation.js',
+      'automations.js',
       'billing.js',
       'chart.js',
       'dom.js',

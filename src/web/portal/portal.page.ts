@@ -1,6 +1,7 @@
 import { html } from './html.js';
 import { renderLayout, type PortalClientConfig } from './portal.layout.js';
 import { apiPanel } from './sections/api.js';
+import { automationsPanel } from './sections/automations.js';
 import { billingPanel } from './sections/billing.js';
 import { invoicesPanel } from './sections/invoices.js';
 import { issuesBanner, overviewPanel } from './sections/overview.js';
@@ -39,6 +40,7 @@ ${issuesBanner()}
 ${tabNav()}
 ${overviewPanel()}
 ${invoicesPanel(paymentNetworks)}
+${automationsPanel(paymentNetworks)}
 ${billingPanel()}
 ${apiPanel()}
 ${settingsPanel()}

@@ -1,4 +1,4 @@
-/* global fetch, URLSearchParams */
+/* global crypto, fetch, URLSearchParams */
 // The portal's JSON API client. Same-origin fetches send the session cookie and, for POST/DELETE, the
 // Origin header the server's CSRF check wants, without any help from us.
 
@@ -75,4 +75,14 @@ export function workspacePath(workspaceId, ...rest) {
   );
   const search = params.toString();
   return search ? `${path}?${search}` : path;
+}
+
+/**
+ * A fresh Idempotency-Key for one thing a form asks to create: a retry after a lost answer reuses it, so
+ * it cannot create a second one. getRandomValues, not randomUUID: the latter exists only in secure
+ * contexts (not plain http on a LAN).
+ */
+export function newIdempotencyKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `portal-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }

@@ -3,6 +3,8 @@
 // (?workspace=ws_…) and the open panel in the fragment (#invoices, #invoice/inv_…), so a reload or a
 // shared link opens the same view, and Back goes where people expect.
 import { ApiError, api, onSessionLost } from './api.js';
+import { createAutomationView } from './automation.js';
+import { createAutomationsView } from './automations.js';
 import { createBillingView } from './billing.js';
 import { busy, byId, notify, reportError, shortAddress, show } from './dom.js';
 import { createInvoiceView } from './invoice.js';
@@ -30,6 +32,12 @@ const invoices = createInvoicesView({
   },
 });
 const invoice = createInvoiceView({ onChange: refreshIssues });
+const automations = createAutomationsView({
+  onCreated: (created) => {
+    window.location.hash = `#automation/${created.id}`;
+  },
+});
+const automation = createAutomationView({ onChange: refreshIssues });
 const workspaces = createWorkspacesView({ onSelect: select });
 const settings = createSettingsView({
   onProfileSaved: (updated) => {
@@ -44,12 +52,14 @@ const PANELS = {
   overview: (ws) => overview.show(ws),
   invoices: (ws) => invoices.show(ws),
   invoice: (ws, id) => invoice.show(ws, id),
+  automations: (ws) => automations.show(ws),
+  automation: (ws, id) => automation.show(ws, id),
   billing: (ws) => billing.show(ws),
   api: (ws) => Promise.all([keys.show(ws), webhook.show(ws)]),
   settings: (ws) => settings.show(ws),
 };
 /** The tab that stays highlighted while a panel without a tab of its own is open. */
-const TAB_OF = { invoice: 'invoices' };
+const TAB_OF = { invoice: 'invoices', automation: 'automations' };
 
 /** Shows the panel the fragment names; `moveFocus` (after a click, not on load) takes keyboard and screen reader users there. */
 function route(moveFocus = false) {
@@ -81,8 +91,9 @@ function select(selected) {
   show(byId('workspace-area'), Boolean(selected));
   if (!selected) return;
   refreshIssues();
-  // An invoice of the previous workspace is not in this one.
+  // An invoice or automation of the previous workspace is not in this one.
   if (switched && window.location.hash.startsWith('#invoice/')) window.location.hash = '#invoices';
+  else if (switched && window.location.hash.startsWith('#automation/')) window.location.hash = '#automations';
   else route();
 }
 

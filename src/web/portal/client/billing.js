@@ -1,8 +1,7 @@
-/* global crypto */
 // The billing panel: the credit packages with a buy button each, the purchase being paid (purchase.js),
 // the purchases made, and the ledger.
-import { ApiError, api, workspacePath } from './api.js';
-import { badge, busy, byId, el, formatAmount, reportError, show, timeEl } from './dom.js';
+import { ApiError, api, newIdempotencyKey, workspacePath } from './api.js';
+import { badge, busy, byId, el, formatAmount, pagedList, reportError, show, timeEl } from './dom.js';
 import { createPurchaseView } from './purchase.js';
 
 const PAGE = 25;
@@ -73,24 +72,6 @@ function purchaseRow(purchase, open) {
   );
 }
 
-/** A list with "show older" paging: `load(append)` fetches the first page or the next one. */
-function pagedList({ rows, more, status, fetchPage, render, empty }) {
-  let cursor = null;
-  let generation = 0;
-  async function load(workspace, append = false) {
-    const mine = ++generation;
-    if (!append) cursor = null;
-    const page = await fetchPage(workspace, cursor);
-    if (mine !== generation) return;
-    if (append) rows.append(...page.items.map(render));
-    else rows.replaceChildren(...page.items.map(render));
-    cursor = page.nextCursor;
-    show(more, cursor !== null);
-    status.textContent = rows.children.length > 0 ? '' : empty;
-  }
-  return { load, reset: () => rows.replaceChildren() };
-}
-
 /** `onChange()` runs when a purchase was paid or changed status (the balance and the issues may have moved). */
 export function createBillingView({ onChange }) {
   const packages = byId('package-list');
@@ -159,7 +140,7 @@ export function createBillingView({ onChange }) {
     const target = workspace;
     await busy(button, async () => {
       try {
-        const key = attempts.get(creditPackage.id) ?? `portal-${randomHex(16)}`;
+        const key = attempts.get(creditPackage.id) ?? newIdempotencyKey();
         attempts.set(creditPackage.id, key);
         const purchase = await api.post(
           workspacePath(target.id, 'credit-purchases'),
@@ -222,11 +203,4 @@ export function createBillingView({ onChange }) {
       ]);
     },
   };
-}
-
-/** getRandomValues, not randomUUID: the latter exists only in secure contexts (not plain http on a LAN). */
-function randomHex(bytes) {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join(
-    '',
-  );
 }

@@ -137,3 +137,21 @@ export function bindCounter(textarea, counter) {
 /** A failed webhook attempt in words: the receiver's status when it answered, else the safe error category. */
 export const attemptError = (attempt) =>
   attempt.statusCode ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'failed').replaceAll('_', ' ');
+
+/** A list with "show older" paging: `load(append)` fetches the first page or the next one. */
+export function pagedList({ rows, more, status, fetchPage, render, empty }) {
+  let cursor = null;
+  let generation = 0;
+  async function load(workspace, append = false) {
+    const mine = ++generation;
+    if (!append) cursor = null;
+    const page = await fetchPage(workspace, cursor);
+    if (mine !== generation) return;
+    if (append) rows.append(...page.items.map(render));
+    else rows.replaceChildren(...page.items.map(render));
+    cursor = page.nextCursor;
+    show(more, cursor !== null);
+    status.textContent = rows.children.length > 0 ? '' : empty;
+  }
+  return { load, reset: () => rows.replaceChildren() };
+}

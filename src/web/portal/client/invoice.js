@@ -19,6 +19,7 @@ import {
 /** Timeline kinds (GET …/timeline) in words; `record` adds the details that kind carries. */
 const KINDS = {
   created: () => 'Created',
+  scheduled: () => 'Created by an automation',
   payment_submitted: () => 'Payment found, verifying',
   verification_pending: () => 'Verifying the payment',
   payment_confirmed: () => 'Payment confirmed on-chain',
@@ -54,6 +55,17 @@ export function createInvoiceView({ onChange }) {
     fillFacts(byId('invoice-facts'), [
       ['Amount', `${formatAmount(invoice.amount)} USDC`],
       ['Order reference', invoice.externalId ?? undefined],
+      [
+        'Automation',
+        invoice.automationId
+          ? el(
+              'span',
+              {},
+              el('a', { href: `#automation/${invoice.automationId}` }, 'its automation'),
+              `, occurrence ${invoice.occurrence}`,
+            )
+          : undefined,
+      ],
       ['Network', invoice.network ?? 'The buyer chooses'],
       ['Created', timeEl(invoice.createdAt)],
       ['Payment deadline', timeEl(invoice.expiresAt)],

@@ -1,6 +1,5 @@
-/* global crypto */
 // The invoices panel: the list with status filters, the exact search, older pages, and the create form.
-import { api, workspacePath } from './api.js';
+import { api, newIdempotencyKey, workspacePath } from './api.js';
 import { badge, busy, byId, el, formError, formatAmount, reportError, show, timeEl } from './dom.js';
 
 const PAGE = 25;
@@ -101,7 +100,7 @@ export function createInvoicesView({ onCreated }) {
     busy(form.querySelector('[type=submit]'), async () => {
       try {
         const described = JSON.stringify([target.id, body]);
-        if (attempt?.described !== described) attempt = { described, key: `portal-${randomHex(16)}` };
+        if (attempt?.described !== described) attempt = { described, key: newIdempotencyKey() };
         const created = await api.post(workspacePath(target.id, 'invoices'), body, { 'idempotency-key': attempt.key });
         attempt = undefined;
         form.reset();
@@ -128,11 +127,4 @@ export function createInvoicesView({ onCreated }) {
       await load();
     },
   };
-}
-
-/** getRandomValues, not randomUUID: the latter exists only in secure contexts (not plain http on a LAN). */
-function randomHex(bytes) {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join(
-    '',
-  );
 }

@@ -6,8 +6,10 @@ import { byId, el, formatAmount, show, timeEl } from './dom.js';
 
 /** Issue kinds (GET /issues) in words, the panel where the fix is, and the link's words when not "Go there". */
 const ISSUES = {
+  automation_paused: ['An automation is paused', '#automations', 'Review automations'],
   webhook_deliveries_failed: ['Webhook deliveries failed', '#api'],
   webhook_paused: ['Webhook delivery is paused', '#api'],
+  overpayments_received: ['A payment arrived for an invoice already settled', '#invoices', 'Find the invoice'],
   low_credits: ['Credits are running low', '#billing', 'Buy credits'],
   verification_delayed: ['Payments are slow to verify', '#invoices'],
   webhook_deliveries_retrying: ['Webhook deliveries are being retried', '#api'],

@@ -35,6 +35,7 @@ export function tabNav(): Html {
   const tabs = [
     ['overview', 'Overview'],
     ['invoices', 'Invoices'],
+    ['automations', 'Automations'],
     ['billing', 'Billing'],
     ['api', 'API'],
     ['settings', 'Settings'],

@@ -1,0 +1,148 @@
+/* global window */
+// One automation: its facts, pause / resume / end, its next dates and the invoices it created. While it
+// is on screen and active, it reloads just after its next run, so the new invoice shows up by itself.
+import { api, serverNow, workspacePath } from './api.js';
+import { describeSchedule, scheduleDate } from './automations.js';
+import { badge, busy, byId, el, fillFacts, formatAmount, notify, pagedList, reportError, show, timeEl } from './dom.js';
+
+const PAGE = 25;
+const WINDOWS = { 3600: '1 hour', 86400: '1 day', 432000: '5 days' };
+/** How soon after its due time the new invoice is looked for: an occurrence takes milliseconds, not seconds. */
+const AFTER_RUN_MS = 1000;
+/** Bounds on the wait between reloads while active: a changed schedule or a pause elsewhere shows within a minute. */
+const MIN_WAIT_MS = 2000;
+const MAX_WAIT_MS = 60_000;
+
+const VERBS = {
+  pause: (a) => `${a.name} is paused: it creates no invoice until you resume it.`,
+  resume: (a) => `${a.name} is running again, from its next date.`,
+  end: (a) => `${a.name} has ended. Its invoices stay payable.`,
+};
+
+function invoiceRow(invoice) {
+  return el(
+    'tr',
+    {},
+    el('td', { 'data-label': '#', class: 'num' }, String(invoice.occurrence)),
+    el('td', { 'data-label': 'Number' }, el('a', { href: `#invoice/${invoice.id}` }, invoice.number)),
+    el('td', { 'data-label': 'Amount', class: 'num' }, `${formatAmount(invoice.amount)} USDC`),
+    el('td', { 'data-label': 'Status' }, badge(invoice.status)),
+    el('td', { 'data-label': 'Order reference' }, invoice.externalId ?? el('span', { class: 'muted' }, '—')),
+    el('td', { 'data-label': 'Created' }, timeEl(invoice.createdAt)),
+  );
+}
+
+/** `onChange()` runs after a pause, resume or end (the health issues may have moved). */
+export function createAutomationView({ onChange }) {
+  const card = byId('automation-detail');
+  let workspace;
+  let automation;
+  let generation = 0;
+  let refresh;
+
+  const invoices = pagedList({
+    rows: byId('automation-invoice-rows'),
+    more: byId('automation-invoices-more'),
+    status: byId('automation-invoices-status'),
+    empty: 'None yet: the first one is created at the first date above.',
+    render: invoiceRow,
+    fetchPage: async (ws, cursor) => {
+      const page = await api.get(
+        workspacePath(ws.id, 'invoices', { automationId: automation.id, cursor: cursor ?? undefined, limit: PAGE }),
+      );
+      return { items: page.invoices, nextCursor: page.nextCursor };
+    },
+  });
+  byId('automation-invoices-more').addEventListener('click', (event) =>
+    busy(event.currentTarget, () => invoices.load(workspace, true).catch((error) => reportError(error))),
+  );
+
+  function render() {
+    const { template, schedule } = automation;
+    byId('automation-name-heading').textContent = automation.name;
+    byId('automation-status').replaceWith(Object.assign(badge(automation.status), { id: 'automation-status' }));
+    const reason = byId('automation-paused-reason');
+    reason.textContent = automation.pausedReason ? `Paused: ${automation.pausedReason.message}` : '';
+    show(reason, Boolean(automation.pausedReason));
+    fillFacts(byId('automation-facts'), [
+      ['Amount', `${formatAmount(template.amount)} USDC`],
+      ['Payment window', WINDOWS[template.expiresIn ?? 3600] ?? `${template.expiresIn} s`],
+      ['Order reference', template.externalId ? el('code', {}, template.externalId) : undefined],
+      ['Network', template.network ?? 'The buyer chooses'],
+      ['Schedule', el('span', {}, `${describeSchedule(schedule)}, from `, scheduleDate(schedule.startAt))],
+      ['Stops before', schedule.endAt ? scheduleDate(schedule.endAt) : undefined],
+      ['At most', schedule.maxOccurrences === null ? undefined : `${schedule.maxOccurrences} invoices`],
+      ['Next invoice', automation.nextRunAt ? scheduleDate(automation.nextRunAt) : '—'],
+      ['Invoices created', String(automation.occurrences)],
+      [
+        'Dates skipped',
+        automation.skipped > 0
+          ? `${automation.skipped} (missed by more than one period, or due while paused)`
+          : undefined,
+      ],
+      ['Automation id', el('code', {}, automation.id)],
+    ]);
+    byId('automation-upcoming').replaceChildren(...automation.upcoming.map((iso) => el('li', {}, scheduleDate(iso))));
+    show(byId('automation-upcoming-none'), automation.upcoming.length === 0);
+    show(byId('automation-pause'), automation.status === 'active');
+    show(byId('automation-resume'), automation.status === 'paused');
+    show(byId('automation-actions'), automation.status !== 'ended');
+  }
+
+  async function load() {
+    const mine = ++generation;
+    const fresh = await api.get(workspacePath(workspace.id, 'automations', automation.id));
+    if (mine !== generation) return;
+    automation = fresh;
+    render();
+    await invoices.load(workspace);
+    scheduleRefresh(mine);
+  }
+
+  /** While active and on screen: reload just after the next run (within bounds); any navigation ends it. */
+  function scheduleRefresh(mine) {
+    window.clearTimeout(refresh);
+    if (automation.status !== 'active' || !automation.nextRunAt) return;
+    const untilRun = Date.parse(automation.nextRunAt) - serverNow() + AFTER_RUN_MS;
+    refresh = window.setTimeout(
+      () => {
+        if (mine !== generation || card.offsetParent === null) return;
+        // A failed refresh is silent: the next navigation or action loads again and reports.
+        load().catch(() => {});
+      },
+      Math.min(MAX_WAIT_MS, Math.max(MIN_WAIT_MS, untilRun)),
+    );
+  }
+
+  async function act(button, verb) {
+    await busy(button, async () => {
+      try {
+        const updated = await api.post(workspacePath(workspace.id, 'automations', automation.id, verb));
+        notify(VERBS[verb](updated), 'success');
+        onChange();
+        await load();
+      } catch (error) {
+        reportError(error);
+      }
+    });
+  }
+
+  byId('automation-pause').addEventListener('click', (event) => act(event.currentTarget, 'pause'));
+  byId('automation-resume').addEventListener('click', (event) => act(event.currentTarget, 'resume'));
+  byId('automation-end-now').addEventListener('click', (event) => {
+    const question = `End ${automation.name} for good?\n\nIt creates no further invoice and cannot be resumed. The invoices it created stay payable.`;
+    if (window.confirm(question)) act(event.currentTarget, 'end');
+  });
+
+  return {
+    async show(selected, automationId) {
+      workspace = selected;
+      automation = { id: automationId };
+      byId('automation-name-heading').textContent = 'Loading…';
+      for (const id of ['automation-facts', 'automation-upcoming']) byId(id).replaceChildren();
+      invoices.reset();
+      show(byId('automation-actions'), false);
+      await load();
+    },
+  };
+}
