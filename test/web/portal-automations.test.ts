@@ -44,9 +44,9 @@ it(
     expect(await form.locator('#automation-preview li').count()).toBe(0);
 
     await form.getByLabel('Name').fill('Weekly retainer');
-    await form.getByLabel('Amount in USDC').fill('25,50');
+    await form.getByLabel('Amount of each invoice, USDC').fill('25,50');
     await form.getByLabel('Period').selectOption('week');
-    await form.getByLabel('Order reference').fill('retainer-{n}');
+    await form.getByLabel("Each invoice's order reference").fill('retainer-{n}');
     // Six seconds from now in this browser's local time, as a person would type it.
     const startLocal = await page.evaluate(() => {
       const at = new Date(Date.now() + 6000);

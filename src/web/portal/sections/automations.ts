@@ -30,7 +30,7 @@ function createCard(networks: readonly string[]): Html {
     <label for="automation-name">Name <span class="muted">(for you; buyers never see it)</span></label>
     <input id="automation-name" name="name" required maxlength="100" autocomplete="off" placeholder="e.g. Monthly retainer, Acme">
     <div class="row">
-      <div><label for="automation-amount">Amount in USDC</label>
+      <div><label for="automation-amount">Amount of each invoice, USDC</label>
       <input id="automation-amount" name="amount" required inputmode="decimal" autocomplete="off" placeholder="250,00"></div>
       <div><label for="automation-expires">Payment window</label>
       <select id="automation-expires" name="expiresIn">${windowOptions()}</select></div>
@@ -52,7 +52,7 @@ function createCard(networks: readonly string[]): Html {
       <p id="automation-preview-status" class="status-line" aria-live="polite"></p>
       <ol id="automation-preview" class="dates"></ol>
     </section>
-    <label for="automation-external-id">Order reference <span class="muted">(optional; <code>{n}</code> is the occurrence number, <code>{date}</code> its UTC date)</span></label>
+    <label for="automation-external-id">Each invoice's order reference <span class="muted">(optional; <code>{n}</code> is the occurrence number, <code>{date}</code> its UTC date)</span></label>
     <input id="automation-external-id" name="externalId" autocomplete="off" maxlength="128" placeholder="retainer-{date}">
     <details>
       <summary>More options</summary>
