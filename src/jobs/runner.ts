@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { Db } from '../db/database.js';
 import { randomToken } from '../shared/ids.js';
+import { within } from '../shared/within.js';
 import { backoffSeconds } from './backoff.js';
 import { JobExecution, type ExecutionContext } from './execution.js';
 import { silentJobLogger, type JobHandlers, type JobLogger } from './job.js';
@@ -196,15 +197,4 @@ function positive(name: string, value: number, integer = false): number {
   if (!(value > 0) || (integer && !Number.isInteger(value)))
     throw new RangeError(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
   return value;
-}
-
-/** Whether `promise` settled within `ms`. */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
