@@ -1,8 +1,10 @@
+import net from 'node:net';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { RUN_AUTOMATION_JOB } from '../../src/modules/automations/index.js';
 import { merchant } from '../support/app.js';
+import { parseRaw } from '../support/raw-http.js';
 import { serviceFleet, until } from '../support/service-fleet.js';
 import type { ServiceProcess } from '../support/service-process.js';
 
@@ -164,6 +166,51 @@ describe('ROLE', () => {
       } finally {
         await holder.end();
       }
+    },
+  );
+  it(
+    'an api process stopped mid-request finishes the request and takes no new connections',
+    { timeout: 60_000 },
+    async () => {
+      const stopping = await start({ ROLE: 'api' });
+      const port = Number(new URL(stopping.localUrl).port);
+      const body = JSON.stringify({
+        name: 'In flight',
+        template: { amount: '1', externalId: 'in-flight-{n}' },
+        schedule: { every: 'day', startAt: new Date(Date.now() + 3_600_000).toISOString() },
+      });
+      const socket = net.connect(port, '127.0.0.1');
+      const received: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => received.push(chunk));
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      const text = () => Buffer.concat(received).toString('latin1');
+      // The headers and the start of the body; the server's "100 Continue" says it has taken the request in.
+      socket.write(
+        [
+          `POST /w/${shop.workspaceId}/v1/automations HTTP/1.1`,
+          `Host: 127.0.0.1:${port}`,
+          `Authorization: Bearer ${shop.apiKey}`,
+          'Content-Type: application/json',
+          'Idempotency-Key: roles-in-flight',
+          'Expect: 100-continue',
+          'Connection: close',
+          `Content-Length: ${Buffer.byteLength(body)}`,
+          '',
+          body.slice(0, 20),
+        ].join('\r\n'),
+      );
+      await until('the request to be in flight', async () => text().startsWith('HTTP/1.1 100 Continue\r\n\r\n'));
+      const exited = stopping.stop();
+      await until('the listener to close', () =>
+        fetch(`${stopping.localUrl}/healthz`).then(
+          () => false,
+          () => true,
+        ),
+      );
+      socket.write(body.slice(20));
+      await closed;
+      expect(parseRaw(text().slice('HTTP/1.1 100 Continue\r\n\r\n'.length)).status).toBe(201);
+      expect(await exited).toBe(0);
     },
   );
 });
