@@ -21,7 +21,15 @@ export interface CreditPackage {
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+/** What a process does: serve HTTP (`api`), run jobs (`worker`), or both (`all`). */
+export type Role = 'all' | 'api' | 'worker';
+
 export interface Config {
+  /**
+   * `api`: the HTTP app only, no job runners. `worker`: the job runners and recurring jobs, with only
+   * /healthz, /readyz and /metrics on PORT. Split roles share DATABASE_URL and NETWORKS.
+   */
+  readonly role: Role;
   readonly port: number;
   readonly host: string;
   readonly publicBaseUrl: URL;
@@ -78,6 +86,7 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const ROLES: readonly Role[] = ['all', 'api', 'worker'];
 /** Grows from 5 s to the 30-minute cap; the last delay repeats until the delivery window ends. */
 const DEFAULT_RETRY_SCHEDULE = [5, 30, 120, 600, 1800];
 /** The demo/test network: a local anvil whose chain id is Base Sepolia's. */
@@ -89,6 +98,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const host = text(env, 'HOST') ?? '127.0.0.1';
   const headersTimeoutSeconds = integer(env, 'HEADERS_TIMEOUT_SECONDS', 10, 1, 600);
   const config: Config = {
+    role: role(env),
     port,
     host,
     publicBaseUrl: baseUrl(env, port),
@@ -188,6 +198,26 @@ function logLevel(env: Env): LogLevel {
     throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
   }
   return raw as LogLevel;
+}
+
+/**
+ * A split role needs state that other processes share. The embedded PostgreSQL (no DATABASE_URL) and the
+ * local demo chain (no NETWORKS) belong to the one process that started them: an `api` beside them would
+ * never have its jobs run, a `worker` would serve no one.
+ */
+function role(env: Env): Role {
+  const raw = text(env, 'ROLE')?.toLowerCase() ?? 'all';
+  if (!ROLES.includes(raw as Role)) throw new ConfigError('ROLE', `expected one of ${ROLES.join(', ')}, got "${raw}"`);
+  if (raw !== 'all') {
+    const missing = ['DATABASE_URL', 'NETWORKS'].filter((name) => text(env, name) === undefined);
+    if (missing.length > 0) {
+      throw new ConfigError(
+        'ROLE',
+        `${raw} needs ${missing.join(' and ')}: api and worker processes share one PostgreSQL and real networks, while the embedded database and the local demo chain serve one process (use ROLE=all there)`,
+      );
+    }
+  }
+  return raw as Role;
 }
 
 function retrySchedule(env: Env): number[] {

@@ -42,41 +42,7 @@ export interface BuildAppOptions {
 
 /** Builds the whole HTTP app from its services. Listening is the caller's business. */
 export async function buildApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger:
-      options.logger === false
-        ? false
-        : {
-            ...loggerOptions(options.logger?.level ?? services.config.logLevel),
-            ...(options.logger?.stream && { stream: options.logger.stream }),
-          },
-    genReqId: requestIdFor,
-    requestIdHeader: false,
-    bodyLimit: 256 * 1024,
-    trustProxy: false,
-    // Slow clients are cut: headers and then the whole request must arrive in time (checked every second).
-    http: { headersTimeout: services.config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
-    requestTimeout: services.config.requestTimeoutSeconds * 1000,
-    frameworkErrors: answerFrameworkError,
-    clientErrorHandler: answerClientError,
-  }).withTypeProvider<TypeBoxTypeProvider>();
-  limitConnectionsPerIp(app.server, services.config.maxConnectionsPerIp);
-
-  app.setValidatorCompiler(schemaCompiler);
-  // JSON only: a text body is refused as an unsupported media type rather than validated as a string.
-  app.removeContentTypeParser('text/plain');
-  app.addSchema(ErrorBody);
-
-  // First hook of every request, so errors and 404s carry both headers too.
-  const https = services.config.publicBaseUrl.protocol === 'https:';
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-ID', request.id);
-    reply.header('X-API-Version', API_VERSION);
-    // Served over https: browsers must never fall back to http for this origin (a year, as is usual).
-    if (https) reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
-  });
-  registerErrorHandling(app);
-  guardInput(app);
+  const app = createFastify(services, options);
 
   await app.register(cookie);
   await app.register(swagger, {
@@ -154,6 +120,56 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     },
     { prefix: MERCHANT_API_PREFIX },
   );
+  return app;
+}
+
+/**
+ * The HTTP app of a worker process (ROLE=worker): liveness, readiness and metrics only, on the same
+ * platform (timeouts, connection limit, error body) as the whole app; every other path answers 404.
+ */
+export async function buildOpsApp(services: Services, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = createFastify(services, options);
+  registerOps(app, services);
+  return app;
+}
+
+/** Fastify with what every route relies on: logging, timeouts, limits, the error body, the input boundary. */
+function createFastify(services: Services, options: BuildAppOptions) {
+  const app = Fastify({
+    logger:
+      options.logger === false
+        ? false
+        : {
+            ...loggerOptions(options.logger?.level ?? services.config.logLevel),
+            ...(options.logger?.stream && { stream: options.logger.stream }),
+          },
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    bodyLimit: 256 * 1024,
+    trustProxy: false,
+    // Slow clients are cut: headers and then the whole request must arrive in time (checked every second).
+    http: { headersTimeout: services.config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
+    requestTimeout: services.config.requestTimeoutSeconds * 1000,
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  limitConnectionsPerIp(app.server, services.config.maxConnectionsPerIp);
+
+  app.setValidatorCompiler(schemaCompiler);
+  // JSON only: a text body is refused as an unsupported media type rather than validated as a string.
+  app.removeContentTypeParser('text/plain');
+  app.addSchema(ErrorBody);
+
+  // First hook of every request, so errors and 404s carry both headers too.
+  const https = services.config.publicBaseUrl.protocol === 'https:';
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-ID', request.id);
+    reply.header('X-API-Version', API_VERSION);
+    // Served over https: browsers must never fall back to http for this origin (a year, as is usual).
+    if (https) reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  });
+  registerErrorHandling(app);
+  guardInput(app);
   return app;
 }
 

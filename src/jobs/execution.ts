@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { WorkspaceId } from '../shared/ids.js';
 import { RetryLater, type Job, type JobHandler, type JobLogger } from './job.js';
-import { completeJob, failJob, releaseJob, type JobClaim, type JobRow } from './job.repo.js';
+import { completeJob, expireLease, failJob, releaseJob, type JobClaim, type JobRow } from './job.repo.js';
 import { Lease } from './lease.js';
 
 export interface ExecutionContext {
@@ -61,9 +61,22 @@ export class JobExecution {
     this.controller.abort(new Error('the job runner is stopping'));
   }
 
-  /** Stop extending the lease of a handler that ignored `interrupt`, so another worker gets the job. */
-  abandon(): void {
-    this.lease.stop();
+  /**
+   * For a handler that ignored `interrupt`: ends its lease now, as if this worker had died, so another
+   * worker takes the job at once rather than when the lease would have run out. The handler may still be
+   * running, fenced off from the job; the process is about to exit. Never throws.
+   */
+  async abandon(): Promise<void> {
+    await this.lease.end();
+    try {
+      if (await expireLease(this.context.db, this.claim))
+        this.context.logger.warn(this.fields({}), 'job handler ignored the stop; its job is handed to other workers');
+    } catch (error) {
+      this.context.logger.error(
+        this.fields({ err: error }),
+        'could not hand over the job of a stuck handler; it runs again after its lease',
+      );
+    }
   }
 
   private async run(handler: JobHandler): Promise<void> {

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { WorkspaceId } from '../shared/ids.js';
 import type { JobTable } from './job.table.js';
+import { JOBS_CHANNEL } from './notifications.js';
 
 // Jobs are infrastructure shared by all workspaces, so these queries are not tenant-scoped; the
 // handler of a job is, through the job's `workspace_id`.
@@ -196,6 +197,31 @@ export async function releaseJob(db: Executor, claim: JobClaim, delaySeconds: nu
     .where('attempts', '=', claim.attempts)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Ends the claim's lease now, as if its worker had died: any worker may claim the job at once, the attempt
+ * stays counted (the handler may have done part of its work), and the old claim's writes stay fenced off.
+ * On the last attempt the job is failed by `failAbandonedJobs`, as after a crash. False when the claim was
+ * no longer held.
+ */
+export async function expireLease(db: Executor, claim: JobClaim): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_until: sql<Date>`now()` })
+    .where('id', '=', claim.id)
+    .where('locked_by', '=', claim.workerId)
+    .where('attempts', '=', claim.attempts)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Wakes every runner listening, as a new job does: for jobs made due by an update (the trigger fires on
+ * insert only), which would otherwise wait for the next poll.
+ */
+export async function wakeRunners(db: Executor): Promise<void> {
+  await sql`SELECT pg_notify(${JOBS_CHANNEL}, '')`.execute(db);
 }
 
 /**

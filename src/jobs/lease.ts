@@ -24,13 +24,13 @@ export class Lease {
   private readonly leaseMs: number;
   private readonly heartbeat: NodeJS.Timeout;
   private expiry: NodeJS.Timeout | undefined;
-  private extending = false;
+  private extension: Promise<void> | undefined;
   private stopped = false;
 
   constructor(private readonly options: LeaseOptions) {
     this.leaseMs = options.leaseSeconds * 1000;
     this.armExpiry(options.acquiredAt + this.leaseMs);
-    this.heartbeat = setInterval(() => void this.extend(), this.leaseMs / 3);
+    this.heartbeat = setInterval(() => this.extend(), this.leaseMs / 3);
   }
 
   stop(): void {
@@ -39,10 +39,20 @@ export class Lease {
     clearTimeout(this.expiry);
   }
 
-  private async extend(): Promise<void> {
+  /** Stops, then waits for an extension in flight: once it resolves, this lease writes nothing more. */
+  async end(): Promise<void> {
+    this.stop();
+    await this.extension;
+  }
+
+  private extend(): void {
     // A slow extension is not stacked on; the expiry timer covers one that never returns.
-    if (this.extending || this.stopped) return;
-    this.extending = true;
+    if (this.extension || this.stopped) return;
+    this.extension = this.sendExtension().finally(() => (this.extension = undefined));
+  }
+
+  /** Never throws. */
+  private async sendExtension(): Promise<void> {
     const sentAt = performance.now();
     try {
       const held = await extendLease(this.options.db, this.options.claim, this.options.leaseSeconds);
@@ -54,8 +64,6 @@ export class Lease {
         { err: error, jobId: String(this.options.claim.id) },
         'could not extend a job lease; retrying',
       );
-    } finally {
-      this.extending = false;
     }
   }
 

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { JobLogger } from './job.js';
 
-const CHANNEL = 'jobs';
+/** Where the `jobs_notify` trigger (and `wakeRunners`) announce due jobs. */
+export const JOBS_CHANNEL = 'jobs';
 const MAX_RECONNECT_DELAY_MS = 30_000;
 
 /**
@@ -41,11 +42,11 @@ export class JobNotifications {
     client.on('error', (error) => this.dropped(client, error));
     client.on('end', () => this.dropped(client, undefined));
     client.on('notification', (message) => {
-      if (message.channel === CHANNEL) this.onWake();
+      if (message.channel === JOBS_CHANNEL) this.onWake();
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${JOBS_CHANNEL}`);
     } catch (error) {
       this.logger.warn({ err: error }, 'could not listen for new jobs; polling until reconnected');
       await client.end().catch(() => {});

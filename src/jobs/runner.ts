@@ -3,10 +3,11 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import type { Db } from '../db/database.js';
 import { randomToken } from '../shared/ids.js';
+import { within } from '../shared/within.js';
 import { backoffSeconds } from './backoff.js';
 import { JobExecution, type ExecutionContext } from './execution.js';
 import { silentJobLogger, type JobHandlers, type JobLogger } from './job.js';
-import { claimJobs, failAbandonedJobs, secondsUntilNextJob, type JobRow } from './job.repo.js';
+import { claimJobs, failAbandonedJobs, secondsUntilNextJob, wakeRunners, type JobRow } from './job.repo.js';
 import { JobNotifications } from './notifications.js';
 
 export interface JobRunnerOptions {
@@ -81,8 +82,10 @@ export class JobRunner {
   }
 
   /**
-   * Claims nothing more, lets running handlers finish for `stopTimeoutMs`, then aborts them; a job whose
-   * handler gives up goes back to the queue without spending its attempt. Never throws.
+   * Claims nothing more, lets running handlers finish for `stopTimeoutMs`, then aborts them: a job whose
+   * handler gives up goes back to the queue without spending its attempt; one whose handler is still
+   * running after a short grace has its lease ended, so that another worker takes it at once. Either way
+   * the other runners are woken. Never throws.
    */
   stop(): Promise<void> {
     this.stopped ??= this.shutdown();
@@ -98,12 +101,14 @@ export class JobRunner {
     if (!(await within(settled(), this.stopTimeoutMs))) {
       for (const execution of this.running) execution.interrupt();
       if (!(await within(settled(), ABORT_GRACE_MS))) {
-        this.context.logger.warn(
-          { running: this.running.size },
-          'job handlers ignored the stop; their leases will lapse',
-        );
-        for (const execution of this.running) execution.abandon();
+        const stuck = [...this.running];
+        this.context.logger.warn({ running: stuck.length }, 'job handlers ignored the stop; handing their jobs over');
+        await within(Promise.all(stuck.map((execution) => execution.abandon())), ABORT_GRACE_MS);
       }
+      // The jobs given back are due now; without this, other runners would find them at their next poll.
+      await wakeRunners(this.options.db).catch((error: unknown) =>
+        this.context.logger.warn({ err: error }, 'could not wake other runners for the jobs handed back'),
+      );
     }
     this.state = 'stopped';
   }
@@ -192,15 +197,4 @@ function positive(name: string, value: number, integer = false): number {
   if (!(value > 0) || (integer && !Number.isInteger(value)))
     throw new RangeError(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${value}`);
   return value;
-}
-
-/** Whether `promise` settled within `ms`. */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -3,6 +3,10 @@ import type { Config } from '../config/config.js';
 import { openDatabase, type DatabaseHandle } from '../db/database.js';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
 import { migrate } from '../db/migrate.js';
+import { within } from '../shared/within.js';
+
+/** How long closing the pool may wait for connections still in use before shutdown goes on without it. */
+const POOL_CLOSE_MS = 3_000;
 
 export interface RunningDatabase extends DatabaseHandle {
   /** `embedded` when this process started its own server under DATA_DIR. */
@@ -10,7 +14,7 @@ export interface RunningDatabase extends DatabaseHandle {
   /** Where the pool connects; the job runner's LISTEN connection goes there too. */
   readonly connection: pg.PoolConfig;
   readonly appliedMigrations: readonly string[];
-  /** Closes the pool and, when embedded, stops the server. */
+  /** Closes the pool (waiting at most POOL_CLOSE_MS for connections in use) and, when embedded, stops the server. */
   shutdown(): Promise<void>;
 }
 
@@ -34,7 +38,10 @@ export async function startDatabase(config: Config, log: (line: string) => void)
       connection,
       appliedMigrations,
       shutdown: async () => {
-        await handle.close();
+        // Closing the pool waits for every connection to come back, and a job handler abandoned at stop may
+        // never return its own: its session ends (its transaction rolled back) when the embedded server
+        // stops or, on DATABASE_URL, when the process exits.
+        await within(handle.close(), POOL_CLOSE_MS);
         await stopServer();
       },
     };

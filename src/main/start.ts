@@ -1,21 +1,30 @@
 import { performance } from 'node:perf_hooks';
+import type { FastifyInstance } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
 import { checkNetworks, type Network } from '../chain/networks.js';
 import { createViemChain } from '../chain/viem-chain.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
-import { buildApp } from '../http/app.js';
+import { buildApp, buildOpsApp } from '../http/app.js';
 import { systemClock } from '../shared/clock.js';
 import { formatUsdc } from '../shared/money.js';
 import { startDatabase } from './database.js';
 import { DemoSecrets, type DemoAccess } from './demo.js';
-import { createWorkers, scheduleRecurringJobs } from './jobs.js';
+import { createWorkers, scheduleRecurringJobs, type Workers } from './jobs.js';
 import { startLocalNetwork, type LocalNetwork } from './local-network.js';
 import { createServices } from './services.js';
 
+/** From SIGTERM to exit, at most; what is still running then is cut. */
+const EXIT_DEADLINE_MS = 30_000;
 /**
- * `npm start`: API and worker in one process, on the embedded PostgreSQL unless DATABASE_URL is set,
- * and on a local anvil chain unless NETWORKS is set. Prints where the portal is and, in the local demo,
- * a working API key and curl lines.
+ * How long requests in flight may run on after SIGTERM. Job handlers get 10 s, then 2 s after an abort
+ * (src/jobs/runner.ts), at the same time; the database then has the rest of the deadline to close.
+ */
+const HTTP_DRAIN_MS = 20_000;
+
+/**
+ * `npm start`: by ROLE, the HTTP app (`api`), the job runners (`worker`) or both (`all`, the default),
+ * on the embedded PostgreSQL unless DATABASE_URL is set, and on a local anvil chain unless NETWORKS is
+ * set. Prints where the portal is and, in the local demo, a working API key and curl lines.
  */
 async function main(): Promise<void> {
   const started = performance.now();
@@ -27,7 +36,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     say(`\n${reason}: shutting down…`);
-    setTimeout(() => process.exit(1), 30_000).unref();
+    setTimeout(() => process.exit(1), EXIT_DEADLINE_MS).unref();
     for (const stop of stops.reverse()) await stop().catch(() => {});
     process.exit(code);
   };
@@ -78,25 +87,27 @@ async function main(): Promise<void> {
       { networks, chain: createViemChain({ relayerPrivateKey }) },
       demoWallet,
     );
-    const app = await buildApp(services);
+    // A worker serves no merchant, buyer or owner: only what its orchestrator and monitoring ask.
+    const app = config.role === 'worker' ? await buildOpsApp(services) : await buildApp(services);
     if (config.webhookAllowPrivate) {
       app.log.warn(
         'WEBHOOK_ALLOW_PRIVATE=true: webhooks may be sent over http to private and loopback addresses. For development only; never in production.',
       );
     }
-    const worker = createWorkers(services, database.connection, app.log);
-    stops.push(
-      () => worker.stop(),
-      () => app.close(),
-    );
+    const workers = config.role === 'api' ? undefined : createWorkers(services, database.connection, app.log);
+    stops.push(() => stopWork(app, workers));
 
-    await app.listen({ port: config.port, host: config.host });
-    await worker.start();
-    await scheduleRecurringJobs(database.db);
+    const address = await app.listen({ port: config.port, host: config.host });
+    if (workers) {
+      await workers.start();
+      await scheduleRecurringJobs(database.db);
+    }
+    // The local demo runs only as ROLE=all (src/config/config.ts), so it always has the portal.
     const access = demo ? await demo.ensureWorkspace(services) : undefined;
     say(
       banner(
         config,
+        address,
         networks,
         Math.round(performance.now() - started),
         demo && local && access ? { demo, local, access } : undefined,
@@ -108,20 +119,42 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * On SIGTERM: no new connections, requests in flight finish (those still running after HTTP_DRAIN_MS are
+ * cut), and at the same time the job runners let running jobs finish or hand them to other workers.
+ */
+async function stopWork(app: FastifyInstance, workers: Workers | undefined): Promise<void> {
+  const cut = setTimeout(() => app.server.closeAllConnections(), HTTP_DRAIN_MS);
+  await Promise.all([app.close().finally(() => clearTimeout(cut)), workers?.stop()]);
+}
+
 interface DemoInfo {
   readonly demo: DemoSecrets;
   readonly local: LocalNetwork;
   readonly access: DemoAccess;
 }
 
-function banner(config: Config, networks: readonly Network[], startupMs: number, demo: DemoInfo | undefined): string {
+const ROLE_LINES: Readonly<Record<Config['role'], string>> = {
+  all: 'all (HTTP and jobs)',
+  api: 'api (HTTP only; jobs run in ROLE=worker processes on the same database)',
+  worker: 'worker (jobs; on its port only /healthz, /readyz and /metrics)',
+};
+
+function banner(
+  config: Config,
+  address: string,
+  networks: readonly Network[],
+  startupMs: number,
+  demo: DemoInfo | undefined,
+): string {
   const base = config.publicBaseUrl.origin;
   const lines = [
     '',
     `Invoice Service is running (ready in ${startupMs} ms)`,
-    `  Portal:         ${base}/portal`,
-    `  API reference:  ${base}/docs`,
-    `  Health:         ${base}/readyz`,
+    `  Role:           ${ROLE_LINES[config.role]}`,
+    ...(config.role === 'worker'
+      ? [`  Health:         ${address}/readyz`, `  Links to:       ${base} (PUBLIC_BASE_URL, where the API is)`]
+      : [`  Portal:         ${base}/portal`, `  API reference:  ${base}/docs`, `  Health:         ${base}/readyz`]),
     ...(config.webhookAllowPrivate
       ? [
           '  WARNING:        WEBHOOK_ALLOW_PRIVATE=true: webhooks may go to private and loopback addresses (development only)',

@@ -8,6 +8,7 @@ describe('configuration', () => {
   it('has working defaults', () => {
     const config = loadConfig({}, '/srv/app');
     expect(config).toMatchObject({
+      role: 'all',
       port: 3000,
       host: '127.0.0.1',
       databaseUrl: undefined,
@@ -51,6 +52,7 @@ describe('configuration', () => {
     [{ RELAYER_PRIVATE_KEY: '0x123' }, 'RELAYER_PRIVATE_KEY'],
     [{ OPERATOR_WALLET: 'alice' }, 'OPERATOR_WALLET'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ ROLE: 'scheduler' }, 'ROLE'],
     [{ MAX_INVOICE_AMOUNT: '1e6' }, 'MAX_INVOICE_AMOUNT'],
     [{ NETWORKS: '[{"name":"base"}]' }, 'NETWORKS'],
     [{ NETWORKS: '{' }, 'NETWORKS'],
@@ -79,6 +81,26 @@ describe('configuration', () => {
   it.each(invalid)('names the variable in the error for %o', (env, variable) => {
     expect(() => loadConfig(env)).toThrowError(ConfigError);
     expect(() => loadConfig(env)).toThrowError(new RegExp(`^${variable}`));
+  });
+
+  const DATABASE_URL = 'postgres://db.internal/invoice';
+
+  it('reads ROLE in any case', () => {
+    const network = {
+      name: 'base-sepolia',
+      chainId: 84532,
+      rpcUrl: 'http://127.0.0.1:8545',
+      usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    };
+    const shared = { DATABASE_URL, NETWORKS: JSON.stringify([network]) };
+    expect(loadConfig({ ...shared, ROLE: 'api' }).role).toBe('api');
+    expect(loadConfig({ ...shared, ROLE: ' Worker ' }).role).toBe('worker');
+    expect(loadConfig({ ROLE: 'ALL' }).role).toBe('all');
+  });
+
+  it('refuses a split role on state only one process can hold', () => {
+    expect(() => loadConfig({ ROLE: 'api' })).toThrowError(/^ROLE: api needs DATABASE_URL and NETWORKS/);
+    expect(() => loadConfig({ ROLE: 'worker', DATABASE_URL })).toThrowError(/^ROLE: worker needs NETWORKS/);
   });
 
   it('reads NETWORKS from a file', () => {

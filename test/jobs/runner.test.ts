@@ -245,4 +245,32 @@ describe('JobRunner', () => {
     await runner.stop();
     expect(await findJob(db, id)).toMatchObject({ attempts: 0, locked_by: null, locked_until: null, last_error: null });
   });
+
+  it('hands the job of a handler that ignores the stop to a waiting worker at once, its attempt counted', async () => {
+    const id = (await enqueueJob(db, { kind: 'test' }))!;
+    let started = false;
+    let unblock!: () => void;
+    const blocked = new Promise<void>((resolve) => (unblock = resolve));
+    // A lease far longer than the test: the next worker can only get the job because it was handed over.
+    const stuck = await startRunner(
+      {
+        test: async () => {
+          started = true;
+          await blocked;
+        },
+      },
+      { stopTimeoutMs: 100, leaseSeconds: 600 },
+    );
+    await waitFor(() => (started ? true : undefined));
+    // Idle with nothing to claim, and polling too rarely to find the job by itself.
+    const runs: string[] = [];
+    await startRunner(
+      { test: async (job) => void runs.push(`next:${job.attempts}`) },
+      { workerId: 'next', pollIntervalMs: 600_000 },
+    );
+    await stuck.stop();
+    await waitFor(async () => ((await findJob(db, id)) === undefined ? true : undefined), 10_000, 'the next worker');
+    expect(runs).toEqual(['next:2']);
+    unblock();
+  });
 });

@@ -21,8 +21,11 @@ export async function serviceFleet(options: { confirmations: number; env?: Recor
   chain: ControlledChain;
   database: Awaited<ReturnType<typeof createTestDatabase>>;
   admin: Awaited<ReturnType<typeof buildApp>>;
-  /** Starts one more service process: on PUBLIC_BASE_URL's port when no running process has it. */
-  start(): Promise<ServiceProcess>;
+  /**
+   * Starts one more service process, with `env` added (e.g. its ROLE): on PUBLIC_BASE_URL's port when no
+   * running process has it.
+   */
+  start(env?: Record<string, string>): Promise<ServiceProcess>;
   /** kill -9, then lets the dead process's job leases lapse at once rather than after 30 s. */
   kill9(service: ServiceProcess): Promise<void>;
 }> {
@@ -52,10 +55,10 @@ export async function serviceFleet(options: { confirmations: number; env?: Recor
     chain,
     database,
     admin,
-    async start() {
+    async start(extra = {}) {
       const free = onPort === undefined;
       if (free) onPort = 'starting';
-      const service = await startService({ ...env, ...(free && { PORT: String(port) }) });
+      const service = await startService({ ...env, ...extra, ...(free && { PORT: String(port) }) });
       if (free) onPort = service;
       running.add(service);
       return service;

@@ -8,7 +8,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
+  /** PUBLIC_BASE_URL when set, which may be another process's address. */
   readonly baseUrl: string;
+  /** Where this process itself listens. */
+  readonly localUrl: string;
   /** Everything the process printed so far. */
   output(): string;
   /** SIGTERM and wait for exit; resolves with the exit code. */
@@ -71,6 +74,7 @@ export async function startService(
   return {
     child,
     baseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
+    localUrl: `http://localhost:${port}`,
     output: () => output,
     stop: async () => {
       child.kill('SIGTERM');

@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import pg from 'pg';
+import { afterAll, expect, inject, it } from 'vitest';
+import { migrate, MIGRATIONS_DIR } from '../../src/db/migrate.js';
+
+const { host, port, user } = inject('postgres');
+const name = `migrate_${randomBytes(4).toString('hex')}`;
+const admin = new pg.Client({ host, port, user, database: 'postgres' });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${name}`);
+const pools = [1, 2, 3].map(() => new pg.Pool({ host, port, user, database: name, max: 1 }));
+afterAll(async () => {
+  await Promise.all(pools.map((pool) => pool.end()));
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+});
+
+it('applies each migration once when several processes start on an empty database at the same time', async () => {
+  const versions = readdirSync(MIGRATIONS_DIR)
+    .filter((file) => file.endsWith('.sql'))
+    .map((file) => file.replace(/\.sql$/, ''))
+    .sort();
+  const applied = await Promise.all(pools.map((pool) => migrate(pool)));
+  // The advisory lock serialises them: whoever takes it first applies everything, the others nothing.
+  expect(applied.flat().sort()).toEqual(versions);
+  expect(applied.filter((list) => list.length > 0)).toHaveLength(1);
+});
