@@ -86,3 +86,18 @@ export function newIdempotencyKey() {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return `portal-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }
+
+/**
+ * POST for a create form: one Idempotency-Key per thing the form describes (path and body). A retry after
+ * a lost answer reuses it, so it cannot create a second one; changed values or a success start a new key.
+ */
+export function idempotentCreate() {
+  let attempt;
+  return async (path, body) => {
+    const described = JSON.stringify([path, body]);
+    if (attempt?.described !== described) attempt = { described, key: newIdempotencyKey() };
+    const created = await api.post(path, body, { 'idempotency-key': attempt.key });
+    attempt = undefined;
+    return created;
+  };
+}

@@ -53,9 +53,6 @@ export function createAutomationView({ onChange }) {
       return { items: page.invoices, nextCursor: page.nextCursor };
     },
   });
-  byId('automation-invoices-more').addEventListener('click', (event) =>
-    busy(event.currentTarget, () => invoices.load(workspace, true).catch((error) => reportError(error))),
-  );
 
   function render() {
     const { template, schedule } = automation;

@@ -1,7 +1,8 @@
 /* global window */
 // The automations panel: the list, and the create form with a live preview of the next five dates
 // (asked from the service, so the preview follows the very rules the schedule will run by).
-import { ApiError, api, newIdempotencyKey, workspacePath } from './api.js';
+import { ApiError, api, idempotentCreate, workspacePath } from './api.js';
+import { invoiceFields } from './invoices.js';
 import { badge, busy, byId, el, formError, formatAmount, pagedList, reportError, timeEl } from './dom.js';
 
 const PAGE = 25;
@@ -88,9 +89,6 @@ export function createAutomationsView({ onCreated }) {
       return { items: page.automations, nextCursor: page.nextCursor };
     },
   });
-  byId('automation-more').addEventListener('click', (event) =>
-    busy(event.currentTarget, () => list.load(workspace, true).catch((error) => reportError(error))),
-  );
 
   // The preview asks the service once typing pauses; an answer for older values is dropped.
   let previewTimer;
@@ -135,34 +133,20 @@ export function createAutomationsView({ onCreated }) {
     fields.startAt.value = toLocalInput(nextFullHour());
   }
 
-  // One Idempotency-Key per automation the form describes, as for invoices: a retry after a lost
-  // answer cannot create a second automation; changed values or a success start a new key.
-  let attempt;
+  const createAutomation = idempotentCreate();
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const name = fields.name.value.trim();
-    const amount = fields.amount.value.trim();
+    const template = invoiceFields(fields);
     if (name === '') return formError(form, 'Give the automation a name, e.g. "Monthly retainer, Acme".');
-    if (amount === '') return formError(form, 'Enter the amount of each invoice in USDC, e.g. 250,00.');
+    if (template.amount === '') return formError(form, 'Enter the amount of each invoice in USDC, e.g. 250,00.');
     if (!fields.startAt.value) return formError(form, 'Choose when the first invoice is created.');
-    const optional = ['externalId', 'network', 'successUrl', 'cancelUrl']
-      .map((field) => [field, fields[field].value.trim()])
-      .filter(([, value]) => value !== '');
-    const body = {
-      name,
-      template: { amount, expiresIn: Number(fields.expiresIn.value), ...Object.fromEntries(optional) },
-      schedule: scheduleOf(fields),
-    };
+    const body = { name, template, schedule: scheduleOf(fields) };
     formError(form);
     const target = workspace;
     busy(form.querySelector('[type=submit]'), async () => {
       try {
-        const described = JSON.stringify([target.id, body]);
-        if (attempt?.described !== described) attempt = { described, key: newIdempotencyKey() };
-        const created = await api.post(workspacePath(target.id, 'automations'), body, {
-          'idempotency-key': attempt.key,
-        });
-        attempt = undefined;
+        const created = await createAutomation(workspacePath(target.id, 'automations'), body);
         resetForm();
         onCreated(created);
       } catch (error) {

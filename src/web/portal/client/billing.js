@@ -108,12 +108,6 @@ export function createBillingView({ onChange }) {
       return { items: page.entries, nextCursor: page.nextCursor };
     },
   });
-  byId('purchase-more').addEventListener('click', (event) =>
-    busy(event.currentTarget, () => purchases.load(workspace, true).catch((error) => reportError(error))),
-  );
-  byId('ledger-more').addEventListener('click', (event) =>
-    busy(event.currentTarget, () => ledger.load(workspace, true).catch((error) => reportError(error))),
-  );
 
   async function loadBalance(selected) {
     const billing = await api.get(workspacePath(selected.id, 'billing'));

@@ -138,12 +138,18 @@ export function bindCounter(textarea, counter) {
 export const attemptError = (attempt) =>
   attempt.statusCode ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'failed').replaceAll('_', ' ');
 
-/** A list with "show older" paging: `load(append)` fetches the first page or the next one. */
+/**
+ * A list with "show older" paging: `load(workspace)` fetches the first page; the `more` button appends
+ * the next page of the workspace last loaded.
+ */
 export function pagedList({ rows, more, status, fetchPage, render, empty }) {
   let cursor = null;
   let generation = 0;
+  let loaded;
+  more.addEventListener('click', () => busy(more, () => load(loaded, true).catch((error) => reportError(error))));
   async function load(workspace, append = false) {
     const mine = ++generation;
+    loaded = workspace;
     if (!append) cursor = null;
     const page = await fetchPage(workspace, cursor);
     if (mine !== generation) return;

@@ -1,8 +1,23 @@
 // The invoices panel: the list with status filters, the exact search, older pages, and the create form.
-import { api, newIdempotencyKey, workspacePath } from './api.js';
+import { api, idempotentCreate, workspacePath } from './api.js';
 import { badge, busy, byId, el, formError, formatAmount, reportError, show, timeEl } from './dom.js';
 
 const PAGE = 25;
+
+/**
+ * The POST /invoices fields of a form (the invoice form, an automation's template): empty optional
+ * fields are left out rather than sent empty, which the API would refuse.
+ */
+export function invoiceFields(fields) {
+  const optional = ['externalId', 'network', 'successUrl', 'cancelUrl']
+    .map((name) => [name, fields[name].value.trim()])
+    .filter(([, value]) => value !== '');
+  return {
+    amount: fields.amount.value.trim(),
+    expiresIn: Number(fields.expiresIn.value),
+    ...Object.fromEntries(optional),
+  };
+}
 
 /** `onCreated(invoice)` runs after the create form made one. */
 export function createInvoicesView({ onCreated }) {
@@ -82,27 +97,16 @@ export function createInvoicesView({ onCreated }) {
   });
   more.addEventListener('click', () => busy(more, () => load(true).catch((error) => reportError(error))));
 
-  // One Idempotency-Key per invoice the form describes: a retry after a lost answer (same values)
-  // reuses it, so it cannot create a second invoice; changed values or a success start a new one.
-  let attempt;
+  const createInvoice = idempotentCreate();
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const fields = form.elements;
-    const amount = fields.amount.value.trim();
-    if (amount === '') return formError(form, 'Enter the amount in USDC, e.g. 12,50.');
-    // Empty optional fields are left out rather than sent empty, which the API would refuse.
-    const optional = ['externalId', 'network', 'successUrl', 'cancelUrl']
-      .map((name) => [name, fields[name].value.trim()])
-      .filter(([, value]) => value !== '');
-    const body = { amount, expiresIn: Number(fields.expiresIn.value), ...Object.fromEntries(optional) };
+    const body = invoiceFields(form.elements);
+    if (body.amount === '') return formError(form, 'Enter the amount in USDC, e.g. 12,50.');
     formError(form);
     const target = workspace;
     busy(form.querySelector('[type=submit]'), async () => {
       try {
-        const described = JSON.stringify([target.id, body]);
-        if (attempt?.described !== described) attempt = { described, key: newIdempotencyKey() };
-        const created = await api.post(workspacePath(target.id, 'invoices'), body, { 'idempotency-key': attempt.key });
-        attempt = undefined;
+        const created = await createInvoice(workspacePath(target.id, 'invoices'), body);
         form.reset();
         onCreated(created);
       } catch (error) {
