@@ -90,7 +90,7 @@ export async function startRealServices(
   try {
     return {
       services: createServices(config, database.db, systemClock, chain),
-      connection: database.connection,
+      connection: database.directConnection,
       stop,
     };
   } catch (error) {

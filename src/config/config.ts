@@ -35,6 +35,11 @@ export interface Config {
   readonly publicBaseUrl: URL;
   /** Unset: the process runs an embedded PostgreSQL under `dataDir`. */
   readonly databaseUrl: string | undefined;
+  /**
+   * A direct (not pooled) connection to the same database, for what needs a session of its own: the
+   * LISTEN connection that wakes job runners, and migrations. Unset: both use `databaseUrl`.
+   */
+  readonly databaseDirectUrl: string | undefined;
   readonly dataDir: string;
   /** Unset: `start` runs a local anvil chain (the demo network). */
   readonly networks: readonly NetworkConfig[] | undefined;
@@ -102,7 +107,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     port,
     host,
     publicBaseUrl: baseUrl(env, port),
-    databaseUrl: databaseUrl(env),
+    databaseUrl: databaseUrl(env, 'DATABASE_URL'),
+    databaseDirectUrl: databaseDirectUrl(env),
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? '.data'),
     networks: networks(env, cwd),
     relayerPrivateKey: hex(env, 'RELAYER_PRIVATE_KEY', 64),
@@ -183,13 +189,21 @@ function baseUrl(env: Env, port: number): URL {
   return url;
 }
 
-function databaseUrl(env: Env): string | undefined {
-  const raw = text(env, 'DATABASE_URL');
+function databaseUrl(env: Env, variable: 'DATABASE_URL' | 'DATABASE_DIRECT_URL'): string | undefined {
+  const raw = text(env, variable);
   if (raw === undefined) return undefined;
   if (!/^postgres(ql)?:\/\//.test(raw)) {
-    throw new ConfigError('DATABASE_URL', 'expected a postgres:// or postgresql:// connection string');
+    throw new ConfigError(variable, 'expected a postgres:// or postgresql:// connection string');
   }
   return raw;
+}
+
+function databaseDirectUrl(env: Env): string | undefined {
+  const direct = databaseUrl(env, 'DATABASE_DIRECT_URL');
+  if (direct !== undefined && text(env, 'DATABASE_URL') === undefined) {
+    throw new ConfigError('DATABASE_DIRECT_URL', 'needs DATABASE_URL: it is the direct way to the same database');
+  }
+  return direct;
 }
 
 function logLevel(env: Env): LogLevel {

@@ -11,8 +11,11 @@ const POOL_CLOSE_MS = 3_000;
 export interface RunningDatabase extends DatabaseHandle {
   /** `embedded` when this process started its own server under DATA_DIR. */
   readonly kind: 'embedded' | 'external';
-  /** Where the pool connects; the job runner's LISTEN connection goes there too. */
-  readonly connection: pg.PoolConfig;
+  /**
+   * A direct session to the database (DATABASE_DIRECT_URL, else where the pool connects), for the job
+   * runner's LISTEN connection: a transaction pooler would hand its server session to other clients.
+   */
+  readonly directConnection: pg.PoolConfig;
   readonly appliedMigrations: readonly string[];
   /** Closes the pool (waiting at most POOL_CLOSE_MS for connections in use) and, when embedded, stops the server. */
   shutdown(): Promise<void>;
@@ -21,21 +24,24 @@ export interface RunningDatabase extends DatabaseHandle {
 /** Connects to DATABASE_URL, or starts the embedded server; then applies pending migrations. */
 export async function startDatabase(config: Config, log: (line: string) => void): Promise<RunningDatabase> {
   let connection: pg.PoolConfig;
+  let directConnection: pg.PoolConfig;
   let stopServer = async () => {};
   if (config.databaseUrl) {
     connection = { connectionString: config.databaseUrl };
+    directConnection = { connectionString: config.databaseDirectUrl ?? config.databaseUrl };
   } else {
     const server = await startEmbeddedPostgres({ dataDir: config.dataDir, database: 'invoice', log });
     connection = server.connection;
+    directConnection = connection;
     stopServer = server.stop;
   }
   const handle = openDatabase(connection);
   try {
-    const appliedMigrations = await migrate(handle.pool, undefined, { publicBaseUrl: config.publicBaseUrl });
+    const appliedMigrations = await migrateThrough(directConnection, config.publicBaseUrl);
     return {
       ...handle,
       kind: config.databaseUrl ? 'external' : 'embedded',
-      connection,
+      directConnection,
       appliedMigrations,
       shutdown: async () => {
         // Closing the pool waits for every connection to come back, and a job handler abandoned at stop may
@@ -49,5 +55,15 @@ export async function startDatabase(config: Config, log: (line: string) => void)
     await handle.close();
     await stopServer();
     throw error;
+  }
+}
+
+/** Applies pending migrations over a connection of their own on the direct way to the database. */
+async function migrateThrough(connection: pg.PoolConfig, publicBaseUrl: URL): Promise<string[]> {
+  const { pool, close } = openDatabase(connection, 1);
+  try {
+    return await migrate(pool, undefined, { publicBaseUrl });
+  } finally {
+    await close();
   }
 }

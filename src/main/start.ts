@@ -94,7 +94,7 @@ async function main(): Promise<void> {
         'WEBHOOK_ALLOW_PRIVATE=true: webhooks may be sent over http to private and loopback addresses. For development only; never in production.',
       );
     }
-    const workers = config.role === 'api' ? undefined : createWorkers(services, database.connection, app.log);
+    const workers = config.role === 'api' ? undefined : createWorkers(services, database.directConnection, app.log);
     stops.push(() => stopWork(app, workers));
 
     const address = await app.listen({ port: config.port, host: config.host });
