@@ -19,7 +19,6 @@ import type {
 } from '../modules/payments/index.js';
 import { BroadcastError, isAlreadyKnown, isNonceTaken, nodeMessage, revertReason } from './chain-errors.js';
 import type { Network } from './networks.js';
-import { NonceAllocator } from './nonce-allocator.js';
 import { networkClients } from './rpc-clients.js';
 import {
   authorizationMessage,
@@ -44,19 +43,6 @@ const GAS_HEADROOM_PERCENT = 125n;
 export function createViemChain(options: ViemChainOptions): ChainPort {
   const relayer = privateKeyToAccount(options.relayerPrivateKey);
   const client = networkClients();
-  // Nonces belong to (account, chain): one allocator per chain id, whatever RPC serves it.
-  const allocators = new Map<number, NonceAllocator>();
-
-  function allocator(network: Network): NonceAllocator {
-    let found = allocators.get(network.chainId);
-    if (!found) {
-      found = new NonceAllocator(() =>
-        client(network).getTransactionCount({ address: relayer.address, blockTag: 'pending' }),
-      );
-      allocators.set(network.chainId, found);
-    }
-    return found;
-  }
 
   /** Whether the node knows the transaction at all (pending or mined). Throws when it cannot tell. */
   async function knows(network: Network, hash: Hex): Promise<boolean> {
@@ -70,6 +56,12 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
   }
 
   return {
+    relayer: relayer.address,
+
+    pendingNonce(network) {
+      return client(network).getTransactionCount({ address: relayer.address, blockTag: 'pending' });
+    },
+
     // Never throws: a malformed authorization or signature is simply not a valid one.
     async verifyAuthorization(network, authorization, signature) {
       try {
@@ -121,7 +113,7 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       }
     },
 
-    async signSettlement(network, authorization, signature): Promise<SignedSettlement> {
+    async signSettlement(network, authorization, signature, nonce): Promise<SignedSettlement> {
       const c = client(network);
       const data = calldata(authorization, signature);
       const [gas, fees] = await Promise.all([
@@ -132,8 +124,6 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
           cause: error,
         });
       });
-      // Taken last: nothing that can fail comes between handing out the nonce and the signature.
-      const nonce = await allocator(network).next();
       const raw = await relayer.signTransaction({
         type: 'eip1559',
         chainId: network.chainId,
@@ -164,7 +154,6 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
             );
           });
           if (mined) return;
-          allocator(network).resync();
           throw new BroadcastError(
             'nonce_taken',
             `settlement ${hash} on ${network.name} can never be mined: ${nodeMessage(error)}`,

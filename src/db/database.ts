@@ -10,7 +10,7 @@ import type { JobTable } from '../jobs/job.table.js';
 import type { EventTable } from '../modules/events/index.js';
 import type { InvoiceBatchTable } from '../modules/invoice-batches/index.js';
 import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/index.js';
-import type { PaymentClaimTable, PaymentIntentTable } from '../modules/payments/index.js';
+import type { PaymentClaimTable, PaymentIntentTable, RelayerNonceTable } from '../modules/payments/index.js';
 import type { RateLimitCounterTable } from '../modules/rate-limits/index.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/index.js';
 
@@ -28,6 +28,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   payment_intents: PaymentIntentTable;
   payment_claims: PaymentClaimTable;
+  relayer_nonces: RelayerNonceTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;

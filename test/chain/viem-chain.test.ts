@@ -115,7 +115,7 @@ async function mined(hash: Hex): Promise<void> {
 }
 
 async function settle(auth: TransferAuthorization, signature: Hex) {
-  const signed = await chain.signSettlement(network, auth, signature);
+  const signed = await chain.signSettlement(network, auth, signature, await chain.pendingNonce(network));
   await chain.broadcast(network, signed.raw);
   return signed;
 }
@@ -157,7 +157,7 @@ describe('authorizationUsed and simulateSettlement', () => {
     await mined((await settle(auth, signature)).hash);
     expect(await chain.authorizationUsed(network, auth)).toBe(true);
     expect(await chain.simulateSettlement(network, auth, signature)).toBe('nonce_already_used');
-    await expect(chain.signSettlement(network, auth, signature)).rejects.toThrow(
+    await expect(chain.signSettlement(network, auth, signature, 0)).rejects.toThrow(
       'cannot sign a settlement on base-sepolia: nonce_already_used',
     );
   });
@@ -201,7 +201,7 @@ describe('authorizationUsed and simulateSettlement', () => {
 describe('settling', () => {
   it('signs without sending, then broadcasts, and reports the receipt with growing confirmations', async () => {
     const auth = await authorization();
-    const signed = await chain.signSettlement(network, auth, await sign(auth));
+    const signed = await chain.signSettlement(network, auth, await sign(auth), await chain.pendingNonce(network));
     expect(signed.hash).toBe(keccak256(signed.raw));
     expect(await chain.receipt(network, signed.hash)).toEqual({ kind: 'not_found' });
     expect(await chain.authorizationUsed(network, auth)).toBe(false);
@@ -227,7 +227,7 @@ describe('settling', () => {
 
   it('treats sending the same bytes again as success and moves the money once', async () => {
     const auth = await authorization();
-    const signed = await chain.signSettlement(network, auth, await sign(auth));
+    const signed = await chain.signSettlement(network, auth, await sign(auth), await chain.pendingNonce(network));
     await chain.broadcast(network, signed.raw);
     await mined(signed.hash);
     await chain.broadcast(network, signed.raw); // mined already: the node says "nonce too low"
@@ -242,7 +242,7 @@ describe('settling', () => {
     await test.setAutomine(false);
     try {
       const auth = await authorization();
-      const signed = await chain.signSettlement(network, auth, await sign(auth));
+      const signed = await chain.signSettlement(network, auth, await sign(auth), await chain.pendingNonce(network));
       await chain.broadcast(network, signed.raw);
       await chain.broadcast(network, signed.raw); // in the pool: "already imported"
       expect(await chain.receipt(network, signed.hash)).toEqual({ kind: 'pending' });
@@ -258,18 +258,21 @@ describe('settling', () => {
     }
   });
 
-  it('gives 5 concurrent settlements 5 distinct nonces and mines them all', async () => {
+  it('signs with the nonces it is given; settlements sent out of order all mine', async () => {
     const payers = Array.from({ length: 5 }, (_, i) => privateKeyToAccount(key(`payer ${i}`)));
     for (const p of payers) await fundWithUsdc(rpcUrl, p.address, 1_000_000n);
     const auths = await Promise.all(payers.map((p) => authorization({ from: p.address, value: '1000000' })));
     const signatures = await Promise.all(auths.map((auth, i) => sign(auth, payers[i])));
 
-    const signed = await Promise.all(auths.map((auth, i) => settle(auth, signatures[i] as Hex)));
-    const nonces = signed.map((s) => parseTransaction(s.raw).nonce ?? -1);
-    // Distinct and without gaps, so none waits behind a nonce that is never sent.
-    expect([...nonces].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4]);
-    // Anvil mines one block per arriving transaction; one that arrived before its predecessor waits in
-    // the pool for the next block, as it would on a real chain.
+    const first = await chain.pendingNonce(network);
+    const signed = await Promise.all(
+      auths.map((auth, i) => chain.signSettlement(network, auth, signatures[i] as Hex, first + i)),
+    );
+    expect(signed.map((s) => parseTransaction(s.raw).nonce)).toEqual([0, 1, 2, 3, 4].map((i) => first + i));
+    // Sent last nonce first: each waits in the pool for its predecessor, as on a real chain. Anvil mines
+    // one block per arriving transaction, so the last to become minable waits for the next block.
+    for (const s of [...signed].reverse()) await chain.broadcast(network, s.raw);
+    expect(await chain.pendingNonce(network)).toBe(first + 5);
     await mineBlocks(rpcUrl, 1);
     for (const s of signed) await mined(s.hash);
     for (const s of signed)
@@ -281,8 +284,9 @@ describe('settling', () => {
     const auth = await authorization();
     const signature = await sign(auth);
     // Both signed before either is sent, so the second is never simulated against a used nonce.
-    const first = await chain.signSettlement(network, auth, signature);
-    const second = await chain.signSettlement(network, auth, signature);
+    const nonce = await chain.pendingNonce(network);
+    const first = await chain.signSettlement(network, auth, signature, nonce);
+    const second = await chain.signSettlement(network, auth, signature, nonce + 1);
     await chain.broadcast(network, first.raw);
     await chain.broadcast(network, second.raw);
     await mined(second.hash);
@@ -290,13 +294,14 @@ describe('settling', () => {
     expect(await usdcBalance(rpcUrl, payee.address)).toBe(12_500_000n);
   });
 
-  it('refuses bytes whose nonce another sender took, and signs the next settlement with a free nonce', async () => {
+  it('refuses bytes whose nonce another sender took as nonce_taken; a new signature with a free nonce settles', async () => {
     const auth = await authorization();
     const other = await authorization();
-    const stale = await chain.signSettlement(network, auth, await sign(auth));
-    // Another process with the same relayer key takes the nonce first.
+    const nonce = await chain.pendingNonce(network);
+    const stale = await chain.signSettlement(network, auth, await sign(auth), nonce);
+    // Another sender with the same relayer key takes the nonce first.
     const otherProcess = createViemChain({ relayerPrivateKey: relayerKey });
-    const taken = await otherProcess.signSettlement(network, other, await sign(other));
+    const taken = await otherProcess.signSettlement(network, other, await sign(other), nonce);
     await otherProcess.broadcast(network, taken.raw);
     await mined(taken.hash);
 
@@ -312,7 +317,7 @@ describe('settling', () => {
   it('explains a broadcast the node refuses, without dumping the request', async () => {
     const poor = createViemChain({ relayerPrivateKey: key('relayer without gas money') });
     const auth = await authorization();
-    const signed = await poor.signSettlement(network, auth, await sign(auth));
+    const signed = await poor.signSettlement(network, auth, await sign(auth), await poor.pendingNonce(network));
     const refused = poor.broadcast(network, signed.raw);
     await expect(refused).rejects.toMatchObject({ kind: 'rejected' });
     await expect(refused).rejects.toThrow(/^broadcasting 0x[0-9a-f]{64} on base-sepolia failed: Insufficient funds/);

@@ -34,6 +34,8 @@ export function scriptedChain(): ScriptedChain {
   const receipts = new Map<string, ReceiptStatus>();
   const unsupported = () => Promise.reject(new Error('not scripted: these tests pay by transaction hash'));
   const chain: ChainPort = {
+    relayer: '0x0000000000000000000000000000000000000001',
+    pendingNonce: unsupported,
     verifyAuthorization: unsupported,
     authorizationUsed: unsupported,
     simulateSettlement: unsupported,

@@ -43,6 +43,10 @@ export interface SignedSettlement {
  * transaction.
  */
 export interface ChainPort {
+  /** The relayer account that signs and pays the gas of settlements. */
+  readonly relayer: `0x${string}`;
+  /** The relayer's transaction count on the network, counting transactions still in the mempool. */
+  pendingNonce(network: Network): Promise<number>;
   /** Checks the EIP-712 signature of an authorization against the network's USDC domain (off-chain). */
   verifyAuthorization(
     network: Network,
@@ -60,11 +64,12 @@ export interface ChainPort {
     authorization: TransferAuthorization,
     signature: `0x${string}`,
   ): Promise<string | undefined>;
-  /** Signs (does not send) the relayer's transferWithAuthorization transaction. */
+  /** Signs (does not send) the relayer's transferWithAuthorization transaction with this nonce. */
   signSettlement(
     network: Network,
     authorization: TransferAuthorization,
     signature: `0x${string}`,
+    nonce: number,
   ): Promise<SignedSettlement>;
   /** Sends signed bytes; an "already known" or "nonce too low because already mined" answer is success. */
   broadcast(network: Network, raw: `0x${string}`): Promise<void>;

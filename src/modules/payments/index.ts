@@ -8,5 +8,5 @@ export { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHan
 export { paymentIntentRoutes, receiptRoutes } from './payment.routes.js';
 export { purchasePaymentRoutes } from './purchase-payment.routes.js';
 export { PaymentService } from './payment.service.js';
-export type { PaymentClaimTable, PaymentIntentTable } from './payment.table.js';
+export type { PaymentClaimTable, PaymentIntentTable, RelayerNonceTable } from './payment.table.js';
 export { registerX402 } from './x402.routes.js';

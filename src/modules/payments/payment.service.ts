@@ -1,5 +1,4 @@
 import { getAddress } from 'viem';
-import { sql } from 'kysely';
 import type { Network } from '../../chain/networks.js';
 import type { Db, Executor } from '../../db/database.js';
 import { RetryLater, enqueueJob } from '../../jobs/index.js';
@@ -29,6 +28,8 @@ import {
   unfoundClaimsOf,
   updateIntent,
 } from './payment.repo.js';
+import { nextRelayerNonce } from './relayer-nonce.js';
+import { lockRelayerNonces, saveRelayerNonces } from './relayer-nonce.repo.js';
 import { judgeTransfer } from './transactions.js';
 import type { PaymentSubmission, Requirement } from './x402.js';
 
@@ -364,35 +365,38 @@ export class PaymentService {
     return { invoice, payment };
   }
 
+  /**
+   * Signs the settlement and stores its bytes in one transaction, under the lock of the relayer's nonce
+   * sequence on this network (shared by every process), then sends them once that committed. If sending
+   * fails or the process dies, the job's retry sends the same bytes instead of signing a second
+   * transaction. The lock is a row's, held only by the transaction: safe through a transaction pooler.
+   */
   private async signAndSend(
     intent: PaymentIntent,
     network: Network,
     authorization: TransferAuthorization,
     signature: `0x${string}`,
   ): Promise<PaymentIntent> {
-    // One relayer nonce sequence per network across every server process: sign, store and send under a
-    // database lock. The signed bytes are committed before they are sent, so if sending fails or the
-    // process dies, the retry sends the same transaction instead of signing a second one.
-    return this.deps.db.connection().execute(async (connection) => {
-      const lock = `relayer:${network.name}`;
-      await sql`SELECT pg_advisory_lock(hashtext(${lock}))`.execute(connection);
-      try {
-        // Another run of this job (a worker whose lease was taken over) may have signed while this one
-        // waited for the lock: follow its transaction instead of signing a second one, which would revert
-        // and leave this intent tracking the reverted copy.
-        const current = await findIntent(connection, intent.workspaceId, intent.id);
-        if (!current || current.status !== 'processing' || current.txHash !== intent.txHash) return current ?? intent;
-        const signed = await this.deps.chain.signSettlement(network, authorization, signature);
-        const updated = await updateIntent(connection, intent.workspaceId, intent.id, {
-          settlementRaw: signed.raw,
-          txHash: signed.hash,
-        });
-        await this.deps.chain.broadcast(network, signed.raw);
-        return updated;
-      } finally {
-        await sql`SELECT pg_advisory_unlock(hashtext(${lock}))`.execute(connection);
-      }
+    const { chain, db, clock } = this.deps;
+    const signed = await db.transaction().execute(async (trx) => {
+      const nonces = await lockRelayerNonces(trx, network.chainId, chain.relayer);
+      // Another run of this job (a worker whose lease was taken over) may have signed while this one
+      // waited for the lock: follow its transaction instead of signing a second one, which would revert
+      // and leave this intent tracking the reverted copy.
+      const current = await findIntent(trx, intent.workspaceId, intent.id);
+      if (!current || current.status !== 'processing' || current.txHash !== intent.txHash)
+        return { intent: current ?? intent, raw: undefined };
+      const next = nextRelayerNonce(nonces, await chain.pendingNonce(network), clock.now());
+      const settlement = await chain.signSettlement(network, authorization, signature, next.nonce);
+      await saveRelayerNonces(trx, network.chainId, chain.relayer, next.stored);
+      const updated = await updateIntent(trx, intent.workspaceId, intent.id, {
+        settlementRaw: settlement.raw,
+        txHash: settlement.hash,
+      });
+      return { intent: updated, raw: settlement.raw };
     });
+    if (signed.raw) await chain.broadcast(network, signed.raw);
+    return signed.intent;
   }
 
   /** Starts settling an authorization: the order to processing, the intent and its event, its job — one transaction. */

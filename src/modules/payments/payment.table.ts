@@ -37,3 +37,11 @@ export interface PaymentClaimTable {
   payment_intent_id: string;
   created_at: Generated<Date>;
 }
+
+export interface RelayerNonceTable {
+  chain_id: number;
+  relayer: string;
+  next_nonce: bigint;
+  behind_at: bigint | null;
+  behind_since: Date | null;
+}
