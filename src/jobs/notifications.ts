@@ -1,14 +1,21 @@
 import pg from 'pg';
+import { randomToken } from '../shared/ids.js';
 import type { JobLogger } from './job.js';
 
 /** Where the `jobs_notify` trigger (and `wakeRunners`) announce due jobs. */
 export const JOBS_CHANNEL = 'jobs';
 const MAX_RECONNECT_DELAY_MS = 30_000;
+/** How long a probe notification may take to come back before the connection is taken for deaf. */
+const PROBE_TIMEOUT_MS = 2_000;
 
 /**
  * The dedicated connection that LISTENs for new jobs (the `jobs_notify` trigger) and calls `onWake`.
  * Reconnects with backoff when dropped and wakes once on every (re)connect, since notifications sent
  * while disconnected are lost. Never throws; the runner's poll covers the gaps.
+ *
+ * Through a transaction pooler (pgbouncer in transaction mode) LISTEN is accepted but notifications from
+ * other sessions never arrive. So after LISTEN a probe is sent from another connection; if it does not
+ * come back, the listener says so (DATABASE_DIRECT_URL is the remedy) and leaves the runner to its poll.
  */
 export class JobNotifications {
   private client: pg.Client | undefined;
@@ -44,22 +51,51 @@ export class JobNotifications {
     client.on('notification', (message) => {
       if (message.channel === JOBS_CHANNEL) this.onWake();
     });
+    let heard: boolean;
     try {
       await client.connect();
       await client.query(`LISTEN ${JOBS_CHANNEL}`);
+      heard = await this.hears(client);
     } catch (error) {
       this.logger.warn({ err: error }, 'could not listen for new jobs; polling until reconnected');
       await client.end().catch(() => {});
       this.scheduleReconnect();
       return;
     }
-    if (this.stopped) {
+    if (this.stopped || !heard) {
+      if (!heard)
+        this.logger.warn(
+          {},
+          'notifications of new jobs do not reach this connection (is DATABASE_URL a transaction pooler such as pgbouncer? ' +
+            'Set DATABASE_DIRECT_URL to a direct connection); new jobs are found by polling instead',
+        );
       await client.end().catch(() => {});
       return;
     }
     this.client = client;
     this.failures = 0;
     this.onWake();
+  }
+
+  /** Whether a notification sent from another connection reaches `client`, which LISTENs. */
+  private async hears(client: pg.Client): Promise<boolean> {
+    const token = `probe:${randomToken(8)}`;
+    const heard = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+      client.on('notification', (message) => {
+        if (message.payload !== token) return;
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    const sender = new pg.Client(this.connection);
+    try {
+      await sender.connect();
+      await sender.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, token]);
+    } finally {
+      await sender.end().catch(() => {});
+    }
+    return heard;
   }
 
   private dropped(client: pg.Client, error: Error | undefined): void {
