@@ -24,7 +24,7 @@ import './fastify-types.js';
 import { guardMerchantApi } from './merchant-api.js';
 import { registerOps } from './ops.routes.js';
 import { guardOrigin, requireOwnedWorkspace, requireSession } from './portal-guards.js';
-import { limitPerClientIp } from './rate-limiter.js';
+import { httpProcessesOf, limitPerClientIp } from './rate-limiter.js';
 import { requestIdFor } from './request-id.js';
 import { workspaceRouteTable } from './route-table.js';
 import type { Services } from './services.js';
@@ -81,7 +81,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   registerPortalPages(app, services);
   registerDemoWallet(app, services);
   await app.register(async (x402) => {
-    limitPerClientIp(x402, services.config.checkoutRateLimitPerMinute);
+    limitPerClientIp(x402, services.config.checkoutRateLimitPerMinute, httpProcessesOf(services));
     registerX402(x402, services);
   });
   // Public, no API key: the invoice id is the capability; rate-limited per client IP inside.
