@@ -1,5 +1,5 @@
--- The running service processes that serve HTTP, so that per-process budgets (the in-memory API key and
--- checkout rate limits) can be divided among them. Each process upserts its row every few seconds
+-- The running service processes, so that per-process budgets (the in-memory API key and checkout rate
+-- limits) can be divided among those that serve HTTP. Each process upserts its row every few seconds
 -- (seen_at), deletes it on a graceful stop, and deletes rows no process has refreshed for a minute (those
 -- of processes that ended without a word). Times are the database's, so hosts' clocks need not agree.
 
