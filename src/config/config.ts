@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { parseUsdc } from '../shared/money.js';
 
 /** A configured payment network (README, NETWORKS). The EIP-712 domain is read from the token at start. */
@@ -20,6 +21,16 @@ export interface CreditPackage {
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/**
+ * Whose word on the client address (`X-Forwarded-For`) is taken. `false`: nobody's; the client is the TCP
+ * peer. A number: that many proxies stand in front of the service, the TCP peer being the first; the
+ * client is the entry that many places from the right of X-Forwarded-For (entries a client wrote itself
+ * sit further left and are ignored). It cannot tell a proxy from a client that reaches the service
+ * directly, so it is safe only where nothing else can. A list: the IP addresses and CIDR ranges of the
+ * proxies; the client is the rightmost address, counting the TCP peer, that is not one of them.
+ */
+export type TrustProxy = false | number | readonly string[];
 
 /** What a process does: serve HTTP (`api`), run jobs (`worker`), or both (`all`). */
 export type Role = 'all' | 'api' | 'worker';
@@ -75,6 +86,11 @@ export interface Config {
   readonly requestTimeoutSeconds: number;
   /** Connections one client address may hold open at once; the next is answered 429 and closed. */
   readonly maxConnectionsPerIp: number;
+  /**
+   * The proxies whose X-Forwarded-For is believed; from it comes every request's client address (per-IP
+   * limits, the request log). `false` (the default): none. The connection limit counts TCP peers anyway.
+   */
+  readonly trustProxy: TrustProxy;
   readonly logLevel: LogLevel;
 }
 
@@ -136,6 +152,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       3600,
     ),
     maxConnectionsPerIp: integer(env, 'MAX_CONNECTIONS_PER_IP', 100, 1, 100_000),
+    trustProxy: trustProxy(env),
     logLevel: logLevel(env),
   };
   return Object.freeze(config);
@@ -204,6 +221,44 @@ function databaseDirectUrl(env: Env): string | undefined {
     throw new ConfigError('DATABASE_DIRECT_URL', 'needs DATABASE_URL: it is the direct way to the same database');
   }
   return direct;
+}
+
+/** Far more proxies than any real chain has; a larger count is a typo. */
+const MAX_PROXY_HOPS = 10;
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = text(env, 'TRUST_PROXY');
+  if (raw === undefined) return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops < 1 || hops > MAX_PROXY_HOPS) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `a hop count must be between 1 and ${MAX_PROXY_HOPS}, got ${raw} (leave TRUST_PROXY unset to trust no proxy)`,
+      );
+    }
+    return hops;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    if (!isIpOrCidr(entry)) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `expected a hop count (a whole number from 1 to ${MAX_PROXY_HOPS}) or a comma-separated list of the proxies' IP addresses or CIDR ranges, like "10.0.0.0/8, fd00::/8"; ${entry === '' ? 'an entry is empty' : `"${entry}" is neither an IP address nor a CIDR range`}`,
+      );
+    }
+  }
+  return Object.freeze(entries);
+}
+
+/** IPv4 in four decimal parts only: ipaddr.js would also read "10" or "0x0a.1" as addresses. */
+function isIpOrCidr(entry: string): boolean {
+  return (
+    ipaddr.IPv4.isValidFourPartDecimal(entry) ||
+    ipaddr.IPv4.isValidCIDRFourPartDecimal(entry) ||
+    ipaddr.IPv6.isValid(entry) ||
+    ipaddr.IPv6.isValidCIDR(entry)
+  );
 }
 
 function logLevel(env: Env): LogLevel {

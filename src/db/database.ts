@@ -12,6 +12,7 @@ import type { InvoiceBatchTable } from '../modules/invoice-batches/index.js';
 import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/index.js';
 import type { PaymentClaimTable, PaymentIntentTable, RelayerNonceTable } from '../modules/payments/index.js';
 import type { RateLimitCounterTable } from '../modules/rate-limits/index.js';
+import type { ServiceProcessTable } from '../modules/service-processes/index.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/index.js';
 
 export interface Database {
@@ -35,6 +36,7 @@ export interface Database {
   invoice_batches: InvoiceBatchTable;
   rate_limit_counters: RateLimitCounterTable;
   automations: AutomationTable;
+  service_processes: ServiceProcessTable;
 }
 
 export type Db = Kysely<Database>;

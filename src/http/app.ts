@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { TrustProxy } from '../config/config.js';
 import { authRoutes } from '../modules/auth/index.js';
 import { changeFeedRoutes } from '../modules/events/index.js';
 import { invoiceBatchRoutes } from '../modules/invoice-batches/index.js';
@@ -23,7 +24,7 @@ import './fastify-types.js';
 import { guardMerchantApi } from './merchant-api.js';
 import { registerOps } from './ops.routes.js';
 import { guardOrigin, requireOwnedWorkspace, requireSession } from './portal-guards.js';
-import { limitPerClientIp } from './rate-limiter.js';
+import { httpProcessesOf, limitPerClientIp } from './rate-limiter.js';
 import { requestIdFor } from './request-id.js';
 import { workspaceRouteTable } from './route-table.js';
 import type { Services } from './services.js';
@@ -80,7 +81,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   registerPortalPages(app, services);
   registerDemoWallet(app, services);
   await app.register(async (x402) => {
-    limitPerClientIp(x402, services.config.checkoutRateLimitPerMinute);
+    limitPerClientIp(x402, services.config.checkoutRateLimitPerMinute, httpProcessesOf(services));
     registerX402(x402, services);
   });
   // Public, no API key: the invoice id is the capability; rate-limited per client IP inside.
@@ -146,7 +147,8 @@ function createFastify(services: Services, options: BuildAppOptions) {
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: 256 * 1024,
-    trustProxy: false,
+    // request.ip, the client address of every per-IP limit and of the request log, follows TRUST_PROXY.
+    trustProxy: fastifyTrustProxy(services.config.trustProxy),
     // Slow clients are cut: headers and then the whole request must arrive in time (checked every second).
     http: { headersTimeout: services.config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
     requestTimeout: services.config.requestTimeoutSeconds * 1000,
@@ -171,6 +173,17 @@ function createFastify(services: Services, options: BuildAppOptions) {
   registerErrorHandling(app);
   guardInput(app);
   return app;
+}
+
+/**
+ * A hop count becomes a function of the hop: Fastify takes a bare number as "trust nobody", since a count
+ * cannot tell a proxy from a client that connects directly. An operator who sets a count vouches that
+ * only the proxies can reach the service (README, TRUST_PROXY); a list is checked against the peer.
+ */
+function fastifyTrustProxy(trust: TrustProxy): FastifyServerOptions['trustProxy'] {
+  if (trust === false) return false;
+  if (typeof trust === 'number') return (_address: string, hop: number) => hop < trust;
+  return [...trust];
 }
 
 function loggerOptions(level: string): Exclude<FastifyServerOptions['logger'], boolean | undefined> {

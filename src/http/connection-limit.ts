@@ -13,8 +13,9 @@ const RETRY_AFTER_SECONDS = 5;
  * 429 `too_many_connections` in the error contract and closed; it never reaches the HTTP parser, so no
  * request sent on it is served.
  *
- * The address is the TCP peer's: behind a reverse proxy every connection is the proxy's, and the limit
- * must be raised to what the proxy opens.
+ * The address is the TCP peer's, by design even with TRUST_PROXY: a connection is counted before any
+ * request on it (and so any X-Forwarded-For) is read. Behind a reverse proxy every connection is the
+ * proxy's, and the limit must be raised to what the proxy opens.
  */
 export function limitConnectionsPerIp(server: Server, limit: number): void {
   const open = new Map<string, number>();

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../shared/errors.js';
 import type { WorkspaceId } from '../shared/ids.js';
 import type { Permission } from '../modules/api-keys/index.js';
-import { RateLimiter } from './rate-limiter.js';
+import { RateLimiter, httpProcessesOf } from './rate-limiter.js';
 import type { Services } from './services.js';
 
 export const BEARER_SECURITY = [{ bearerAuth: [] }];
@@ -14,7 +14,8 @@ const KEY_QUERY_NAMES = new Set(['api_key', 'apikey', 'apiKey', 'key', 'token', 
  * so an unauthenticated caller learns nothing about validation.
  */
 export function guardMerchantApi(app: FastifyInstance, services: Services): void {
-  const limiter = new RateLimiter(services.config.apiRateLimitPerMinute);
+  // Per key, and shared with the other HTTP processes: each allows its share.
+  const limiter = new RateLimiter(services.config.apiRateLimitPerMinute, { sharedBy: httpProcessesOf(services) });
 
   app.addHook('onRoute', (route) => {
     if (!route.config?.permission)

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { Registry, collectDefaultMetrics, Histogram } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics, Histogram } from 'prom-client';
 import { AppError } from '../shared/errors.js';
 import type { Services } from './services.js';
 
@@ -15,6 +15,18 @@ export function registerOps(app: FastifyInstance, services: Services): void {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+
+  const processes = services.processes;
+  if (processes) {
+    new Gauge({
+      name: 'live_http_processes',
+      help: 'Live HTTP processes (ROLE all or api) on this database; each allows its share of the API key and checkout rate limits',
+      registers: [registry],
+      collect() {
+        this.set(processes.httpProcesses());
+      },
+    });
+  }
 
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, never the raw URL: ids would explode the label set.

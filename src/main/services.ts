@@ -16,6 +16,7 @@ import type { ChainPort } from '../modules/payments/index.js';
 import { CheckoutService } from '../modules/payments/index.js';
 import { PaymentService } from '../modules/payments/index.js';
 import { RateLimitService } from '../modules/rate-limits/index.js';
+import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { TimelineService } from '../modules/timeline/index.js';
 import type { Network } from '../chain/networks.js';
 import { WebhookDeliverer } from '../modules/webhooks/index.js';
@@ -45,6 +46,8 @@ export function createServices(
   clock: Clock,
   chain: ChainDeps = NO_CHAIN,
   demoWallet?: DemoWallet,
+  /** Where the process serves HTTP among others: they share the API key and checkout rate limits. */
+  processes?: HttpProcessCount,
 ): Services {
   const creditPurchases: CreditPurchaseService = new CreditPurchaseService({
     db,
@@ -118,5 +121,6 @@ export function createServices(
     }),
     timeline: new TimelineService({ db, clock }),
     health: new HealthService({ db, clock, successFeeCredits: config.successFeeCredits }),
+    ...(processes && { processes }),
   };
 }

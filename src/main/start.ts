@@ -5,6 +5,7 @@ import { checkNetworks, type Network } from '../chain/networks.js';
 import { createViemChain } from '../chain/viem-chain.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import { buildApp, buildOpsApp } from '../http/app.js';
+import { ProcessRegistry } from '../modules/service-processes/index.js';
 import { systemClock } from '../shared/clock.js';
 import { formatUsdc } from '../shared/money.js';
 import { startDatabase } from './database.js';
@@ -80,12 +81,16 @@ async function main(): Promise<void> {
       demo && local
         ? { chainId: local.network.chainId, rpcUrl: local.network.rpcUrl, ...demo.browserAccounts() }
         : undefined;
+    // Processes that serve HTTP count each other in the database: each allows its share of the API key
+    // and checkout rate limits. A worker serves neither and stays out of the count.
+    const registry = config.role === 'worker' ? undefined : new ProcessRegistry({ db: database.db, role: config.role });
     const services = createServices(
       config,
       database.db,
       systemClock,
       { networks, chain: createViemChain({ relayerPrivateKey }) },
       demoWallet,
+      registry,
     );
     // A worker serves no merchant, buyer or owner: only what its orchestrator and monitoring ask.
     const app = config.role === 'worker' ? await buildOpsApp(services) : await buildApp(services);
@@ -95,8 +100,12 @@ async function main(): Promise<void> {
       );
     }
     const workers = config.role === 'api' ? undefined : createWorkers(services, database.directConnection, app.log);
-    stops.push(() => stopWork(app, workers));
+    stops.push(() => stopWork(app, workers, registry));
 
+    // Counted before the first request, so this process never allows more than its share.
+    await registry?.start((error) =>
+      app.log.warn({ err: error }, 'service process heartbeat failed; the rate limits keep the last process count'),
+    );
     const address = await app.listen({ port: config.port, host: config.host });
     if (workers) {
       await workers.start();
@@ -121,11 +130,22 @@ async function main(): Promise<void> {
 
 /**
  * On SIGTERM: no new connections, requests in flight finish (those still running after HTTP_DRAIN_MS are
- * cut), and at the same time the job runners let running jobs finish or hand them to other workers.
+ * cut), and at the same time the job runners let running jobs finish or hand them to other workers. The
+ * process leaves the count of HTTP processes at once: it takes no new requests, so the others take its
+ * share of the rate limits.
  */
-async function stopWork(app: FastifyInstance, workers: Workers | undefined): Promise<void> {
+async function stopWork(
+  app: FastifyInstance,
+  workers: Workers | undefined,
+  registry: ProcessRegistry | undefined,
+): Promise<void> {
   const cut = setTimeout(() => app.server.closeAllConnections(), HTTP_DRAIN_MS);
-  await Promise.all([app.close().finally(() => clearTimeout(cut)), workers?.stop()]);
+  await Promise.all([
+    app.close().finally(() => clearTimeout(cut)),
+    workers?.stop(),
+    // Left behind if the database is gone: the others ignore it after LIVE_SECONDS.
+    registry?.stop().catch(() => {}),
+  ]);
 }
 
 interface DemoInfo {

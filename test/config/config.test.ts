@@ -24,6 +24,7 @@ describe('configuration', () => {
       headersTimeoutSeconds: 10,
       requestTimeoutSeconds: 30,
       maxConnectionsPerIp: 100,
+      trustProxy: false,
       logLevel: 'info',
     });
     expect(config.publicBaseUrl.origin).toBe('http://localhost:3000');
@@ -66,6 +67,14 @@ describe('configuration', () => {
     [{ FAILED_API_KEY_LIMIT_PER_MINUTE: 'many' }, 'FAILED_API_KEY_LIMIT_PER_MINUTE'],
     [{ MAX_CONNECTIONS_PER_IP: '0' }, 'MAX_CONNECTIONS_PER_IP'],
     [{ MAX_CONNECTIONS_PER_IP: '100001' }, 'MAX_CONNECTIONS_PER_IP'],
+    [{ TRUST_PROXY: '0' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '11' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'true' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '-1' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.1,,10.0.0.2' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '127.1' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'fd00::/129' }, 'TRUST_PROXY'],
     [{ CREDIT_PACKAGES: '[]' }, 'CREDIT_PACKAGES'],
     [{ CREDIT_PACKAGES: '{' }, 'CREDIT_PACKAGES'],
     [{ CREDIT_PACKAGES: './missing.json' }, 'CREDIT_PACKAGES'],
@@ -132,6 +141,25 @@ describe('configuration', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'config-'));
     writeFileSync(path.join(dir, 'packages.json'), JSON.stringify(packages));
     expect(loadConfig({ CREDIT_PACKAGES: 'packages.json' }, dir).creditPackages).toEqual(expected);
+  });
+
+  it('reads TRUST_PROXY as a hop count or as a list of proxy addresses and ranges', () => {
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: ' 2 ' }).trustProxy).toBe(2);
+    const list = loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.0.2.7,fd00::/8 , ::1' }).trustProxy;
+    expect(list).toEqual(['10.0.0.0/8', '192.0.2.7', 'fd00::/8', '::1']);
+    expect(Object.isFrozen(list)).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '' }).trustProxy).toBe(false);
+  });
+
+  it('says what TRUST_PROXY accepts and which entry is wrong', () => {
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/8, proxy.internal' })).toThrowError(
+      /^TRUST_PROXY: expected a hop count .* or a comma-separated list .*; "proxy.internal" is neither an IP address nor a CIDR range$/,
+    );
+    expect(() => loadConfig({ TRUST_PROXY: '0' })).toThrowError(
+      'TRUST_PROXY: a hop count must be between 1 and 10, got 0 (leave TRUST_PROXY unset to trust no proxy)',
+    );
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.1,' })).toThrowError(/; an entry is empty$/);
   });
 
   it('says which package and field is wrong', () => {

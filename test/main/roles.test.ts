@@ -72,6 +72,12 @@ const listeners = () =>
   );
 /** The recurring jobs are the ones keyed by their own kind. */
 const recurringJobs = () => count(sql`SELECT count(*)::int AS n FROM jobs WHERE unique_key = kind`);
+/** The roles of the registered service processes: those that serve HTTP (src/main/start.ts). */
+const registeredRoles = async () =>
+  (await db.selectFrom('service_processes').select('role').orderBy('role').execute()).map((row) => row.role);
+/** What a process's /metrics says of the live HTTP processes, which share the rate limits. */
+const liveHttpProcesses = async (service: ServiceProcess) =>
+  /^live_http_processes (\d+)$/m.exec(await (await fetch(`${service.localUrl}/metrics`)).text())?.[1];
 
 describe('ROLE', () => {
   it(
@@ -81,6 +87,7 @@ describe('ROLE', () => {
       expect(api.output()).toContain('Role:           api');
       expect(await listeners()).toBe(0);
       expect(await recurringJobs()).toBe(0);
+      expect(await registeredRoles()).toEqual(['api']);
 
       const automationId = await createAutomation(api.baseUrl, 'roles-api');
       // Due for a second: a runner wakes when a job falls due, so any would have taken it by now.
@@ -97,6 +104,9 @@ describe('ROLE', () => {
       await until('the worker to create the invoice', async () => (await scheduledInvoices()) === 1);
       expect(await listeners()).toBe(2);
       expect(await recurringJobs()).toBeGreaterThan(0);
+      // A worker serves no rate-limited route: it is not counted among the HTTP processes.
+      expect(await registeredRoles()).toEqual(['api']);
+      expect(await liveHttpProcesses(worker)).toBeUndefined();
 
       const output = worker.output();
       expect(output).toContain('Role:           worker');
@@ -173,6 +183,10 @@ describe('ROLE', () => {
     { timeout: 60_000 },
     async () => {
       const stopping = await start({ ROLE: 'api' });
+      // Registered before it listens; the other api process counts it at its next heartbeat.
+      expect(await registeredRoles()).toEqual(['api', 'api']);
+      expect(await liveHttpProcesses(stopping)).toBe('2');
+      await until('the first api process to count the second', async () => (await liveHttpProcesses(api)) === '2');
       const port = Number(new URL(stopping.localUrl).port);
       const body = JSON.stringify({
         name: 'In flight',
@@ -211,6 +225,9 @@ describe('ROLE', () => {
       await closed;
       expect(parseRaw(text().slice('HTTP/1.1 100 Continue\r\n\r\n'.length)).status).toBe(201);
       expect(await exited).toBe(0);
+      // Its row went with it, so the other takes the whole budget at its next heartbeat.
+      expect(await registeredRoles()).toEqual(['api']);
+      await until('the first api process to count itself alone', async () => (await liveHttpProcesses(api)) === '1');
     },
   );
 });

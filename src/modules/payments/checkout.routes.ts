@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { errors } from '../../http/common.schemas.js';
-import { limitPerClientIp } from '../../http/rate-limiter.js';
+import { httpProcessesOf, limitPerClientIp } from '../../http/rate-limiter.js';
 import type { Services } from '../../http/services.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { AppError } from '../../shared/errors.js';
@@ -36,7 +36,7 @@ export function checkoutRoutes(services: Services): FastifyPluginAsyncTypebox {
 
 function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
   return async (app) => {
-    limitPerClientIp(app, services.config.checkoutRateLimitPerMinute);
+    limitPerClientIp(app, services.config.checkoutRateLimitPerMinute, httpProcessesOf(services));
     app.addHook('onRequest', async (_request, reply) => {
       reply.header('Cache-Control', 'no-store');
     });

@@ -1,0 +1,10 @@
+import type { ColumnType } from 'kysely';
+import type { Role } from '../../config/config.js';
+
+export interface ServiceProcessTable {
+  id: string;
+  role: Role;
+  started_at: ColumnType<Date, never, never>;
+  /** Set by the database (now()) on every heartbeat. */
+  seen_at: ColumnType<Date, never, Date>;
+}
