@@ -2,12 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { Gauge, Registry, collectDefaultMetrics, Histogram } from 'prom-client';
 import { AppError } from '../shared/errors.js';
+import { registerQueueMetrics } from './queue-metrics.js';
 import type { Services } from './services.js';
 
 /** Liveness, readiness and Prometheus metrics. Not part of the merchant API document. */
 export function registerOps(app: FastifyInstance, services: Services): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerQueueMetrics(registry, services.db, app.log);
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by route and status',

@@ -258,3 +258,45 @@ export async function secondsUntilNextJob(db: Executor, kinds: readonly string[]
     .executeTakeFirstOrThrow();
   return row.seconds;
 }
+
+/** One job kind's share of the queue, for /metrics. */
+export interface JobKindBacklog {
+  readonly kind: string;
+  /** Due jobs no worker holds: what the runners have yet to claim. */
+  readonly due: number;
+  /** How long the oldest of those has been due, in seconds by the database clock; 0 when none is. */
+  readonly oldestDueSeconds: number;
+  /** Jobs under a live lease: running on some worker now. */
+  readonly leased: number;
+}
+
+/**
+ * The queue across all workers, per kind. One range scan of `jobs_due_idx` over the jobs already due:
+ * a leased job is always among them, since a claim takes only due jobs and nothing moves the `run_at` of
+ * a job while it is held (a release or a failure ends the lease in the same update). Kinds with neither
+ * due nor leased jobs are absent. "Due" is what `claimJobs` would take.
+ */
+export async function jobBacklog(db: Executor): Promise<JobKindBacklog[]> {
+  const claimable = sql`attempts < max_attempts AND (locked_until IS NULL OR locked_until < now())`;
+  const rows = await db
+    .selectFrom('jobs')
+    .select([
+      'kind',
+      sql<number>`(count(*) FILTER (WHERE ${claimable}))::int`.as('due'),
+      sql<number>`coalesce(extract(epoch FROM now() - min(run_at) FILTER (WHERE ${claimable})), 0)::float8`.as(
+        'oldest_due_seconds',
+      ),
+      sql<number>`(count(*) FILTER (WHERE locked_until >= now()))::int`.as('leased'),
+    ])
+    .where('failed_at', 'is', null)
+    .where('run_at', '<=', sql<Date>`now()`)
+    .groupBy('kind')
+    .orderBy('kind')
+    .execute();
+  return rows.map((row) => ({
+    kind: row.kind,
+    due: row.due,
+    oldestDueSeconds: row.oldest_due_seconds,
+    leased: row.leased,
+  }));
+}

@@ -5,6 +5,7 @@ export type { CheckoutView } from './checkout.schemas.js';
 export { CheckoutService } from './checkout.service.js';
 export type { FailureReason } from './payment-intent.js';
 export { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from './payment.jobs.js';
+export { paymentsInFlight } from './payment.repo.js';
 export { paymentIntentRoutes, receiptRoutes } from './payment.routes.js';
 export { purchasePaymentRoutes } from './purchase-payment.routes.js';
 export { PaymentService } from './payment.service.js';

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { CreditPurchaseId } from '../credit-purchases/index.js';
@@ -307,4 +308,21 @@ export async function unfoundClaimsOf(
     .where('found_at', 'is', null)
     .execute();
   return rows.map((row) => ({ id: row.id as PaymentIntentId, txHash: row.tx_hash!, network: row.network }));
+}
+
+/**
+ * Payment attempts still in flight across all workspaces, and how long the oldest has been (seconds by
+ * the database clock; 0 when none), for the operator's /metrics. Reads `payment_intents_processing_idx`,
+ * which holds only the attempts in flight.
+ */
+export async function paymentsInFlight(db: Executor): Promise<{ count: number; oldestSeconds: number }> {
+  const row = await db
+    .selectFrom('payment_intents')
+    .select([
+      sql<number>`count(*)::int`.as('count'),
+      sql<number>`coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8`.as('oldest_seconds'),
+    ])
+    .where('status', '=', 'processing')
+    .executeTakeFirstOrThrow();
+  return { count: row.count, oldestSeconds: row.oldest_seconds };
 }

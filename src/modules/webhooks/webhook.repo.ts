@@ -287,3 +287,19 @@ export async function requeueOrphanedDeliveries(db: Executor): Promise<number> {
     RETURNING id`.execute(db);
   return rows.length;
 }
+
+/**
+ * Deliveries still being retried and those that gave up, across all workspaces, for the operator's
+ * /metrics (counts only). Each count reads its own partial index, never the delivered history.
+ */
+export async function webhookDeliveryBacklog(db: Executor): Promise<{ pending: number; failed: number }> {
+  const count = (status: 'pending' | 'failed') =>
+    db
+      .selectFrom('webhook_deliveries')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('status', '=', status);
+  const row = await db
+    .selectNoFrom([count('pending').as('pending'), count('failed').as('failed')])
+    .executeTakeFirstOrThrow();
+  return { pending: row.pending ?? 0, failed: row.failed ?? 0 };
+}
