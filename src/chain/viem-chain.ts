@@ -58,6 +58,10 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
   return {
     relayer: relayer.address,
 
+    blockNumber(network) {
+      return client(network).getBlockNumber();
+    },
+
     pendingNonce(network) {
       return client(network).getTransactionCount({ address: relayer.address, blockTag: 'pending' });
     },

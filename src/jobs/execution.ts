@@ -10,6 +10,8 @@ export interface ExecutionContext {
   readonly leaseSeconds: number;
   readonly backoff: (attempts: number) => number;
   readonly logger: JobLogger;
+  /** Told when a job is given back to wait for a signal (RetryLater's `wakeOn`), e.g. to watch for it. */
+  readonly onWait?: (signal: string) => void;
 }
 
 type Outcome = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
@@ -110,7 +112,9 @@ export class JobExecution {
     const { error } = outcome;
     if (error instanceof RetryLater || this.interrupted) {
       const delay = error instanceof RetryLater ? error.delaySeconds : 0;
-      if (!(await releaseJob(db, this.claim, delay)))
+      const wakeOn = error instanceof RetryLater ? error.wakeOn : undefined;
+      if (wakeOn) this.context.onWait?.(wakeOn);
+      if (!(await releaseJob(db, this.claim, delay, wakeOn)))
         logger.warn(this.fields({}), 'could not release a job: its lease was lost');
       return;
     }

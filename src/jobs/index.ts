@@ -1,4 +1,11 @@
 export { backoffSeconds, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
-export { RetryLater, type Job, type JobHandler, type JobHandlers, type JobLogger } from './job.js';
-export { enqueueJob, expediteJob, jobBacklog, type EnqueueJobInput, type JobKindBacklog } from './job.repo.js';
+export { RetryLater, silentJobLogger, type Job, type JobHandler, type JobHandlers, type JobLogger } from './job.js';
+export {
+  enqueueJob,
+  expediteJob,
+  jobBacklog,
+  wakeJobs,
+  type EnqueueJobInput,
+  type JobKindBacklog,
+} from './job.repo.js';
 export { JobRunner, type JobRunnerOptions } from './runner.js';

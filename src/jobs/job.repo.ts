@@ -168,6 +168,7 @@ export async function failJob(
       locked_until: null,
       last_error: error.slice(0, MAX_ERROR_LENGTH),
       run_at: sql<Date>`now() + make_interval(secs => ${delaySeconds})`,
+      wake_on: null,
       failed_at: sql<Date | null>`CASE WHEN attempts >= max_attempts THEN now() END`,
     })
     .where('id', '=', claim.id)
@@ -181,9 +182,15 @@ export async function failJob(
 
 /**
  * Gives the job back without spending the attempt (a handler waiting, or the runner stopping): it runs
- * again after `delaySeconds`. False when the claim was no longer held.
+ * again after `delaySeconds`, or as soon as `wakeOn` is signalled (`wakeJobs`). False when the claim was no
+ * longer held.
  */
-export async function releaseJob(db: Executor, claim: JobClaim, delaySeconds: number): Promise<boolean> {
+export async function releaseJob(
+  db: Executor,
+  claim: JobClaim,
+  delaySeconds: number,
+  wakeOn?: string,
+): Promise<boolean> {
   const result = await db
     .updateTable('jobs')
     .set((eb) => ({
@@ -191,6 +198,7 @@ export async function releaseJob(db: Executor, claim: JobClaim, delaySeconds: nu
       locked_by: null,
       locked_until: null,
       run_at: sql<Date>`now() + make_interval(secs => ${delaySeconds})`,
+      wake_on: wakeOn ?? null,
     }))
     .where('id', '=', claim.id)
     .where('locked_by', '=', claim.workerId)
@@ -214,6 +222,22 @@ export async function expireLease(db: Executor, claim: JobClaim): Promise<boolea
     .where('attempts', '=', claim.attempts)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Makes every job that waits for `signal` due now and wakes the runners; resolves how many. Jobs being run
+ * are left alone: their handler gives them back with a fresh wait.
+ */
+export async function wakeJobs(db: Executor, signal: string): Promise<number> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ run_at: sql<Date>`now()`, wake_on: null })
+    .where('wake_on', '=', signal)
+    .where('locked_by', 'is', null)
+    .executeTakeFirst();
+  const woken = Number(result.numUpdatedRows);
+  if (woken > 0) await wakeRunners(db);
+  return woken;
 }
 
 /**

@@ -12,6 +12,8 @@ export interface JobTable {
   locked_by: string | null;
   locked_until: Date | null;
   last_error: string | null;
+  /** What wakes the job before `run_at` (a new block), while it waits for it. */
+  wake_on: string | null;
   failed_at: Date | null;
   created_at: ColumnType<Date, never, never>;
 }

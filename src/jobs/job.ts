@@ -30,12 +30,13 @@ export class RetryLater extends Error {
   constructor(
     readonly delaySeconds: number,
     message = `retry in ${delaySeconds} s`,
+    /** A signal that makes the job due before the delay is up (`wakeJobs`): the delay is the fallback. */
+    readonly wakeOn?: string,
   ) {
     super(message);
   }
 }
 
-/** The logging the runner needs; a pino logger fits. */
 export interface JobLogger {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;

@@ -29,6 +29,8 @@ export interface JobRunnerOptions {
   /** Seconds before retrying after the n-th failed attempt. Default: exponential with jitter. */
   readonly backoff?: (attempts: number) => number;
   readonly logger?: JobLogger;
+  /** Told when a handler gives its job back to wait for a signal (RetryLater's `wakeOn`). */
+  readonly onWait?: (signal: string) => void;
 }
 
 /** After `stop` aborts handlers, how long they get to return before being abandoned. */
@@ -69,6 +71,7 @@ export class JobRunner {
       leaseSeconds: positive('leaseSeconds', options.leaseSeconds ?? 30),
       backoff: options.backoff ?? ((attempts) => backoffSeconds(attempts)),
       logger,
+      ...(options.onWait && { onWait: options.onWait }),
     };
     this.notifications = new JobNotifications(options.connection, () => this.wake(), logger);
   }

@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { Services } from '../http/services.js';
 import type pg from 'pg';
-import { JobRunner, type JobHandlers, type JobLogger } from '../jobs/index.js';
+import { JobRunner, silentJobLogger, type JobHandlers, type JobLogger } from '../jobs/index.js';
 import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from '../modules/events/index.js';
 import { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from '../modules/auth/index.js';
 import { RUN_AUTOMATION_JOB, runAutomationHandler } from '../modules/automations/index.js';
@@ -25,6 +25,7 @@ import {
   scheduleRateLimitCleanup,
 } from '../modules/rate-limits/index.js';
 import {
+  NEW_BLOCK,
   SETTLE_JOB,
   VERIFY_TRANSACTION_JOB,
   settleHandler,
@@ -62,14 +63,22 @@ export interface Workers {
  */
 export function createWorkers(services: Services, connection: pg.ClientConfig, logger?: JobLogger): Workers {
   const { [DELIVER_WEBHOOK_JOB]: deliver, ...others } = jobHandlers(services);
-  const common = { db: services.db, connection, ...(logger && { logger }) };
+  // Payment jobs that wait for a block are woken when it arrives, by whichever worker sees it first.
+  const blocks = services.payments.newBlockWatcher(logger ?? silentJobLogger);
+  const onWait = (signal: string) => {
+    if (signal === NEW_BLOCK) blocks.expect();
+  };
+  const common = { db: services.db, connection, onWait, ...(logger && { logger }) };
   const runners = [
     new JobRunner({ ...common, handlers: others }),
     new JobRunner({ ...common, handlers: { [DELIVER_WEBHOOK_JOB]: deliver! }, concurrency: WEBHOOK_CONCURRENCY }),
   ];
   return {
     start: async () => void (await Promise.all(runners.map((runner) => runner.start()))),
-    stop: async () => void (await Promise.all(runners.map((runner) => runner.stop()))),
+    stop: async () => {
+      blocks.stop();
+      await Promise.all(runners.map((runner) => runner.stop()));
+    },
   };
 }
 

@@ -1,7 +1,6 @@
 import { afterAll } from 'vitest';
 import { usdcBalance } from '../../src/chain/local-chain.js';
-import { JobRunner } from '../../src/jobs/index.js';
-import { jobHandlers } from '../../src/main/jobs.js';
+import { createWorkers } from '../../src/main/jobs.js';
 import type { ChainDeps } from '../../src/main/services.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { BASE_URL, createTestApp, merchant, type TestApp } from './app.js';
@@ -31,14 +30,10 @@ export async function startPayingApp(
   );
   await testApp.app.listen({ port: 0, host: '127.0.0.1' });
   if (options.worker ?? true) {
-    const runner = new JobRunner({
-      db: testApp.database.db,
-      connection: testApp.database.connection,
-      handlers: jobHandlers(testApp.services),
-      pollIntervalMs: 500,
-    });
-    await runner.start();
-    afterAll(() => runner.stop());
+    // The workers of a service process: its job runners and the watcher that wakes payments on new blocks.
+    const workers = createWorkers(testApp.services, testApp.database.connection);
+    await workers.start();
+    afterAll(() => workers.stop());
   }
   const { port } = testApp.app.server.address() as { port: number };
   return { ...testApp, origin: `http://127.0.0.1:${port}` };

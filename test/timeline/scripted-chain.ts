@@ -36,6 +36,7 @@ export function scriptedChain(): ScriptedChain {
   const chain: ChainPort = {
     relayer: '0x0000000000000000000000000000000000000001',
     pendingNonce: unsupported,
+    blockNumber: unsupported,
     verifyAuthorization: unsupported,
     authorizationUsed: unsupported,
     simulateSettlement: unsupported,

@@ -45,6 +45,8 @@ export interface SignedSettlement {
 export interface ChainPort {
   /** The relayer account that signs and pays the gas of settlements. */
   readonly relayer: `0x${string}`;
+  /** The number of the network's latest block. */
+  blockNumber(network: Network): Promise<bigint>;
   /** The relayer's transaction count on the network, counting transactions still in the mempool. */
   pendingNonce(network: Network): Promise<number>;
   /** Checks the EIP-712 signature of an authorization against the network's USDC domain (off-chain). */

@@ -8,6 +8,7 @@ export { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHan
 export { paymentsInFlight } from './payment.repo.js';
 export { paymentIntentRoutes, receiptRoutes } from './payment.routes.js';
 export { purchasePaymentRoutes } from './purchase-payment.routes.js';
+export { NEW_BLOCK, type NewBlockWatcher } from './new-blocks.js';
 export { PaymentService } from './payment.service.js';
 export type { PaymentClaimTable, PaymentIntentTable, RelayerNonceTable } from './payment.table.js';
 export { registerX402 } from './x402.routes.js';

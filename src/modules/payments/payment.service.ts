@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import type { Network } from '../../chain/networks.js';
 import type { Db, Executor } from '../../db/database.js';
-import { RetryLater, enqueueJob } from '../../jobs/index.js';
+import { RetryLater, enqueueJob, type JobLogger } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
@@ -30,6 +30,7 @@ import {
 } from './payment.repo.js';
 import { nextRelayerNonce } from './relayer-nonce.js';
 import { lockRelayerNonces, saveRelayerNonces } from './relayer-nonce.repo.js';
+import { NEW_BLOCK, NewBlockWatcher } from './new-blocks.js';
 import { judgeTransfer } from './transactions.js';
 import type { PaymentSubmission, Requirement } from './x402.js';
 
@@ -56,6 +57,8 @@ export interface PaymentServiceDeps {
 
 /** Submitted hashes of one order looked for at once; more wait until one is found or dropped. */
 export const MAX_UNFOUND_CLAIMS = 5;
+/** How long after submission an unknown hash is looked for at every new block; then less and less often. */
+const LOOK_EVERY_BLOCK_SECONDS = 60;
 /** The longest pause between two looks for a submitted hash the network does not know yet. */
 const MAX_LOOK_INTERVAL_SECONDS = 15;
 
@@ -246,11 +249,13 @@ export class PaymentService {
       // costs the node little.
       const waited = (this.deps.clock.now().getTime() - intent.submittedAt.getTime()) / 1000;
       const pause = intent.foundAt ? blockSeconds : Math.min(MAX_LOOK_INTERVAL_SECONDS, blockSeconds + waited / 60);
-      throw new RetryLater(Math.ceil(pause), verdict.why);
+      // Each new block may bring its confirmation or, in the first minute, the transfer itself.
+      const onBlock = intent.foundAt || waited < LOOK_EVERY_BLOCK_SECONDS ? NEW_BLOCK : undefined;
+      throw new RetryLater(Math.ceil(pause), verdict.why, onBlock);
     }
     if (verdict.kind === 'found') {
       await this.markFound(intent, verdict.blockTime);
-      throw new RetryLater(blockSeconds, 'waiting for confirmations');
+      throw new RetryLater(blockSeconds, 'waiting for confirmations', NEW_BLOCK);
     }
     if (verdict.kind === 'fail') return this.finish(intent, { failed: verdict.reason });
     // Several equal transfers to the wallet in one transaction may pay several orders: take a free one.
@@ -304,12 +309,13 @@ export class PaymentService {
     if (intent.status !== 'processing' || !intent.txHash) return;
     const receipt = await this.deps.chain.receipt(network, intent.txHash);
     const wait = network.blockTimeSeconds ?? 1;
-    if (receipt.kind !== 'mined') throw new RetryLater(wait, 'settlement not mined yet');
+    if (receipt.kind !== 'mined') throw new RetryLater(wait, 'settlement not mined yet', NEW_BLOCK);
     if (!receipt.success) {
       const used = await this.deps.chain.authorizationUsed(network, authorization);
       return this.finish(intent, { failed: used ? 'already_used' : 'reverted' });
     }
-    if (receipt.confirmations < network.confirmations) throw new RetryLater(wait, 'waiting for confirmations');
+    if (receipt.confirmations < network.confirmations)
+      throw new RetryLater(wait, 'waiting for confirmations', NEW_BLOCK);
     const transfer = receipt.transfers.find(
       (log) =>
         log.from.toLowerCase() === authorization.from.toLowerCase() &&
@@ -344,6 +350,12 @@ export class PaymentService {
     if (!intent || intent.order.kind !== 'invoice')
       throw new AppError('not_found', 'No such payment intent in this workspace.');
     return { intent, invoice: await findInvoice(this.deps.db, workspaceId, intent.order.id) };
+  }
+
+  /** Makes this engine's jobs that wait for a block due as soon as one arrives (one per worker process). */
+  newBlockWatcher(logger: JobLogger): NewBlockWatcher {
+    const { db, chain, networks } = this.deps;
+    return new NewBlockWatcher({ db, chain, networks, logger });
   }
 
   /** The latest payment attempt of each of these credit purchases, as a progress display shows it. */
