@@ -12,6 +12,16 @@ await admin.query(`CREATE DATABASE ${name}`);
 const pools = [1, 2, 3].map(() => new pg.Pool({ host, port, user, database: name, max: 1 }));
 afterAll(async () => {
   await Promise.all(pools.map((pool) => pool.end()));
+  // pool.end() resolves before the sessions have closed; one terminated by DROP ... FORCE while closing
+  // would throw its FATAL where nobody listens any more.
+  for (let tries = 0; tries < 100; tries += 1) {
+    const { rows } = await admin.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+      [name],
+    );
+    if (rows[0]!.n === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.end();
 });
