@@ -35,17 +35,24 @@ export interface BenchWorkspace {
 
 /**
  * The real app as `npm start` wires it (services, hooks, embedded PostgreSQL with its default settings),
- * on a fresh cluster in a temp directory. The job runner is left out: no HTTP scenario needs it.
+ * on a fresh cluster in a temp directory, with the listener for order changes. The job runner is left
+ * out: no HTTP scenario needs it.
  */
 export async function startRealApp(env: Readonly<Record<string, string>> = {}, chain?: ChainDeps): Promise<RealApp> {
   const real = await startRealServices(env, chain);
   try {
     const app = await buildApp(real.services, { logger: false });
+    // As `npm start` does: payment links answer their 402 from copies kept while order changes are heard.
+    const orderChanges = real.services.payments.listenForOrderChanges(real.connection, {
+      warn: (_fields, message) => console.error(`bench app: ${message}`),
+    });
+    await orderChanges.start();
     return {
       ...real,
       app,
       stop: async () => {
         await app.close().catch(() => {});
+        await orderChanges.stop();
         await real.stop();
       },
     };

@@ -2,10 +2,12 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { WorkspaceId } from '../shared/ids.js';
 import type { JobTable } from './job.table.js';
-import { JOBS_CHANNEL } from './notifications.js';
 
 // Jobs are infrastructure shared by all workspaces, so these queries are not tenant-scoped; the
 // handler of a job is, through the job's `workspace_id`.
+
+/** Where the `jobs_notify` trigger (and `wakeRunners`) announce due jobs; runners LISTEN on it. */
+export const JOBS_CHANNEL = 'jobs';
 
 export type JobRow = Selectable<JobTable>;
 

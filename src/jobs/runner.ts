@@ -7,8 +7,15 @@ import { within } from '../shared/within.js';
 import { backoffSeconds } from './backoff.js';
 import { JobExecution, type ExecutionContext } from './execution.js';
 import { silentJobLogger, type JobHandlers, type JobLogger } from './job.js';
-import { claimJobs, failAbandonedJobs, secondsUntilNextJob, wakeRunners, type JobRow } from './job.repo.js';
-import { JobNotifications } from './notifications.js';
+import {
+  JOBS_CHANNEL,
+  claimJobs,
+  failAbandonedJobs,
+  secondsUntilNextJob,
+  wakeRunners,
+  type JobRow,
+} from './job.repo.js';
+import { ChannelListener } from '../db/listener.js';
 
 export interface JobRunnerOptions {
   readonly db: Db;
@@ -49,7 +56,7 @@ export class JobRunner {
   private readonly pollIntervalMs: number;
   private readonly stopTimeoutMs: number;
   private readonly context: ExecutionContext;
-  private readonly notifications: JobNotifications;
+  private readonly notifications: ChannelListener;
   private readonly running = new Set<JobExecution>();
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   private loopDone: Promise<void> = Promise.resolve();
@@ -73,7 +80,18 @@ export class JobRunner {
       logger,
       ...(options.onWait && { onWait: options.onWait }),
     };
-    this.notifications = new JobNotifications(options.connection, () => this.wake(), logger);
+    // Woken by every notification, and once on each (re)connect: notifications sent meanwhile are lost.
+    // Deaf (behind a transaction pooler, or reconnecting), the runner finds new jobs by its poll.
+    this.notifications = new ChannelListener(
+      options.connection,
+      JOBS_CHANNEL,
+      'new jobs',
+      {
+        onMessage: () => this.wake(),
+        onListening: () => this.wake(),
+      },
+      logger,
+    );
   }
 
   /** Resolves once listening (or once the first attempt to listen failed; it keeps retrying). */

@@ -4,6 +4,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { checkNetworks, type Network } from '../chain/networks.js';
 import { createViemChain } from '../chain/viem-chain.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
+import type { ChannelListener } from '../db/listener.js';
 import { buildApp, buildOpsApp } from '../http/app.js';
 import { ProcessRegistry } from '../modules/service-processes/index.js';
 import { systemClock } from '../shared/clock.js';
@@ -100,7 +101,13 @@ async function main(): Promise<void> {
       );
     }
     const workers = config.role === 'api' ? undefined : createWorkers(services, database.directConnection, app.log);
-    stops.push(() => stopWork(app, workers, registry));
+    // Payment links answer their 402 from copies of order states while this hears every change of them.
+    const orderChanges =
+      config.role === 'worker'
+        ? undefined
+        : services.payments.listenForOrderChanges(database.directConnection, app.log);
+    stops.push(() => stopWork(app, workers, registry, orderChanges));
+    void orderChanges?.start();
 
     // Counted before the first request, so this process never allows more than its share.
     await registry?.start((error) =>
@@ -138,6 +145,7 @@ async function stopWork(
   app: FastifyInstance,
   workers: Workers | undefined,
   registry: ProcessRegistry | undefined,
+  orderChanges: ChannelListener | undefined,
 ): Promise<void> {
   const cut = setTimeout(() => app.server.closeAllConnections(), HTTP_DRAIN_MS);
   await Promise.all([
@@ -145,6 +153,7 @@ async function stopWork(
     workers?.stop(),
     // Left behind if the database is gone: the others ignore it after LIVE_SECONDS.
     registry?.stop().catch(() => {}),
+    orderChanges?.stop(),
   ]);
 }
 

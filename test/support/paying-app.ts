@@ -13,10 +13,12 @@ export interface PayingApp extends TestApp {
 /**
  * The real app on a real port with the settlement worker running (unless `worker: false`: the test plays
  * the worker), on the wall clock (the x402 clients sign with the wall clock). Stopped after the file's tests.
+ * With `orderChanges`, the listener that lets 402 challenges answer from copies runs too; without it
+ * every challenge reads the database, so a test may change an order and ask at once.
  */
 export async function startPayingApp(
   chain: ChainDeps,
-  options: { worker?: boolean; env?: Record<string, string> } = {},
+  options: { worker?: boolean; env?: Record<string, string>; orderChanges?: boolean } = {},
 ): Promise<PayingApp> {
   const testApp = await createTestApp(
     {
@@ -34,6 +36,12 @@ export async function startPayingApp(
     const workers = createWorkers(testApp.services, testApp.database.connection);
     await workers.start();
     afterAll(() => workers.stop());
+  }
+  if (options.orderChanges) {
+    // As `npm start` does in processes that serve HTTP: 402 challenges answer from copies of order states.
+    const listener = testApp.services.payments.listenForOrderChanges(testApp.database.connection, { warn() {} });
+    await listener.start();
+    afterAll(() => listener.stop());
   }
   const { port } = testApp.app.server.address() as { port: number };
   return { ...testApp, origin: `http://127.0.0.1:${port}` };

@@ -22,6 +22,11 @@ import {
 import { findWorkspace } from '../workspaces/index.js';
 import type { OrderRef, PayableOrder, StepResult } from './order.js';
 
+/** An order's row as read (undefined: no such order), with what else decides whether it is payable. */
+export type OrderState =
+  | { readonly kind: 'invoice'; readonly invoice: Invoice | undefined; readonly wallet: string | undefined }
+  | { readonly kind: 'credit_purchase'; readonly purchase: CreditPurchase | undefined };
+
 /** The payment steps the engine reports to an order's state machine. */
 export type PaymentStep =
   | { readonly type: 'begin_payment'; readonly startedAt: Date }
@@ -59,14 +64,32 @@ export class Orders {
 
   /** The order, if it can take a new payment now; otherwise the error that says why. */
   async payable(workspaceId: WorkspaceId, ref: OrderRef): Promise<PayableOrder> {
-    const now = this.deps.clock.now();
-    if (ref.kind === 'credit_purchase') {
+    return this.judge(await this.read(workspaceId, ref), this.deps.clock.now());
+  }
+
+  /**
+   * What decides whether an order can take a payment: its row and, for an invoice, the workspace's wallet.
+   * Changes of either are announced on ORDER_CHANGES_CHANNEL, so a copy can be kept while they are heard.
+   */
+  async read(workspaceId: WorkspaceId, ref: OrderRef): Promise<OrderState> {
+    if (ref.kind === 'credit_purchase')
+      return { kind: 'credit_purchase', purchase: await findPurchase(this.deps.db, workspaceId, ref.id) };
+    const [invoice, workspace] = await Promise.all([
+      findInvoice(this.deps.db, workspaceId, ref.id),
+      findWorkspace(this.deps.db, workspaceId),
+    ]);
+    return { kind: 'invoice', invoice, wallet: workspace?.wallet_address };
+  }
+
+  /** The order of `state`, if it can take a new payment at `now`; otherwise the error that says why. */
+  judge(state: OrderState, now: Date): PayableOrder {
+    if (state.kind === 'credit_purchase') {
       if (!this.deps.operatorWallet)
         throw new AppError(
           'purchases_unavailable',
           'Credit purchases are not available on this service: its operator has not configured the wallet that receives them (OPERATOR_WALLET).',
         );
-      const purchase = await findPurchase(this.deps.db, workspaceId, ref.id);
+      const { purchase } = state;
       if (!purchase) throw new AppError('not_found', 'No such credit purchase.');
       const status = purchaseStatus(purchase, now);
       if (status === 'paid')
@@ -85,7 +108,7 @@ export class Orders {
         );
       return this.fromPurchase(purchase);
     }
-    const invoice = await findInvoice(this.deps.db, workspaceId, ref.id);
+    const { invoice } = state;
     if (!invoice) throw new AppError('not_found', 'No such invoice.');
     const status = invoiceStatus(invoice, now);
     if (status === 'paid')
@@ -95,8 +118,7 @@ export class Orders {
     if (status === 'cancelled') throw new AppError('invoice_cancelled', 'This invoice was cancelled.');
     if (status === 'expired') throw new AppError('invoice_expired', 'This invoice has expired.');
     // A link issued for another receiving address accepts no new payment: money goes only to the workspace wallet.
-    const workspace = await findWorkspace(this.deps.db, workspaceId);
-    if (workspace?.wallet_address !== invoice.payTo) {
+    if (state.wallet !== invoice.payTo) {
       throw new AppError(
         'pay_to_mismatch',
         'This payment link was issued for another receiving address and accepts no new payments.',

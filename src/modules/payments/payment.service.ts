@@ -1,6 +1,8 @@
 import { getAddress } from 'viem';
 import type { Network } from '../../chain/networks.js';
+import type pg from 'pg';
 import type { Db, Executor } from '../../db/database.js';
+import { ChannelListener, type ListenerLogger } from '../../db/listener.js';
 import { RetryLater, enqueueJob, type JobLogger } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
@@ -12,6 +14,7 @@ import { findInvoice, formatInvoiceNumber, type Invoice, type InvoiceId } from '
 import type { ChainPort, TransferAuthorization } from './chain.port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import { heldByAnother, invoiceOrder, type OrderRef, type PayableOrder } from './order.js';
+import { ORDER_CHANGES_CHANNEL, OrderStateCache } from './order-state-cache.js';
 import { Orders } from './orders.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {
@@ -65,8 +68,30 @@ const MAX_LOOK_INTERVAL_SECONDS = 15;
 export class PaymentService {
   private readonly orders: Orders;
 
+  /** What the 402 challenges read of orders, kept while their changes are heard (listenForOrderChanges). */
+  private readonly orderStates = new OrderStateCache();
+
   constructor(private readonly deps: PaymentServiceDeps) {
     this.orders = new Orders(deps);
+  }
+
+  /**
+   * A listener that keeps the 402 challenges' copies of order states good: each change drops its copy,
+   * and while it cannot hear (not yet started, reconnecting, or behind a transaction pooler without
+   * DATABASE_DIRECT_URL) every challenge reads the database. Start it in processes that serve HTTP.
+   */
+  listenForOrderChanges(connection: pg.ClientConfig, logger: ListenerLogger): ChannelListener {
+    return new ChannelListener(
+      connection,
+      ORDER_CHANGES_CHANNEL,
+      'changes of orders (payment links answer from the database meanwhile)',
+      {
+        onMessage: (payload) => this.orderStates.changed(payload),
+        onListening: () => this.orderStates.heard(),
+        onDeaf: () => this.orderStates.deaf(),
+      },
+      logger,
+    );
   }
 
   /** What an open order asks for, one requirement per network it may be paid on. */
@@ -74,7 +99,8 @@ export class PaymentService {
     workspaceId: WorkspaceId,
     ref: OrderRef,
   ): Promise<{ order: PayableOrder; requirements: Requirement[] }> {
-    const order = await this.orders.payable(workspaceId, ref);
+    const state = await this.orderStates.read(workspaceId, ref, () => this.orders.read(workspaceId, ref));
+    const order = this.orders.judge(state, this.deps.clock.now());
     const secondsLeft = Math.floor((order.expiresAt.getTime() - this.deps.clock.now().getTime()) / 1000);
     const requirements = order.networks.map((network) => ({
       network,
