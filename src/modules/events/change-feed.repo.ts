@@ -2,13 +2,16 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 
+/** An event as the feed serves it: `data` and the time as JSON text, never parsed on the way through. */
 export interface StoredEvent {
   readonly id: bigint;
   readonly type: string;
   readonly invoiceId: string | null;
   readonly paymentIntentId: string | null;
-  readonly data: unknown;
-  readonly createdAt: Date;
+  /** JSON text of the stored `data`. */
+  readonly dataJson: string;
+  /** ISO 8601 in UTC with milliseconds, as Date.toISOString() writes it. */
+  readonly createdAt: string;
 }
 
 export interface FeedPage {
@@ -27,14 +30,16 @@ interface PageRow {
   type: string | null;
   invoice_id: string | null;
   payment_intent_id: string | null;
-  data: unknown;
-  created_at: Date | null;
+  data_json: string | null;
+  created_at_iso: string | null;
 }
 
 /**
  * Reads a page of the feed and the workspace's counters in one statement, so in one snapshot: the
  * retention bound and the events can never disagree. Ids are allocated under the workspace row lock
  * held to commit, so a snapshot that sees id n sees every id below n too (no gap appears later).
+ * `data` and the time come as text, as they are served: a page of 1,000 events is neither parsed nor
+ * serialized again on its way through.
  * Resolves undefined when the workspace does not exist.
  */
 export async function readFeedPage(
@@ -44,7 +49,9 @@ export async function readFeedPage(
   limit: number,
 ): Promise<FeedPage | undefined> {
   const { rows } = await sql<PageRow>`
-    SELECT w.event_seq, w.events_pruned_through, e.id, e.type, e.invoice_id, e.payment_intent_id, e.data, e.created_at
+    SELECT w.event_seq, w.events_pruned_through, e.id, e.type, e.invoice_id, e.payment_intent_id,
+           e.data::text AS data_json,
+           to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at_iso
       FROM workspaces w
       LEFT JOIN LATERAL (
         SELECT id, type, invoice_id, payment_intent_id, data, created_at FROM events
@@ -65,8 +72,8 @@ export async function readFeedPage(
         type: row.type!,
         invoiceId: row.invoice_id,
         paymentIntentId: row.payment_intent_id,
-        data: row.data,
-        createdAt: row.created_at!,
+        dataJson: row.data_json!,
+        createdAt: row.created_at_iso!,
       })),
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
 import { WorkspaceParams, errors } from '../../http/common.schemas.js';
 import { BEARER_SECURITY } from '../../http/merchant-api.js';
 import type { Services } from '../../http/services.js';
@@ -36,7 +37,12 @@ export function changeFeedRoutes(services: Services): FastifyPluginAsyncTypebox 
           response: { 200: ChangePage, ...errors(400, 401, 403, 410, 429) },
         },
       },
-      async (request) => feed.page(request.apiKey!.workspaceId, request.query.after, request.query.limit),
+      async (request, reply) => {
+        const page = await feed.page(request.apiKey!.workspaceId, request.query.after, request.query.limit);
+        // JSON text in the ChangePage shape: Fastify sends a string with a JSON content type as it is, and
+        // the type provider, which knows only the object, is told so.
+        return reply.type('application/json; charset=utf-8').send(page as unknown as Static<typeof ChangePage>);
+      },
     );
   };
 }

@@ -8,11 +8,8 @@ export interface ChangeFeedDeps {
   readonly db: Executor;
 }
 
-export interface ChangePage {
-  readonly events: ReturnType<ChangeFeedService['present']>[];
-  readonly nextCursor: string;
-  readonly hasMore: boolean;
-}
+/** A page as the route serves it: JSON text in the shape of the ChangePage schema. */
+export type ChangePageJson = string;
 
 /** GET /changes: a workspace's events in commit order, from a cursor. */
 export class ChangeFeedService {
@@ -22,7 +19,7 @@ export class ChangeFeedService {
    * The events after `rawAfter`, at most `limit`. "0" starts at the oldest retained event and never
    * expires; any other cursor below the retention bound answers cursor_expired with restartCursor.
    */
-  async page(workspaceId: WorkspaceId, rawAfter: string, limit: number): Promise<ChangePage> {
+  async page(workspaceId: WorkspaceId, rawAfter: string, limit: number): Promise<ChangePageJson> {
     const after = parseCursor(rawAfter);
     // One extra row tells whether more events are committed beyond this page.
     const page = await readFeedPage(this.deps.db, workspaceId, after, limit + 1);
@@ -30,22 +27,15 @@ export class ChangeFeedService {
     if (after > page.latestId) throw invalidCursor(rawAfter);
     if (after > 0n && after < page.prunedThrough) throw cursorExpired(page.prunedThrough);
     const events = page.events.slice(0, limit);
-    return {
-      events: events.map((event) => this.present(event)),
-      nextCursor: events.length > 0 ? events[events.length - 1]!.id.toString() : after.toString(),
-      hasMore: page.events.length > limit,
-    };
+    const nextCursor = events.length > 0 ? events[events.length - 1]!.id.toString() : after.toString();
+    return `{"events":[${events.map(present).join(',')}],"nextCursor":"${nextCursor}","hasMore":${page.events.length > limit}}`;
   }
+}
 
-  /** Events are stored in the API's shape: `data` is served as it was written. */
-  present(event: StoredEvent) {
-    return {
-      id: event.id.toString(),
-      type: event.type,
-      createdAt: event.createdAt.toISOString(),
-      ...(event.invoiceId !== null && { invoiceId: event.invoiceId }),
-      ...(event.paymentIntentId !== null && { paymentIntentId: event.paymentIntentId }),
-      data: event.data,
-    };
-  }
+/** Events are stored in the API's shape: `data` is served as it was written, as the text it came as. */
+function present(event: StoredEvent): string {
+  const invoiceId = event.invoiceId === null ? '' : `,"invoiceId":${JSON.stringify(event.invoiceId)}`;
+  const paymentIntentId =
+    event.paymentIntentId === null ? '' : `,"paymentIntentId":${JSON.stringify(event.paymentIntentId)}`;
+  return `{"id":"${event.id}","type":${JSON.stringify(event.type)},"createdAt":"${event.createdAt}"${invoiceId}${paymentIntentId},"data":${event.dataJson}}`;
 }

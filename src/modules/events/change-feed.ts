@@ -4,7 +4,7 @@ import { AppError } from '../../shared/errors.js';
 const MAX_EVENT_ID = 2n ** 63n - 1n;
 
 export const DEFAULT_PAGE_SIZE = 100;
-export const MAX_PAGE_SIZE = 500;
+export const MAX_PAGE_SIZE = 1000;
 
 /** The kinds the feed carries (the route's description lists them); defined in the event catalogue. */
 export { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES } from './event.js';
