@@ -7,14 +7,16 @@ import { loadSettings, type BenchSettings } from './settings.js';
 import { formatTable, type ResultRow } from './table.js';
 import { runPurchaseBench } from './purchases.js';
 import { runWebhookBench } from './webhooks.js';
+import { runChangeFeedBench } from './changes.js';
 
 // Timestamped, so other load on the machine during a run can be matched to a scenario.
 const progress = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 /**
- * `npm run bench`: the ceiling, then every scenario, one at a time, each in a fresh server process
- * loaded from this one; then webhook delivery (bench/webhooks.ts); then credit purchases from payment
- * confirmation to credited (bench/purchases.ts). BENCH_ONLY=http, =webhooks or =purchases runs one part.
+ * `npm run bench`: the references, then every scenario, one at a time, each in a fresh server process
+ * loaded from this one; then one reader paging the change feed (bench/changes.ts); then webhook delivery
+ * (bench/webhooks.ts); then credit purchases from payment confirmation to credited (bench/purchases.ts).
+ * BENCH_ONLY=http, =changes, =webhooks or =purchases runs one part.
  * Progress goes to stderr, the report to stdout.
  */
 async function main(): Promise<void> {
@@ -24,6 +26,8 @@ async function main(): Promise<void> {
   const report = [...environment];
   const runs = (part: Exclude<BenchSettings['only'], 'all'>) => settings.only === 'all' || settings.only === part;
   if (runs('http')) report.push(...(await httpReport(settings)));
+  if (runs('changes') && settings.changeEvents > 0)
+    report.push('', ...(await runChangeFeedBench(settings.changeEvents, progress)));
   if (runs('webhooks') && settings.webhooks.events > 0)
     report.push('', ...(await runWebhookBench(settings.webhooks, progress)));
   if (runs('purchases') && settings.purchases.count > 0)

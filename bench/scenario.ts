@@ -1,4 +1,6 @@
+import type { Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import type { PoolConfig } from 'pg';
 
 /** What the load generator sends, as plain data: it crosses from the server process to the runner. */
 export interface BenchRequest {
@@ -14,13 +16,20 @@ export interface BenchRequest {
    * autocannon 8 sends a wrong Content-Length (autocannon#539) and the server waits for bytes forever.
    */
   readonly uniqueIds?: boolean;
+  /** The status every answer must have (an x402 challenge answers 402); unset, any 2xx. */
+  readonly expectedStatus?: number;
 }
 
 /** A scenario after setup, inside the server process: the app to listen with and the request to send. */
 export interface PreparedScenario {
-  /** Not yet listening: the server process binds it to 127.0.0.1 on a free port. */
-  readonly app: FastifyInstance;
+  /**
+   * Not yet listening: the server process binds it to 127.0.0.1 on a free port. A Fastify app, or any
+   * `node:http` server (a reference built on another framework, such as the x402 reference's Express).
+   */
+  readonly app: FastifyInstance | Server;
   readonly request: BenchRequest;
+  /** Where the app's PostgreSQL is, for a part that reads it directly as a reference (the change feed). */
+  readonly database?: PoolConfig;
   /** Closes the app and removes whatever setup created. */
   stop(): Promise<void>;
 }

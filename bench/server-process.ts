@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { PoolConfig } from 'pg';
 import type { BenchRequest, Scenario } from './scenario.js';
 
 /** The one message the server process sends: it listens on 127.0.0.1:`port`. */
@@ -7,12 +8,15 @@ export interface ReadyMessage {
   readonly type: 'ready';
   readonly port: number;
   readonly request: BenchRequest;
+  readonly database?: PoolConfig;
 }
 
 export interface ServerProcess {
   /** Always loopback: `http://127.0.0.1:<port>`. */
   readonly origin: string;
   readonly request: BenchRequest;
+  /** The scenario's PostgreSQL, if it tells it (PreparedScenario.database). */
+  readonly database?: PoolConfig;
   /** Asks the process to stop its scenario (closing PostgreSQL, deleting temp data) and waits for it. */
   stop(): Promise<void>;
 }
@@ -50,6 +54,7 @@ export async function startServerProcess(scenario: Scenario): Promise<ServerProc
   return {
     origin: `http://127.0.0.1:${ready.port}`,
     request: ready.request,
+    ...(ready.database && { database: ready.database }),
     stop: async () => {
       if (child.connected) child.send('stop');
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);

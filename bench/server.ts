@@ -1,3 +1,4 @@
+import { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { PreparedScenario } from './scenario.js';
 import { findScenario } from './scenarios/index.js';
@@ -38,15 +39,32 @@ async function main(): Promise<void> {
 
   prepared = await scenario.prepare();
   if (exitCode !== undefined) return stop(exitCode);
+  let port: number;
   try {
-    await prepared.app.listen({ host: '127.0.0.1', port: 0 });
+    port = await listenOnLoopback(prepared.app);
   } catch (error) {
     console.error(`bench server: cannot listen: ${error instanceof Error ? error.message : String(error)}`);
     return stop(1);
   }
-  const { port } = prepared.app.server.address() as AddressInfo;
-  const ready: ReadyMessage = { type: 'ready', port, request: prepared.request };
+  const ready: ReadyMessage = {
+    type: 'ready',
+    port,
+    request: prepared.request,
+    ...(prepared.database && { database: prepared.database }),
+  };
   process.send?.(ready);
+}
+
+async function listenOnLoopback(app: PreparedScenario['app']): Promise<number> {
+  if (app instanceof Server) {
+    await new Promise<void>((resolve, reject) => {
+      app.once('error', reject);
+      app.listen(0, '127.0.0.1', () => resolve());
+    });
+    return (app.address() as AddressInfo).port;
+  }
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return (app.server.address() as AddressInfo).port;
 }
 
 main().catch((error: unknown) => {

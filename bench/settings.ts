@@ -1,12 +1,14 @@
 export interface BenchSettings {
-  /** `all` (default), or one part alone: `http` scenarios, `webhooks` delivery or credit `purchases` (BENCH_ONLY). */
-  readonly only: 'all' | 'http' | 'webhooks' | 'purchases';
+  /** `all` (default), or one part alone: `http` scenarios, the `changes` feed, `webhooks` or `purchases` (BENCH_ONLY). */
+  readonly only: 'all' | 'http' | 'changes' | 'webhooks' | 'purchases';
   readonly connections: number;
   readonly durationSeconds: number;
   /** Load sent before each measured run and thrown away: JIT, pool connections, caches. */
   readonly warmupSeconds: number;
   readonly webhooks: WebhookBenchSettings;
   readonly purchases: PurchaseBenchSettings;
+  /** Events one reader pages through `GET /changes` in each round; 0 skips the change-feed part. */
+  readonly changeEvents: number;
 }
 
 export interface WebhookBenchSettings {
@@ -40,7 +42,7 @@ const MAX_PURCHASE_SUBMITTING_SECONDS = 120;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const PARTS = ['all', 'http', 'webhooks', 'purchases'] as const;
+const PARTS = ['all', 'http', 'changes', 'webhooks', 'purchases'] as const;
 
 /** Read once by the runner. The upper bounds keep a load test bounded whatever the environment says. */
 export function loadSettings(env: Env): BenchSettings {
@@ -70,6 +72,7 @@ export function loadSettings(env: Env): BenchSettings {
       latencySeconds: integer(env, 'BENCH_WEBHOOK_LATENCY_SECONDS', 10, 0, 60),
     },
     purchases,
+    changeEvents: integer(env, 'BENCH_CHANGE_EVENTS', 20_000, 0, 100_000),
   };
 }
 

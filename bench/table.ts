@@ -7,7 +7,7 @@ export interface ResultRow {
   readonly ceilingRequestsPerSecond: number;
 }
 
-const HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'ratio to ceiling'];
+const HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'unexpected', 'errors', 'ratio to ceiling'];
 
 /** A Markdown table, padded for the terminal, so a run can be pasted into docs/performance.md as is. */
 export function formatTable(rows: readonly ResultRow[]): string {
@@ -16,7 +16,7 @@ export function formatTable(rows: readonly ResultRow[]): string {
     Math.round(m.requestsPerSecond).toString(),
     m.p50Ms.toFixed(2),
     m.p99Ms.toFixed(2),
-    m.non2xx.toString(),
+    m.unexpected.toString(),
     m.errors.toString(),
     (m.requestsPerSecond / ceilingRequestsPerSecond).toFixed(3),
   ]);
