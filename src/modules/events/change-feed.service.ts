@@ -37,5 +37,5 @@ function present(event: StoredEvent): string {
   const invoiceId = event.invoiceId === null ? '' : `,"invoiceId":${JSON.stringify(event.invoiceId)}`;
   const paymentIntentId =
     event.paymentIntentId === null ? '' : `,"paymentIntentId":${JSON.stringify(event.paymentIntentId)}`;
-  return `{"id":"${event.id}","type":${JSON.stringify(event.type)},"createdAt":"${event.createdAt}"${invoiceId}${paymentIntentId},"data":${event.dataJson}}`;
+  return `{"id":"${event.id}","type":${JSON.stringify(event.type)},"createdAt":"${event.createdAt.toISOString()}"${invoiceId}${paymentIntentId},"data":${event.dataJson}}`;
 }
