@@ -79,8 +79,9 @@ export async function startRealServices(
     // Only the portal's origin checks read it; the server process listens on a free port.
     PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
     LOG_LEVEL: 'warn',
-    // The config's maximum. The per-key limiter still runs on every request, but never answers 429.
+    // The config's maximum. The per-key and per-IP limiters still run on every request, but never answer 429.
     API_RATE_LIMIT_PER_MINUTE: '10000000',
+    CHECKOUT_RATE_LIMIT_PER_MINUTE: '10000000',
     // Every load connection comes from loopback, up to BENCH_CONNECTIONS (256) of them.
     MAX_CONNECTIONS_PER_IP: '100000',
     // A scenario's own settings, e.g. NEW_WORKSPACE_CREDITS for one that spends credits.

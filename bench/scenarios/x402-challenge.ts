@@ -34,7 +34,7 @@ export const x402Challenge: Scenario = {
       const { invoice } = await real.services.invoices.create(
         workspaceId,
         { amount: '0.01' },
-        { idempotencyKey: 'bench-402', source: 'api' },
+        { idempotencyKey: 'bench-402-invoice', source: 'api' },
       );
       return {
         app: real.app,
