@@ -49,9 +49,11 @@ async function main(): Promise<void> {
       if (message !== 'stop' && message.type === 'options') resolve(message);
     }),
   );
-  const rpc = new URL(options.rpcUrl);
-  if (rpc.protocol !== 'http:' || rpc.hostname !== '127.0.0.1')
-    throw new Error(`refusing to use the chain at ${rpc.href}: loopback only`);
+  for (const url of [options.rpcUrl, options.webhookUrl].filter((value) => value !== undefined)) {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' || parsed.hostname !== '127.0.0.1')
+      throw new Error(`refusing to use ${parsed.href}: loopback only`);
+  }
 
   preparing = true;
   const network: NetworkConfig = {
@@ -68,12 +70,13 @@ async function main(): Promise<void> {
       NETWORKS: JSON.stringify([network]),
       RELAYER_PRIVATE_KEY: options.relayerPrivateKey,
       OPERATOR_WALLET: options.operatorWallet,
+      ...(options.webhookUrl && { WEBHOOK_ALLOW_PRIVATE: 'true' }),
     },
     { networks, chain: createViemChain({ relayerPrivateKey: options.relayerPrivateKey }) },
   );
   if (exitCode !== undefined) return stop(exitCode);
   try {
-    process.send?.(await serve(real, (started) => (workers = started)));
+    process.send?.(await serve(real, options.webhookUrl, (started) => (workers = started)));
   } catch (error) {
     console.error(`bench purchase process: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return stop(1);
@@ -81,14 +84,24 @@ async function main(): Promise<void> {
 }
 
 /** Listens, starts the workers and the recurring jobs as `npm start` does, and makes the workspace. */
-async function serve(real: RealApp, started: (workers: Workers) => void): Promise<PurchaseProcessReady> {
+async function serve(
+  real: RealApp,
+  webhookUrl: string | undefined,
+  started: (workers: Workers) => void,
+): Promise<PurchaseProcessReady> {
   const { app, services, connection } = real;
   await app.listen({ host: '127.0.0.1', port: 0 });
   const workers = createWorkers(services, connection, stderrLogger);
   started(workers);
   await workers.start();
   await scheduleRecurringJobs(services.db);
-  const { workspaceId, authorization } = await createBenchWorkspace(services, ['billing:read', 'billing:write']);
+  const { workspaceId, authorization } = await createBenchWorkspace(services, [
+    'billing:read',
+    'billing:write',
+    'invoices:create',
+    'invoices:read',
+  ]);
+  if (webhookUrl) await services.webhooks.configure(workspaceId, { endpoint: webhookUrl, enabled: true });
   return {
     type: 'ready',
     origin: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,

@@ -1,6 +1,7 @@
 /**
- * What the purchase bench's runner (bench/purchases.ts, holding the chain, the payer and the watchers)
- * and its service process (bench/purchase-process.ts, holding the real app, its workers and PostgreSQL)
+ * What the runner of a chain part (bench/purchases.ts and bench/payments.ts, holding the chain, the payers
+ * and the watchers) and its service process (bench/purchase-process.ts, holding the real app, its workers
+ * and PostgreSQL)
  * say to each other over IPC: the runner's options first, then the process's `ready`, then `stop`.
  */
 
@@ -15,6 +16,11 @@ export interface PurchaseProcessOptions {
   readonly operatorWallet: `0x${string}`;
   readonly confirmations: number;
   readonly blockSeconds: number;
+  /**
+   * The payment part's receiver (http://127.0.0.1 only): the workspace's webhook endpoint, which private
+   * addresses are then allowed for. Unset: no endpoint.
+   */
+  readonly webhookUrl?: string;
 }
 
 /** Once PostgreSQL runs, the app listens and the workers have started. */
@@ -23,7 +29,7 @@ export interface PurchaseProcessReady {
   /** `http://127.0.0.1:<port>` */
   readonly origin: string;
   readonly workspaceId: string;
-  /** `Bearer <secret>` of a key with billing:read and billing:write. */
+  /** `Bearer <secret>` of a key with billing:read, billing:write, invoices:create and invoices:read. */
   readonly authorization: string;
   /** The embedded server's socket: the runner opens its own connection there to watch the purchases. */
   readonly connection: {

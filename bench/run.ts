@@ -5,6 +5,7 @@ import { CEILINGS, SCENARIOS } from './scenarios/index.js';
 import { startServerProcess } from './server-process.js';
 import { loadSettings, type BenchSettings } from './settings.js';
 import { formatTable, type ResultRow } from './table.js';
+import { runPaymentBench } from './payments.js';
 import { runPurchaseBench } from './purchases.js';
 import { runWebhookBench } from './webhooks.js';
 import { runChangeFeedBench } from './changes.js';
@@ -15,8 +16,9 @@ const progress = (line: string) => process.stderr.write(`[${new Date().toISOStri
 /**
  * `npm run bench`: the references, then every scenario, one at a time, each in a fresh server process
  * loaded from this one; then one reader paging the change feed (bench/changes.ts); then webhook delivery
- * (bench/webhooks.ts); then credit purchases from payment confirmation to credited (bench/purchases.ts).
- * BENCH_ONLY=http, =changes, =webhooks or =purchases runs one part.
+ * (bench/webhooks.ts); then credit purchases from payment confirmation to credited (bench/purchases.ts);
+ * then invoices paid by x402 and by transfer, from their block to paid and to the webhook
+ * (bench/payments.ts). BENCH_ONLY=http, =changes, =webhooks, =purchases or =payments runs one part.
  * Progress goes to stderr, the report to stdout.
  */
 async function main(): Promise<void> {
@@ -32,6 +34,8 @@ async function main(): Promise<void> {
     report.push('', ...(await runWebhookBench(settings.webhooks, progress)));
   if (runs('purchases') && settings.purchases.count > 0)
     report.push('', ...(await runPurchaseBench(settings.purchases, progress)));
+  if (runs('payments') && settings.payments > 0)
+    report.push('', ...(await runPaymentBench(settings.payments, progress)));
   process.stdout.write(`\n${report.join('\n')}\n`);
 }
 

@@ -1,6 +1,6 @@
 export interface BenchSettings {
-  /** `all` (default), or one part alone: `http` scenarios, the `changes` feed, `webhooks` or `purchases` (BENCH_ONLY). */
-  readonly only: 'all' | 'http' | 'changes' | 'webhooks' | 'purchases';
+  /** `all` (default), or one part alone (BENCH_ONLY): `http`, `changes`, `webhooks`, `purchases` or `payments`. */
+  readonly only: 'all' | 'http' | 'changes' | 'webhooks' | 'purchases' | 'payments';
   readonly connections: number;
   readonly durationSeconds: number;
   /** Load sent before each measured run and thrown away: JIT, pool connections, caches. */
@@ -9,6 +9,8 @@ export interface BenchSettings {
   readonly purchases: PurchaseBenchSettings;
   /** Events one reader pages through `GET /changes` in each round; 0 skips the change-feed part. */
   readonly changeEvents: number;
+  /** Invoices paid by each of x402 and a submitted transfer; 0 skips the payment part. */
+  readonly payments: number;
 }
 
 export interface WebhookBenchSettings {
@@ -42,7 +44,7 @@ const MAX_PURCHASE_SUBMITTING_SECONDS = 120;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const PARTS = ['all', 'http', 'changes', 'webhooks', 'purchases'] as const;
+const PARTS = ['all', 'http', 'changes', 'webhooks', 'purchases', 'payments'] as const;
 
 /** Read once by the runner. The upper bounds keep a load test bounded whatever the environment says. */
 export function loadSettings(env: Env): BenchSettings {
@@ -73,6 +75,7 @@ export function loadSettings(env: Env): BenchSettings {
     },
     purchases,
     changeEvents: integer(env, 'BENCH_CHANGE_EVENTS', 20_000, 0, 100_000),
+    payments: integer(env, 'BENCH_PAYMENTS', 50, 0, 100),
   };
 }
 

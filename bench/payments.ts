@@ -1,0 +1,311 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import pg from 'pg';
+import { createTestClient, encodeFunctionData, http, keccak256, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { startAnvil } from '../src/chain/anvil.js';
+import {
+  BASE_SEPOLIA_USDC,
+  createLocalPublicClient,
+  fundWithUsdc,
+  installMulticall3,
+  installTestUsdc,
+  localChain,
+  setEthBalance,
+} from '../src/chain/local-chain.js';
+import { testUsdcAbi } from '../src/chain/test-usdc.artifact.js';
+import { startPurchaseService, type PurchaseService } from './purchase-service.js';
+import { PURCHASE_SPACING_BLOCKS } from './settings.js';
+import { markdownTable } from './table.js';
+import { monotonicMs, percentiles } from './timing.js';
+import { startBenchReceiver, type BenchReceiver } from './webhook-receiver.js';
+
+const BLOCK_MS = 1000;
+/** Every wait is bounded: a payment that is never recorded fails the run instead of hanging it. */
+const PHASE_TIMEOUT_MS = 120_000;
+const POLL_MS = 10;
+const AMOUNT = '1';
+const AMOUNT_MICRO = 1_000_000n;
+const WEBHOOK_PATH = '/payments';
+/** Where credit purchases would be paid; this part buys none. */
+const OPERATOR_WALLET = `0x${'0b'.repeat(20)}` as const;
+/** The payment's own time budget of the target: p50 of x402's request → 200 within one block and this. */
+const X402_BUDGET_MS = 300;
+
+type Progress = (line: string) => void;
+type Kind = 'x402' | 'hash';
+
+interface Invoice {
+  readonly id: string;
+  readonly url: string;
+  readonly payTo: Address;
+}
+
+interface Sample {
+  readonly kind: Kind;
+  readonly invoiceId: string;
+  readonly startedAt: number;
+  /** x402: when the 200 arrived. */
+  respondedAt?: number;
+  paidSeenAt?: number;
+}
+
+/**
+ * `BENCH_ONLY=payments`: invoices paid on a local anvil whose blocks the runner mines itself, one every
+ * second (`evm_mine`, no automine), so the instant each block came to be is known: the moment the runner
+ * asked for it. Half are paid by an unmodified x402 client at the invoice's `url`, half by a plain USDC
+ * transfer whose hash is submitted on the checkout route. For each, from the block that confirmed it (one
+ * confirmation) to the invoice read `paid` by the runner's poll, and to the `payment_intent.succeeded`
+ * webhook at a loopback receiver; for x402, the client's request → 200 as well.
+ */
+export async function runPaymentBench(count: number, progress: Progress): Promise<string[]> {
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    progress('payments: starting anvil, the test USDC, two payers and the receiver…');
+    const anvil = await startAnvil();
+    stops.push(anvil.stop);
+    const { rpcUrl } = anvil;
+    const relayerPrivateKey = generatePrivateKey();
+    const x402Payer = privateKeyToAccount(generatePrivateKey());
+    const hashPayer = privateKeyToAccount(generatePrivateKey());
+    await installTestUsdc(rpcUrl);
+    await installMulticall3(rpcUrl);
+    await setEthBalance(rpcUrl, privateKeyToAccount(relayerPrivateKey).address, 10n ** 20n);
+    await setEthBalance(rpcUrl, hashPayer.address, 10n ** 20n);
+    await fundWithUsdc(rpcUrl, x402Payer.address, AMOUNT_MICRO * BigInt(count + 1));
+    await fundWithUsdc(rpcUrl, hashPayer.address, AMOUNT_MICRO * BigInt(count + 1));
+    const receiver = await startBenchReceiver();
+    stops.push(() => receiver.close());
+
+    progress('payments: starting the service process (fresh PostgreSQL, app, workers)…');
+    const service = await startPurchaseService({
+      rpcUrl,
+      relayerPrivateKey,
+      operatorWallet: OPERATOR_WALLET,
+      confirmations: 1,
+      blockSeconds: BLOCK_MS / 1000,
+      webhookUrl: `${receiver.origin}${WEBHOOK_PATH}`,
+    });
+    stops.push(service.stop);
+    const db = new pg.Client({ ...service.connection, query_timeout: 10_000 });
+    await db.connect();
+    stops.push(() => db.end());
+
+    const testClient = createTestClient({ mode: 'anvil', chain: localChain(rpcUrl), transport: http(rpcUrl) });
+    await testClient.setAutomine(false);
+    const miner = startMiner(rpcUrl);
+    stops.push(miner.stop);
+
+    const bench = new PaymentBench(service, db, rpcUrl, x402Payer, hashPayer);
+    progress('payments: warming up (one payment of each kind)…');
+    await bench.pay(['x402', 'hash'], 0);
+    progress(
+      `payments: ${count} x402 payments and ${count} transfers, one every ${((BLOCK_MS * PURCHASE_SPACING_BLOCKS) / 1000).toFixed(2)} s, a block every second…`,
+    );
+    const kinds: Kind[] = Array.from({ length: 2 * count }, (_, index) => (index % 2 === 0 ? 'x402' : 'hash'));
+    const samples = await bench.pay(kinds, BLOCK_MS * PURCHASE_SPACING_BLOCKS);
+    return await report(samples, db, receiver, miner.minedAt);
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+  }
+}
+
+/** Mines a block every second on a fixed schedule and notes when each was asked for. */
+function startMiner(rpcUrl: string) {
+  const client = createLocalPublicClient(rpcUrl);
+  const minedAt = new Map<bigint, number>();
+  let running = true;
+  const loop = (async () => {
+    const start = monotonicMs();
+    for (let tick = 1; running; tick += 1) {
+      const wait = start + tick * BLOCK_MS - monotonicMs();
+      if (wait > 0) await sleep(wait);
+      const askedAt = monotonicMs();
+      await client.request({ method: 'evm_mine' as never, params: [] as never });
+      minedAt.set(await client.getBlockNumber({ cacheTime: 0 }), askedAt);
+    }
+  })();
+  return {
+    minedAt,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+class PaymentBench {
+  private keys = 0;
+  private readonly payX402: typeof fetch;
+
+  constructor(
+    private readonly service: PurchaseService,
+    private readonly db: pg.Client,
+    private readonly rpcUrl: string,
+    x402Payer: PrivateKeyAccount,
+    private readonly hashPayer: PrivateKeyAccount,
+  ) {
+    const client = new x402Client().setSpendControls({ maxAmountPerPayment: '$20' });
+    registerExactEvmScheme(client, { signer: x402Payer, networks: ['eip155:84532'], policies: [] });
+    this.payX402 = wrapFetchWithPayment(fetch, client);
+  }
+
+  /** Pays one new invoice per kind, `spacingMs` apart, and resolves once the runner has read each `paid`. */
+  async pay(kinds: readonly Kind[], spacingMs: number): Promise<Sample[]> {
+    const invoices: Invoice[] = [];
+    for (const _ of kinds) invoices.push(await this.createInvoice());
+    const samples: Sample[] = [];
+    const start = monotonicMs();
+    const deadline = start + kinds.length * spacingMs + PHASE_TIMEOUT_MS;
+    const payments = kinds.map(async (kind, index) => {
+      const wait = start + index * spacingMs - monotonicMs();
+      if (wait > 0) await sleep(wait);
+      const invoice = invoices[index]!;
+      const sample: Sample = { kind, invoiceId: invoice.id, startedAt: monotonicMs() };
+      samples.push(sample);
+      if (kind === 'x402') {
+        const response = await this.payX402(invoice.url, { signal: AbortSignal.timeout(PHASE_TIMEOUT_MS) });
+        sample.respondedAt = monotonicMs();
+        if (response.status !== 200)
+          throw new Error(`x402 payment answered ${response.status}: ${await response.text()}`);
+        await response.arrayBuffer();
+      } else {
+        await this.payByTransfer(invoice);
+      }
+    });
+    const polled = this.pollPaid(samples, kinds.length, deadline);
+    await Promise.all(payments);
+    await polled;
+    return samples;
+  }
+
+  private async createInvoice(): Promise<Invoice> {
+    const response = await fetch(`${this.service.origin}/w/${this.service.workspaceId}/v1/invoices`, {
+      method: 'POST',
+      headers: {
+        authorization: this.service.authorization,
+        'content-type': 'application/json',
+        'idempotency-key': `bench-payment-${(this.keys += 1)}`,
+      },
+      body: JSON.stringify({ amount: AMOUNT }),
+    });
+    const invoice = (await response.json()) as { id: string; url: string; payTo: Address };
+    if (response.status !== 201) throw new Error(`invoice create answered ${response.status}`);
+    // Links are built on PUBLIC_BASE_URL; the service process listens on a port of its own.
+    const url = new URL(invoice.url);
+    return { id: invoice.id, payTo: invoice.payTo, url: `${this.service.origin}${url.pathname}` };
+  }
+
+  /** A plain USDC transfer sent to the mempool (mined by the next block), its hash submitted at once. */
+  private async payByTransfer(invoice: Invoice): Promise<void> {
+    const client = createLocalPublicClient(this.rpcUrl);
+    const [nonce, fees] = await Promise.all([
+      client.getTransactionCount({ address: this.hashPayer.address, blockTag: 'pending' }),
+      client.estimateFeesPerGas(),
+    ]);
+    const raw: Hex = await this.hashPayer.signTransaction({
+      type: 'eip1559',
+      chainId: client.chain.id,
+      to: BASE_SEPOLIA_USDC,
+      data: encodeFunctionData({ abi: testUsdcAbi, functionName: 'transfer', args: [invoice.payTo, AMOUNT_MICRO] }),
+      nonce,
+      gas: 100_000n,
+      maxFeePerGas: fees.maxFeePerGas * 2n,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
+    await client.sendRawTransaction({ serializedTransaction: raw });
+    const response = await fetch(`${this.service.origin}/w/${this.service.workspaceId}/i/${invoice.id}/transactions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ network: 'base-sepolia', txHash: keccak256(raw) }),
+    });
+    if (response.status !== 202)
+      throw new Error(`hash submission answered ${response.status}: ${await response.text()}`);
+  }
+
+  /** Reads which invoices are paid every POLL_MS on the runner's own connection until all `count` are. */
+  private async pollPaid(samples: Sample[], count: number, deadline: number): Promise<void> {
+    for (;;) {
+      const open = samples.filter((sample) => sample.paidSeenAt === undefined);
+      if (samples.length === count && open.length === 0) return;
+      if (monotonicMs() > deadline) throw new Error(`payments: ${open.length} invoices not paid in time`);
+      if (open.length > 0) {
+        const { rows } = await this.db.query<{ id: string }>(
+          `SELECT id FROM invoices WHERE id = ANY($1) AND status = 'paid'`,
+          [open.map((sample) => sample.invoiceId)],
+        );
+        const seenAt = monotonicMs();
+        for (const row of rows) samples.find((sample) => sample.invoiceId === row.id)!.paidSeenAt = seenAt;
+      }
+      await sleep(POLL_MS);
+    }
+  }
+}
+
+async function report(
+  samples: readonly Sample[],
+  db: pg.Client,
+  receiver: BenchReceiver,
+  minedAt: ReadonlyMap<bigint, number>,
+): Promise<string[]> {
+  const { rows } = await db.query<{ invoice_id: string; block_number: string; event_id: string }>(
+    `SELECT p.invoice_id, p.block_number, e.id AS event_id FROM payment_intents p
+       JOIN events e ON e.payment_intent_id = p.id AND e.type = 'payment_intent.succeeded'
+      WHERE p.status = 'succeeded' AND p.invoice_id = ANY($1)`,
+    [samples.map((sample) => sample.invoiceId)],
+  );
+  const byInvoice = new Map(rows.map((row) => [row.invoice_id, row]));
+  // The receipt's block is the confirming one with one confirmation.
+  const table: string[][] = [];
+  const lines: string[] = [];
+  for (const kind of ['x402', 'hash'] as const) {
+    const mine = samples.filter((sample) => sample.kind === kind);
+    const toPaid: number[] = [];
+    const toWebhook: number[] = [];
+    let errors = 0;
+    for (const sample of mine) {
+      const row = byInvoice.get(sample.invoiceId);
+      const blockAt = row && minedAt.get(BigInt(row.block_number));
+      const arrived = row && receiver.arrivedAt(WEBHOOK_PATH, row.event_id);
+      if (blockAt === undefined || arrived === undefined || sample.paidSeenAt === undefined) {
+        errors += 1;
+        continue;
+      }
+      toPaid.push(sample.paidSeenAt - blockAt);
+      toWebhook.push(arrived - blockAt);
+    }
+    table.push(row(`${kind}: block → invoice read paid`, toPaid, errors, BLOCK_MS));
+    table.push(row(`${kind}: block → webhook received`, toWebhook, errors, BLOCK_MS));
+    if (kind === 'x402') {
+      const endToEnd = mine.map((sample) => sample.respondedAt! - sample.startedAt);
+      table.push(row('x402: client request → 200', endToEnd, 0, BLOCK_MS));
+    }
+  }
+  const { distinct, duplicates } = receiver.counts(WEBHOOK_PATH);
+  lines.push(
+    `payments: ${samples.length / 2} of each kind, one confirmation, a block mined every ${BLOCK_MS} ms by the runner`,
+    '',
+    markdownTable(
+      ['payment run', 'payments', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'ratio to block interval'],
+      table,
+    ),
+    '',
+    `- targets: block → paid and → webhook p99 ≤ 250 ms; x402 request → 200 p50 ≤ ${BLOCK_MS + X402_BUDGET_MS} ms (a block and ${X402_BUDGET_MS} ms)`,
+    `- webhook deliveries received (warm-up included): ${distinct} distinct, ${duplicates} repeated`,
+  );
+  return lines;
+}
+
+function row(name: string, values: readonly number[], errors: number, referenceMs: number): string[] {
+  const { p50, p99, max } = percentiles(values);
+  return [
+    name,
+    values.length.toString(),
+    p50.toFixed(1),
+    p99.toFixed(1),
+    max.toFixed(1),
+    errors.toString(),
+    (p50 / referenceMs).toFixed(3),
+  ];
+}
