@@ -18,7 +18,7 @@ import { testUsdcAbi } from '../src/chain/test-usdc.artifact.js';
 import { startPurchaseService, type PurchaseService } from './purchase-service.js';
 import { PURCHASE_SPACING_BLOCKS } from './settings.js';
 import { markdownTable } from './table.js';
-import { monotonicMs, percentiles } from './timing.js';
+import { latencyRow, monotonicMs } from './timing.js';
 import { startBenchReceiver, type BenchReceiver } from './webhook-receiver.js';
 
 const BLOCK_MS = 1000;
@@ -275,11 +275,11 @@ async function report(
       toPaid.push(sample.paidSeenAt - blockAt);
       toWebhook.push(arrived - blockAt);
     }
-    table.push(row(`${kind}: block → invoice read paid`, toPaid, errors, BLOCK_MS));
-    table.push(row(`${kind}: block → webhook received`, toWebhook, errors, BLOCK_MS));
+    table.push(latencyRow(`${kind}: block → invoice read paid`, toPaid, errors, BLOCK_MS));
+    table.push(latencyRow(`${kind}: block → webhook received`, toWebhook, errors, BLOCK_MS));
     if (kind === 'x402') {
       const endToEnd = mine.map((sample) => sample.respondedAt! - sample.startedAt);
-      table.push(row('x402: client request → 200', endToEnd, 0, BLOCK_MS));
+      table.push(latencyRow('x402: client request → 200', endToEnd, 0, BLOCK_MS));
     }
   }
   const { distinct, duplicates } = receiver.counts(WEBHOOK_PATH);
@@ -295,17 +295,4 @@ async function report(
     `- webhook deliveries received (warm-up included): ${distinct} distinct, ${duplicates} repeated`,
   );
   return lines;
-}
-
-function row(name: string, values: readonly number[], errors: number, referenceMs: number): string[] {
-  const { p50, p99, max } = percentiles(values);
-  return [
-    name,
-    values.length.toString(),
-    p50.toFixed(1),
-    p99.toFixed(1),
-    max.toFixed(1),
-    errors.toString(),
-    (p50 / referenceMs).toFixed(3),
-  ];
 }

@@ -6,7 +6,7 @@ import { signPurchaseAuthorization, startBenchChain, type OpenPurchase } from '.
 import { PurchaseApi, startPurchaseService } from './purchase-service.js';
 import { PURCHASE_SPACING_BLOCKS, type PurchaseBenchSettings } from './settings.js';
 import { markdownTable } from './table.js';
-import { monotonicMs, percentiles } from './timing.js';
+import { latencyRow, monotonicMs, percentiles } from './timing.js';
 
 /** Every wait of a run is bounded: a purchase that is never credited fails the bench instead of hanging it. */
 const PHASE_TIMEOUT_MS = 120_000;
@@ -232,18 +232,7 @@ function report(settings: PurchaseBenchSettings, { samples, watched, creditedPol
   const blockMs = settings.blockSeconds * 1000;
   const timed = samples.filter((sample) => !sample.wrong);
   const errors = samples.length - timed.length;
-  const row = (name: string, values: readonly number[]) => {
-    const { p50, p99, max } = percentiles(values);
-    return [
-      name,
-      values.length.toString(),
-      p50.toFixed(1),
-      p99.toFixed(1),
-      max.toFixed(1),
-      errors.toString(),
-      (p50 / blockMs).toFixed(3),
-    ];
-  };
+  const row = (name: string, values: readonly number[]) => latencyRow(name, values, errors, blockMs);
   const blocks = new Map<bigint, number>();
   for (const { settlementBlock } of timed)
     if (settlementBlock !== undefined) blocks.set(settlementBlock, (blocks.get(settlementBlock) ?? 0) + 1);

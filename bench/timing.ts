@@ -12,3 +12,17 @@ export function percentiles(samples: readonly number[]): { p50: number; p99: num
   const rank = (q: number) => sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
   return { p50: rank(0.5), p99: rank(0.99), max: sorted.at(-1) ?? Number.NaN };
 }
+
+/** A latency row: name, count, p50, p99, max, errors, and the p50 as a share of `referenceMs`. */
+export function latencyRow(name: string, values: readonly number[], errors: number, referenceMs: number): string[] {
+  const { p50, p99, max } = percentiles(values);
+  return [
+    name,
+    values.length.toString(),
+    p50.toFixed(1),
+    p99.toFixed(1),
+    max.toFixed(1),
+    errors.toString(),
+    (p50 / referenceMs).toFixed(3),
+  ];
+}
