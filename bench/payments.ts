@@ -86,6 +86,8 @@ export async function runPaymentBench(count: number, progress: Progress): Promis
       confirmations: 1,
       blockSeconds: BLOCK_MS / 1000,
       webhookUrl: `${receiver.origin}${WEBHOOK_PATH}`,
+      // Each invoice costs the credits of its payment window; the default grant pays for about 100.
+      newWorkspaceCredits: 1_000_000,
     });
     stops.push(service.stop);
     const db = new pg.Client({ ...service.connection, query_timeout: 10_000 });
@@ -190,8 +192,9 @@ class PaymentBench {
       },
       body: JSON.stringify({ amount: AMOUNT }),
     });
-    const invoice = (await response.json()) as { id: string; url: string; payTo: Address };
-    if (response.status !== 201) throw new Error(`invoice create answered ${response.status}`);
+    const text = await response.text();
+    if (response.status !== 201) throw new Error(`invoice create answered ${response.status}: ${text.slice(0, 300)}`);
+    const invoice = JSON.parse(text) as { id: string; url: string; payTo: Address };
     // Links are built on PUBLIC_BASE_URL; the service process listens on a port of its own.
     const url = new URL(invoice.url);
     return { id: invoice.id, payTo: invoice.payTo, url: `${this.service.origin}${url.pathname}` };

@@ -71,6 +71,7 @@ async function main(): Promise<void> {
       RELAYER_PRIVATE_KEY: options.relayerPrivateKey,
       OPERATOR_WALLET: options.operatorWallet,
       ...(options.webhookUrl && { WEBHOOK_ALLOW_PRIVATE: 'true' }),
+      ...(options.newWorkspaceCredits && { NEW_WORKSPACE_CREDITS: String(options.newWorkspaceCredits) }),
     },
     { networks, chain: createViemChain({ relayerPrivateKey: options.relayerPrivateKey }) },
   );

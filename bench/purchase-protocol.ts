@@ -21,6 +21,8 @@ export interface PurchaseProcessOptions {
    * addresses are then allowed for. Unset: no endpoint.
    */
   readonly webhookUrl?: string;
+  /** NEW_WORKSPACE_CREDITS, for a part that creates more invoices than the default grant pays for. */
+  readonly newWorkspaceCredits?: number;
 }
 
 /** Once PostgreSQL runs, the app listens and the workers have started. */

@@ -27,16 +27,20 @@ async function main(): Promise<void> {
   const environment = await describeEnvironment();
   const report = [...environment];
   const runs = (part: Exclude<BenchSettings['only'], 'all'>) => settings.only === 'all' || settings.only === part;
-  if (runs('http')) report.push(...(await httpReport(settings)));
-  if (runs('changes') && settings.changeEvents > 0)
-    report.push('', ...(await runChangeFeedBench(settings.changeEvents, progress)));
-  if (runs('webhooks') && settings.webhooks.events > 0)
-    report.push('', ...(await runWebhookBench(settings.webhooks, progress)));
-  if (runs('purchases') && settings.purchases.count > 0)
-    report.push('', ...(await runPurchaseBench(settings.purchases, progress)));
-  if (runs('payments') && settings.payments > 0)
-    report.push('', ...(await runPaymentBench(settings.payments, progress)));
-  process.stdout.write(`\n${report.join('\n')}\n`);
+  // A part that fails does not take the tables of the parts before it along.
+  try {
+    if (runs('http')) report.push(...(await httpReport(settings)));
+    if (runs('changes') && settings.changeEvents > 0)
+      report.push('', ...(await runChangeFeedBench(settings.changeEvents, progress)));
+    if (runs('webhooks') && settings.webhooks.events > 0)
+      report.push('', ...(await runWebhookBench(settings.webhooks, progress)));
+    if (runs('purchases') && settings.purchases.count > 0)
+      report.push('', ...(await runPurchaseBench(settings.purchases, progress)));
+    if (runs('payments') && settings.payments > 0)
+      report.push('', ...(await runPaymentBench(settings.payments, progress)));
+  } finally {
+    process.stdout.write(`\n${report.join('\n')}\n`);
+  }
 }
 
 /** The ceilings and the scenarios: the sent-line, the table and its legend. */
