@@ -2,6 +2,10 @@ import pg from 'pg';
 import { randomToken } from '../shared/ids.js';
 
 const MAX_RECONNECT_DELAY_MS = 30_000;
+/** How long a deaf listener waits before it tries again (a pooler stays deaf; a slow start does not). */
+const DEAF_RETRY_MS = 60_000;
+/** TCP keepalive on the held connection, so that a peer gone without a word is noticed in about a minute. */
+const KEEPALIVE_DELAY_MS = 10_000;
 /** How long a probe notification may take to come back before the connection is taken for deaf. */
 const PROBE_TIMEOUT_MS = 2_000;
 
@@ -27,13 +31,15 @@ export interface ListenerHandlers {
  *
  * Through a transaction pooler (pgbouncer in transaction mode) LISTEN is accepted but notifications from
  * other sessions never arrive. So after LISTEN a probe is sent from another connection; if it does not
- * come back, the listener says so (DATABASE_DIRECT_URL is the remedy) and stays deaf.
+ * come back, the listener says so once (DATABASE_DIRECT_URL is the remedy), stays deaf, and tries again
+ * every minute (a probe lost to a slow start is not taken for a pooler for good).
  */
 export class ChannelListener {
   private client: pg.Client | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private failures = 0;
   private stopped = false;
+  private saidDeaf = false;
 
   constructor(
     private readonly connection: pg.ClientConfig,
@@ -61,7 +67,11 @@ export class ChannelListener {
   private async connect(): Promise<void> {
     if (this.stopped) return;
     // Not from the pool: this connection is held for the listener's whole life.
-    const client = new pg.Client(this.connection);
+    const client = new pg.Client({
+      ...this.connection,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    });
     const probe = `probe:${randomToken(8)}`;
     client.on('error', (error) => this.dropped(client, error));
     client.on('end', () => this.dropped(client, undefined));
@@ -80,13 +90,16 @@ export class ChannelListener {
       return;
     }
     if (this.stopped || !heard) {
-      if (!heard)
+      // Said once: behind a pooler every retry is deaf too, and the remedy does not change.
+      if (!heard && !this.saidDeaf)
         this.logger.warn(
           {},
           `notifications of ${this.about} do not reach this connection (is DATABASE_URL a transaction pooler such as pgbouncer? ` +
             'Set DATABASE_DIRECT_URL to a direct connection)',
         );
+      this.saidDeaf ||= !heard;
       await client.end().catch(() => {});
+      if (!heard) this.retryLater(DEAF_RETRY_MS);
       return;
     }
     this.client = client;
@@ -124,12 +137,17 @@ export class ChannelListener {
   }
 
   private scheduleReconnect(): void {
-    if (this.stopped || this.reconnectTimer) return;
     const delay = Math.min(MAX_RECONNECT_DELAY_MS, 250 * 2 ** this.failures);
     this.failures += 1;
+    this.retryLater(delay);
+  }
+
+  private retryLater(delayMs: number): void {
+    if (this.stopped || this.reconnectTimer) return;
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       void this.connect();
-    }, delay);
+    }, delayMs);
+    this.reconnectTimer.unref();
   }
 }

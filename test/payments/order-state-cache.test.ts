@@ -106,4 +106,33 @@ describe('order state cache', () => {
     await cache.read(ws, order, load);
     expect(calls.count).toBe(4);
   });
+
+  it('reads a copy again once it is older than ten seconds, heard changes or not', async () => {
+    let now = 0;
+    const cache = new OrderStateCache(100, () => now);
+    cache.heard();
+    const { calls, load } = loader();
+    await cache.read(ws, order, load);
+    now = 9_999;
+    await cache.read(ws, order, load);
+    expect(calls.count).toBe(1);
+    now = 10_001;
+    await cache.read(ws, order, load);
+    expect(calls.count).toBe(2);
+  });
+
+  it('keeps its size whatever was dropped or failed before: the oldest copy still goes first', async () => {
+    const cache = new OrderStateCache(1);
+    cache.heard();
+    const { calls, load } = loader();
+    await cache.read(ws, order, load);
+    cache.drop(ws, 'inv_1');
+    await expect(cache.read(other, order, () => Promise.reject(new Error('refused')))).rejects.toThrow('refused');
+    await cache.read('ws_c' as WorkspaceId, order, load);
+    await cache.read('ws_d' as WorkspaceId, order, load);
+    expect(calls.count).toBe(3);
+    // One copy at most: ws_d's pushed ws_c's out, nothing left behind by the drop or the failure.
+    await cache.read('ws_c' as WorkspaceId, order, load);
+    expect(calls.count).toBe(4);
+  });
 });

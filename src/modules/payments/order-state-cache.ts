@@ -8,17 +8,24 @@ import type { OrderState } from './orders.js';
  */
 export const ORDER_CHANGES_CHANNEL = 'order_changes';
 
-/** Enough for every open link a busy service is asked about; the oldest copy goes first. */
+/** Enough for every open link a busy service is asked about; the oldest copies go first. */
 const MAX_ENTRIES = 20_000;
+/**
+ * A copy is read again after this long even if no change was heard. A connection that died without a
+ * word (a half-open TCP connection drops notifications and reports nothing) leaves copies stale for at
+ * most this long; one read of an order every 10 s costs nothing next to the requests it spares.
+ */
+const MAX_AGE_MS = 10_000;
 
-type Slot = { readonly state: OrderState } | { readonly loading: Promise<OrderState> };
+type Slot = { readonly state: OrderState; readonly until: number } | { readonly loading: Promise<OrderState> };
 
 /**
  * Copies of order states for the 402 challenge of an order's x402 url, asked by every client before it
  * pays and answered without a query while the copy is good. A copy is good while a listener on
- * ORDER_CHANGES_CHANNEL hears every change: a change drops it, and whenever the listener is not known to
- * hear (not started, reconnecting, or deaf behind a transaction pooler) nothing is kept and every read
- * goes to the database. What depends on the time (expiry, the timeout offered) is judged on each request.
+ * ORDER_CHANGES_CHANNEL hears every change, and for at most MAX_AGE_MS: a change drops it, and whenever
+ * the listener is not known to hear (not started, reconnecting, or deaf behind a transaction pooler)
+ * nothing is kept and every read goes to the database. What depends on the time (expiry, the timeout
+ * offered) is judged on each request.
  */
 export class OrderStateCache {
   /** Per workspace, per order id. A slot is dropped by a change even while its read is in flight. */
@@ -26,13 +33,16 @@ export class OrderStateCache {
   private size = 0;
   private listening = false;
 
-  constructor(private readonly maxEntries = MAX_ENTRIES) {}
+  constructor(
+    private readonly maxEntries = MAX_ENTRIES,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   async read(workspaceId: WorkspaceId, ref: OrderRef, load: () => Promise<OrderState>): Promise<OrderState> {
     if (!this.listening) return load();
-    const orders = this.slots.get(workspaceId);
-    const slot = orders?.get(ref.id);
-    if (slot) return 'state' in slot ? slot.state : slot.loading;
+    const slot = this.slots.get(workspaceId)?.get(ref.id);
+    if (slot && 'loading' in slot) return slot.loading;
+    if (slot && slot.until > this.now()) return slot.state;
     const loading = load();
     this.put(workspaceId, ref.id, { loading });
     // Kept only if no change dropped the slot while it was read: the copy could predate that change.
@@ -42,25 +52,36 @@ export class OrderStateCache {
     };
     try {
       const state = await loading;
-      if (stillOurs()) this.slots.get(workspaceId)!.set(ref.id, { state });
+      if (stillOurs()) this.slots.get(workspaceId)!.set(ref.id, { state, until: this.now() + MAX_AGE_MS });
       return state;
     } catch (error) {
-      if (stillOurs()) this.changed(`${workspaceId} ${ref.id}`);
+      if (stillOurs()) this.drop(workspaceId, ref.id);
       throw error;
     }
   }
 
   /** A notification on ORDER_CHANGES_CHANNEL: drops the order it names, or every order of the workspace. */
   changed(payload: string): void {
-    const [workspaceId, orderId] = payload.split(' ') as [WorkspaceId, string | undefined];
+    const space = payload.indexOf(' ');
+    if (space < 0) this.drop(payload as WorkspaceId);
+    else this.drop(payload.slice(0, space) as WorkspaceId, payload.slice(space + 1));
+  }
+
+  /**
+   * Drops the copy of one order, or of every order of the workspace: for a change this process has just
+   * seen itself, before the notification of it arrives.
+   */
+  drop(workspaceId: WorkspaceId, orderId?: string): void {
     const orders = this.slots.get(workspaceId);
     if (!orders) return;
     if (orderId === undefined) {
       this.size -= orders.size;
       this.slots.delete(workspaceId);
-    } else if (orders.delete(orderId)) {
-      this.size -= 1;
+      return;
     }
+    if (!orders.delete(orderId)) return;
+    this.size -= 1;
+    if (orders.size === 0) this.slots.delete(workspaceId);
   }
 
   /** Every change is heard from now on; what was kept before may have missed some. */
@@ -76,17 +97,11 @@ export class OrderStateCache {
   }
 
   private put(workspaceId: WorkspaceId, orderId: string, slot: Slot): void {
-    if (this.size >= this.maxEntries) this.evictOldestWorkspace();
+    while (this.size >= this.maxEntries && this.slots.size > 0) this.drop(this.slots.keys().next().value!);
     let orders = this.slots.get(workspaceId);
     if (!orders) this.slots.set(workspaceId, (orders = new Map()));
     if (!orders.has(orderId)) this.size += 1;
     orders.set(orderId, slot);
-  }
-
-  /** Coarse but cheap: the workspace whose copies were made first goes whole. */
-  private evictOldestWorkspace(): void {
-    const oldest = this.slots.keys().next();
-    if (!oldest.done) this.changed(oldest.value);
   }
 
   private clear(): void {

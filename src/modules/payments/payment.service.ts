@@ -94,6 +94,14 @@ export class PaymentService {
     );
   }
 
+  /**
+   * Forgets the copy of an order this process has just seen change (a payment's outcome), so that the
+   * next 402 reads it, even before the change's notification arrives.
+   */
+  forgetOrderState(workspaceId: WorkspaceId, ref: OrderRef): void {
+    this.orderStates.drop(workspaceId, ref.id);
+  }
+
   /** What an open order asks for, one requirement per network it may be paid on. */
   async requirements(
     workspaceId: WorkspaceId,

@@ -89,6 +89,8 @@ function x402Handler(
       throw error;
     }
     const intent = await services.payments.waitForOutcome(workspaceId, intentId, SETTLEMENT_WAIT_MS);
+    // The order changed with this outcome; a copy taken while it was processing must not answer below.
+    services.payments.forgetOrderState(workspaceId, ref);
     const network = services.payments.networkNamed(intent.network);
     const responseHeader = paymentResponseHeader({
       success: intent.status === 'succeeded',
