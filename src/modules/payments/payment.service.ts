@@ -58,6 +58,20 @@ export interface PaymentServiceDeps {
   readonly operatorWallet: string | undefined;
 }
 
+/**
+ * EIP-55 spellings, remembered: every 402 shows two addresses, and viem's own cache costs a few
+ * microseconds a lookup. Emptied when full (the addresses are workspace wallets and a few tokens).
+ */
+const CHECKSUMMED = new Map<string, `0x${string}`>();
+function checksummed(address: string): `0x${string}` {
+  let spelled = CHECKSUMMED.get(address);
+  if (spelled === undefined) {
+    if (CHECKSUMMED.size >= 10_000) CHECKSUMMED.clear();
+    CHECKSUMMED.set(address, (spelled = getAddress(address)));
+  }
+  return spelled;
+}
+
 /** Submitted hashes of one order looked for at once; more wait until one is found or dropped. */
 export const MAX_UNFOUND_CLAIMS = 5;
 /** How long after submission an unknown hash is looked for at every new block; then less and less often. */
@@ -113,8 +127,8 @@ export class PaymentService {
     const requirements = order.networks.map((network) => ({
       network,
       amount: order.amount,
-      payTo: getAddress(order.payTo),
-      asset: getAddress(network.usdc),
+      payTo: checksummed(order.payTo),
+      asset: checksummed(network.usdc),
       maxTimeoutSeconds: Math.max(1, Math.min(MAX_TIMEOUT_SECONDS, secondsLeft - VALIDITY_MARGIN_SECONDS)),
       linkVersion: order.linkVersion,
     }));
