@@ -2,19 +2,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import pg from 'pg';
-import { createTestClient, encodeFunctionData, http, keccak256, type Address, type Hex } from 'viem';
+import { createTestClient, http, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { startAnvil } from '../src/chain/anvil.js';
 import {
-  BASE_SEPOLIA_USDC,
   createLocalPublicClient,
   fundWithUsdc,
-  installMulticall3,
-  installTestUsdc,
   localChain,
   setEthBalance,
+  signTransfer,
 } from '../src/chain/local-chain.js';
-import { testUsdcAbi } from '../src/chain/test-usdc.artifact.js';
+import { startBenchChain } from './purchase-chain.js';
 import { startPurchaseService, type PurchaseService } from './purchase-service.js';
 import { PURCHASE_SPACING_BLOCKS } from './settings.js';
 import { markdownTable } from './table.js';
@@ -63,17 +60,12 @@ export async function runPaymentBench(count: number, progress: Progress): Promis
   const stops: (() => Promise<void>)[] = [];
   try {
     progress('payments: starting anvil, the test USDC, two payers and the receiver…');
-    const anvil = await startAnvil();
-    stops.push(anvil.stop);
-    const { rpcUrl } = anvil;
-    const relayerPrivateKey = generatePrivateKey();
-    const x402Payer = privateKeyToAccount(generatePrivateKey());
+    // Automine while it is set up; then the runner mines every block itself.
+    const chain = await startBenchChain(undefined, AMOUNT_MICRO * BigInt(count + 1));
+    stops.push(chain.stop);
+    const { rpcUrl, relayerPrivateKey, payer: x402Payer } = chain;
     const hashPayer = privateKeyToAccount(generatePrivateKey());
-    await installTestUsdc(rpcUrl);
-    await installMulticall3(rpcUrl);
-    await setEthBalance(rpcUrl, privateKeyToAccount(relayerPrivateKey).address, 10n ** 20n);
     await setEthBalance(rpcUrl, hashPayer.address, 10n ** 20n);
-    await fundWithUsdc(rpcUrl, x402Payer.address, AMOUNT_MICRO * BigInt(count + 1));
     await fundWithUsdc(rpcUrl, hashPayer.address, AMOUNT_MICRO * BigInt(count + 1));
     const receiver = await startBenchReceiver();
     stops.push(() => receiver.close());
@@ -202,26 +194,12 @@ class PaymentBench {
 
   /** A plain USDC transfer sent to the mempool (mined by the next block), its hash submitted at once. */
   private async payByTransfer(invoice: Invoice): Promise<void> {
-    const client = createLocalPublicClient(this.rpcUrl);
-    const [nonce, fees] = await Promise.all([
-      client.getTransactionCount({ address: this.hashPayer.address, blockTag: 'pending' }),
-      client.estimateFeesPerGas(),
-    ]);
-    const raw: Hex = await this.hashPayer.signTransaction({
-      type: 'eip1559',
-      chainId: client.chain.id,
-      to: BASE_SEPOLIA_USDC,
-      data: encodeFunctionData({ abi: testUsdcAbi, functionName: 'transfer', args: [invoice.payTo, AMOUNT_MICRO] }),
-      nonce,
-      gas: 100_000n,
-      maxFeePerGas: fees.maxFeePerGas * 2n,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
-    await client.sendRawTransaction({ serializedTransaction: raw });
+    const { hash, raw } = await signTransfer(this.rpcUrl, this.hashPayer, invoice.payTo, AMOUNT_MICRO);
+    await createLocalPublicClient(this.rpcUrl).sendRawTransaction({ serializedTransaction: raw });
     const response = await fetch(`${this.service.origin}/w/${this.service.workspaceId}/i/${invoice.id}/transactions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ network: 'base-sepolia', txHash: keccak256(raw) }),
+      body: JSON.stringify({ network: 'base-sepolia', txHash: hash }),
     });
     if (response.status !== 202)
       throw new Error(`hash submission answered ${response.status}: ${await response.text()}`);
@@ -259,6 +237,10 @@ async function report(
     [samples.map((sample) => sample.invoiceId)],
   );
   const byInvoice = new Map(rows.map((row) => [row.invoice_id, row]));
+  // The last payments' webhooks may still be on their way when the poll has seen every invoice paid.
+  const deadline = monotonicMs() + 10_000;
+  while (rows.some((row) => receiver.arrivedAt(WEBHOOK_PATH, row.event_id) === undefined) && monotonicMs() < deadline)
+    await sleep(POLL_MS);
   // The receipt's block is the confirming one with one confirmation.
   const table: string[][] = [];
   const lines: string[] = [];

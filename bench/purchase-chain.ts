@@ -6,7 +6,7 @@ import { transferWithAuthorizationTypes } from '../src/chain/usdc-eip3009.js';
 
 const SETUP_TIMEOUT_MS = 60_000;
 
-/** The purchase part's chain: a real anvil posing as Base Sepolia, as test/support/chain.ts makes it. */
+/** The chain parts' chain (purchases, payments): a real anvil posing as Base Sepolia, as test/support/chain.ts makes it. */
 export interface BenchChain {
   readonly rpcUrl: string;
   /** Generated for this run; holds ETH for the settlements' gas. */
@@ -19,12 +19,13 @@ export interface BenchChain {
 
 /**
  * Anvil mining a block every `blockSeconds` and no other (interval mining, no automine): a settlement
- * waits for the next block as on a real chain, and no transaction adds a block off the schedule. Then
- * the test USDC and Multicall3 at their Base Sepolia addresses, a relayer with 100 ETH and a payer with
- * `payerUsdc` micro-units (one mint: the faucet's transactions cannot be sent in parallel).
+ * waits for the next block as on a real chain, and no transaction adds a block off the schedule. Without
+ * `blockSeconds`, automine, for a runner that switches it off and mines itself. Then the test USDC and
+ * Multicall3 at their Base Sepolia addresses, a relayer with 100 ETH and a payer with `payerUsdc`
+ * micro-units (one mint: the faucet's transactions cannot be sent in parallel).
  */
-export async function startBenchChain(blockSeconds: number, payerUsdc: bigint): Promise<BenchChain> {
-  const anvil = await startAnvil({ blockTimeSeconds: blockSeconds });
+export async function startBenchChain(blockSeconds: number | undefined, payerUsdc: bigint): Promise<BenchChain> {
+  const anvil = await startAnvil(blockSeconds === undefined ? {} : { blockTimeSeconds: blockSeconds });
   const { rpcUrl } = anvil;
   const relayerPrivateKey = generatePrivateKey();
   const payer = privateKeyToAccount(generatePrivateKey());

@@ -3,7 +3,9 @@ import {
   createTestClient,
   createWalletClient,
   defineChain,
+  encodeFunctionData,
   http,
+  keccak256,
   type Address,
   type Chain,
   type Hash,
@@ -96,7 +98,6 @@ export async function fundWithUsdc(rpcUrl: string, to: Address, amountMicro: big
   return hash;
 }
 
-/** The test USDC balance of `owner`, in micro-units. */
 /** Sends a transaction signed by a local account (the local demo's browser wallet pays this way). */
 export function sendFromAccount(
   rpcUrl: string,
@@ -107,6 +108,7 @@ export function sendFromAccount(
   return wallet.sendTransaction({ chain: null, to: tx.to, data: tx.data, value: tx.value });
 }
 
+/** The test USDC balance of `owner`, in micro-units. */
 export function usdcBalance(rpcUrl: string, owner: Address): Promise<bigint> {
   return createLocalPublicClient(rpcUrl).readContract({
     address: BASE_SEPOLIA_USDC,
@@ -114,6 +116,35 @@ export function usdcBalance(rpcUrl: string, owner: Address): Promise<bigint> {
     functionName: 'balanceOf',
     args: [owner],
   });
+}
+
+/**
+ * Signs (does not send) a plain ERC-20 `transfer` from `payer`. Gas is fixed, so a transfer that will
+ * revert is signed too instead of failing estimation. The hash is known before anything is sent.
+ */
+export async function signTransfer(
+  rpcUrl: string,
+  payer: LocalAccount,
+  to: Address,
+  amount: bigint,
+  token: Address = BASE_SEPOLIA_USDC,
+): Promise<{ hash: Hash; raw: Hex }> {
+  const client = createLocalPublicClient(rpcUrl);
+  const [nonce, fees] = await Promise.all([
+    client.getTransactionCount({ address: payer.address, blockTag: 'pending' }),
+    client.estimateFeesPerGas(),
+  ]);
+  const raw = await payer.signTransaction({
+    type: 'eip1559',
+    chainId: client.chain.id,
+    to: token,
+    data: encodeFunctionData({ abi: testUsdcAbi, functionName: 'transfer', args: [to, amount] }),
+    nonce,
+    gas: 100_000n,
+    maxFeePerGas: fees.maxFeePerGas * 2n,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+  });
+  return { hash: keccak256(raw), raw };
 }
 
 /** Sets the ETH balance of `address` (gas money for test accounts and relayers). */

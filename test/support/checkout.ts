@@ -1,50 +1,15 @@
-import {
-  createTestClient,
-  createWalletClient,
-  encodeFunctionData,
-  http,
-  keccak256,
-  type Address,
-  type Hash,
-  type Hex,
-} from 'viem';
+import { createTestClient, createWalletClient, http, type Address, type Hash, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { BASE_SEPOLIA_USDC, createLocalPublicClient, localChain, setEthBalance } from '../../src/chain/local-chain.js';
+import { createLocalPublicClient, localChain, setEthBalance, signTransfer } from '../../src/chain/local-chain.js';
 import { testUsdcAbi, testUsdcRuntimeBytecode } from '../../src/chain/test-usdc.artifact.js';
 import type { FastifyInstance } from 'fastify';
+
+/** Signs a plain USDC `transfer` without sending it (src/chain/local-chain.ts; the bench signs the same way). */
+export { signTransfer };
 
 /** Gas money for a payer that sends its own transactions (chain.payer() holds USDC only). */
 export function fundGas(rpcUrl: string, address: Address): Promise<void> {
   return setEthBalance(rpcUrl, address, 10n ** 18n);
-}
-
-/**
- * Signs (does not send) a plain ERC-20 `transfer` from `payer`. Gas is fixed, so a transfer that will
- * revert is signed too instead of failing estimation. The hash is known before anything is sent.
- */
-export async function signTransfer(
-  rpcUrl: string,
-  payer: PrivateKeyAccount,
-  to: Address,
-  amount: bigint,
-  token: Address = BASE_SEPOLIA_USDC,
-): Promise<{ hash: Hash; raw: Hex }> {
-  const client = createLocalPublicClient(rpcUrl);
-  const [nonce, fees] = await Promise.all([
-    client.getTransactionCount({ address: payer.address, blockTag: 'pending' }),
-    client.estimateFeesPerGas(),
-  ]);
-  const raw = await payer.signTransaction({
-    type: 'eip1559',
-    chainId: client.chain.id,
-    to: token,
-    data: encodeFunctionData({ abi: testUsdcAbi, functionName: 'transfer', args: [to, amount] }),
-    nonce,
-    gas: 100_000n,
-    maxFeePerGas: fees.maxFeePerGas * 2n,
-    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-  });
-  return { hash: keccak256(raw), raw };
 }
 
 /** Sends signed bytes and waits for the receipt (automine: at once). */

@@ -122,8 +122,9 @@ export class PaymentService {
     ref: OrderRef,
   ): Promise<{ order: PayableOrder; requirements: Requirement[] }> {
     const state = await this.orderStates.read(workspaceId, ref, () => this.orders.read(workspaceId, ref));
-    const order = this.orders.judge(state, this.deps.clock.now());
-    const secondsLeft = Math.floor((order.expiresAt.getTime() - this.deps.clock.now().getTime()) / 1000);
+    const now = this.deps.clock.now();
+    const order = this.orders.judge(state, now);
+    const secondsLeft = Math.floor((order.expiresAt.getTime() - now.getTime()) / 1000);
     const requirements = order.networks.map((network) => ({
       network,
       amount: order.amount,

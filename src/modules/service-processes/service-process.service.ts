@@ -1,7 +1,7 @@
 import os from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Role } from '../../config/config.js';
 import type { Db } from '../../db/database.js';
+import { randomToken } from '../../shared/ids.js';
 import { FORGET_SECONDS, HEARTBEAT_MS, HTTP_ROLES, LIVE_SECONDS, type HttpProcessCount } from './service-process.js';
 import { countLiveProcesses, deleteProcess, deleteUnseenProcesses, touchProcess } from './service-process.repo.js';
 
@@ -26,7 +26,7 @@ export class ProcessRegistry implements HttpProcessCount {
   private beating: Promise<void> | undefined;
 
   constructor(private readonly deps: ProcessRegistryDeps) {
-    this.id = deps.id ?? `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.id = deps.id ?? `${os.hostname()}:${process.pid}:${randomToken(6)}`;
   }
 
   /**
