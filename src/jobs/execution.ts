@@ -1,11 +1,13 @@
 import type { Db } from '../db/database.js';
 import type { WorkspaceId } from '../shared/ids.js';
 import { RetryLater, type Job, type JobHandler, type JobLogger } from './job.js';
-import { completeJob, expireLease, failJob, releaseJob, type JobClaim, type JobRow } from './job.repo.js';
+import { expireLease, failJob, releaseJob, type JobClaim, type JobRow } from './job.repo.js';
 import { Lease } from './lease.js';
 
 export interface ExecutionContext {
   readonly db: Db;
+  /** Deletes a finished job; false when the claim was lost (`completeJob`). */
+  readonly complete: (claim: JobClaim) => Promise<boolean>;
   readonly workerId: string;
   readonly leaseSeconds: number;
   readonly backoff: (attempts: number) => number;
@@ -105,7 +107,7 @@ export class JobExecution {
   private async record(outcome: Outcome): Promise<void> {
     const { db, logger } = this.context;
     if (outcome.ok) {
-      if (!(await completeJob(db, this.claim)))
+      if (!(await this.context.complete(this.claim)))
         logger.warn(this.fields({}), 'job finished after losing its lease; it may run again');
       return;
     }

@@ -67,52 +67,6 @@ export async function enqueueJob(executor: Executor, input: EnqueueJobInput): Pr
   return row?.id;
 }
 
-export interface ClaimOptions {
-  readonly workerId: string;
-  readonly kinds: readonly string[];
-  readonly limit: number;
-  readonly leaseSeconds: number;
-}
-
-/**
- * Leases up to `limit` due jobs to `workerId` in one statement, oldest first, counting an attempt each.
- * SKIP LOCKED lets concurrent claimers take disjoint rows without waiting; a job whose lease lapsed (its
- * worker died) is due again.
- */
-export async function claimJobs(db: Executor, options: ClaimOptions): Promise<JobRow[]> {
-  if (options.kinds.length === 0 || options.limit < 1) return [];
-  const rows = await db
-    // MATERIALIZED: the row locks must be taken once, by this subquery, never re-planned into the update.
-    .with(
-      (cte) => cte('due').materialized(),
-      (qb) =>
-        qb
-          .selectFrom('jobs')
-          .select('id')
-          .where('kind', 'in', options.kinds)
-          .where('failed_at', 'is', null)
-          .where('run_at', '<=', sql<Date>`now()`)
-          .whereRef('attempts', '<', 'max_attempts')
-          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', sql<Date>`now()`)]))
-          .orderBy('run_at')
-          .orderBy('id')
-          .limit(options.limit)
-          .forUpdate()
-          .skipLocked(),
-    )
-    .updateTable('jobs')
-    .from('due')
-    .set((eb) => ({
-      attempts: eb('jobs.attempts', '+', 1),
-      locked_by: options.workerId,
-      locked_until: sql<Date>`now() + make_interval(secs => ${options.leaseSeconds})`,
-    }))
-    .whereRef('jobs.id', '=', 'due.id')
-    .returningAll('jobs')
-    .execute();
-  return rows.sort((a, b) => a.run_at.getTime() - b.run_at.getTime() || Number(a.id - b.id));
-}
-
 /**
  * Makes the waiting job with this key due now. A running job is left to its lease (its handler decides
  * when it runs next), so callers must tolerate that delay.
@@ -142,13 +96,21 @@ export async function extendLease(db: Executor, claim: JobClaim, leaseSeconds: n
 
 /** Done: the row goes. False when the claim was lost, i.e. another worker may run the job again. */
 export async function completeJob(db: Executor, claim: JobClaim): Promise<boolean> {
-  const result = await db
-    .deleteFrom('jobs')
-    .where('id', '=', claim.id)
-    .where('locked_by', '=', claim.workerId)
-    .where('attempts', '=', claim.attempts)
-    .executeTakeFirst();
-  return result.numDeletedRows > 0n;
+  const [completed] = await completeJobs(db, [claim]);
+  return completed!;
+}
+
+/** `completeJob` for many claims in one statement; answers each claim at its index. */
+export async function completeJobs(db: Executor, claims: readonly JobClaim[]): Promise<boolean[]> {
+  if (claims.length === 0) return [];
+  const { rows } = await sql<{ id: bigint }>`
+    DELETE FROM jobs
+     USING unnest(${claims.map((c) => c.id.toString())}::bigint[], ${claims.map((c) => c.workerId)}::text[],
+                  ${claims.map((c) => c.attempts)}::int[]) AS c(id, locked_by, attempts)
+     WHERE jobs.id = c.id AND jobs.locked_by = c.locked_by AND jobs.attempts = c.attempts
+    RETURNING jobs.id`.execute(db);
+  const deleted = new Set(rows.map((row) => row.id));
+  return claims.map((claim) => deleted.has(claim.id));
 }
 
 export type FailOutcome = 'retrying' | 'failed' | 'lost';
@@ -270,19 +232,6 @@ export async function failAbandonedJobs(db: Executor, kinds: readonly string[]):
     .where('locked_until', '<', sql<Date>`now()`)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
-}
-
-/** Seconds until the next scheduled (not yet due) job of these kinds, by the database clock; null if none. */
-export async function secondsUntilNextJob(db: Executor, kinds: readonly string[]): Promise<number | null> {
-  if (kinds.length === 0) return null;
-  const row = await db
-    .selectFrom('jobs')
-    .select(sql<number | null>`extract(epoch from min(run_at) - now())::float8`.as('seconds'))
-    .where('kind', 'in', kinds)
-    .where('failed_at', 'is', null)
-    .where('run_at', '>', sql<Date>`now()`)
-    .executeTakeFirstOrThrow();
-  return row.seconds;
 }
 
 /** One job kind's share of the queue, for /metrics. */

@@ -7,15 +7,10 @@ import { within } from '../shared/within.js';
 import { backoffSeconds } from './backoff.js';
 import { JobExecution, type ExecutionContext } from './execution.js';
 import { silentJobLogger, type JobHandlers, type JobLogger } from './job.js';
-import {
-  JOBS_CHANNEL,
-  claimJobs,
-  failAbandonedJobs,
-  secondsUntilNextJob,
-  wakeRunners,
-  type JobRow,
-} from './job.repo.js';
+import { claimJobs } from './claim.js';
+import { JOBS_CHANNEL, completeJobs, failAbandonedJobs, wakeRunners, type JobClaim, type JobRow } from './job.repo.js';
 import { ChannelListener } from '../db/listener.js';
+import { Batcher } from '../shared/batcher.js';
 
 export interface JobRunnerOptions {
   readonly db: Db;
@@ -27,6 +22,11 @@ export interface JobRunnerOptions {
   readonly workerId?: string;
   /** Handlers running at once. Default 4. */
   readonly concurrency?: number;
+  /**
+   * Jobs of one workspace running at once, at most; unset, no limit. The claim skips a workspace at
+   * its limit, so one whose jobs hang holds that many slots and no more.
+   */
+  readonly perWorkspaceLimit?: number;
   /** Default 30 s; extended every third of it while the handler runs. */
   readonly leaseSeconds?: number;
   /** Fallback when no notification arrives (and the pace of retries after database errors). Default 5 s. */
@@ -58,11 +58,20 @@ export class JobRunner {
   private readonly context: ExecutionContext;
   private readonly notifications: ChannelListener;
   private readonly running = new Set<JobExecution>();
+  private readonly runningByWorkspace = new Map<string, number>();
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   private loopDone: Promise<void> = Promise.resolve();
   private stopped: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
+  /**
+   * Whether a capped claim should look for jobs of workspaces with none running here. Off once such a
+   * look found nothing; on again with anything that can bring such jobs: a notification (a new job, a
+   * job handed back), a timer (a job falling due, the poll), a workspace's last job here ending.
+   */
+  private lookBeyondRunning = true;
+  /** Counts the news above, so that news arriving during a claim is not undone by its answer. */
+  private news = 0;
   private lastSweep = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: JobRunnerOptions) {
@@ -71,9 +80,13 @@ export class JobRunner {
     this.concurrency = positive('concurrency', options.concurrency ?? 4, true);
     this.pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 5_000);
     this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+    if (options.perWorkspaceLimit !== undefined) positive('perWorkspaceLimit', options.perWorkspaceLimit, true);
     const logger = options.logger ?? silentJobLogger;
+    // Handlers finishing together have their jobs deleted by one statement.
+    const completions = new Batcher((claims: JobClaim[]) => completeJobs(options.db, claims));
     this.context = {
       db: options.db,
+      complete: (claim) => completions.submit(claim),
       workerId: this.workerId,
       leaseSeconds: positive('leaseSeconds', options.leaseSeconds ?? 30),
       backoff: options.backoff ?? ((attempts) => backoffSeconds(attempts)),
@@ -87,8 +100,8 @@ export class JobRunner {
       JOBS_CHANNEL,
       'new jobs',
       {
-        onMessage: () => this.wake(),
-        onListening: () => this.wake(),
+        onMessage: () => this.wake(true),
+        onListening: () => this.wake(true),
       },
       logger,
     );
@@ -148,22 +161,27 @@ export class JobRunner {
       const free = this.concurrency - this.running.size;
       // Full: a finishing handler wakes the loop.
       if (free <= 0) return this.pollIntervalMs;
-      // Ask for the next due time before claiming, never after. The two queries read different now()s:
-      // asked after, a job falling due between them (the claim too early for it, e.g. a timer firing a
-      // millisecond early) is neither claimed nor "not yet due", and waits for the poll interval. Asked
-      // first, every job is either counted here or already due when the claim runs.
-      const dueIn = await secondsUntilNextJob(this.options.db, this.kinds);
-      // Measured from when the answer arrived, which is no earlier than the database's now() it is relative to.
-      const dueAt = dueIn === null ? null : performance.now() + dueIn * 1000;
       const acquiredAt = performance.now();
-      const rows = await claimJobs(this.options.db, {
+      const newsBefore = this.news;
+      const limit = this.options.perWorkspaceLimit;
+      const claimed = await claimJobs(this.options.db, {
         workerId: this.workerId,
         kinds: this.kinds,
         limit: free,
         leaseSeconds: this.context.leaseSeconds,
+        ...(limit !== undefined && {
+          perWorkspace: { limit, running: this.runningByWorkspace, others: this.lookBeyondRunning },
+        }),
       });
+      if (limit !== undefined && claimed.othersFound === 0 && this.news === newsBefore) this.lookBeyondRunning = false;
+      const { rows, nextDueSeconds, passedOver } = claimed;
+      // Measured from when the answer arrived, which is no earlier than the database's now() it is relative to.
+      const dueAt = nextDueSeconds === null ? null : performance.now() + nextDueSeconds * 1000;
       for (const row of rows) this.execute(row, acquiredAt);
-      if (rows.length === free || dueAt === null) return this.pollIntervalMs;
+      if (rows.length === free) return this.pollIntervalMs;
+      // The claim stopped at a workspace it filled: look past it at once.
+      if (passedOver > 0) return 0;
+      if (dueAt === null) return this.pollIntervalMs;
       // Zero when it fell due during the claim: claim again at once.
       return Math.min(this.pollIntervalMs, Math.max(0, dueAt - performance.now()));
     } catch (error) {
@@ -183,14 +201,29 @@ export class JobRunner {
     const handler = this.options.handlers[row.kind];
     if (!handler) return; // Unreachable: only handled kinds are claimed.
     const execution = new JobExecution(this.context, row, handler, acquiredAt);
+    const workspaceId = row.workspace_id;
     this.running.add(execution);
+    if (workspaceId !== null)
+      this.runningByWorkspace.set(workspaceId, (this.runningByWorkspace.get(workspaceId) ?? 0) + 1);
     void execution.done.then(() => {
       this.running.delete(execution);
-      this.wake();
+      let lastOfItsWorkspace = false;
+      if (workspaceId !== null) {
+        const left = this.runningByWorkspace.get(workspaceId)! - 1;
+        lastOfItsWorkspace = left === 0;
+        if (lastOfItsWorkspace) this.runningByWorkspace.delete(workspaceId);
+        else this.runningByWorkspace.set(workspaceId, left);
+      }
+      this.wake(lastOfItsWorkspace);
     });
   }
 
-  private wake(): void {
+  /** `news`: jobs of workspaces with none running here may be due (see `lookBeyondRunning`). */
+  private wake(news = false): void {
+    if (news) {
+      this.lookBeyondRunning = true;
+      this.news++;
+    }
     this.woken = true;
     this.wakeUp?.();
   }
@@ -208,7 +241,11 @@ export class JobRunner {
         this.woken = false;
         resolve();
       };
-      const timer = setTimeout(done, ms);
+      // Timers are for jobs falling due and for the poll: either may be news.
+      const timer = setTimeout(() => {
+        this.wake(true);
+        done();
+      }, ms);
       this.wakeUp = done;
     });
   }

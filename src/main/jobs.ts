@@ -13,6 +13,7 @@ import {
   scheduleInvoiceJobs,
 } from '../modules/invoices/index.js';
 import {
+  DELIVERIES_PER_WORKSPACE,
   DELIVER_WEBHOOK_JOB,
   WEBHOOK_RETENTION_JOB,
   deliverWebhookHandler,
@@ -71,7 +72,12 @@ export function createWorkers(services: Services, connection: pg.ClientConfig, l
   const common = { db: services.db, connection, onWait, ...(logger && { logger }) };
   const runners = [
     new JobRunner({ ...common, handlers: others }),
-    new JobRunner({ ...common, handlers: { [DELIVER_WEBHOOK_JOB]: deliver! }, concurrency: WEBHOOK_CONCURRENCY }),
+    new JobRunner({
+      ...common,
+      handlers: { [DELIVER_WEBHOOK_JOB]: deliver! },
+      concurrency: WEBHOOK_CONCURRENCY,
+      perWorkspaceLimit: DELIVERIES_PER_WORKSPACE,
+    }),
   ];
   return {
     start: async () => void (await Promise.all(runners.map((runner) => runner.start()))),

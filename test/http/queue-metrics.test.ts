@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { buildOpsApp } from '../../src/http/app.js';
 import { enqueueJob } from '../../src/jobs/index.js';
-import { claimJobs } from '../../src/jobs/job.repo.js';
+import { claimJobs } from '../../src/jobs/claim.js';
 import { createServices } from '../../src/main/services.js';
 import { DELIVER_WEBHOOK_JOB } from '../../src/modules/webhooks/index.js';
 import { ManualClock } from '../../src/shared/clock.js';
@@ -52,7 +52,7 @@ describe('queue and delivery metrics on /metrics', () => {
     await enqueueJob(db, { kind: 'metrics.backlog', delaySeconds: 600 });
     await enqueueJob(db, { kind: 'metrics.running' });
     await enqueueJob(db, { kind: 'metrics.running' });
-    const claimed = await claimJobs(db, {
+    const { rows: claimed } = await claimJobs(db, {
       workerId: 'metrics-test',
       kinds: ['metrics.running'],
       limit: 1,

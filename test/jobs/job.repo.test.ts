@@ -1,14 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { claimJobs } from '../../src/jobs/claim.js';
 import {
-  claimJobs,
   completeJob,
+  completeJobs,
   enqueueJob,
   extendLease,
   failAbandonedJobs,
   failJob,
   releaseJob,
-  secondsUntilNextJob,
   type JobClaim,
   type JobRow,
 } from '../../src/jobs/job.repo.js';
@@ -24,7 +24,9 @@ function claimOf(row: JobRow): JobClaim {
 }
 
 async function claimOne(workerId = 'w1', leaseSeconds = 30): Promise<JobRow | undefined> {
-  const [row] = await claimJobs(db, { workerId, kinds: ['test'], limit: 1, leaseSeconds });
+  const {
+    rows: [row],
+  } = await claimJobs(db, { workerId, kinds: ['test'], limit: 1, leaseSeconds });
   return row;
 }
 
@@ -78,9 +80,13 @@ describe('enqueueJob', () => {
   it('schedules by delay on the database clock', async () => {
     const id = (await enqueueJob(db, { kind: 'test', delaySeconds: 60 }))!;
     expect(await secondsUntilRun(db, id)).toBeGreaterThan(58);
-    expect(await claimOne()).toBeUndefined();
-    expect(await secondsUntilNextJob(db, ['test'])).toBeGreaterThan(58);
-    expect(await secondsUntilNextJob(db, ['other'])).toBeNull();
+    const claimed = await claimJobs(db, { workerId: 'w1', kinds: ['test'], limit: 1, leaseSeconds: 30 });
+    expect(claimed.rows).toEqual([]);
+    expect(claimed.nextDueSeconds).toBeGreaterThan(58);
+    expect(claimed.nextDueSeconds).toBeLessThanOrEqual(60);
+    expect(
+      (await claimJobs(db, { workerId: 'w1', kinds: ['other'], limit: 1, leaseSeconds: 30 })).nextDueSeconds,
+    ).toBeNull();
   });
 });
 
@@ -89,7 +95,7 @@ describe('claimJobs', () => {
     const a = await enqueueJob(db, { kind: 'test', runAt: new Date(Date.now() - 2000) });
     const b = await enqueueJob(db, { kind: 'test', runAt: new Date(Date.now() - 1000) });
     await enqueueJob(db, { kind: 'other' });
-    const rows = await claimJobs(db, { workerId: 'w1', kinds: ['test'], limit: 10, leaseSeconds: 30 });
+    const { rows } = await claimJobs(db, { workerId: 'w1', kinds: ['test'], limit: 10, leaseSeconds: 30 });
     expect(rows.map((row) => row.id)).toEqual([a, b]);
     expect(rows.every((row) => row.attempts === 1 && row.locked_by === 'w1' && row.locked_until !== null)).toBe(true);
   });
@@ -104,7 +110,7 @@ describe('claimJobs', () => {
         claimJobs(db, { workerId: `w${i}`, kinds: ['test'], limit: 10, leaseSeconds: 30 }),
       ),
     );
-    const ids = batches.flat().map((row) => row.id);
+    const ids = batches.flatMap((batch) => batch.rows).map((row) => row.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBe(60);
   });
@@ -126,7 +132,82 @@ describe('claimJobs', () => {
 
   it('claims nothing for no kinds', async () => {
     await enqueueJob(db, { kind: 'test' });
-    expect(await claimJobs(db, { workerId: 'w1', kinds: [], limit: 5, leaseSeconds: 30 })).toEqual([]);
+    expect(await claimJobs(db, { workerId: 'w1', kinds: [], limit: 5, leaseSeconds: 30 })).toEqual({
+      rows: [],
+      nextDueSeconds: null,
+      passedOver: 0,
+      othersFound: 0,
+    });
+  });
+
+  it('tells when the next job falls due while claiming the due ones', async () => {
+    const due = await enqueueJob(db, { kind: 'test' });
+    await enqueueJob(db, { kind: 'test', delaySeconds: 30 });
+    await enqueueJob(db, { kind: 'test', delaySeconds: 90 });
+    const { rows, nextDueSeconds } = await claimJobs(db, {
+      workerId: 'w1',
+      kinds: ['test'],
+      limit: 5,
+      leaseSeconds: 30,
+    });
+    expect(rows.map((row) => row.id)).toEqual([due]);
+    expect(nextDueSeconds).toBeGreaterThan(28);
+    expect(nextDueSeconds).toBeLessThanOrEqual(30);
+  });
+
+  it('skips a workspace at its limit and takes no more than its room from one below it', async () => {
+    const [full, partial, idle] = [newWorkspaceId(), newWorkspaceId(), newWorkspaceId()];
+    const old = new Date(Date.now() - 60_000);
+    // The workspace at its limit has the oldest jobs: a claim that did not skip it would take those.
+    for (const workspaceId of [full, full, full, partial, partial, partial, idle, idle, idle])
+      await enqueueJob(db, { kind: 'test', workspaceId, runAt: old });
+    await enqueueJob(db, { kind: 'test' });
+    const running = new Map([
+      [full, 2],
+      [partial, 1],
+    ]);
+    const { rows, passedOver } = await claimJobs(db, {
+      workerId: 'w1',
+      kinds: ['test'],
+      limit: 10,
+      leaseSeconds: 30,
+      perWorkspace: { limit: 2, running },
+    });
+    const count = (workspaceId: string | null) => rows.filter((row) => row.workspace_id === workspaceId).length;
+    expect([count(full), count(partial), count(idle), count(null)]).toEqual([0, 1, 2, 1]);
+    // Nothing was taken from under it by another claimer, and only the jobs claimed were locked.
+    expect(passedOver).toBe(0);
+    const locked = await db.selectFrom('jobs').select('id').where('locked_by', 'is not', null).execute();
+    expect(locked).toHaveLength(4);
+    expect(await claimJobs(db, { workerId: 'w2', kinds: ['test'], limit: 10, leaseSeconds: 30 })).toMatchObject({
+      othersFound: 6,
+    });
+  });
+
+  it('fills only the room of the workspaces running when told not to look for others', async () => {
+    const [running, other] = [newWorkspaceId(), newWorkspaceId()];
+    for (const workspaceId of [other, running, running, running]) await enqueueJob(db, { kind: 'test', workspaceId });
+    const claimed = await claimJobs(db, {
+      workerId: 'w1',
+      kinds: ['test'],
+      limit: 10,
+      leaseSeconds: 30,
+      perWorkspace: { limit: 3, running: new Map([[running, 1]]), others: false },
+    });
+    expect(claimed.rows.map((row) => row.workspace_id)).toEqual([running, running]);
+    expect(claimed.othersFound).toBe(0);
+  });
+});
+
+describe('completeJobs', () => {
+  it('deletes the jobs of the claims still held and answers each claim', async () => {
+    for (let i = 0; i < 3; i++) await enqueueJob(db, { kind: 'test' });
+    const { rows } = await claimJobs(db, { workerId: 'w1', kinds: ['test'], limit: 3, leaseSeconds: 30 });
+    const [a, b, c] = rows.map(claimOf);
+    const stale = { ...b!, attempts: b!.attempts + 1 };
+    expect(await completeJobs(db, [a!, stale, c!])).toEqual([true, false, true]);
+    expect(await db.selectFrom('jobs').select('id').execute()).toEqual([{ id: b!.id }]);
+    expect(await completeJobs(db, [])).toEqual([]);
   });
 });
 

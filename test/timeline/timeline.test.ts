@@ -3,7 +3,7 @@ import { defineEventKind } from '../../src/modules/events/event.js';
 import { append } from '../../src/modules/events/index.js';
 import { findInvoice, type InvoiceId } from '../../src/modules/invoices/index.js';
 import { invoiceEvent } from '../../src/modules/invoices/invoice.present.js';
-import { insertAttempt } from '../../src/modules/webhooks/webhook.repo.js';
+import { recordAttemptResults } from '../../src/modules/webhooks/webhook.repo.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, merchant } from '../support/app.js';
@@ -234,13 +234,18 @@ describe('GET /invoices/{id}/timeline', () => {
     await database.db.transaction().execute(async (trx) => {
       for (let second = 1; second < 150; second++) {
         if (second % 3 === 0) {
-          await insertAttempt(trx, workspaceId, {
-            eventId: '999',
-            invoiceId: invoice.id,
-            attempt: second / 3,
-            startedAt: at(second),
-            outcome: { ok: false, status: 500, error: 'http_status', durationMs: second },
-          });
+          await recordAttemptResults(trx, [
+            {
+              workspaceId,
+              eventId: '999',
+              invoiceId: invoice.id,
+              attempt: second / 3,
+              startedAt: at(second),
+              outcome: { ok: false, status: 500, error: 'http_status', durationMs: second },
+              status: 'pending',
+              nextAttemptAt: null,
+            },
+          ]);
         } else if (second % 3 === 1) {
           const current = (await findInvoice(trx, workspaceId, invoice.id as InvoiceId))!;
           await append(

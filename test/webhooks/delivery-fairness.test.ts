@@ -1,5 +1,6 @@
 import { afterAll, expect, it } from 'vitest';
 import { createWorkers } from '../../src/main/jobs.js';
+import { DELIVERIES_PER_WORKSPACE, DELIVER_WEBHOOK_JOB } from '../../src/modules/webhooks/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { waitFor } from '../jobs/support.js';
 import { createTestApp } from '../support/app.js';
@@ -21,7 +22,7 @@ it(
     for (let i = 0; i < 20; i++) await stuck.emitPaymentEvent();
     // The per-workspace limit: 8 attempts of one workspace at once in a process.
     await waitFor(
-      () => (hanging.received.length >= 8 ? true : undefined),
+      () => (hanging.received.length >= DELIVERIES_PER_WORKSPACE ? true : undefined),
       10_000,
       'the stuck workspace to fill its slots',
     );
@@ -40,6 +41,16 @@ it(
       .where('workspace_id', '=', stuck.workspaceId)
       .execute();
     expect(finished).toHaveLength(0);
-    expect(hanging.received).toHaveLength(8);
+    expect(hanging.received).toHaveLength(DELIVERIES_PER_WORKSPACE);
+    // The stuck workspace's other deliveries wait unclaimed: no job run is spent on looking at them.
+    const waiting = await testApp.database.db
+      .selectFrom('jobs')
+      .select('attempts')
+      .where('kind', '=', DELIVER_WEBHOOK_JOB)
+      .where('workspace_id', '=', stuck.workspaceId)
+      .where('locked_by', 'is', null)
+      .execute();
+    expect(waiting).toHaveLength(20 - DELIVERIES_PER_WORKSPACE);
+    expect(waiting.every((job) => job.attempts === 0)).toBe(true);
   },
 );

@@ -1,7 +1,7 @@
 export { TEST_EVENT_TYPE } from './webhook.js';
 export { queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
 export type { WebhookEventLookup } from './webhook.service.js';
-export { WebhookDeliverer } from './webhook.delivery.js';
+export { DELIVERIES_PER_WORKSPACE, WebhookDeliverer } from './webhook.delivery.js';
 export {
   DELIVER_WEBHOOK_JOB,
   WEBHOOK_RETENTION_JOB,

@@ -4,17 +4,24 @@ import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { DELIVER_WEBHOOK_JOB, retryDelaySeconds, signedHeaders, type AttemptOutcome, webhookBody } from './webhook.js';
 import { postWebhook, type Resolver } from './webhook-http.js';
-import { findDelivery, findEndpoint, insertAttempt, insertDelivery, recordDeliveryResult } from './webhook.repo.js';
+import { Batcher } from '../../shared/batcher.js';
+import {
+  findDeliveriesToSend,
+  insertDelivery,
+  recordAttemptResults,
+  type AttemptResultRecord,
+  type DeliveryKey,
+  type DeliveryToSend,
+} from './webhook.repo.js';
 
 export { DELIVER_WEBHOOK_JOB };
 
 /**
- * Attempts of one workspace running at once in this process. A receiver that hangs for 8 s a request
- * then holds these slots, not every slot of the worker: other workspaces' deliveries keep flowing.
+ * Delivery jobs of one workspace that a process runs at once (the runner's `perWorkspaceLimit`). A
+ * receiver that hangs for 8 s a request then holds these slots, not every slot of the worker: other
+ * workspaces' deliveries keep flowing, and the workspace's other jobs wait unclaimed.
  */
-const MAX_IN_FLIGHT_PER_WORKSPACE = 8;
-/** How soon a delivery deferred by that limit is looked at again. */
-const BUSY_RECHECK_SECONDS = 1;
+export const DELIVERIES_PER_WORKSPACE = 8;
 
 /**
  * While delivery is paused a delivery job looks again this often. A resume makes waiting jobs due at
@@ -71,40 +78,30 @@ export interface DelivererDeps {
 /** What the job does next: nothing (finished), or run again after `retryInSeconds`. */
 export type AttemptResult = { readonly done: true } | { readonly done: false; readonly retryInSeconds: number };
 
-/** Sends pending deliveries, one attempt per call, and records every attempt. At least once. */
+/**
+ * Sends pending deliveries, one attempt per call, and records every attempt. At least once. The reads
+ * and the writes of attempts running at once share their round trips (`Batcher`): under load a
+ * delivery costs the database a share of one query and one single-statement commit.
+ */
 export class WebhookDeliverer {
-  private readonly inFlight = new Map<WorkspaceId, number>();
+  private readonly reads: Batcher<DeliveryKey, DeliveryToSend | undefined>;
+  private readonly writes: Batcher<AttemptResultRecord, boolean>;
 
-  constructor(private readonly deps: DelivererDeps) {}
-
-  async attempt(workspaceId: WorkspaceId, eventId: string, signal?: AbortSignal): Promise<AttemptResult> {
-    const running = this.inFlight.get(workspaceId) ?? 0;
-    if (running >= MAX_IN_FLIGHT_PER_WORKSPACE)
-      return { done: false, retryInSeconds: BUSY_RECHECK_SECONDS * (1 + Math.random()) };
-    this.inFlight.set(workspaceId, running + 1);
-    try {
-      return await this.attemptNow(workspaceId, eventId, signal);
-    } finally {
-      const left = (this.inFlight.get(workspaceId) ?? 1) - 1;
-      if (left === 0) this.inFlight.delete(workspaceId);
-      else this.inFlight.set(workspaceId, left);
-    }
+  constructor(private readonly deps: DelivererDeps) {
+    this.reads = new Batcher((keys) => findDeliveriesToSend(deps.db, keys));
+    this.writes = new Batcher((records) => recordAttemptResults(deps.db, records));
   }
 
-  private async attemptNow(workspaceId: WorkspaceId, eventId: string, signal?: AbortSignal): Promise<AttemptResult> {
-    const { db, clock } = this.deps;
-    const [delivery, endpoint] = await Promise.all([
-      findDelivery(db, workspaceId, eventId),
-      findEndpoint(db, workspaceId),
-    ]);
-    if (!delivery || delivery.status !== 'pending' || !endpoint) return { done: true };
+  async attempt(workspaceId: WorkspaceId, eventId: string, signal?: AbortSignal): Promise<AttemptResult> {
+    const delivery = await this.reads.submit({ workspaceId, eventId });
+    if (!delivery || delivery.status !== 'pending') return { done: true };
     // Paused: the backlog waits; resuming brings this job forward.
-    if (!endpoint.enabled) return { done: false, retryInSeconds: PAUSED_RECHECK_SECONDS };
+    if (!delivery.enabled) return { done: false, retryInSeconds: PAUSED_RECHECK_SECONDS };
 
-    const startedAt = clock.now();
-    const headers = signedHeaders(endpoint.secret, eventId, delivery.body, startedAt);
+    const startedAt = this.deps.clock.now();
+    const headers = signedHeaders(delivery.secret, eventId, delivery.body, startedAt);
     const outcome = await postWebhook(
-      { url: endpoint.url, headers, body: delivery.body },
+      { url: delivery.url, headers, body: delivery.body },
       {
         allowPrivate: this.deps.allowPrivate,
         ...(this.deps.resolve && { resolve: this.deps.resolve }),
@@ -116,25 +113,19 @@ export class WebhookDeliverer {
     if (signal?.aborted && !outcome.ok) return { done: false, retryInSeconds: 0 };
     const attempts = delivery.attempts + 1;
     const next = this.nextStep(outcome, attempts, delivery.window_started_at, startedAt);
-    const recorded = await db.transaction().execute(async (trx) => {
-      await insertAttempt(trx, workspaceId, {
-        eventId,
-        invoiceId: delivery.invoice_id,
-        attempt: attempts,
-        startedAt,
-        outcome,
-      });
-      return recordDeliveryResult(trx, workspaceId, eventId, {
-        status: next.status,
-        attempts,
-        startedAt,
-        outcome,
-        nextAttemptAt:
-          next.retryInSeconds === undefined ? null : new Date(startedAt.getTime() + next.retryInSeconds * 1000),
-        // A failure is judged against the window it was attempted in: a manual retry or a resume
-        // during the attempt started a new one, which this job serves next, at once.
-        ...(!outcome.ok && { windowStartedAt: delivery.window_started_at }),
-      });
+    const recorded = await this.writes.submit({
+      workspaceId,
+      eventId,
+      invoiceId: delivery.invoice_id,
+      attempt: attempts,
+      startedAt,
+      outcome,
+      status: next.status,
+      nextAttemptAt:
+        next.retryInSeconds === undefined ? null : new Date(startedAt.getTime() + next.retryInSeconds * 1000),
+      // A failure is judged against the window it was attempted in: a manual retry or a resume during
+      // the attempt started a new one, which this job serves next, at once.
+      ...(!outcome.ok && { windowStartedAt: delivery.window_started_at }),
     });
     if (!recorded) return { done: false, retryInSeconds: 0 };
     return next.retryInSeconds === undefined ? { done: true } : { done: false, retryInSeconds: next.retryInSeconds };

@@ -144,72 +144,89 @@ export async function renewPendingDeliveries(trx: Executor, workspaceId: Workspa
   return rows.map((row) => row.event_id);
 }
 
-export interface AttemptRecord {
+/** One delivery of one workspace: what the delivery jobs of many workspaces read and write together. */
+export interface DeliveryKey {
+  readonly workspaceId: WorkspaceId;
   readonly eventId: string;
+}
+
+export type DeliveryToSend = Pick<DeliveryRow, 'workspace_id' | 'event_id' | 'invoice_id' | 'body' | 'attempts'> &
+  Pick<DeliveryRow, 'status' | 'window_started_at'> & {
+    readonly url: string;
+    readonly enabled: boolean;
+    readonly secret: string;
+  };
+
+/**
+ * Each key's delivery with its workspace's endpoint, in one query; undefined where either is gone. Only
+ * the workspace of its own key is ever read for a delivery.
+ */
+export async function findDeliveriesToSend(
+  db: Executor,
+  keys: readonly DeliveryKey[],
+): Promise<(DeliveryToSend | undefined)[]> {
+  const { rows } = await sql<DeliveryToSend>`
+    SELECT d.workspace_id, d.event_id, d.invoice_id, d.body, d.attempts, d.status, d.window_started_at,
+           e.url, e.enabled, e.secret
+      FROM unnest(${keys.map((k) => k.workspaceId)}::text[], ${keys.map((k) => k.eventId)}::text[]) AS k(workspace_id, event_id)
+      JOIN webhook_deliveries d ON d.workspace_id = k.workspace_id AND d.event_id = k.event_id
+      JOIN webhook_endpoints e ON e.workspace_id = k.workspace_id`.execute(db);
+  const found = new Map(rows.map((row) => [`${row.workspace_id}/${row.event_id}`, row]));
+  return keys.map((key) => found.get(`${key.workspaceId}/${key.eventId}`));
+}
+
+/** One attempt and the result it gives its delivery. */
+export interface AttemptResultRecord extends DeliveryKey {
   readonly invoiceId: string | null;
   readonly attempt: number;
   readonly startedAt: Date;
   readonly outcome: AttemptOutcome;
-}
-
-/** Appends one attempt to the history. */
-export function insertAttempt(trx: Executor, workspaceId: WorkspaceId, record: AttemptRecord) {
-  const { outcome } = record;
-  return trx
-    .insertInto('webhook_attempts')
-    .values({
-      workspace_id: workspaceId,
-      event_id: record.eventId,
-      invoice_id: record.invoiceId,
-      attempt: record.attempt,
-      started_at: record.startedAt,
-      duration_ms: Math.round(outcome.durationMs),
-      status_code: outcome.status ?? null,
-      error: outcome.ok ? null : outcome.error,
-    })
-    .execute();
-}
-
-export interface DeliveryUpdate {
   readonly status: 'pending' | 'succeeded' | 'failed';
-  readonly attempts: number;
-  readonly startedAt: Date;
-  readonly outcome: AttemptOutcome;
   readonly nextAttemptAt: Date | null;
-  /** Record only while the delivery is still in this retry window (unset: in any window). */
+  /** Record the result only while the delivery is still in this retry window (unset: in any window). */
   readonly windowStartedAt?: Date;
 }
 
 /**
- * Records an attempt's result on the delivery unless it already succeeded (a duplicate attempt after
- * a worker died must not turn a success back into a retry), or its retry window is not the expected
- * one any more. Resolves whether the row was updated.
+ * Appends each attempt to the history and records its result on the delivery, all in one statement
+ * (one round trip, one commit for many attempts). A result is not recorded on a delivery that already
+ * succeeded (a duplicate attempt after a worker died must not turn a success back into a retry), nor
+ * on one whose retry window is not the expected one any more. Answers, per record, whether it was.
  */
-export async function recordDeliveryResult(
-  trx: Executor,
-  workspaceId: WorkspaceId,
-  eventId: string,
-  update: DeliveryUpdate,
-): Promise<boolean> {
-  const { outcome } = update;
-  let query = trx
-    .updateTable('webhook_deliveries')
-    .set({
-      status: update.status,
-      attempts: update.attempts,
-      next_attempt_at: update.nextAttemptAt,
-      last_attempt_at: update.startedAt,
-      last_status_code: outcome.status ?? null,
-      last_error: outcome.ok ? null : outcome.error,
-      last_duration_ms: Math.round(outcome.durationMs),
-      delivered_at: outcome.ok ? update.startedAt : null,
-    })
-    .where('workspace_id', '=', workspaceId)
-    .where('event_id', '=', eventId)
-    .where('status', '!=', 'succeeded');
-  if (update.windowStartedAt) query = query.where('window_started_at', '=', update.windowStartedAt);
-  const result = await query.executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export async function recordAttemptResults(db: Executor, records: readonly AttemptResultRecord[]): Promise<boolean[]> {
+  if (records.length === 0) return [];
+  const column = <T>(pick: (record: AttemptResultRecord) => T) => records.map(pick);
+  const { rows } = await sql<{ n: number }>`
+    WITH r AS (
+      SELECT * FROM unnest(
+        ${column((r) => r.workspaceId)}::text[], ${column((r) => r.eventId)}::text[],
+        ${column((r) => r.invoiceId)}::text[], ${column((r) => r.attempt)}::int[],
+        ${column((r) => r.startedAt)}::timestamptz[], ${column((r) => Math.round(r.outcome.durationMs))}::int[],
+        ${column((r) => r.outcome.status ?? null)}::int[], ${column((r) => (r.outcome.ok ? null : r.outcome.error))}::text[],
+        ${column((r) => r.status)}::text[], ${column((r) => r.nextAttemptAt)}::timestamptz[],
+        ${column((r) => r.windowStartedAt ?? null)}::timestamptz[]
+      ) WITH ORDINALITY AS r(workspace_id, event_id, invoice_id, attempt, started_at, duration_ms, status_code, error,
+                             status, next_attempt_at, window_started_at, n)
+    ), attempts AS (
+      INSERT INTO webhook_attempts (workspace_id, event_id, invoice_id, attempt, started_at, duration_ms, status_code, error)
+      SELECT workspace_id, event_id, invoice_id, attempt, started_at, duration_ms, status_code, error FROM r
+    )
+    UPDATE webhook_deliveries d
+       SET status = r.status,
+           attempts = r.attempt,
+           next_attempt_at = r.next_attempt_at,
+           last_attempt_at = r.started_at,
+           last_status_code = r.status_code,
+           last_error = r.error,
+           last_duration_ms = r.duration_ms,
+           delivered_at = CASE WHEN r.error IS NULL THEN r.started_at END
+      FROM r
+     WHERE d.workspace_id = r.workspace_id AND d.event_id = r.event_id
+       AND d.status <> 'succeeded'
+       AND (r.window_started_at IS NULL OR d.window_started_at = r.window_started_at)
+    RETURNING r.n::int AS n`.execute(db);
+  const recorded = new Set(rows.map((row) => row.n));
+  return records.map((_, index) => recorded.has(index + 1));
 }
 
 export function recentDeliveries(db: Executor, workspaceId: WorkspaceId, limit: number) {

@@ -195,14 +195,18 @@ export class WebhookService {
     );
     await db.transaction().execute(async (trx) => {
       await repo.insertDelivery(trx, workspaceId, { eventId, type: TEST_EVENT_TYPE, invoiceId: null, body: raw, at });
-      await repo.recordDeliveryResult(trx, workspaceId, eventId, {
-        status: outcome.ok ? 'succeeded' : 'failed',
-        attempts: 1,
-        startedAt: at,
-        outcome,
-        nextAttemptAt: null,
-      });
-      await repo.insertAttempt(trx, workspaceId, { eventId, invoiceId: null, attempt: 1, startedAt: at, outcome });
+      await repo.recordAttemptResults(trx, [
+        {
+          workspaceId,
+          eventId,
+          invoiceId: null,
+          attempt: 1,
+          startedAt: at,
+          outcome,
+          status: outcome.ok ? 'succeeded' : 'failed',
+          nextAttemptAt: null,
+        },
+      ]);
     });
     return {
       id: eventId,
