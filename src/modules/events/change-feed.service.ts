@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { cursorExpired, invalidCursor, parseCursor } from './change-feed.js';
-import { readFeedPage } from './change-feed.repo.js';
+import { readFeedPage, type StoredEvent } from './change-feed.repo.js';
 
 export interface ChangeFeedDeps {
   readonly db: Executor;
@@ -21,11 +21,21 @@ export class ChangeFeedService {
    */
   async page(workspaceId: WorkspaceId, rawAfter: string, limit: number): Promise<ChangePageJson> {
     const after = parseCursor(rawAfter);
-    const page = await readFeedPage(this.deps.db, workspaceId, after, limit);
+    // One extra row tells whether more events are committed beyond this page.
+    const page = await readFeedPage(this.deps.db, workspaceId, after, limit + 1);
     if (!page) throw new AppError('not_found', 'No such workspace.');
     if (after > page.latestId) throw invalidCursor(rawAfter);
     if (after > 0n && after < page.prunedThrough) throw cursorExpired(page.prunedThrough);
-    const nextCursor = (page.lastId ?? after).toString();
-    return `{"events":[${page.eventsJson}],"nextCursor":"${nextCursor}","hasMore":${page.hasMore}}`;
+    const events = page.events.slice(0, limit);
+    const nextCursor = events.length > 0 ? events[events.length - 1]!.id.toString() : after.toString();
+    return `{"events":[${events.map(present).join(',')}],"nextCursor":"${nextCursor}","hasMore":${page.events.length > limit}}`;
   }
+}
+
+/** Events are stored in the API's shape: `data` is served as it was written, as the text it came as. */
+function present(event: StoredEvent): string {
+  const invoiceId = event.invoiceId === null ? '' : `,"invoiceId":${JSON.stringify(event.invoiceId)}`;
+  const paymentIntentId =
+    event.paymentIntentId === null ? '' : `,"paymentIntentId":${JSON.stringify(event.paymentIntentId)}`;
+  return `{"id":"${event.id}","type":${JSON.stringify(event.type)},"createdAt":"${event.createdAt.toISOString()}"${invoiceId}${paymentIntentId},"data":${event.dataJson}}`;
 }
