@@ -20,7 +20,7 @@ import {
 } from './webhook-protocol.js';
 
 /** The delivery runner's slots, as `WEBHOOK_CONCURRENCY` in src/main/jobs.ts: the ceiling sends this many at once. */
-const WORKER_CONCURRENCY = 32;
+const WORKER_CONCURRENCY = 64;
 /** The ceiling is sent this many times; the median round is the row. */
 const CEILING_ROUNDS = 3;
 /** Writers of a backlog: the pool has 8 connections. */
@@ -115,7 +115,7 @@ export async function runWebhookBench(settings: WebhookBenchSettings, progress: 
       `- ceiling: \`postWebhook\` (fresh connection, signed headers, the SSRF checks) straight to the receiver, ${WORKER_CONCURRENCY} at a time, nothing else: requests/s, the median of ${CEILING_ROUNDS} rounds; p50/p99/max: each POST's duration`,
       '- backlog: the events written first (the event writer `append`, one transaction each) with no worker running; then `createWorkers` started and timed until every delivery is `succeeded` in the database and the receiver has had every event id',
       '- latency: workers running; one event per transaction at a steady rate; from the return of COMMIT to the arrival at the receiver (one monotonic clock for both processes)',
-      '- deferred: delivery job runs that sent nothing (the claim leaves the jobs of a workspace with DELIVERIES_PER_WORKSPACE = 8 running unclaimed, so none is expected)',
+      '- deferred: delivery job runs that sent nothing (the claim leaves the jobs of a workspace with DELIVERIES_PER_WORKSPACE running unclaimed, so none is expected)',
       '- errors: failed POSTs (ceiling) or failed attempts and deliveries not succeeded (workers)',
     ];
   } finally {

@@ -100,15 +100,12 @@ export async function completeJob(db: Executor, claim: JobClaim): Promise<boolea
   return completed!;
 }
 
-/** `completeJob` for many claims in one statement; answers each claim at its index. */
+/** `completeJob` for many claims in one call (`complete_jobs`, migration 0024); answers each claim at its index. */
 export async function completeJobs(db: Executor, claims: readonly JobClaim[]): Promise<boolean[]> {
   if (claims.length === 0) return [];
   const { rows } = await sql<{ id: bigint }>`
-    DELETE FROM jobs
-     USING unnest(${claims.map((c) => c.id.toString())}::bigint[], ${claims.map((c) => c.workerId)}::text[],
-                  ${claims.map((c) => c.attempts)}::int[]) AS c(id, locked_by, attempts)
-     WHERE jobs.id = c.id AND jobs.locked_by = c.locked_by AND jobs.attempts = c.attempts
-    RETURNING jobs.id`.execute(db);
+    SELECT id FROM complete_jobs(${claims.map((c) => c.id.toString())}::bigint[], ${claims.map((c) => c.workerId)}::text[],
+                                 ${claims.map((c) => c.attempts)}::int[]) AS id`.execute(db);
   const deleted = new Set(rows.map((row) => row.id));
   return claims.map((claim) => deleted.has(claim.id));
 }

@@ -50,8 +50,8 @@ export function jobHandlers(services: Services): JobHandlers {
   };
 }
 
-/** Webhook attempts wait on receivers (up to 8 s each), so they get slots of their own. */
-const WEBHOOK_CONCURRENCY = 32;
+/** Webhook attempts wait on receivers (up to 8 s each), so they get slots of their own: 64, 16 per workspace. */
+const WEBHOOK_CONCURRENCY = 64;
 
 export interface Workers {
   start(): Promise<void>;

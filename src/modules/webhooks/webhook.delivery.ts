@@ -17,11 +17,12 @@ import {
 export { DELIVER_WEBHOOK_JOB };
 
 /**
- * Delivery jobs of one workspace that a process runs at once (the runner's `perWorkspaceLimit`). A
- * receiver that hangs for 8 s a request then holds these slots, not every slot of the worker: other
- * workspaces' deliveries keep flowing, and the workspace's other jobs wait unclaimed.
+ * Delivery jobs of one workspace that a process runs at once (the runner's `perWorkspaceLimit`), a
+ * quarter of its slots. A receiver that hangs for 8 s a request then holds these slots, not every slot
+ * of the worker: other workspaces' deliveries keep flowing, and the workspace's other jobs wait
+ * unclaimed. One workspace's backlog still drains at a good share of what the worker can send.
  */
-export const DELIVERIES_PER_WORKSPACE = 8;
+export const DELIVERIES_PER_WORKSPACE = 16;
 
 /**
  * While delivery is paused a delivery job looks again this often. A resume makes waiting jobs due at

@@ -158,19 +158,17 @@ export type DeliveryToSend = Pick<DeliveryRow, 'workspace_id' | 'event_id' | 'in
   };
 
 /**
- * Each key's delivery with its workspace's endpoint, in one query; undefined where either is gone. Only
- * the workspace of its own key is ever read for a delivery.
+ * Each key's delivery with its workspace's endpoint, in one call (`webhook_deliveries_to_send`, migration
+ * 0024); undefined where either is gone. Only the workspace of its own key is ever read for a delivery.
  */
 export async function findDeliveriesToSend(
   db: Executor,
   keys: readonly DeliveryKey[],
 ): Promise<(DeliveryToSend | undefined)[]> {
   const { rows } = await sql<DeliveryToSend>`
-    SELECT d.workspace_id, d.event_id, d.invoice_id, d.body, d.attempts, d.status, d.window_started_at,
-           e.url, e.enabled, e.secret
-      FROM unnest(${keys.map((k) => k.workspaceId)}::text[], ${keys.map((k) => k.eventId)}::text[]) AS k(workspace_id, event_id)
-      JOIN webhook_deliveries d ON d.workspace_id = k.workspace_id AND d.event_id = k.event_id
-      JOIN webhook_endpoints e ON e.workspace_id = k.workspace_id`.execute(db);
+    SELECT * FROM webhook_deliveries_to_send(${keys.map((k) => k.workspaceId)}::text[], ${keys.map((k) => k.eventId)}::text[])`.execute(
+    db,
+  );
   const found = new Map(rows.map((row) => [`${row.workspace_id}/${row.event_id}`, row]));
   return keys.map((key) => found.get(`${key.workspaceId}/${key.eventId}`));
 }
@@ -188,8 +186,8 @@ export interface AttemptResultRecord extends DeliveryKey {
 }
 
 /**
- * Appends each attempt to the history and records its result on the delivery, all in one statement
- * (one round trip, one commit for many attempts). A result is not recorded on a delivery that already
+ * Appends each attempt to the history and records its result on the delivery, all in one call of
+ * `record_webhook_attempts` (migration 0024: one round trip, one commit, a kept plan for many attempts). A result is not recorded on a delivery that already
  * succeeded (a duplicate attempt after a worker died must not turn a success back into a retry), nor
  * on one whose retry window is not the expected one any more. Answers, per record, whether it was.
  */
@@ -197,34 +195,13 @@ export async function recordAttemptResults(db: Executor, records: readonly Attem
   if (records.length === 0) return [];
   const column = <T>(pick: (record: AttemptResultRecord) => T) => records.map(pick);
   const { rows } = await sql<{ n: number }>`
-    WITH r AS (
-      SELECT * FROM unnest(
-        ${column((r) => r.workspaceId)}::text[], ${column((r) => r.eventId)}::text[],
-        ${column((r) => r.invoiceId)}::text[], ${column((r) => r.attempt)}::int[],
-        ${column((r) => r.startedAt)}::timestamptz[], ${column((r) => Math.round(r.outcome.durationMs))}::int[],
-        ${column((r) => r.outcome.status ?? null)}::int[], ${column((r) => (r.outcome.ok ? null : r.outcome.error))}::text[],
-        ${column((r) => r.status)}::text[], ${column((r) => r.nextAttemptAt)}::timestamptz[],
-        ${column((r) => r.windowStartedAt ?? null)}::timestamptz[]
-      ) WITH ORDINALITY AS r(workspace_id, event_id, invoice_id, attempt, started_at, duration_ms, status_code, error,
-                             status, next_attempt_at, window_started_at, n)
-    ), attempts AS (
-      INSERT INTO webhook_attempts (workspace_id, event_id, invoice_id, attempt, started_at, duration_ms, status_code, error)
-      SELECT workspace_id, event_id, invoice_id, attempt, started_at, duration_ms, status_code, error FROM r
-    )
-    UPDATE webhook_deliveries d
-       SET status = r.status,
-           attempts = r.attempt,
-           next_attempt_at = r.next_attempt_at,
-           last_attempt_at = r.started_at,
-           last_status_code = r.status_code,
-           last_error = r.error,
-           last_duration_ms = r.duration_ms,
-           delivered_at = CASE WHEN r.error IS NULL THEN r.started_at END
-      FROM r
-     WHERE d.workspace_id = r.workspace_id AND d.event_id = r.event_id
-       AND d.status <> 'succeeded'
-       AND (r.window_started_at IS NULL OR d.window_started_at = r.window_started_at)
-    RETURNING r.n::int AS n`.execute(db);
+    SELECT n FROM record_webhook_attempts(
+      ${column((r) => r.workspaceId)}::text[], ${column((r) => r.eventId)}::text[],
+      ${column((r) => r.invoiceId)}::text[], ${column((r) => r.attempt)}::int[],
+      ${column((r) => r.startedAt)}::timestamptz[], ${column((r) => Math.round(r.outcome.durationMs))}::int[],
+      ${column((r) => r.outcome.status ?? null)}::int[], ${column((r) => (r.outcome.ok ? null : r.outcome.error))}::text[],
+      ${column((r) => r.status)}::text[], ${column((r) => r.nextAttemptAt)}::timestamptz[],
+      ${column((r) => r.windowStartedAt ?? null)}::timestamptz[]) AS n`.execute(db);
   const recorded = new Set(rows.map((row) => row.n));
   return records.map((_, index) => recorded.has(index + 1));
 }
