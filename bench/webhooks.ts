@@ -22,7 +22,7 @@ import {
 /** The delivery runner's slots, as `WEBHOOK_CONCURRENCY` in src/main/jobs.ts: the ceiling sends this many at once. */
 const WORKER_CONCURRENCY = 64;
 /** The ceiling is sent this many times; the median round is the row. */
-const CEILING_ROUNDS = 3;
+const CEILING_ROUNDS = 5;
 /** Writers of a backlog: the pool has 8 connections. */
 const BACKLOG_WRITERS = 8;
 /** Events sent through ceiling and workers before anything is measured (JIT, pool connections); not reported. */
