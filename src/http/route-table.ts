@@ -6,7 +6,6 @@ import { creditPurchaseRoutes } from '../modules/credit-purchases/index.js';
 import { dashboardPortalRoutes } from '../modules/dashboard/index.js';
 import { healthRoutes } from '../modules/health/index.js';
 import { invoiceSearchRoutes } from '../modules/invoice-search/index.js';
-import { invoicePortalRoutes } from '../modules/invoices/index.js';
 import { automationRoutes } from '../modules/automations/index.js';
 import { invoiceRoutes } from '../modules/invoices/index.js';
 import { purchasePaymentRoutes, receiptRoutes } from '../modules/payments/index.js';
@@ -47,7 +46,6 @@ export function workspaceRouteTable(services: Services): WorkspaceRouteTable {
     portalOnly: [
       ...workspacePortalRoutes(services),
       ...apiKeyPortalRoutes(services),
-      ...invoicePortalRoutes(services),
       ...checkoutSettingsPortalRoutes(services),
       ...dashboardPortalRoutes(services),
     ],

@@ -30,7 +30,6 @@ export {
   idempotencyCleanupHandler,
   scheduleInvoiceJobs,
 } from './invoice.jobs.js';
-export { invoicePortalRoutes } from './invoice.portal-routes.js';
 export { invoiceRoutes } from './invoice.routes.js';
 export {
   CREATE_FIELD_CODES,

@@ -261,6 +261,10 @@ export interface InvoiceListFilter {
   readonly automationId?: string;
   /** Only numbers below this one (the previous page's last), for paging newest first. */
   readonly before?: bigint;
+  /** Created at or after this instant. */
+  readonly createdFrom?: Date;
+  /** Created before this instant. */
+  readonly createdUntil?: Date;
   readonly now: Date;
 }
 
@@ -273,6 +277,8 @@ export function listInvoices(db: Executor, workspaceId: WorkspaceId, filter: Inv
       .where('workspace_id', '=', workspaceId)
       .$if(filter.before !== undefined, (q) => q.where('number', '<', filter.before!))
       .$if(filter.automationId !== undefined, (q) => q.where('automation_id', '=', filter.automationId!))
+      .$if(filter.createdFrom !== undefined, (q) => q.where('created_at', '>=', filter.createdFrom!))
+      .$if(filter.createdUntil !== undefined, (q) => q.where('created_at', '<', filter.createdUntil!))
       .$if(status === 'open', (q) => q.where('status', '=', 'open').where('expires_at', '>', now))
       .$if(status === 'expired', (q) =>
         q.where((eb) =>

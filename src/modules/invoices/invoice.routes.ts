@@ -2,13 +2,15 @@ import type { FastifyRequest } from 'fastify';
 import { WorkspaceParams, defaultEmptyBody, ensureIdempotencyKey } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
-import type { ExpiresIn, InvoiceId } from './invoice.js';
+import type { ExpiresIn, InvoiceId, InvoiceStatus } from './invoice.js';
 import { normalisePortalAmount } from './invoice-input.js';
 import { presentInvoice } from './invoice.present.js';
 import {
   CREATE_FIELD_CODES,
   CreateInvoiceBody,
   IdempotencyHeaders,
+  InvoiceListQuery,
+  InvoicePage,
   InvoiceParams,
   InvoiceView,
   PortalCreateInvoiceBody,
@@ -55,6 +57,41 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         });
         if (replayed) reply.header('Idempotent-Replayed', 'true');
         return reply.code(201).send(present(invoice));
+      },
+    }),
+
+    sharedRoute({
+      method: 'GET',
+      url: '/invoices',
+      permission: 'invoices:read',
+      fieldErrorCodes: { cursor: 'invalid_cursor' },
+      schema: {
+        tags,
+        summary: 'List invoices, newest first',
+        description:
+          'Optionally of one status (as GET shows it), of one automation, or created in a range of time; ' +
+          'pass `nextCursor` as `cursor` for the next page. Invoices created after the first page was read ' +
+          'do not appear on later pages (they are newer than the cursor): start again from the first page to see them.',
+        params: WorkspaceParams,
+        querystring: InvoiceListQuery,
+        response: { 200: InvoicePage },
+      },
+      errors: [400],
+      portal: { summary: 'Invoices, newest first, optionally of one status, of one automation or of a range of time' },
+      example: { query: 'status=paid&createdAfter=2026-11-01T00:00:00Z&createdBefore=2026-12-01T00:00:00Z&limit=50' },
+      handler: async (request) => {
+        const { cursor, limit, automationId, createdAfter, createdBefore } = request.query;
+        // The schema admits only status names.
+        const status = request.query.status as InvoiceStatus | undefined;
+        const page = await services.invoices.list(request.principal!.workspaceId, {
+          limit,
+          ...(status && { status }),
+          ...(automationId && { automationId }),
+          ...(cursor && { before: BigInt(cursor) }),
+          ...(createdAfter && { createdFrom: new Date(createdAfter) }),
+          ...(createdBefore && { createdUntil: new Date(createdBefore) }),
+        });
+        return { invoices: page.invoices.map(present), nextCursor: page.nextBefore?.toString() ?? null };
       },
     }),
 

@@ -121,6 +121,16 @@ export const InvoiceListQuery = Type.Object({
   automationId: Type.Optional(
     Type.String({ maxLength: 64, description: 'Only the invoices this automation (`aut_…`) created.' }),
   ),
+  createdAfter: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Only invoices created at or after this instant (RFC 3339). With `createdBefore`, a half-open range: consecutive ranges (e.g. months) neither overlap nor leave gaps.',
+    }),
+  ),
+  createdBefore: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Only invoices created before this instant (RFC 3339).' }),
+  ),
   // 18 digits at most: every such number fits PostgreSQL's bigint, so no cursor can overflow a query.
   cursor: Type.Optional(
     Type.String({ pattern: '^[1-9][0-9]{0,17}$', description: 'The `nextCursor` of the previous page.' }),

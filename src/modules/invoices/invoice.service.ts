@@ -186,7 +186,14 @@ export class InvoiceService {
    */
   async list(
     workspaceId: WorkspaceId,
-    query: { limit: number; status?: InvoiceStatus; automationId?: string; before?: bigint },
+    query: {
+      limit: number;
+      status?: InvoiceStatus;
+      automationId?: string;
+      before?: bigint;
+      createdFrom?: Date;
+      createdUntil?: Date;
+    },
   ): Promise<{ invoices: Invoice[]; nextBefore: bigint | null }> {
     // One row beyond the page tells whether another page exists.
     const rows = await listInvoices(this.deps.db, workspaceId, {
