@@ -296,6 +296,17 @@ describe('parseWebhookEndpoint', () => {
     }
   });
 
+  it('names the switch for a local receiver when it refuses one', () => {
+    for (const raw of [
+      'http://127.0.0.1:8080/hook',
+      'https://127.0.0.1/hook',
+      'https://localhost/hook',
+      'https://example.com:8443/hook',
+    ]) {
+      expect(() => parseWebhookEndpoint(raw, false)).toThrow(/WEBHOOK_ALLOW_PRIVATE=true/);
+    }
+  });
+
   it('still refuses credentials and other schemes when private receivers are allowed', () => {
     expect(errorCode(() => parseWebhookEndpoint('http://user:pw@localhost:3000/hook', true))).toBe(
       'invalid_webhook_endpoint',

@@ -77,6 +77,13 @@ function invalid(message: string): never {
 }
 
 /**
+ * Said with each refusal a receiver on the developer's own machine runs into: the operator's switch for
+ * it, which nothing else in the answer would reveal.
+ */
+const LOCAL_RECEIVER_HINT =
+  ' For a receiver on this machine or a private network (development), the operator can set WEBHOOK_ALLOW_PRIVATE=true.';
+
+/**
  * Checks a webhook endpoint as configured and returns it normalised. Without `allowPrivate`: an absolute
  * `https` URL on port 443, no credentials, no fragment, at most 2048 characters, a host that is a dotted
  * public name or a public IP literal. With `allowPrivate` (development only): `http` or `https`, any port,
@@ -102,18 +109,19 @@ export function parseWebhookEndpoint(raw: string, allowPrivate: boolean): URL {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') invalid('The webhook endpoint must use http or https.');
     return url;
   }
-  if (url.protocol !== 'https:') invalid('The webhook endpoint must use https.');
+  if (url.protocol !== 'https:') invalid(`The webhook endpoint must use https.${LOCAL_RECEIVER_HINT}`);
   // The parser drops an explicit default port, so an empty port is exactly 443.
-  if (url.port !== '') invalid('The webhook endpoint must use port 443.');
+  if (url.port !== '') invalid(`The webhook endpoint must use port 443.${LOCAL_RECEIVER_HINT}`);
 
   const literal = ipLiteralOf(url.hostname);
   if (literal !== undefined) {
     if (!isPublicAddress(literal))
-      invalid('The webhook endpoint must not point to a private, loopback or reserved address.');
+      invalid(`The webhook endpoint must not point to a private, loopback or reserved address.${LOCAL_RECEIVER_HINT}`);
     return url;
   }
   const name = url.hostname.replace(/\.+$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost')) invalid('The webhook endpoint must not point to localhost.');
+  if (name === 'localhost' || name.endsWith('.localhost'))
+    invalid(`The webhook endpoint must not point to localhost.${LOCAL_RECEIVER_HINT}`);
   if (!name.includes('.')) invalid('The webhook endpoint host must be a fully qualified domain name.');
   return url;
 }
