@@ -144,6 +144,8 @@ function createFastify(services: Services, options: BuildAppOptions) {
             ...loggerOptions(options.logger?.level ?? services.config.logLevel),
             ...(options.logger?.stream && { stream: options.logger.stream }),
           },
+    // One line per request, at debug (below): at info a busy service's requests would bury everything else.
+    disableRequestLogging: true,
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: 256 * 1024,
@@ -169,6 +171,9 @@ function createFastify(services: Services, options: BuildAppOptions) {
     reply.header('X-API-Version', API_VERSION);
     // Served over https: browsers must never fall back to http for this origin (a year, as is usual).
     if (https) reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
   registerErrorHandling(app);
   guardInput(app);

@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/shared/clock.js';
 import { createTestDatabase } from '../support/database.js';
 import { ORIGIN, createKey, createWorkspace, signIn, newWallet } from '../support/app.js';
 
-it('logs every request with its request id and never a key, a cookie or a query string', async () => {
+it('logs every request in one line at debug with its request id, and never a key, a cookie or a query string', async () => {
   const lines: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -18,7 +18,7 @@ it('logs every request with its request id and never a key, a cookie or a query 
   const database = await createTestDatabase();
   const config = loadConfig({ PUBLIC_BASE_URL: ORIGIN });
   const app = await buildApp(createServices(config, database.db, new ManualClock()), {
-    logger: { level: 'info', stream },
+    logger: { level: 'debug', stream },
   });
   const cookie = await signIn(app, newWallet());
   const workspaceId = await createWorkspace(app, cookie);
@@ -37,11 +37,22 @@ it('logs every request with its request id and never a key, a cookie or a query 
   await app.close();
 
   const records = lines.map(
-    (line) => JSON.parse(line) as { requestId?: string; reqId?: string; msg: string; req?: { path?: string } },
+    (line) =>
+      JSON.parse(line) as {
+        requestId?: string;
+        reqId?: string;
+        msg: string;
+        level: number;
+        req?: { path?: string };
+        res?: { statusCode?: number };
+      },
   );
   const traced = records.filter((record) => (record.requestId ?? record.reqId) === 'trace-billing-1');
-  expect(traced.map((record) => record.msg)).toEqual(['incoming request', 'request completed']);
+  expect(traced.map((record) => record.msg)).toEqual(['request completed']);
+  // pino's debug level: below info, so `LOG_LEVEL=info` (the default) shows no line per request.
+  expect(traced[0]?.level).toBe(20);
   expect(traced[0]?.req?.path).toBe(`/w/${workspaceId}/v1/billing`);
+  expect(traced[0]?.res?.statusCode).toBe(200);
   expect(records.some((record) => (record.requestId ?? record.reqId) === 'trace-query-1')).toBe(true);
   const all = lines.join('\n');
   expect(all).not.toContain(key);

@@ -28,7 +28,7 @@ async function listening(env: Record<string, string>) {
     ...env,
   });
   const app = await buildApp(createServices(config, database.db, new ManualClock()), {
-    logger: { level: 'info', stream },
+    logger: { level: 'debug', stream },
   });
   const origin = await app.listen({ port: 0, host: '127.0.0.1' });
   const get = (path: string, forwardedFor?: string) =>
@@ -37,7 +37,7 @@ async function listening(env: Record<string, string>) {
   const loggedIp = (requestId: string) =>
     lines
       .map((line) => JSON.parse(line) as { reqId?: string; msg: string; req?: { ip?: string } })
-      .find((record) => record.reqId === requestId && record.msg === 'incoming request')?.req?.ip;
+      .find((record) => record.reqId === requestId && record.msg === 'request completed')?.req?.ip;
   return { app, get, loggedIp, close: () => app.close() };
 }
 
