@@ -78,7 +78,7 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
       },
       errors: [400],
       portal: { summary: 'Invoices, newest first, optionally of one status, of one automation or of a range of time' },
-      example: { query: 'status=paid&createdAfter=2026-11-01T00:00:00Z&createdBefore=2026-12-01T00:00:00Z&limit=50' },
+      example: { query: '?status=paid&createdAfter=2026-11-01T00:00:00Z&createdBefore=2026-12-01T00:00:00Z&limit=50' },
       handler: async (request) => {
         const { cursor, limit, automationId, createdAfter, createdBefore } = request.query;
         // The schema admits only status names.
