@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config/config.js';
 import { authRoutes } from '../modules/auth/index.js';
 import { changeFeedRoutes } from '../modules/events/index.js';
@@ -144,8 +144,9 @@ function createFastify(services: Services, options: BuildAppOptions) {
             ...loggerOptions(options.logger?.level ?? services.config.logLevel),
             ...(options.logger?.stream && { stream: options.logger.stream }),
           },
-    // One line per request, at debug (below): at info a busy service's requests would bury everything else.
-    disableRequestLogging: true,
+    // One line per request, at debug (the onResponse hook below): at info a busy service's requests
+    // would bury everything else.
+    logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIdFor,
     requestIdHeader: false,
     bodyLimit: 256 * 1024,
