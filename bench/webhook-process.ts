@@ -60,8 +60,8 @@ async function main(): Promise<void> {
   if (exitCode !== undefined) return stop(exitCode);
   const { services } = real;
 
-  // Counts the delivery job's runs; a run that sends nothing (the workspace already has 8 attempts in
-  // flight) shows as a run without an attempt row.
+  // Counts the delivery job's runs; a run that sends nothing (e.g. a paused endpoint) shows as a run
+  // without an attempt row.
   let handlerRuns = 0;
   const deliverer = services.webhookDeliverer;
   const attempt = deliverer.attempt.bind(deliverer);

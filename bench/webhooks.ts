@@ -2,6 +2,8 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+// The delivery runner's slots: the ceiling sends this many at once.
+import { WEBHOOK_CONCURRENCY } from '../src/main/jobs.js';
 import type { WebhookBenchSettings } from './settings.js';
 import { markdownTable } from './table.js';
 import { startBenchReceiver, type BenchReceiver } from './webhook-receiver.js';
@@ -19,8 +21,6 @@ import {
   type WebhookRequestMessage,
 } from './webhook-protocol.js';
 
-/** The delivery runner's slots, as `WEBHOOK_CONCURRENCY` in src/main/jobs.ts: the ceiling sends this many at once. */
-const WORKER_CONCURRENCY = 64;
 /** The ceiling is sent this many times; the median round is the row. */
 const CEILING_ROUNDS = 5;
 /** Writers of a backlog: the pool has 8 connections. */
@@ -108,11 +108,11 @@ export async function runWebhookBench(settings: WebhookBenchSettings, progress: 
     if (settings.latencySeconds > 0) rows.push(await bench.latency(settings.ratePerSecond, settings.latencySeconds));
 
     return [
-      `webhooks: ${n} events per backlog run; sender ceiling and worker at ${WORKER_CONCURRENCY} requests at once; receiver node:http on 127.0.0.1 answering 200`,
+      `webhooks: ${n} events per backlog run; sender ceiling and worker at ${WEBHOOK_CONCURRENCY} requests at once; receiver node:http on 127.0.0.1 answering 200`,
       '',
       markdownTable(HEADER, rows.map(cells)),
       '',
-      `- ceiling: \`postWebhook\` (fresh connection, signed headers, the SSRF checks) straight to the receiver, ${WORKER_CONCURRENCY} at a time, nothing else: requests/s, the median of ${CEILING_ROUNDS} rounds; p50/p99/max: each POST's duration`,
+      `- ceiling: \`postWebhook\` (fresh connection, signed headers, the SSRF checks) straight to the receiver, ${WEBHOOK_CONCURRENCY} at a time, nothing else: requests/s, the median of ${CEILING_ROUNDS} rounds; p50/p99/max: each POST's duration`,
       '- backlog: the events written first (the event writer `append`, one transaction each) with no worker running; then `createWorkers` started and timed until every delivery is `succeeded` in the database and the receiver has had every event id',
       '- latency: workers running; one event per transaction at a steady rate; from the return of COMMIT to the arrival at the receiver (one monotonic clock for both processes)',
       '- deferred: delivery job runs that sent nothing (the claim leaves the jobs of a workspace with DELIVERIES_PER_WORKSPACE running unclaimed, so none is expected)',
@@ -155,11 +155,11 @@ class WebhookBench {
       type: 'ceiling',
       path: `/${label}/0`,
       count,
-      concurrency: WORKER_CONCURRENCY,
+      concurrency: WEBHOOK_CONCURRENCY,
     });
     const { distinct, duplicates } = this.receiver.counts(`/${label}`);
     return {
-      name: `ceiling: postWebhook ×${WORKER_CONCURRENCY} → receiver`,
+      name: `ceiling: postWebhook ×${WEBHOOK_CONCURRENCY} → receiver`,
       events: count,
       seconds: (result.finishedAt - result.startedAt) / 1000,
       latency: percentiles(result.durationsMs),

@@ -6,7 +6,7 @@ import { Lease } from './lease.js';
 
 export interface ExecutionContext {
   readonly db: Db;
-  /** Deletes a finished job; false when the claim was lost (`completeJob`). */
+  /** Deletes a finished job; false when the claim was lost (`completeJobs`). */
   readonly complete: (claim: JobClaim) => Promise<boolean>;
   readonly workerId: string;
   readonly leaseSeconds: number;

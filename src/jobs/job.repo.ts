@@ -94,13 +94,10 @@ export async function extendLease(db: Executor, claim: JobClaim, leaseSeconds: n
   return result.numUpdatedRows > 0n;
 }
 
-/** Done: the row goes. False when the claim was lost, i.e. another worker may run the job again. */
-export async function completeJob(db: Executor, claim: JobClaim): Promise<boolean> {
-  const [completed] = await completeJobs(db, [claim]);
-  return completed!;
-}
-
-/** `completeJob` for many claims in one call (`complete_jobs`, migration 0024); answers each claim at its index. */
+/**
+ * Done: the jobs of these claims go, in one call (`complete_jobs`, migration 0024). Answers each claim at
+ * its index: false when the claim was lost, i.e. another worker may run the job again.
+ */
 export async function completeJobs(db: Executor, claims: readonly JobClaim[]): Promise<boolean[]> {
   if (claims.length === 0) return [];
   const { rows } = await sql<{ id: bigint }>`

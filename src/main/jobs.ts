@@ -51,7 +51,7 @@ export function jobHandlers(services: Services): JobHandlers {
 }
 
 /** Webhook attempts wait on receivers (up to 8 s each), so they get slots of their own: 64, 16 per workspace. */
-const WEBHOOK_CONCURRENCY = 64;
+export const WEBHOOK_CONCURRENCY = 64;
 
 export interface Workers {
   start(): Promise<void>;

@@ -1,14 +1,16 @@
 import type { Db } from '../../db/database.js';
+import { Batcher } from '../../shared/batcher.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { createInvoice, createInvoices, type CreateInvoiceParams, type CreateOutcome } from './invoice.repo.js';
 
-interface Pending {
+interface CreateItem {
   readonly workspaceId: WorkspaceId;
   readonly params: CreateInvoiceParams;
-  resolve(outcome: CreateOutcome): void;
-  reject(error: unknown): void;
 }
+
+/** Each item's own outcome: one refused item does not fail the others of its batch. */
+type Settled = { readonly outcome: CreateOutcome } | { readonly error: unknown };
 
 /** Enough to keep a batch's transaction short; more waiting requests simply form the next batch. */
 const MAX_BATCH = 64;
@@ -16,57 +18,58 @@ const MAX_BATCH = 64;
 /**
  * Group commit for invoice creation. While one create transaction runs, the creates that arrive meanwhile
  * wait and then go together, in one round trip and one commit (`create_invoices`, each invoice with its
- * `invoice.created` event). A lone request goes at once, so nothing
- * waits for a batch to fill. Every item keeps its own outcome; only when the whole batch fails (e.g. a
- * deadlock with another process's batch) are its items retried one by one.
+ * `invoice.created` event). A lone request goes at once, so nothing waits for a batch to fill (`Batcher`).
+ * Every item keeps its own outcome; only when the whole batch fails (e.g. a deadlock with another
+ * process's batch) are its items retried one by one.
  */
 export class CreateBatcher {
-  private readonly queue: Pending[] = [];
-  private running = false;
+  private readonly batcher: Batcher<CreateItem, Settled>;
 
-  constructor(private readonly db: Db) {}
-
-  create(workspaceId: WorkspaceId, params: CreateInvoiceParams): Promise<CreateOutcome> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ workspaceId, params, resolve, reject });
-      if (!this.running) void this.drain();
-    });
+  constructor(private readonly db: Db) {
+    this.batcher = new Batcher((items) => this.run(items), { maxBatch: MAX_BATCH });
   }
 
-  private async drain(): Promise<void> {
-    this.running = true;
-    try {
-      while (this.queue.length > 0) await this.run(this.queue.splice(0, MAX_BATCH));
-    } finally {
-      this.running = false;
-    }
+  async create(workspaceId: WorkspaceId, params: CreateInvoiceParams): Promise<CreateOutcome> {
+    const settled = await this.batcher.submit({ workspaceId, params });
+    if ('error' in settled) throw settled.error;
+    return settled.outcome;
   }
 
-  private async run(batch: Pending[]): Promise<void> {
-    if (batch.length === 1) return this.runAlone(batch[0]!);
+  private async run(items: CreateItem[]): Promise<Settled[]> {
+    if (items.length === 1) return [await this.runAlone(items[0]!)];
     // One lock order for every batch in every process: by workspace, then idempotency key.
-    batch.sort(
-      (a, b) =>
-        compare(a.workspaceId, b.workspaceId) || compare(a.params.idempotencyKey ?? '', b.params.idempotencyKey ?? ''),
-    );
-    let results: (CreateOutcome | AppError)[];
+    const order = items
+      .map((_, index) => index)
+      .sort(
+        (a, b) =>
+          compare(items[a]!.workspaceId, items[b]!.workspaceId) ||
+          compare(items[a]!.params.idempotencyKey ?? '', items[b]!.params.idempotencyKey ?? ''),
+      );
+    let results: Awaited<ReturnType<typeof createInvoices>>;
     try {
-      results = await createInvoices(this.db, batch);
+      results = await createInvoices(
+        this.db,
+        order.map((index) => items[index]!),
+      );
     } catch {
-      await Promise.all(batch.map((pending) => this.runAlone(pending)));
-      return;
+      return Promise.all(items.map((item) => this.runAlone(item)));
     }
-    batch.forEach((pending, index) => {
-      const result = results[index];
-      if (result instanceof AppError) pending.reject(result);
-      else if (result) pending.resolve(result);
-      else pending.reject(new Error('create_invoices answered no result for an item'));
-    });
+    const settled: Settled[] = new Array(items.length);
+    order.forEach((itemIndex, resultIndex) => (settled[itemIndex] = settle(results[resultIndex])));
+    return settled;
   }
 
-  private runAlone(pending: Pending): Promise<void> {
-    return createInvoice(this.db, pending.workspaceId, pending.params).then(pending.resolve, pending.reject);
+  private runAlone(item: CreateItem): Promise<Settled> {
+    return createInvoice(this.db, item.workspaceId, item.params).then(
+      (outcome) => ({ outcome }),
+      (error: unknown) => ({ error }),
+    );
   }
+}
+
+function settle(result: CreateOutcome | AppError | undefined): Settled {
+  if (result === undefined) return { error: new Error('create_invoices answered no result for an item') };
+  return result instanceof AppError ? { error: result } : { outcome: result };
 }
 
 function compare(a: string, b: string): number {

@@ -187,9 +187,10 @@ export interface AttemptResultRecord extends DeliveryKey {
 
 /**
  * Appends each attempt to the history and records its result on the delivery, all in one call of
- * `record_webhook_attempts` (migration 0024: one round trip, one commit, a kept plan for many attempts). A result is not recorded on a delivery that already
- * succeeded (a duplicate attempt after a worker died must not turn a success back into a retry), nor
- * on one whose retry window is not the expected one any more. Answers, per record, whether it was.
+ * `record_webhook_attempts` (migration 0024: one round trip, one commit, a kept plan for many
+ * attempts). A result is not recorded on a delivery that already succeeded (a duplicate attempt after a
+ * worker died must not turn a success back into a retry), nor on one whose retry window is not the
+ * expected one any more. Answers, per record, whether it was.
  */
 export async function recordAttemptResults(db: Executor, records: readonly AttemptResultRecord[]): Promise<boolean[]> {
   if (records.length === 0) return [];
