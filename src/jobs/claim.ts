@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/database.js';
-import type { JobRow } from './job.repo.js';
+import { WITHOUT_FLUSH_WAIT, type JobRow } from './job.repo.js';
 
 // Jobs are infrastructure shared by all workspaces, so these queries are not tenant-scoped; the
 // handler of a job is, through the job's `workspace_id`.
@@ -46,6 +46,7 @@ export interface Claimed {
  * every claim). SKIP LOCKED lets concurrent claimers take disjoint rows without waiting; a job whose
  * lease lapsed (its worker died) is due again. The same call tells when the next job falls due: one
  * `now()` for both, so every job is either claimable now or counted as not yet due, never neither.
+ * Its commit does not wait for the disk flush (WITHOUT_FLUSH_WAIT).
  */
 export async function claimJobs(db: Executor, options: ClaimOptions): Promise<Claimed> {
   if (options.kinds.length === 0 || options.limit < 1)
@@ -53,9 +54,9 @@ export async function claimJobs(db: Executor, options: ClaimOptions): Promise<Cl
   const cap = options.perWorkspace;
   const running = [...(cap?.running ?? [])];
   const { rows } = await sql<ClaimedRow>`
-    SELECT * FROM claim_jobs(${options.kinds}::text[], ${options.workerId}, ${options.leaseSeconds}, ${options.limit},
+    SELECT c.* FROM ${WITHOUT_FLUSH_WAIT}, claim_jobs(${options.kinds}::text[], ${options.workerId}, ${options.leaseSeconds}, ${options.limit},
       ${cap?.limit ?? null}::int, ${running.map(([id]) => id)}::text[],
-      ${running.map(([, count]) => Math.max(0, cap!.limit - count))}::int[], ${cap?.others ?? true})`.execute(db);
+      ${running.map(([, count]) => Math.max(0, cap!.limit - count))}::int[], ${cap?.others ?? true}) AS c`.execute(db);
   const claimed: JobRow[] = [];
   let summary: ClaimedRow | undefined;
   for (const row of rows) {

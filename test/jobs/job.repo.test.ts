@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { claimJobs } from '../../src/jobs/claim.js';
 import {
@@ -213,6 +214,34 @@ describe('completeJobs', () => {
     expect(await completeJobs(db, [a!, stale, c!])).toEqual([true, false, true]);
     expect(await db.selectFrom('jobs').select('id').execute()).toEqual([{ id: b!.id }]);
     expect(await completeJobs(db, [])).toEqual([]);
+  });
+});
+
+describe('claims and completions do not wait for the disk flush', () => {
+  // Their commit alone: a setting that outlived the statement's transaction would make every later
+  // commit on that pooled connection (a payment's, an event's) return before it is on disk.
+  it('turns synchronous_commit off for their own transaction, never for the session', async () => {
+    await enqueueJob(db, { kind: 'test' });
+    const settings = await db.connection().execute(async (connection) => {
+      const show = async () =>
+        (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(connection)).rows[0]!
+          .synchronous_commit;
+      // The test cluster runs with it off; this session as a production one.
+      await sql`SET synchronous_commit = on`.execute(connection);
+      await sql`BEGIN`.execute(connection);
+      const { rows } = await claimJobs(connection, { workerId: 'w1', kinds: ['test'], limit: 1, leaseSeconds: 30 });
+      const inClaim = await show();
+      await sql`COMMIT`.execute(connection);
+      await sql`BEGIN`.execute(connection);
+      const completed = await completeJobs(connection, [claimOf(rows[0]!)]);
+      const inCompletion = await show();
+      await sql`COMMIT`.execute(connection);
+      await enqueueJob(connection, { kind: 'test' });
+      const claimedAlone = await claimJobs(connection, { workerId: 'w1', kinds: ['test'], limit: 1, leaseSeconds: 30 });
+      await completeJobs(connection, [claimOf(claimedAlone.rows[0]!)]);
+      return { inClaim, completed, inCompletion, after: await show() };
+    });
+    expect(settings).toEqual({ inClaim: 'off', completed: [true], inCompletion: 'off', after: 'on' });
   });
 });
 
