@@ -50,8 +50,12 @@ export function jobHandlers(services: Services): JobHandlers {
   };
 }
 
-/** Webhook attempts wait on receivers (up to 8 s each), so they get slots of their own: 64, 16 per workspace. */
-export const WEBHOOK_CONCURRENCY = 64;
+/**
+ * Webhook attempts wait on receivers (up to 8 s each), so they get slots of their own: 128, 32 per
+ * workspace. Each slot also waits on the database twice per delivery (its attempt's durable commit, then
+ * the next claim), so more slots than cores keep the sender busy meanwhile.
+ */
+export const WEBHOOK_CONCURRENCY = 128;
 
 export interface Workers {
   start(): Promise<void>;

@@ -22,7 +22,7 @@ export { DELIVER_WEBHOOK_JOB };
  * of the worker: other workspaces' deliveries keep flowing, and the workspace's other jobs wait
  * unclaimed. One workspace's backlog still drains at a good share of what the worker can send.
  */
-export const DELIVERIES_PER_WORKSPACE = 16;
+export const DELIVERIES_PER_WORKSPACE = 32;
 
 /**
  * While delivery is paused a delivery job looks again this often. A resume makes waiting jobs due at
