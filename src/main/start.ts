@@ -13,6 +13,7 @@ import { startDatabase } from './database.js';
 import { DemoSecrets, type DemoAccess } from './demo.js';
 import { createWorkers, scheduleRecurringJobs, type Workers } from './jobs.js';
 import { startLocalNetwork, type LocalNetwork } from './local-network.js';
+import { unsupportedNode } from './runtime.js';
 import { createServices } from './services.js';
 
 /** From SIGTERM to exit, at most; what is still running then is cut. */
@@ -30,6 +31,11 @@ const HTTP_DRAIN_MS = 20_000;
  */
 async function main(): Promise<void> {
   const started = performance.now();
+  const tooOld = unsupportedNode();
+  if (tooOld) {
+    process.stderr.write(`${tooOld}\n`);
+    process.exit(1);
+  }
   const loaded = loadConfig();
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const stops: (() => Promise<void>)[] = [];
