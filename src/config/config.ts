@@ -118,6 +118,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = text(env, 'HOST') ?? '127.0.0.1';
   const headersTimeoutSeconds = integer(env, 'HEADERS_TIMEOUT_SECONDS', 10, 1, 600);
+  const paymentNetworks = networks(env, cwd);
   const config: Config = {
     role: role(env),
     port,
@@ -126,11 +127,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     databaseUrl: databaseUrl(env, 'DATABASE_URL'),
     databaseDirectUrl: databaseDirectUrl(env),
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? '.data'),
-    networks: networks(env, cwd),
+    networks: paymentNetworks,
     relayerPrivateKey: hex(env, 'RELAYER_PRIVATE_KEY', 64),
     operatorWallet: hex(env, 'OPERATOR_WALLET', 40),
     creditPackages: creditPackages(env, cwd),
-    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    // The local demo (no NETWORKS) runs on one machine, so its receivers are there too.
+    webhookAllowPrivate: boolean(env, 'WEBHOOK_ALLOW_PRIVATE', paymentNetworks === undefined),
     webhookRetrySchedule: retrySchedule(env),
     webhookRetryWindowSeconds: integer(env, 'WEBHOOK_RETRY_WINDOW_SECONDS', 3 * 86_400, 1, 30 * 86_400),
     newWorkspaceCredits: integer(env, 'NEW_WORKSPACE_CREDITS', 100, 0, 1_000_000_000),

@@ -101,7 +101,8 @@ async function main(): Promise<void> {
     );
     // A worker serves no merchant, buyer or owner: only what its orchestrator and monitoring ask.
     const app = config.role === 'worker' ? await buildOpsApp(services) : await buildApp(services);
-    if (config.webhookAllowPrivate) {
+    // In the local demo (no NETWORKS) that is the default, and the start banner says so instead.
+    if (config.webhookAllowPrivate && config.networks) {
       app.log.warn(
         'WEBHOOK_ALLOW_PRIVATE=true: webhooks may be sent over http to private and loopback addresses. For development only; never in production.',
       );
@@ -190,11 +191,15 @@ function banner(
     ...(config.role === 'worker'
       ? [`  Health:         ${address}/readyz`, `  Links to:       ${base} (PUBLIC_BASE_URL, where the API is)`]
       : [`  Portal:         ${base}/portal`, `  API reference:  ${base}/docs`, `  Health:         ${base}/readyz`]),
-    ...(config.webhookAllowPrivate
-      ? [
-          '  WARNING:        WEBHOOK_ALLOW_PRIVATE=true: webhooks may go to private and loopback addresses (development only)',
-        ]
-      : []),
+    ...(!config.webhookAllowPrivate
+      ? []
+      : config.networks
+        ? [
+            '  WARNING:        WEBHOOK_ALLOW_PRIVATE=true: webhooks may go to private and loopback addresses (development only)',
+          ]
+        : [
+            '  Webhooks:       receivers on this machine may use http://localhost (local demo; WEBHOOK_ALLOW_PRIVATE=false refuses them)',
+          ]),
     `  Networks:       ${networks.map((network) => `${network.name} (chain ${network.chainId}, ${network.tokenName} v${network.tokenVersion} at ${network.usdc})`).join('; ')}`,
   ];
   if (demo) {

@@ -15,7 +15,7 @@ describe('configuration', () => {
       databaseDirectUrl: undefined,
       dataDir: '/srv/app/.data',
       networks: undefined,
-      webhookAllowPrivate: false,
+      webhookAllowPrivate: true,
       newWorkspaceCredits: 100,
       maxWorkspacesPerWallet: 20,
       nonceRateLimitPerMinute: 30,
@@ -108,6 +108,21 @@ describe('configuration', () => {
     expect(loadConfig({ ...shared, ROLE: 'api' }).role).toBe('api');
     expect(loadConfig({ ...shared, ROLE: ' Worker ' }).role).toBe('worker');
     expect(loadConfig({ ROLE: 'ALL' }).role).toBe('all');
+  });
+
+  it('allows private webhook receivers by default only in the local demo', () => {
+    const NETWORKS = JSON.stringify([
+      {
+        name: 'base',
+        chainId: 8453,
+        rpcUrl: 'https://rpc.example',
+        usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      },
+    ]);
+    expect(loadConfig({}).webhookAllowPrivate).toBe(true);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'false' }).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ NETWORKS }).webhookAllowPrivate).toBe(false);
+    expect(loadConfig({ NETWORKS, WEBHOOK_ALLOW_PRIVATE: 'true' }).webhookAllowPrivate).toBe(true);
   });
 
   it('refuses a split role on state only one process can hold', () => {

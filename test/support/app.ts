@@ -45,6 +45,8 @@ export async function createTestApp(
   const config = loadConfig({
     PUBLIC_BASE_URL: BASE_URL,
     OPERATOR_WALLET: TEST_OPERATOR_WALLET,
+    // As with NETWORKS set: the SSRF guard refuses private receivers unless a test allows them.
+    WEBHOOK_ALLOW_PRIVATE: 'false',
     ...GENEROUS_LIMITS,
     ...env,
   });
