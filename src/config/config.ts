@@ -21,6 +21,8 @@ export interface CreditPackage {
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** `auto`: readable lines when stdout is a terminal, JSON lines otherwise (a file, a pipe, a log collector). */
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 /**
  * Whose word on the client address (`X-Forwarded-For`) is taken. `false`: nobody's; the client is the TCP
@@ -92,6 +94,7 @@ export interface Config {
    */
   readonly trustProxy: TrustProxy;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
 }
 
 export class ConfigError extends Error {
@@ -107,6 +110,7 @@ export class ConfigError extends Error {
 type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const LOG_FORMATS: readonly LogFormat[] = ['auto', 'json', 'pretty'];
 const ROLES: readonly Role[] = ['all', 'api', 'worker'];
 /** Grows from 5 s to the 30-minute cap; the last delay repeats until the delivery window ends. */
 const DEFAULT_RETRY_SCHEDULE = [5, 30, 120, 600, 1800];
@@ -156,6 +160,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxConnectionsPerIp: integer(env, 'MAX_CONNECTIONS_PER_IP', 100, 1, 100_000),
     trustProxy: trustProxy(env),
     logLevel: logLevel(env),
+    logFormat: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
   };
   return Object.freeze(config);
 }
@@ -264,11 +269,15 @@ function isIpOrCidr(entry: string): boolean {
 }
 
 function logLevel(env: Env): LogLevel {
-  const raw = text(env, 'LOG_LEVEL')?.toLowerCase() ?? 'info';
-  if (!LOG_LEVELS.includes(raw as LogLevel)) {
-    throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info');
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = text(env, name)?.toLowerCase() ?? fallback;
+  if (!allowed.includes(raw as T)) {
+    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${raw}"`);
   }
-  return raw as LogLevel;
+  return raw as T;
 }
 
 /**

@@ -13,6 +13,7 @@ import { startDatabase } from './database.js';
 import { DemoSecrets, type DemoAccess } from './demo.js';
 import { createWorkers, scheduleRecurringJobs, type Workers } from './jobs.js';
 import { startLocalNetwork, type LocalNetwork } from './local-network.js';
+import { logStream } from './log-stream.js';
 import { unsupportedNode } from './runtime.js';
 import { createServices } from './services.js';
 
@@ -100,7 +101,9 @@ async function main(): Promise<void> {
       registry,
     );
     // A worker serves no merchant, buyer or owner: only what its orchestrator and monitoring ask.
-    const app = config.role === 'worker' ? await buildOpsApp(services) : await buildApp(services);
+    const stream = logStream(config.logFormat);
+    const logging = { logger: { level: config.logLevel, ...(stream && { stream }) } };
+    const app = config.role === 'worker' ? await buildOpsApp(services, logging) : await buildApp(services, logging);
     // In the local demo (no NETWORKS) that is the default, and the start banner says so instead.
     if (config.webhookAllowPrivate && config.networks) {
       app.log.warn(
