@@ -54,6 +54,11 @@ export interface Config {
    */
   readonly databaseDirectUrl: string | undefined;
   readonly dataDir: string;
+  /**
+   * As root: where the embedded PostgreSQL's binaries and cluster go when its unprivileged user cannot
+   * reach them in node_modules or DATA_DIR (a clone in root's 0700 home directory).
+   */
+  readonly embeddedSystemDir: string;
   /** Unset: `start` runs a local anvil chain (the demo network). */
   readonly networks: readonly NetworkConfig[] | undefined;
   readonly relayerPrivateKey: `0x${string}` | undefined;
@@ -114,6 +119,8 @@ const LOG_FORMATS: readonly LogFormat[] = ['auto', 'json', 'pretty'];
 const ROLES: readonly Role[] = ['all', 'api', 'worker'];
 /** Grows from 5 s to the 30-minute cap; the last delay repeats until the delivery window ends. */
 const DEFAULT_RETRY_SCHEDULE = [5, 30, 120, 600, 1800];
+/** Root's own place for the embedded PostgreSQL when its user cannot reach node_modules or DATA_DIR. */
+export const DEFAULT_EMBEDDED_SYSTEM_DIR = '/var/lib/invoice-service';
 /** The demo/test network: a local anvil whose chain id is Base Sepolia's. */
 export const LOCAL_CHAIN_ID = 84532;
 
@@ -131,6 +138,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     databaseUrl: databaseUrl(env, 'DATABASE_URL'),
     databaseDirectUrl: databaseDirectUrl(env),
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? '.data'),
+    embeddedSystemDir: path.resolve(cwd, text(env, 'EMBEDDED_SYSTEM_DIR') ?? DEFAULT_EMBEDDED_SYSTEM_DIR),
     networks: paymentNetworks,
     relayerPrivateKey: hex(env, 'RELAYER_PRIVATE_KEY', 64),
     operatorWallet: hex(env, 'OPERATOR_WALLET', 40),

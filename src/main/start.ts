@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     );
     const database = await startDatabase(loaded, () => {});
     stops.push(() => database.shutdown());
+    for (const line of database.moved) say(line);
     if (database.appliedMigrations.length > 0)
       say(`applied ${database.appliedMigrations.length} database migration(s)`);
 

@@ -35,10 +35,12 @@ export async function freePort(): Promise<number> {
 export async function startService(
   env: Record<string, string>,
   readyText = 'Press Ctrl+C to stop.',
+  /** The project's directory: this one, or a copy of it elsewhere. */
+  cwd = ROOT,
 ): Promise<ServiceProcess> {
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/start.ts'], {
-    cwd: ROOT,
+    cwd,
     // Every test client connects from loopback, some with hundreds of concurrent requests.
     env: { ...process.env, LOG_LEVEL: 'warn', MAX_CONNECTIONS_PER_IP: '100000', ...env, PORT: port },
     stdio: ['ignore', 'pipe', 'pipe'],
