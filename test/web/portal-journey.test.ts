@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { injectTestWallet, launchBrowser, screenshot } from '../support/browser.js';
@@ -91,6 +92,16 @@ it('a merchant signs in with a wallet and runs a workspace from the portal', { t
   await page.getByText('No paid invoices.').waitFor();
   await page.locator('#invoice-filters').getByText('open', { exact: true }).click();
   await rows.getByRole('link', { name: 'INV-000001' }).waitFor();
+  // The open invoices as a CSV download, counted as it streams in.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toBe(`invoices-${workspaceId}-open.csv`);
+  const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
+  expect(csv[0]).toMatch(/^number,id,status,amount,/);
+  expect(csv[1]).toMatch(/^INV-000001,inv_\w+,open,12\.500000,USDC,/);
+  await page.getByText(`Exported 1 invoice to invoices-${workspaceId}-open.csv.`).waitFor();
   await page.getByLabel('Find an invoice').fill('order-1001');
   await page.getByRole('button', { name: 'Search' }).click();
   await page.getByRole('button', { name: 'Show all' }).waitFor();

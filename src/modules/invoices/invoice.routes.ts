@@ -1,4 +1,6 @@
+import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../shared/errors.js';
 import { WorkspaceParams, defaultEmptyBody, ensureIdempotencyKey } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
@@ -9,6 +11,8 @@ import {
   CREATE_FIELD_CODES,
   CreateInvoiceBody,
   IdempotencyHeaders,
+  InvoiceCsv,
+  InvoiceExportQuery,
   InvoiceListQuery,
   InvoicePage,
   InvoiceParams,
@@ -92,6 +96,48 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
           ...(createdBefore && { createdUntil: new Date(createdBefore) }),
         });
         return { invoices: page.invoices.map(present), nextCursor: page.nextBefore?.toString() ?? null };
+      },
+    }),
+
+    sharedRoute({
+      method: 'GET',
+      url: '/invoices/export',
+      permission: 'invoices:read',
+      schema: {
+        tags,
+        summary: 'Export invoices as CSV',
+        description:
+          'Streams every invoice of the workspace, or those of one status (as GET shows it) created in `[from, to)`, ' +
+          'oldest first, for accounting and spreadsheets; any number of invoices, in constant memory. ' +
+          'Invoices created after the export began are not in it. A value starting with =, +, - or @ ' +
+          "(only a merchant's externalId can) gets a leading ' so that spreadsheets do not run it as a formula.",
+        params: WorkspaceParams,
+        querystring: InvoiceExportQuery,
+        produces: ['text/csv'],
+        response: { 200: InvoiceCsv },
+      },
+      errors: [400],
+      portal: { summary: 'Export invoices as CSV' },
+      example: { query: '?status=paid&from=2026-11-01T00:00:00Z&to=2026-12-01T00:00:00Z' },
+      handler: async (request, reply) => {
+        const workspaceId = request.principal!.workspaceId;
+        const from = request.query.from === undefined ? undefined : new Date(request.query.from);
+        const to = request.query.to === undefined ? undefined : new Date(request.query.to);
+        if (from && to && from >= to) throw new AppError('invalid_request', '`to` must be later than `from`.');
+        // The schema admits only status names.
+        const status = request.query.status as InvoiceStatus | undefined;
+        const csv = services.invoices.exportCsv(workspaceId, {
+          ...(status && { status }),
+          ...(from && { createdFrom: from }),
+          ...(to && { createdUntil: to }),
+        });
+        const range = [from && `from-${from.toISOString().slice(0, 10)}`, to && `to-${to.toISOString().slice(0, 10)}`];
+        const name = ['invoices', workspaceId, status, ...range].filter(Boolean).join('-');
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${name}.csv"`)
+          .header('cache-control', 'no-store')
+          .send(Readable.from(csv));
       },
     }),
 

@@ -1,5 +1,6 @@
-// The invoices panel: the list with status filters, the exact search, older pages, and the create form.
-import { api, idempotentCreate, workspacePath } from './api.js';
+/* global fetch, URL, Blob, document, setTimeout */
+// The invoices panel: the list, status filters, exact search, older pages, CSV export and the create form.
+import { ApiError, api, idempotentCreate, workspacePath } from './api.js';
 import { badge, busy, byId, el, formError, formatAmount, reportError, show, timeEl } from './dom.js';
 
 const PAGE = 25;
@@ -96,6 +97,51 @@ export function createInvoicesView({ onCreated }) {
     setQuery('');
   });
   more.addEventListener('click', () => busy(more, () => load(true).catch((error) => reportError(error))));
+
+  const exportButton = byId('invoice-export');
+  const exportStatus = byId('invoice-export-status');
+  exportButton.addEventListener('click', () =>
+    busy(exportButton, () =>
+      exportCsv().catch((error) => {
+        exportStatus.textContent = '';
+        reportError(error);
+      }),
+    ),
+  );
+
+  /** Downloads the CSV of the invoices with the chosen status, counting them as they stream in. */
+  async function exportCsv() {
+    const path = workspacePath(workspace.id, 'invoices', 'export', { status: statusFilter() });
+    exportStatus.textContent = 'Exporting…';
+    let response;
+    try {
+      response = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
+    } catch {
+      throw new ApiError(0, { message: 'Could not reach the service. Check your connection and try again.' });
+    }
+    if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => undefined));
+    const reader = response.body.getReader();
+    const parts = [];
+    let lines = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      for (const byte of value) if (byte === 10) lines += 1;
+      exportStatus.textContent = `Exporting… ${invoices(lines - 1)}`;
+    }
+    const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'invoices.csv';
+    const url = URL.createObjectURL(new Blob(parts, { type: 'text/csv' }));
+    const link = el('a', { href: url, download: name, hidden: '' });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    exportStatus.textContent = `Exported ${invoices(lines - 1)} to ${name}.`;
+  }
+
+  /** `1 invoice`, `12,000 invoices` (the header line is not one). */
+  const invoices = (count) => `${Math.max(0, count).toLocaleString()} invoice${count === 1 ? '' : 's'}`;
 
   const createInvoice = idempotentCreate();
   form.addEventListener('submit', (event) => {

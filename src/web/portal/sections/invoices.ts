@@ -63,7 +63,11 @@ function listCard(): Html {
       <tbody id="invoice-rows"></tbody>
     </table>
   </div>
-  <div class="actions"><button type="button" id="invoice-more" class="secondary" hidden>Show older invoices</button></div>
+  <div class="actions">
+    <button type="button" id="invoice-more" class="secondary" hidden>Show older invoices</button>
+    <button type="button" id="invoice-export" class="secondary">Export CSV</button>
+    <span id="invoice-export-status" class="status-line" aria-live="polite"></span>
+  </div>
 </section>`;
 }
 
