@@ -27,6 +27,7 @@ import { guardOrigin, requireOwnedWorkspace, requireSession } from './portal-gua
 import { httpProcessesOf, limitPerClientIp } from './rate-limiter.js';
 import { requestIdFor } from './request-id.js';
 import { workspaceRouteTable } from './route-table.js';
+import { PORTAL_SESSION_SCHEME, withOperationDefaults } from './openapi-operation.js';
 import type { Services } from './services.js';
 import { schemaCompiler } from './validation.js';
 import { registerMerchantRoutes, registerPortalRoutes } from './workspace-route.js';
@@ -62,6 +63,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
             scheme: 'bearer',
             description: 'An API key from the portal: `Authorization: Bearer isk_…`.',
           },
+          portalSession: PORTAL_SESSION_SCHEME,
         },
       },
     },
@@ -72,7 +74,9 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
       // Several permissions read as an OAuth scope string: space-separated, all required.
       const permission = route.config?.permission;
       const required = permission === undefined ? undefined : ([] as string[]).concat(permission).join(' ');
-      return { schema: required ? { ...schema, 'x-permission': required } : schema, url } as never;
+      const method = ([] as string[]).concat(route.method).find((m) => m !== 'HEAD') ?? 'GET';
+      const documented = withOperationDefaults(schema ?? {}, method, url);
+      return { schema: required ? { ...documented, 'x-permission': required } : documented, url } as never;
     },
   });
 

@@ -1,0 +1,52 @@
+import { SESSION_COOKIE } from './portal-guards.js';
+
+/** The portal's scheme in the API document: the HttpOnly session cookie a wallet sign-in sets. */
+export const PORTAL_SESSION_SCHEME = {
+  type: 'apiKey',
+  in: 'cookie',
+  name: SESSION_COOKIE,
+  description: 'The session a wallet sign-in (`POST /auth/verify`) sets; portal requests only, from this origin.',
+} as const;
+
+/** Operations on the signed-in session outside /portal/api. */
+const SESSION_PATHS = new Set(['/auth/logout', '/auth/session']);
+
+/**
+ * What every operation of the API document carries, where its route does not say it: an `operationId`
+ * (generated clients name their methods after it) and its security, the portal's session for portal
+ * operations, none for public ones (checkout, x402, sign-in, health), which their own rules guard.
+ */
+export function withOperationDefaults<S extends { operationId?: string; security?: unknown }>(
+  schema: S,
+  method: string,
+  url: string,
+): S {
+  const portal = url.startsWith('/portal/api/') || SESSION_PATHS.has(url);
+  return {
+    ...schema,
+    operationId: schema.operationId ?? operationIdOf(method, url),
+    security: schema.security ?? (portal ? [{ portalSession: [] }] : []),
+  };
+}
+
+/**
+ * A stable id from the method and the path: `GET /w/:workspaceId/v1/invoices/:invoiceId` →
+ * `getInvoicesByInvoiceId`; the portal's operations start with `portal`, the public checkout's with
+ * `checkout`. Unique because method and path are.
+ */
+export function operationIdOf(method: string, url: string): string {
+  const audience = url.startsWith('/portal/api/') ? 'portal' : /^\/w\/:workspaceId\/i\//.test(url) ? 'checkout' : '';
+  const path = url
+    .replace(/^\/portal\/api/, '')
+    .replace(/^\/w\/:workspaceId\/(v1|i)(?=\/|$)/, '')
+    .replace(/^\/w\/:workspaceId(?=\/|$)/, '/workspace');
+  const words = path
+    .split('/')
+    .filter((segment) => segment !== '')
+    .map((segment) => (segment.startsWith(':') ? `by-${segment.slice(1)}` : segment));
+  const id = [audience, method.toLowerCase(), ...words]
+    .filter((word) => word !== '')
+    .join('-')
+    .replace(/[-_.]+(.)/g, (_, letter: string) => letter.toUpperCase());
+  return id.length > 0 ? id : method.toLowerCase();
+}
