@@ -16,7 +16,7 @@ const SESSION_PATHS = new Set(['/auth/logout', '/auth/session']);
  * (generated clients name their methods after it) and its security, the portal's session for portal
  * operations, none for public ones (checkout, x402, sign-in, health), which their own rules guard.
  */
-export function withOperationDefaults<S extends { operationId?: string; security?: unknown }>(
+export function withOperationDefaults<S extends { operationId?: string; security?: unknown; headers?: unknown }>(
   schema: S,
   method: string,
   url: string,
@@ -26,7 +26,19 @@ export function withOperationDefaults<S extends { operationId?: string; security
     ...schema,
     operationId: schema.operationId ?? operationIdOf(method, url),
     security: schema.security ?? (portal ? [{ portalSession: [] }] : []),
+    ...(!portal && schema.headers !== undefined && { headers: idempotencyKeyRequired(schema.headers) }),
   };
+}
+
+/**
+ * The merchant API refuses a create without an Idempotency-Key (400 `idempotency_key_missing`, its own
+ * check, so that the answer says what to send), and portal forms get one made for them: the header is
+ * optional to validation and required in the merchant API's document.
+ */
+function idempotencyKeyRequired(headers: unknown): unknown {
+  const object = headers as { properties?: Record<string, unknown>; required?: string[] };
+  if (object.properties?.['idempotency-key'] === undefined) return headers;
+  return { ...object, required: [...new Set([...(object.required ?? []), 'idempotency-key'])] };
 }
 
 /**

@@ -43,6 +43,16 @@ describe('the API document', () => {
     expect(document.components?.securitySchemes?.portalSession).toMatchObject({ type: 'apiKey', in: 'cookie' });
   });
 
+  it('marks the Idempotency-Key required where the merchant API requires it, not for portal forms', () => {
+    const idempotencyKey = (path: string) =>
+      (
+        document.paths?.[path] as { post?: { parameters?: { name: string; in: string; required?: boolean }[] } }
+      )?.post?.parameters?.find((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key');
+    expect(idempotencyKey('/w/{workspaceId}/v1/invoices')).toMatchObject({ required: true });
+    expect(idempotencyKey('/w/{workspaceId}/v1/invoice-batches')).toMatchObject({ required: true });
+    expect(idempotencyKey('/portal/api/w/{workspaceId}/invoices')?.required).not.toBe(true);
+  });
+
   it('derives operation ids from the method and the path', () => {
     expect(operationIdOf('POST', '/w/:workspaceId/v1/invoices')).toBe('postInvoices');
     expect(operationIdOf('GET', '/w/:workspaceId/v1/invoices/:invoiceId')).toBe('getInvoicesByInvoiceId');
