@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ServiceProcess {
   readonly child: ChildProcess;
@@ -37,9 +37,11 @@ export async function startService(
   readyText = 'Press Ctrl+C to stop.',
   /** The project's directory: this one, or a copy of it elsewhere. */
   cwd = ROOT,
+  /** The Node.js that runs it: this one, or another release's binary. */
+  node = process.execPath,
 ): Promise<ServiceProcess> {
   const port = env.PORT ?? String(await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/start.ts'], {
+  const child = spawn(node, ['--import', 'tsx', 'src/main/start.ts'], {
     cwd,
     // Every test client connects from loopback, some with hundreds of concurrent requests.
     env: { ...process.env, LOG_LEVEL: 'warn', MAX_CONNECTIONS_PER_IP: '100000', ...env, PORT: port },
