@@ -37,6 +37,23 @@ export const PORTAL_API_PREFIX = '/portal/api';
 /** Inside PORTAL_API_PREFIX: every route below is on a workspace the signed-in wallet must own. */
 export const PORTAL_WORKSPACE_PREFIX = '/w/:workspaceId';
 
+/** The API document's sections in reading order: the merchant API first, then what buyers and the portal use. */
+const API_TAGS = [
+  { name: 'Invoices', description: 'Create, read, list, export, cancel and renew invoices.' },
+  { name: 'Invoice batches', description: 'Up to 25 invoices in one request, each with its own outcome.' },
+  { name: 'Payments', description: 'Payment intents and receipts.' },
+  { name: 'Automations', description: 'Invoices on a schedule.' },
+  { name: 'Changes', description: 'The change feed: every event, in order, replayable.' },
+  { name: 'Webhooks', description: 'The signed webhook endpoint, its deliveries and retries.' },
+  { name: 'Billing', description: 'Credits: the balance, the ledger and credit purchases.' },
+  { name: 'Workspace', description: "The workspace's profile." },
+  { name: 'Checkout settings', description: 'Where checkout may send buyers back to.' },
+  { name: 'Health', description: 'What needs the merchant’s attention.' },
+  { name: 'Checkout', description: 'The public pages and endpoints a buyer uses, x402 included.' },
+  { name: 'Wallet sign-in', description: 'Sign-In with Ethereum for the portal.' },
+  { name: 'Portal', description: "The portal's own API, on the signed-in session." },
+];
+
 export interface BuildAppOptions {
   /** false for silence (tests); otherwise where logs go and at which level (default: stdout, LOG_LEVEL). */
   readonly logger?: false | { readonly level?: string; readonly stream?: NodeJS.WritableStream };
@@ -56,6 +73,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
         description: 'Invoicing and payment recording for USDC.',
       },
       servers: [{ url: services.config.publicBaseUrl.origin }],
+      tags: API_TAGS,
       components: {
         securitySchemes: {
           bearerAuth: {

@@ -228,12 +228,11 @@ function collectOperations(document: OpenApiDocument): Map<string, Operation[]> 
       groups.set(tag, [...(groups.get(tag) ?? []), { id, method, path, op, parameters: [...shared, ...own] }]);
     }
   }
-  const other = groups.get('Other');
-  if (other) {
-    groups.delete('Other');
-    groups.set('Other', other);
-  }
-  return groups;
+  // The document's tag order first (the merchant API before the portal's and the public pages'), then
+  // any other tag as met, 'Other' last.
+  const order = [...(document.tags ?? []).map((tag) => tag.name), ...groups.keys()];
+  const rank = (tag: string) => (tag === 'Other' ? Infinity : order.indexOf(tag));
+  return new Map([...groups].sort(([a], [b]) => rank(a) - rank(b)));
 }
 
 const pathMarkup = (path: string): Html =>

@@ -53,6 +53,24 @@ describe('the API document', () => {
     expect(idempotencyKey('/portal/api/w/{workspaceId}/invoices')?.required).not.toBe(true);
   });
 
+  it('declares every tag it uses, merchant API first, and /docs follows that order', async () => {
+    const declared = (document.tags ?? []).map((tag) => tag.name);
+    const used = new Set(
+      Object.values(document.paths ?? {}).flatMap((item) =>
+        Object.values(item as Record<string, { tags?: string[] }>).flatMap((operation) => operation.tags ?? []),
+      ),
+    );
+    expect([...used].filter((tag) => !declared.includes(tag))).toEqual([]);
+    expect(declared[0]).toBe('Invoices');
+    expect(declared.indexOf('Portal')).toBeGreaterThan(declared.indexOf('Webhooks'));
+
+    const page = (await app.inject({ method: 'GET', url: '/docs' })).body;
+    const contents = page.slice(page.indexOf('id="contents"'));
+    const sections = [...contents.matchAll(/<h3><a href="#tag-[^"]*">([^<]+)<\/a><\/h3>/g)].map((match) => match[1]);
+    expect(sections.slice(0, 2)).toEqual(['Invoices', 'Invoice batches']);
+    expect(sections.indexOf('Portal')).toBeGreaterThan(sections.indexOf('Billing'));
+  });
+
   it('derives operation ids from the method and the path', () => {
     expect(operationIdOf('POST', '/w/:workspaceId/v1/invoices')).toBe('postInvoices');
     expect(operationIdOf('GET', '/w/:workspaceId/v1/invoices/:invoiceId')).toBe('getInvoicesByInvoiceId');
