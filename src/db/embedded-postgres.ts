@@ -231,12 +231,7 @@ function systemBinaries(
   }
   const relative = (file: string) => path.join(dir, path.relative(nativeDir, realpathSync(file)));
   const copy = { postgres: relative(binaries.postgres), initdb: relative(binaries.initdb) };
-  const blocked = firstUntraversable(path.dirname(copy.postgres), runAs);
-  if (blocked)
-    throw new EmbeddedPostgresError(
-      `The embedded PostgreSQL runs as user "${SUPERUSER}", which cannot enter ${blocked} (mode ${modeOf(blocked)}) in its copy of the binaries. ` +
-        `Set EMBEDDED_SYSTEM_DIR to a directory it can traverse, or set DATABASE_URL.`,
-    );
+  makeTraversableDir(path.dirname(copy.postgres), runAs);
   return { dir, binaries: copy };
 }
 

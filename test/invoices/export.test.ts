@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/shared/clock.js';
-import { createTestApp, merchant } from '../support/app.js';
+import { createTestApp, merchant, merchantApi } from '../support/app.js';
 
 const HOUR = 3_600_000;
 const clock = new ManualClock();
@@ -12,13 +12,7 @@ const HEADER =
 
 async function shop(permissions = ['invoices:create', 'invoices:read']) {
   const { workspaceId, apiKey } = await merchant(app, permissions);
-  const call = (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, payload?: object) =>
-    app.inject({
-      method,
-      url: `/w/${workspaceId}/v1${path}`,
-      headers: { authorization: `Bearer ${apiKey}`, ...headers },
-      ...(payload && { payload }),
-    });
+  const call = merchantApi(app, workspaceId, apiKey);
   let keys = 0;
   return {
     workspaceId,

@@ -129,6 +129,17 @@ export async function createKey(
 }
 
 /** A signed-in wallet with a workspace and one key holding `permissions`. */
+/** Calls the merchant API of `workspaceId` with this key: `call('GET', '/invoices')` is `/w/<workspace>/v1/invoices`. */
+export function merchantApi(app: FastifyInstance, workspaceId: string, apiKey: string) {
+  return (method: 'GET' | 'POST', path: string, headers: Record<string, string> = {}, payload?: object) =>
+    app.inject({
+      method,
+      url: `/w/${workspaceId}/v1${path}`,
+      headers: { authorization: `Bearer ${apiKey}`, ...headers },
+      ...(payload && { payload }),
+    });
+}
+
 export async function merchant(app: FastifyInstance, permissions: string[]) {
   const wallet = newWallet();
   const cookie = await signIn(app, wallet);
