@@ -1,0 +1,234 @@
+-- Invoice creation, set-based: a group of creates costs each statement once, not once per invoice.
+--
+-- create_invoices ran create_invoice for every item, each in its own subtransaction so that one refusal
+-- did not undo the others: ten statements and six foreign-key checks per invoice, one after another
+-- under the workspace row's lock (docs/performance.md, "Invoice creation: where the time goes").
+-- It now decides every item first and writes after:
+--
+-- 1. The idempotency keys are claimed in one INSERT, in workspace and key order, before any other lock, as
+--    create_invoice claims its key; a key already there is replayed or refused as before.
+-- 2. Each workspace's row and credit account are locked once (workspace first, as every writer does);
+--    the items are checked in order against them (wallet, return origins, available credits, which
+--    each accepted item uses up) and the accepted ones take the next numbers and event ids. Nothing
+--    is written for a refused item, so numbers stay gapless; the key a refused item claimed is
+--    deleted, which is what rolling back its subtransaction did.
+-- 3. One UPDATE per workspace row and credit account, one INSERT each into credit_ledger, invoices and
+--    events, one UPDATE of the keys' stored responses.
+--
+-- The ledger entries carry their position and balance, computed under the account's lock the trigger
+-- relies on, so the trigger leaves them as given. `events` gets a second writer besides append_event,
+-- with the ids taken the same way (the workspace counter, under its row lock).
+--
+-- A group holding the same key twice goes one by one (create_invoices_each, the previous function):
+-- the second item must replay what the first created.
+
+CREATE OR REPLACE FUNCTION credit_ledger_position() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.seq IS NOT NULL AND NEW.balance_after IS NOT NULL THEN
+    RETURN NEW;
+  END IF;
+  SELECT balance INTO NEW.balance_after FROM credit_accounts WHERE workspace_id = NEW.workspace_id;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'credit_ledger: workspace % has no credit account', NEW.workspace_id;
+  END IF;
+  SELECT coalesce(max(seq), 0) + 1 INTO NEW.seq FROM credit_ledger WHERE workspace_id = NEW.workspace_id;
+  RETURN NEW;
+END $$;
+
+ALTER FUNCTION create_invoices(jsonb) RENAME TO create_invoices_each;
+
+CREATE FUNCTION create_invoices(p_items jsonb)
+RETURNS TABLE (idx integer, outcome text, error_code text, error_detail text, invoice jsonb)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_items    jsonb[] := ARRAY(SELECT value FROM jsonb_array_elements(p_items));
+  v_count    integer := cardinality(v_items);
+  v_outcome  text[]  := array_fill(NULL::text, ARRAY[v_count]);
+  v_code     text[]  := array_fill(NULL::text, ARRAY[v_count]);
+  v_detail   text[]  := array_fill(NULL::text, ARRAY[v_count]);
+  v_response jsonb[] := array_fill(NULL::jsonb, ARRAY[v_count]);
+  v_claimed  boolean[];
+  -- Items by workspace, in their given order within one: each workspace is locked once, in id order.
+  v_order    integer[] := ARRAY(SELECT t.ord FROM unnest(v_items) WITH ORDINALITY AS t(item, ord)
+                                 ORDER BY t.item->>'workspaceId', t.ord);
+  -- What each accepted item takes: its number, event id, ledger position and balance, receiving wallet.
+  v_number   bigint[] := array_fill(NULL::bigint, ARRAY[v_count]);
+  v_event    bigint[] := array_fill(NULL::bigint, ARRAY[v_count]);
+  v_seq      bigint[] := array_fill(NULL::bigint, ARRAY[v_count]);
+  v_after    bigint[] := array_fill(NULL::bigint, ARRAY[v_count]);
+  v_pay_to   text[]   := array_fill(NULL::text, ARRAY[v_count]);
+  -- Per workspace with accepted items: its counters and account as the group leaves them.
+  w_ids      text[]   := '{}';
+  w_invoice  bigint[] := '{}';
+  w_event    bigint[] := '{}';
+  w_balance  bigint[] := '{}';
+  w_reserved bigint[] := '{}';
+  v_item     jsonb;
+  v_ws_id    text;
+  v_ws       record;
+  v_account  record;
+  v_found    boolean;
+  v_accepted integer;
+  v_ledger   bigint;
+  v_cost     bigint;
+  v_fee      bigint;
+  v_origin   text;
+  v_stored   record;
+  i          integer;
+BEGIN
+  IF EXISTS (SELECT 1 FROM unnest(v_items) AS t(item) WHERE item->>'idempotencyKey' IS NOT NULL
+              GROUP BY item->>'workspaceId', item->>'idempotencyKey' HAVING count(*) > 1) THEN
+    RETURN QUERY SELECT * FROM create_invoices_each(p_items);
+    RETURN;
+  END IF;
+
+  WITH claimed AS (
+    INSERT INTO idempotency_keys (workspace_id, scope, key, request_hash, expires_at)
+    SELECT item->>'workspaceId', 'invoices.create', item->>'idempotencyKey', decode(item->>'requestHash', 'hex'),
+           (item->>'now')::timestamptz + make_interval(secs => (item->>'ttlSeconds')::integer)
+      FROM unnest(v_items) WITH ORDINALITY AS t(item, ord)
+     WHERE item->>'idempotencyKey' IS NOT NULL
+     ORDER BY item->>'workspaceId', item->>'idempotencyKey'
+    ON CONFLICT DO NOTHING
+    RETURNING workspace_id, key)
+  SELECT array_agg(c.key IS NOT NULL ORDER BY t.ord) INTO v_claimed
+    FROM unnest(v_items) WITH ORDINALITY AS t(item, ord)
+    LEFT JOIN claimed c ON c.workspace_id = t.item->>'workspaceId' AND c.key = t.item->>'idempotencyKey';
+
+  FOR v_stored IN
+    SELECT t.ord, k.request_hash = decode(t.item->>'requestHash', 'hex') AS same_request, k.response
+      FROM unnest(v_items, v_claimed) WITH ORDINALITY AS t(item, claimed, ord)
+      JOIN idempotency_keys k ON k.workspace_id = t.item->>'workspaceId' AND k.scope = 'invoices.create'
+                             AND k.key = t.item->>'idempotencyKey'
+     WHERE NOT t.claimed
+  LOOP
+    v_outcome[v_stored.ord] := CASE WHEN v_stored.same_request THEN 'replayed' ELSE 'idempotency_key_reused' END;
+    v_response[v_stored.ord] := CASE WHEN v_stored.same_request THEN v_stored.response END;
+  END LOOP;
+
+  FOREACH i IN ARRAY v_order LOOP
+    CONTINUE WHEN v_outcome[i] IS NOT NULL;
+    v_item := v_items[i];
+    IF v_ws_id IS DISTINCT FROM v_item->>'workspaceId' THEN
+      IF v_accepted > 0 THEN
+        w_ids := w_ids || v_ws_id;
+        w_invoice := w_invoice || v_ws.invoice_seq;
+        w_event := w_event || v_ws.event_seq;
+        w_balance := w_balance || v_account.balance;
+        w_reserved := w_reserved || v_account.reserved;
+      END IF;
+      v_ws_id := v_item->>'workspaceId';
+      v_accepted := 0;
+      -- No row: every field reads null, and the items are refused as not found.
+      SELECT invoice_seq, event_seq, wallet_address, return_origins INTO v_ws
+        FROM workspaces WHERE id = v_ws_id FOR NO KEY UPDATE;
+      SELECT balance, reserved INTO v_account FROM credit_accounts WHERE workspace_id = v_ws_id FOR NO KEY UPDATE;
+      v_found := FOUND;
+      SELECT coalesce(max(seq), 0) INTO v_ledger FROM credit_ledger WHERE workspace_id = v_ws_id;
+    END IF;
+
+    v_cost := (v_item->>'cost')::bigint;
+    v_fee := (v_item->>'fee')::bigint;
+    SELECT origin INTO v_origin FROM jsonb_array_elements_text(coalesce(v_item->'urlOrigins', '[]')) AS o(origin)
+     WHERE NOT origin = ANY (v_ws.return_origins)
+     LIMIT 1;
+    IF v_ws.wallet_address IS NULL THEN
+      v_code[i] := 'not_found';
+    ELSIF v_item->>'payTo' IS NOT NULL AND v_item->>'payTo' <> v_ws.wallet_address THEN
+      v_code[i] := 'pay_to_mismatch';
+    ELSIF v_origin IS NOT NULL THEN
+      v_code[i] := 'return_origin_not_allowed';
+      v_detail[i] := v_origin;
+    ELSIF NOT v_found OR v_account.balance - v_account.reserved < v_cost + v_fee THEN
+      v_code[i] := 'insufficient_credits';
+    END IF;
+    IF v_code[i] IS NOT NULL THEN
+      v_outcome[i] := 'refused';
+      CONTINUE;
+    END IF;
+
+    v_ws.invoice_seq := v_ws.invoice_seq + 1;
+    v_ws.event_seq := v_ws.event_seq + 1;
+    v_account.balance := v_account.balance - v_cost;
+    v_account.reserved := v_account.reserved + v_fee;
+    v_ledger := v_ledger + 1;
+    v_accepted := v_accepted + 1;
+    v_outcome[i] := 'created';
+    v_number[i] := v_ws.invoice_seq;
+    v_event[i] := v_ws.event_seq;
+    v_seq[i] := v_ledger;
+    v_after[i] := v_account.balance;
+    v_pay_to[i] := v_ws.wallet_address;
+  END LOOP;
+  IF v_accepted > 0 THEN
+    w_ids := w_ids || v_ws_id;
+    w_invoice := w_invoice || v_ws.invoice_seq;
+    w_event := w_event || v_ws.event_seq;
+    w_balance := w_balance || v_account.balance;
+    w_reserved := w_reserved || v_account.reserved;
+  END IF;
+
+  DELETE FROM idempotency_keys k
+   USING unnest(v_items, v_claimed, v_outcome) AS t(item, claimed, outcome)
+   WHERE t.claimed AND t.outcome = 'refused'
+     AND k.workspace_id = t.item->>'workspaceId' AND k.scope = 'invoices.create' AND k.key = t.item->>'idempotencyKey';
+
+  IF cardinality(w_ids) = 0 THEN
+    RETURN QUERY SELECT (t.ord - 1)::integer, t.outcome, t.code, t.detail, t.response
+      FROM unnest(v_outcome, v_code, v_detail, v_response) WITH ORDINALITY AS t(outcome, code, detail, response, ord);
+    RETURN;
+  END IF;
+
+  UPDATE workspaces w SET invoice_seq = t.invoice_seq, event_seq = t.event_seq
+    FROM unnest(w_ids, w_invoice, w_event) AS t(id, invoice_seq, event_seq)
+   WHERE w.id = t.id;
+  UPDATE credit_accounts a SET balance = t.balance, reserved = t.reserved
+    FROM unnest(w_ids, w_balance, w_reserved) AS t(id, balance, reserved)
+   WHERE a.workspace_id = t.id;
+
+  INSERT INTO credit_ledger (workspace_id, kind, balance_change, reserve_change, reference, seq, balance_after)
+  SELECT t.item->>'workspaceId', 'invoice.created', -(t.item->>'cost')::bigint, (t.item->>'fee')::bigint,
+         t.item->>'id', t.seq, t.after
+    FROM unnest(v_items, v_outcome, v_seq, v_after) WITH ORDINALITY AS t(item, outcome, seq, after, ord)
+   WHERE t.outcome = 'created'
+   ORDER BY t.ord;
+
+  WITH inserted AS (
+    INSERT INTO invoices (workspace_id, id, number, status, amount, currency, network, expires_in, expires_at,
+                          external_id, success_url, cancel_url, pay_to, source, fee_reserved, created_at, updated_at)
+    SELECT t.item->>'workspaceId', t.item->>'id', t.number, 'open', (t.item->>'amount')::bigint, 'USDC',
+           t.item->>'network', (t.item->>'expiresIn')::integer,
+           (t.item->>'now')::timestamptz + make_interval(secs => (t.item->>'expiresIn')::integer),
+           t.item->>'externalId', t.item->>'successUrl', t.item->>'cancelUrl', t.pay_to, t.item->>'source',
+           (t.item->>'fee')::bigint, (t.item->>'now')::timestamptz, (t.item->>'now')::timestamptz
+      FROM unnest(v_items, v_outcome, v_number, v_pay_to) WITH ORDINALITY AS t(item, outcome, number, pay_to, ord)
+     WHERE t.outcome = 'created'
+     ORDER BY t.ord
+    RETURNING *)
+  SELECT array_agg(coalesce(to_jsonb(created_row), t.response) ORDER BY t.ord) INTO v_response
+    FROM unnest(v_items, v_response) WITH ORDINALITY AS t(item, response, ord)
+    LEFT JOIN inserted created_row ON created_row.workspace_id = t.item->>'workspaceId' AND created_row.id = t.item->>'id';
+
+  INSERT INTO events (workspace_id, id, type, invoice_id, payment_intent_id, data, created_at)
+  SELECT t.item->>'workspaceId', t.event, 'invoice.created', t.item->>'id', NULL,
+         jsonb_set(jsonb_set(t.item->'createdEvent', '{invoice,number}', to_jsonb(invoice_number_text(t.number))),
+                   '{invoice,payTo}', to_jsonb(t.pay_to))::json,
+         (t.item->>'now')::timestamptz
+    FROM unnest(v_items, v_outcome, v_number, v_event, v_pay_to) WITH ORDINALITY
+         AS t(item, outcome, number, event, pay_to, ord)
+   WHERE t.outcome = 'created'
+   ORDER BY t.ord;
+
+  UPDATE idempotency_keys k SET response = t.response
+    FROM unnest(v_items, v_outcome, v_response) AS t(item, outcome, response)
+   WHERE t.outcome = 'created' AND t.item->>'idempotencyKey' IS NOT NULL
+     AND k.workspace_id = t.item->>'workspaceId' AND k.scope = 'invoices.create' AND k.key = t.item->>'idempotencyKey';
+
+  RETURN QUERY SELECT (t.ord - 1)::integer, t.outcome, t.code, t.detail,
+                      CASE WHEN t.outcome IN ('created', 'replayed') THEN t.response END
+    FROM unnest(v_outcome, v_code, v_detail, v_response) WITH ORDINALITY AS t(outcome, code, detail, response, ord);
+END $$;
+
+-- Its statements take arrays and jsonb: a custom plan per call would only repeat the same plan.
+ALTER FUNCTION create_invoices(jsonb) SET plan_cache_mode = force_generic_plan;

@@ -1,0 +1,145 @@
+import { sql } from 'kysely';
+import { expect, it } from 'vitest';
+import { AppError } from '../../src/shared/errors.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
+import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
+import {
+  createInvoices,
+  type CreateInvoiceParams,
+  type CreateOutcome,
+} from '../../src/modules/invoices/invoice.repo.js';
+import { createTestApp, merchant } from '../support/app.js';
+
+// The database's side of a group commit, called directly so that the group is exactly the one written here.
+const { app, database } = await createTestApp({ NEW_WORKSPACE_CREDITS: '10' });
+const shopA = (await merchant(app, ['invoices:create'])).workspaceId as WorkspaceId;
+const shopB = (await merchant(app, ['invoices:create'])).workspaceId as WorkspaceId;
+
+let counter = 0;
+function item(
+  workspaceId: WorkspaceId,
+  overrides: Partial<CreateInvoiceParams> = {},
+): { workspaceId: WorkspaceId; params: CreateInvoiceParams } {
+  const id = `inv_group${String(++counter).padStart(4, '0')}` as InvoiceId;
+  return {
+    workspaceId,
+    params: {
+      idempotencyKey: `key-${counter}`,
+      requestHash: Buffer.from(`request-${counter}`),
+      idempotencyTtlSeconds: 86_400,
+      id,
+      amount: 1_000_000n,
+      network: null,
+      expiresIn: 3600,
+      now: new Date('2026-11-25T10:00:00.000Z'),
+      externalId: null,
+      successUrl: null,
+      cancelUrl: null,
+      urlOrigins: [],
+      payTo: null,
+      cost: 1n,
+      fee: 1n,
+      source: 'api',
+      createdEvent: { invoice: { id, status: 'open' } } as unknown as CreateInvoiceParams['createdEvent'],
+      ...overrides,
+    },
+  };
+}
+
+const describe = (outcome: CreateOutcome | AppError | undefined) =>
+  outcome instanceof AppError
+    ? outcome.code
+    : outcome?.kind === 'idempotency_key_reused'
+      ? outcome.kind
+      : `${outcome?.kind} ${outcome?.invoice.id}`;
+
+const numberOf = (outcome: CreateOutcome | AppError | undefined) =>
+  outcome && !(outcome instanceof AppError) && outcome.kind !== 'idempotency_key_reused'
+    ? outcome.invoice.number
+    : null;
+
+async function ledger(workspaceId: string) {
+  const { rows } = await sql<{ seq: string; change: string; after: string; running: string }>`
+    SELECT seq::text, balance_change::text AS change, balance_after::text AS after,
+           (sum(balance_change) OVER (ORDER BY seq))::text AS running
+      FROM credit_ledger WHERE workspace_id = ${workspaceId} ORDER BY seq`.execute(database.db);
+  return rows;
+}
+
+it('decides every item of a group in order, then writes numbers, credits, ledger, events and keys once', async () => {
+  const a1 = item(shopA);
+  const a2 = item(shopA, { urlOrigins: ['https://not-allowed.example'] });
+  const a3 = item(shopA, { fee: 7n }); // needs 8 of the 8 left after a1
+  const a4 = item(shopA, { fee: 0n }); // nothing left
+  const a5 = item(shopA, { payTo: '0x000000000000000000000000000000000000dead' });
+  const b1 = item(shopB);
+  // Without a key: a key of a missing workspace fails its foreign key, as it always has.
+  const lost = item('ws_missing' as WorkspaceId, { idempotencyKey: null });
+  // Workspaces interleaved: the function groups them itself.
+  const outcomes = await createInvoices(database.db, [b1, a1, lost, a2, a3, a4, a5]);
+  expect(outcomes.map(describe)).toEqual([
+    `created ${b1.params.id}`,
+    `created ${a1.params.id}`,
+    'not_found',
+    'return_origin_not_allowed',
+    `created ${a3.params.id}`,
+    'insufficient_credits',
+    'pay_to_mismatch',
+  ]);
+  expect([outcomes[0], outcomes[1], outcomes[4]].map(numberOf)).toEqual([1n, 1n, 2n]);
+
+  const { rows: accounts } = await sql<{
+    workspace_id: string;
+    balance: string;
+    reserved: string;
+    invoice_seq: string;
+  }>`
+    SELECT a.workspace_id, a.balance::text, a.reserved::text, w.invoice_seq::text
+      FROM credit_accounts a JOIN workspaces w ON w.id = a.workspace_id
+     WHERE a.workspace_id IN (${shopA}, ${shopB}) ORDER BY a.workspace_id = ${shopB}`.execute(database.db);
+  expect(accounts.map(({ balance, reserved, invoice_seq }) => [balance, reserved, invoice_seq])).toEqual([
+    ['8', '8', '2'],
+    ['9', '1', '1'],
+  ]);
+  for (const shop of [shopA, shopB]) {
+    const entries = await ledger(shop);
+    expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, i) => String(i + 1)));
+    expect(entries.map((entry) => entry.after)).toEqual(entries.map((entry) => entry.running));
+  }
+
+  const { rows: events } = await sql<{ id: string; invoice_id: string; number: string; pay_to: string }>`
+    SELECT e.id::text, e.invoice_id, e.data->'invoice'->>'number' AS number, e.data->'invoice'->>'payTo' AS pay_to
+      FROM events e WHERE e.workspace_id = ${shopA} AND e.type = 'invoice.created' ORDER BY e.id`.execute(database.db);
+  const { rows: wallet } = await sql<{ wallet_address: string; event_seq: string }>`
+    SELECT wallet_address, event_seq::text FROM workspaces WHERE id = ${shopA}`.execute(database.db);
+  expect(events.map(({ invoice_id, number, pay_to }) => [invoice_id, number, pay_to])).toEqual([
+    [a1.params.id, 'INV-000001', wallet[0]!.wallet_address],
+    [a3.params.id, 'INV-000002', wallet[0]!.wallet_address],
+  ]);
+  expect(Number(events[1]!.id)).toBe(Number(events[0]!.id) + 1);
+  expect(wallet[0]!.event_seq).toBe(events[1]!.id);
+
+  // A refused item's key is free again; a created item's key replays what it created.
+  const retried = item(shopA, { idempotencyKey: a2.params.idempotencyKey, cost: 0n, fee: 0n });
+  const replay = item(shopB, { idempotencyKey: b1.params.idempotencyKey, requestHash: b1.params.requestHash });
+  const reuse = item(shopA, { idempotencyKey: a1.params.idempotencyKey });
+  const again = await createInvoices(database.db, [retried, replay, reuse]);
+  expect(again.map(describe)).toEqual([
+    `created ${retried.params.id}`,
+    `replayed ${b1.params.id}`,
+    'idempotency_key_reused',
+  ]);
+  expect(numberOf(again[0])).toBe(3n);
+});
+
+it('goes one by one when a group holds the same key twice, so the second replays the first', async () => {
+  const first = item(shopB);
+  const second = item(shopB, { idempotencyKey: first.params.idempotencyKey, requestHash: first.params.requestHash });
+  const outcomes = await createInvoices(database.db, [first, second]);
+  expect(outcomes.map(describe)).toEqual([`created ${first.params.id}`, `replayed ${first.params.id}`]);
+  const { rows } = await sql<{ count: number }>`
+    SELECT count(*)::int AS count FROM invoices WHERE workspace_id = ${shopB} AND id = ${second.params.id}`.execute(
+    database.db,
+  );
+  expect(rows[0]!.count).toBe(0);
+});
