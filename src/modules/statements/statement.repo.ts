@@ -39,7 +39,7 @@ export async function readStatementFacts(
 ): Promise<StatementFacts | undefined> {
   const { from, to, now } = period;
   const { rows } = await sql<Row>`
-    WITH cut AS (
+    WITH cut AS MATERIALIZED (
       SELECT (SELECT seq FROM credit_ledger WHERE workspace_id = ${workspaceId} AND created_at < ${from}
                ORDER BY seq DESC LIMIT 1) AS opening_seq,
              (SELECT seq FROM credit_ledger WHERE workspace_id = ${workspaceId} AND created_at < ${to}
@@ -59,9 +59,13 @@ export async function readStatementFacts(
               FROM (SELECT i.currency, coalesce(p.network, i.network) AS network,
                            count(*)::int AS invoices, sum(i.amount)::text AS amount
                       FROM invoices i
-                      LEFT JOIN payment_intents p
-                        ON p.workspace_id = i.workspace_id AND p.invoice_id = i.id
-                       AND p.status = 'succeeded' AND NOT p.overpayment
+                      -- Per paid invoice, its one payment (payment_intents_one_success_idx), never a join
+                      -- over the workspace's payments.
+                      LEFT JOIN LATERAL (
+                        SELECT network FROM payment_intents
+                         WHERE workspace_id = i.workspace_id AND invoice_id = i.id
+                           AND status = 'succeeded' AND NOT overpayment
+                         LIMIT 1) p ON true
                      WHERE i.workspace_id = w.id AND i.paid_at >= ${from} AND i.paid_at < ${to}
                      GROUP BY 1, 2) v) AS paid,
            (SELECT balance_after FROM credit_ledger
