@@ -41,7 +41,8 @@ beforeAll(async () => {
       SELECT ${id}, 'invoice.created', -1, 'inv_' || n, timestamptz '2026-06-01' - (${HISTORY}::int - n) * interval '1 hour'
         FROM generate_series(1, ${HISTORY}::int) n`.execute(db);
   }
-  for (const table of ['invoices', 'payment_intents', 'credit_ledger']) await sql`ANALYZE ${sql.table(table)}`.execute(db);
+  for (const table of ['invoices', 'payment_intents', 'credit_ledger'])
+    await sql`ANALYZE ${sql.table(table)}`.execute(db);
 });
 
 /** The plan of the one statement the repository sends, planned with its parameters. */

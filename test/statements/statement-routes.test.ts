@@ -57,7 +57,10 @@ describe('GET /statement', () => {
 
   it('needs a key that reads both billing and payments', async () => {
     // Two more keys: key creation allows three an hour per workspace.
-    for (const permissions of [['billing:read', 'invoices:read'], ['payments:read', 'invoices:read']]) {
+    for (const permissions of [
+      ['billing:read', 'invoices:read'],
+      ['payments:read', 'invoices:read'],
+    ]) {
       const created = await createKey(app, shop.cookie, shop.workspaceId, permissions, 'partial');
       expect(created.statusCode).toBe(201);
       const key = created.json<{ secret: string }>();
