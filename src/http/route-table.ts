@@ -9,6 +9,7 @@ import { invoiceSearchRoutes } from '../modules/invoice-search/index.js';
 import { automationRoutes } from '../modules/automations/index.js';
 import { invoiceRoutes } from '../modules/invoices/index.js';
 import { purchasePaymentRoutes, receiptRoutes } from '../modules/payments/index.js';
+import { statementRoutes } from '../modules/statements/index.js';
 import { timelineRoutes } from '../modules/timeline/index.js';
 import { webhookRoutes } from '../modules/webhooks/index.js';
 import { workspacePortalRoutes } from '../modules/workspaces/index.js';
@@ -32,6 +33,7 @@ export function workspaceRouteTable(services: Services): WorkspaceRouteTable {
   return {
     shared: [
       ...billingRoutes(services),
+      ...statementRoutes(services),
       ...creditPurchaseRoutes(services),
       ...purchasePaymentRoutes(services),
       ...invoiceRoutes(services),

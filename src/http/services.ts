@@ -12,6 +12,7 @@ import type { InvoiceSearchService } from '../modules/invoice-search/index.js';
 import type { InvoiceService } from '../modules/invoices/index.js';
 import type { CheckoutService } from '../modules/payments/index.js';
 import type { PaymentService } from '../modules/payments/index.js';
+import type { StatementService } from '../modules/statements/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import type { TimelineService } from '../modules/timeline/index.js';
 import type { WebhookDeliverer } from '../modules/webhooks/index.js';
@@ -44,6 +45,7 @@ export interface Services {
   readonly webhookDeliverer: WebhookDeliverer;
   readonly timeline: TimelineService;
   readonly health: HealthService;
+  readonly statements: StatementService;
   /**
    * Where this process serves HTTP and is registered among the service processes (src/main/start.ts):
    * how many live HTTP processes share the API key and checkout rate limits. Absent: this process alone.

@@ -82,14 +82,19 @@ export interface WorkspaceRoute extends RouteFields {
 }
 
 export interface SharedRoute extends WorkspaceRoute {
-  /** The API key permission of the merchant operation; the portal needs the workspace's owner. */
-  readonly permission: Permission;
+  /** The API key permission(s) of the merchant operation, all required; the portal needs the workspace's owner. */
+  readonly permission: Permission | readonly Permission[];
   readonly portal: PortalDifferences;
 }
 
 /** A route both audiences are served. Typed by its schema here; stored without it so a table can mix them. */
 export function sharedRoute<S extends RouteSchema>(
-  route: RouteFields & { schema: S; permission: Permission; portal?: PortalDifferences; handler: Handler<S> },
+  route: RouteFields & {
+    schema: S;
+    permission: Permission | readonly Permission[];
+    portal?: PortalDifferences;
+    handler: Handler<S>;
+  },
 ): SharedRoute {
   return { ...route, portal: route.portal ?? {}, handler: route.handler as RouteHandlerMethod };
 }

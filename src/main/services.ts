@@ -16,6 +16,7 @@ import type { ChainPort } from '../modules/payments/index.js';
 import { CheckoutService } from '../modules/payments/index.js';
 import { PaymentService } from '../modules/payments/index.js';
 import { RateLimitService } from '../modules/rate-limits/index.js';
+import { StatementService } from '../modules/statements/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { TimelineService } from '../modules/timeline/index.js';
 import type { Network } from '../chain/networks.js';
@@ -121,6 +122,7 @@ export function createServices(
     }),
     timeline: new TimelineService({ db, clock }),
     health: new HealthService({ db, clock, successFeeCredits: config.successFeeCredits }),
+    statements: new StatementService({ db, clock }),
     ...(processes && { processes }),
   };
 }

@@ -141,9 +141,11 @@ describe('portal assets', () => {
     expect(script.statusCode).toBe(200);
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(script.headers['x-content-type-options']).toBe('nosniff');
-    const style = await app.inject({ method: 'GET', url: '/portal/assets/portal.css' });
-    expect(style.statusCode).toBe(200);
-    expect(style.headers['content-type']).toBe('text/css; charset=utf-8');
+    for (const sheet of ['portal.css', 'statement.css']) {
+      const style = await app.inject({ method: 'GET', url: `/portal/assets/${sheet}` });
+      expect(style.statusCode).toBe(200);
+      expect(style.headers['content-type']).toBe('text/css; charset=utf-8');
+    }
     const icon = await app.inject({ method: 'GET', url: '/portal/assets/favicon.svg' });
     expect(icon.statusCode).toBe(200);
     expect(icon.headers['content-type']).toBe('image/svg+xml');
@@ -186,6 +188,7 @@ describe('portal assets', () => {
       'settings.js',
       'signin.js',
       'siwe.js',
+      'statement.js',
       'wallet.js',
       'webhook.js',
       'workspaces.js',

@@ -1,6 +1,6 @@
 /** What other modules may use of billing; everything else is the module's own. */
 export { billingRoutes } from './billing.routes.js';
 export { BillingService } from './billing.service.js';
-export { MAX_GRANT_CREDITS } from './credits.js';
+export { LEDGER_KINDS, MAX_GRANT_CREDITS } from './credits.js';
 export { addCredits, findAccount, moveCredits, openAccount } from './credits.repo.js';
 export type { CreditAccountTable, CreditLedgerTable } from './credits.table.js';

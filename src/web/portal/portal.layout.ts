@@ -35,6 +35,7 @@ export function renderLayout({ title, config, body, demoWallet = false }: Layout
 <title>${title} — Invoice Service</title>
 <link rel="icon" href="${ASSET_BASE}favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSET_BASE}portal.css">
+<link rel="stylesheet" href="${ASSET_BASE}statement.css">
 ${
   demoWallet &&
   html`<script type="module" src="/demo-wallet.js"></script>

@@ -7,6 +7,7 @@ import { invoicesPanel } from './sections/invoices.js';
 import { issuesBanner, overviewPanel } from './sections/overview.js';
 import { settingsPanel } from './sections/settings.js';
 import { signInSection, type SignInNetwork } from './sections/sign-in.js';
+import { statementPanel } from './sections/statement.js';
 import { tabNav, workspaceToolbar } from './sections/workspace.js';
 
 export type { SignInNetwork } from './sections/sign-in.js';
@@ -42,6 +43,7 @@ ${overviewPanel()}
 ${invoicesPanel(paymentNetworks)}
 ${automationsPanel(paymentNetworks)}
 ${billingPanel()}
+${statementPanel()}
 ${apiPanel()}
 ${settingsPanel()}
 </div>

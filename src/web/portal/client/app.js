@@ -13,6 +13,7 @@ import { createKeysView } from './keys.js';
 import { createOverviewView } from './overview.js';
 import { createSettingsView } from './settings.js';
 import { createSignInView } from './signin.js';
+import { createStatementView } from './statement.js';
 import { createWebhookView } from './webhook.js';
 import { createWorkspacesView } from './workspaces.js';
 
@@ -24,6 +25,7 @@ const overview = createOverviewView();
 const refreshIssues = () => overview.refreshIssues(workspace).catch((error) => reportError(error));
 const keys = createKeysView();
 const billing = createBillingView({ onChange: refreshIssues });
+const statement = createStatementView();
 const webhook = createWebhookView({ onChange: refreshIssues });
 const invoices = createInvoicesView({
   onCreated: (invoice) => {
@@ -55,6 +57,7 @@ const PANELS = {
   automations: (ws) => automations.show(ws),
   automation: (ws, id) => automation.show(ws, id),
   billing: (ws) => billing.show(ws),
+  statement: (ws) => statement.show(ws),
   api: (ws) => Promise.all([keys.show(ws), webhook.show(ws)]),
   settings: (ws) => settings.show(ws),
 };

@@ -37,6 +37,7 @@ export function tabNav(): Html {
     ['invoices', 'Invoices'],
     ['automations', 'Automations'],
     ['billing', 'Billing'],
+    ['statement', 'Statement'],
     ['api', 'API'],
     ['settings', 'Settings'],
   ] as const;

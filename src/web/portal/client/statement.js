@@ -1,0 +1,218 @@
+/* global window, document, URL, Blob, setTimeout */
+// The Statement tab: one calendar month (UTC) of the workspace's invoices and credits, with a month
+// picker, a print button (statement.css lays the page out for paper) and a CSV of the same lines.
+import { api, workspacePath } from './api.js';
+import { busy, byId, el, formatAmount, reportError, show } from './dom.js';
+
+/** Ledger kinds as statement lines: what added credits, what took them. */
+const CREDITED = {
+  grant: 'New-workspace grant',
+  manual_grant: 'Granted by the operator',
+  purchase: 'Credit purchases',
+};
+const DEBITED = {
+  'invoice.created': 'Invoice creation',
+  'invoice.renewed': 'Renewals',
+  'invoice.paid': 'Success fees of paid invoices',
+};
+
+const utc = (options) => new Intl.DateTimeFormat(undefined, { ...options, timeZone: 'UTC' });
+const monthName = utc({ month: 'long', year: 'numeric' });
+const day = utc({ dateStyle: 'long' });
+const instant = utc({ dateStyle: 'medium', timeStyle: 'short', hourCycle: 'h23' });
+
+/** `YYYY-MM` moved by `delta` months; string arithmetic on the calendar, no time zone involved. */
+function shiftMonth(month, delta) {
+  const [year, number] = month.split('-').map(Number);
+  const index = year * 12 + (number - 1) + delta;
+  return `${Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}`;
+}
+
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : '0');
+const entries = (n) => `${n} ${n === 1 ? 'entry' : 'entries'}`;
+
+function line(label, value, { sub = false, total = false } = {}) {
+  return el(
+    'tr',
+    { class: [sub && 'sub', total && 'total'].filter(Boolean).join(' ') || undefined },
+    el('th', { scope: 'row' }, label),
+    el('td', { class: 'num' }, value),
+  );
+}
+
+function creditLines(statement) {
+  const { credits } = statement;
+  // Sub-lines by ledger kind under the line they add up to; a kind without credits moved is left out.
+  const byKind = (field, sign, words, keep) =>
+    credits.movements
+      .filter((movement) => movement[field] > 0 && keep(movement.kind))
+      .map((movement) =>
+        line(
+          `${words[movement.kind] ?? movement.kind} (${entries(movement.entries)})`,
+          signed(sign * movement[field]),
+          {
+            sub: true,
+          },
+        ),
+      );
+  const closingAt = statement.final ? day.format(new Date(statement.to)) : 'now';
+  return [
+    line(`Opening balance, ${day.format(new Date(statement.from))}`, String(credits.openingBalance), { total: true }),
+    line('Granted', signed(credits.granted)),
+    ...byKind('credited', 1, CREDITED, (kind) => kind !== 'purchase'),
+    line('Purchased', signed(credits.purchased)),
+    line('Spent', signed(-credits.spent)),
+    ...byKind('debited', -1, DEBITED, () => true),
+    line(`Closing balance, ${closingAt}`, String(credits.closingBalance), { total: true }),
+  ];
+}
+
+/** The statement's lines as CSV (RFC 4180, CRLF): section, line, entries, value, unit. */
+function toCsv(statement) {
+  const rows = [['section', 'line', 'entries', 'value', 'unit']];
+  const meta = (name, value) => rows.push(['statement', name, '', String(value), '']);
+  meta('workspace', statement.workspace.name);
+  meta('workspace_id', statement.workspace.id);
+  meta('month', statement.month);
+  meta('from', statement.from);
+  meta('to', statement.to);
+  meta('final', statement.final);
+  meta('generated_at', statement.generatedAt);
+  for (const name of ['created', 'paid', 'cancelled', 'expired'])
+    rows.push(['invoices', name, String(statement.invoices[name]), '', 'invoices']);
+  for (const volume of statement.invoices.paidVolume)
+    rows.push([
+      'paid_volume',
+      volume.network ?? 'unknown network',
+      String(volume.invoices),
+      volume.amount,
+      volume.currency,
+    ]);
+  const { credits } = statement;
+  rows.push(['credits', 'opening_balance', '', String(credits.openingBalance), 'credits']);
+  for (const name of ['granted', 'purchased', 'spent'])
+    rows.push(['credits', name, '', String(credits[name]), 'credits']);
+  for (const movement of credits.movements)
+    rows.push([
+      'credit_movements',
+      movement.kind,
+      String(movement.entries),
+      String(movement.credited - movement.debited),
+      'credits',
+    ]);
+  rows.push(['credits', 'closing_balance', '', String(credits.closingBalance), 'credits']);
+  return rows.map((fields) => `${fields.map(csvField).join(',')}\r\n`).join('');
+}
+
+function csvField(value) {
+  // A leading =, +, - or @ would be a formula to a spreadsheet; a workspace name is typed by people.
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+export function createStatementView() {
+  const input = byId('statement-month');
+  const prev = byId('statement-prev');
+  const next = byId('statement-next');
+  const print = byId('statement-print');
+  const csv = byId('statement-csv');
+  const status = byId('statement-status');
+  const sheet = byId('statement-sheet');
+  let workspace;
+  let shown;
+  let latest;
+  let generation = 0;
+
+  async function load(month) {
+    const mine = ++generation;
+    const target = workspace;
+    status.textContent = 'Loading…';
+    const statement = await api.get(workspacePath(target.id, 'statement', { month }));
+    if (mine !== generation || target !== workspace) return;
+    // The service's clock decides which month is the current one; later months cannot be asked for.
+    if (!statement.final) latest = statement.month;
+    if (latest) input.max = latest;
+    render(statement);
+  }
+
+  function render(statement) {
+    shown = statement;
+    input.value = statement.month;
+    next.disabled = latest !== undefined && statement.month >= latest;
+    print.disabled = false;
+    csv.disabled = false;
+    status.textContent = '';
+    const month = monthName.format(new Date(statement.from));
+    byId('statement-heading').textContent = `${statement.workspace.name} — ${month}`;
+    byId('statement-period').textContent =
+      `${month}, in UTC: from ${instant.format(new Date(statement.from))} up to ${instant.format(new Date(statement.to))}, not included.`;
+    show(byId('statement-partial'), !statement.final);
+    const { invoices } = statement;
+    byId('statement-invoices').replaceChildren(
+      line('Created', String(invoices.created)),
+      line('Paid', String(invoices.paid)),
+      line('Cancelled', String(invoices.cancelled)),
+      line('Expired unpaid', String(invoices.expired)),
+    );
+    byId('statement-volume').replaceChildren(
+      ...(invoices.paidVolume.length === 0
+        ? [el('tr', {}, el('td', { colspan: '4', class: 'muted' }, 'Nothing was paid this month.'))]
+        : invoices.paidVolume.map((volume) =>
+            el(
+              'tr',
+              {},
+              el('td', { 'data-label': 'Currency' }, volume.currency),
+              el('td', { 'data-label': 'Network' }, volume.network ?? 'unknown'),
+              el('td', { 'data-label': 'Invoices', class: 'num' }, String(volume.invoices)),
+              el('td', { 'data-label': 'Amount', class: 'num' }, `${formatAmount(volume.amount)} ${volume.currency}`),
+            ),
+          )),
+    );
+    byId('statement-credits').replaceChildren(...creditLines(statement));
+    byId('statement-workspace-id').textContent = statement.workspace.id;
+    const generated = byId('statement-generated');
+    generated.replaceChildren(
+      el('time', { datetime: statement.generatedAt }, `${instant.format(new Date(statement.generatedAt))} UTC`),
+    );
+    show(sheet, true);
+  }
+
+  const go = (button, month) => busy(button, () => load(month).catch((error) => failed(error)));
+  function failed(error) {
+    status.textContent = '';
+    reportError(error);
+  }
+
+  prev.addEventListener('click', () => shown && go(prev, shiftMonth(shown.month, -1)));
+  next.addEventListener('click', () => shown && go(next, shiftMonth(shown.month, 1)));
+  input.addEventListener('change', () => {
+    if (/^\d{4}-\d{2}$/.test(input.value) && input.value !== shown?.month)
+      load(input.value).catch((error) => failed(error));
+  });
+  print.addEventListener('click', () => window.print());
+  csv.addEventListener('click', () => {
+    if (!shown) return;
+    const name = `statement-${shown.workspace.id}-${shown.month}.csv`;
+    const url = URL.createObjectURL(new Blob([toCsv(shown)], { type: 'text/csv' }));
+    const link = el('a', { href: url, download: name, hidden: '' });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    status.textContent = `Downloaded ${name}.`;
+  });
+
+  return {
+    async show(selected) {
+      if (selected.id !== workspace?.id) {
+        shown = undefined;
+        show(sheet, false);
+        print.disabled = true;
+        csv.disabled = true;
+      }
+      workspace = selected;
+      // Opening the tab shows the month last looked at, else the current one.
+      await load(shown?.month);
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import { readFile } from 'node:fs/promises';
+import { expect, it } from 'vitest';
+import type { WorkspaceId } from '../../src/shared/ids.js';
+import { injectTestWallet, launchBrowser, screenshot } from '../support/browser.js';
+import { newWallet } from '../support/app.js';
+import { startPortalApp, watchPage, workspacesOf } from '../support/portal-browser.js';
+
+// The wallet signs in only; it sends no transaction, so its RPC address is never used.
+const UNUSED_RPC = 'http://127.0.0.1:9';
+const portal = await startPortalApp();
+const browser = await launchBrowser();
+
+it(
+  'the Statement tab shows the month, moves between months, prints on one page and downloads its lines, at 390 px',
+  { timeout: 90_000 },
+  async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, acceptDownloads: true });
+    const account = newWallet();
+    await injectTestWallet(context, account, UNUSED_RPC, 84532);
+    const page = await context.newPage();
+    const problems = watchPage(page, portal.origin);
+
+    await page.goto(`${portal.origin}/portal`);
+    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+    const create = page.locator('#workspace-create');
+    await create.getByLabel('Name').fill('Corner Shop');
+    await create.getByRole('button', { name: 'Create workspace' }).click();
+    await page.getByRole('heading', { name: 'Corner Shop' }).waitFor();
+    const [workspaceId] = await workspacesOf(portal, account.address);
+    await portal.services.invoices.create(
+      workspaceId as WorkspaceId,
+      { amount: '12.5' },
+      { idempotencyKey: `statement-${Date.now()}`, source: 'api' },
+    );
+
+    await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Statement' }).click();
+    const thisMonth = new Date().toISOString().slice(0, 7);
+    const sheet = page.locator('#statement-sheet');
+    await sheet.getByRole('heading', { name: /^Corner Shop — / }).waitFor();
+    expect(await page.locator('#statement-month').inputValue()).toBe(thisMonth);
+    const row = (table: string, label: string | RegExp) =>
+      page
+        .locator(`#statement-${table} tr`)
+        .filter({ has: page.getByRole('rowheader', { name: label }) })
+        .locator('td');
+    expect(await row('invoices', 'Created').textContent()).toBe('1');
+    expect(await row('credits', /^Opening balance/).textContent()).toBe('0');
+    expect(await row('credits', 'Granted').textContent()).toBe('+100');
+    expect(await row('credits', 'Spent').textContent()).toBe('−1');
+    expect(await row('credits', /^Invoice creation/).textContent()).toBe('−1');
+    expect(await row('credits', /^Closing balance, now/).textContent()).toBe('99');
+    expect(await page.locator('#statement-partial').isVisible()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Next →' }).isDisabled()).toBe(true);
+    const noSidewaysScroll = async () => (await page.evaluate('document.documentElement.scrollWidth')) === 390;
+    expect(await noSidewaysScroll()).toBe(true);
+    await screenshot(page, 'portal-statement-390');
+
+    // The month before: the workspace did not exist yet.
+    await page.getByRole('button', { name: '← Previous' }).click();
+    await page.waitForFunction(`document.getElementById('statement-month').value !== '${thisMonth}'`);
+    expect(await row('invoices', 'Created').textContent()).toBe('0');
+    expect(await row('credits', /^Closing balance/).textContent()).toBe('0');
+    expect(await page.locator('#statement-partial').isHidden()).toBe(true);
+    expect(await page.getByRole('button', { name: 'Next →' }).isEnabled()).toBe(true);
+    await page.getByRole('button', { name: 'Next →' }).click();
+    await page.waitForFunction(`document.getElementById('statement-month').value === '${thisMonth}'`);
+    await row('credits', /^Closing balance, now/)
+      .getByText('99')
+      .waitFor();
+
+    // The CSV holds the same lines.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`statement-${workspaceId}-${thisMonth}.csv`);
+    const csv = await readFile((await download.path())!, 'utf8');
+    const lines = csv.split('\r\n');
+    expect(lines[0]).toBe('section,line,entries,value,unit');
+    expect(lines).toContain('statement,workspace,,Corner Shop,');
+    expect(lines).toContain(`statement,month,,${thisMonth},`);
+    expect(lines).toContain('invoices,created,1,,invoices');
+    expect(lines).toContain('credits,opening_balance,,0,credits');
+    expect(lines).toContain('credits,closing_balance,,99,credits');
+
+    // On paper: the statement alone, on one page.
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.locator('.tabs').isHidden()).toBe(true);
+    expect(await page.locator('#statement-month').isHidden()).toBe(true);
+    expect(await sheet.isVisible()).toBe(true);
+    await screenshot(page, 'portal-statement-print');
+    // Back to the page's own media: page.pdf renders print then, as a browser's Print does.
+    await page.emulateMedia({ media: null });
+    const pdf = await page.pdf({ format: 'A4' });
+    expect(pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g)).toHaveLength(1);
+
+    expect(problems).toEqual([]);
+    await context.close();
+  },
+);
