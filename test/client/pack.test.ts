@@ -18,8 +18,8 @@ const temp = mkdtempSync(path.join(os.tmpdir(), 'client-pack-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 /** `npm pack` of `dir` into the temp directory; returns the tarball's path. */
-async function pack(dir: string): Promise<string> {
-  const { stdout } = await run('npm', ['pack', '--pack-destination', temp, dir], { cwd: PACKAGE_DIR });
+async function pack(dir: string, ...flags: string[]): Promise<string> {
+  const { stdout } = await run('npm', ['pack', '--pack-destination', temp, ...flags, dir], { cwd: PACKAGE_DIR });
   return path.join(temp, stdout.trim().split('\n').at(-1)!);
 }
 
@@ -37,7 +37,8 @@ describe('the packed client package', () => {
   it('installs into a fresh project, type-checks its use, and creates, verifies and reads the feed with plain node', async () => {
     // Packing builds dist/ (prepack). Its dependency is packed from the copy installed here, so the
     // fresh project installs with no registry.
-    const tarballs = [await pack(PACKAGE_DIR), ...(await Promise.all(dependencyDirs().map(pack)))];
+    const dependencies = await Promise.all(dependencyDirs().map((dir) => pack(dir, '--ignore-scripts')));
+    const tarballs = [await pack(PACKAGE_DIR), ...dependencies];
     const project = path.join(temp, 'shop');
     mkdirSync(project);
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'shop', private: true, type: 'module' }));
