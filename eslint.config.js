@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'test-results/', 'coverage/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.data/',
+      'test-results/',
+      'coverage/',
+      'packages/*/dist/',
+      'packages/client/src/generated/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,65 +1,40 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  verifyWebhook,
+  WebhookVerificationError,
+  type WebhookEvent,
+  type WebhookVerificationReason,
+} from '@invoice-service/client';
+
+export type { WebhookEvent };
 
 /** Spec, "Receiver verification steps" 2: for example five minutes. */
 export const DEFAULT_SKEW_SECONDS = 300;
 
-export type SignatureCheck =
-  { ok: true } | { ok: false; reason: 'missing_headers' | 'bad_timestamp' | 'stale_timestamp' | 'bad_signature' };
+export type EventCheck =
+  { ok: true; event: WebhookEvent } | { ok: false; status: 400 | 401; reason: WebhookVerificationReason };
 
 /**
- * Steps 2 and 3: the attempt's timestamp is within `skewSeconds` of `nowSeconds`, and one of the `v1=`
- * values in the header is HMAC-SHA256(secret, "<timestamp>.<raw body>"). The secret is used as its
- * literal UTF-8 text, `whsec_` prefix included. Never throws on malformed input.
+ * Steps 2–4 with the client package's verifyWebhook: the timestamp within `skewSeconds` of `nowMs`, a
+ * `v1=` signature of "<timestamp>.<raw body>" with the secret (its literal text, `whsec_` included;
+ * around a rotation, the new and the old one), then an event envelope whose id is the X-Payment-Event-ID
+ * header. Never throws on malformed input.
  */
-export function verifySignature(
-  secret: string,
-  timestamp: string | undefined,
+export function checkEvent(
+  secret: string | readonly string[],
   rawBody: Uint8Array,
-  header: string | undefined,
-  nowSeconds: number,
+  headers: IncomingHttpHeaders,
+  nowMs: number,
   skewSeconds = DEFAULT_SKEW_SECONDS,
-): SignatureCheck {
-  if (!timestamp || !header) return { ok: false, reason: 'missing_headers' };
-  if (!/^\d{1,15}$/.test(timestamp)) return { ok: false, reason: 'bad_timestamp' };
-  // The timestamp is signed, so an old request replayed as-is is refused here, not only by the dedupe.
-  if (Math.abs(nowSeconds - Number(timestamp)) > skewSeconds) return { ok: false, reason: 'stale_timestamp' };
-  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest();
-  // Several values are allowed so that a sender may sign with two secrets around a rotation.
-  const candidates = header.split(/[\s,]+/).filter((part) => part.startsWith('v1='));
-  const matches = candidates.some((part) => {
-    const hex = part.slice(3);
-    // Buffer.from(…, 'hex') silently drops bad digits; check the shape so the length check means something.
-    if (!/^[0-9a-fA-F]{64}$/.test(hex)) return false;
-    return timingSafeEqual(Buffer.from(hex, 'hex'), expected);
-  });
-  return matches ? { ok: true } : { ok: false, reason: 'bad_signature' };
-}
-
-/** The envelope of every webhook (DESIGN §8). `data` depends on `type`. */
-export interface WebhookEvent {
-  readonly id: string;
-  readonly type: string;
-  readonly workspaceId: string;
-  readonly createdAt: string;
-  readonly test: boolean;
-  readonly data: unknown;
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Step 4's parse: only after the signature holds. Returns undefined for anything that is not an envelope. */
-export function parseEvent(rawBody: Uint8Array): WebhookEvent | undefined {
-  let value: unknown;
+): EventCheck {
   try {
-    value = JSON.parse(utf8.decode(rawBody));
-  } catch {
-    return undefined;
+    return { ok: true, event: verifyWebhook(rawBody, headers, secret, { toleranceSeconds: skewSeconds, now: nowMs }) };
+  } catch (error) {
+    if (!(error instanceof WebhookVerificationError)) throw error;
+    // Signed by the service but not an event we can read: 400. Not shown to come from the service: 401.
+    const malformed = error.reason === 'malformed_event' || error.reason === 'event_id_mismatch';
+    return { ok: false, status: malformed ? 400 : 401, reason: error.reason };
   }
-  if (!isRecord(value)) return undefined;
-  const { id, type, workspaceId, createdAt, test, data } = value;
-  if (typeof id !== 'string' || typeof type !== 'string' || typeof workspaceId !== 'string') return undefined;
-  if (typeof createdAt !== 'string' || typeof test !== 'boolean') return undefined;
-  return { id, type, workspaceId, createdAt, test, data };
 }
 
 /** The payment intent id a `payment_intent.succeeded` event names; the only field of `data` we use. */

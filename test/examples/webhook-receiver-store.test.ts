@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonLinesEventStore } from '../../examples/webhook-receiver/event-store.js';
-import { verifySignature } from '../../examples/webhook-receiver/verify.js';
+import { checkEvent } from '../../examples/webhook-receiver/verify.js';
 
 let dir = '';
 let file = '';
@@ -57,29 +57,47 @@ describe('JsonLinesEventStore', () => {
   });
 });
 
-describe('verifySignature', () => {
+describe('checkEvent', () => {
   const secret = 'whsec_abc';
-  const body = Buffer.from('{"id":"1"}');
+  const body = Buffer.from(
+    JSON.stringify({ id: '1', type: 'webhook.test', workspaceId: 'ws_a', createdAt: '', test: true, data: {} }),
+  );
   const hex = (key: string, timestamp: string) =>
     createHmac('sha256', key).update(`${timestamp}.${body.toString()}`).digest('hex');
+  const headers = (signature: string, timestamp = '1000') => ({
+    'x-payment-timestamp': timestamp,
+    'x-payment-signature': signature,
+    'x-payment-event-id': '1',
+  });
 
   it('accepts any one matching v1 value among several, separated by commas or spaces', () => {
     const header = `v1=${hex('whsec_old', '1000')}, v1=${hex(secret, '1000')} v0=abc`;
-    expect(verifySignature(secret, '1000', body, header, 1000)).toEqual({ ok: true });
+    expect(checkEvent(secret, body, headers(header), 1000_000)).toMatchObject({ ok: true, event: { id: '1' } });
   });
 
   it('allows the configured skew either way and no more', () => {
-    const header = `v1=${hex(secret, '1000')}`;
-    expect(verifySignature(secret, '1000', body, header, 1300).ok).toBe(true);
-    expect(verifySignature(secret, '1000', body, header, 700).ok).toBe(true);
-    expect(verifySignature(secret, '1000', body, header, 1301)).toEqual({ ok: false, reason: 'stale_timestamp' });
-    expect(verifySignature(secret, '1000', body, header, 1010, 5)).toEqual({ ok: false, reason: 'stale_timestamp' });
+    const header = headers(`v1=${hex(secret, '1000')}`);
+    expect(checkEvent(secret, body, header, 1300_000).ok).toBe(true);
+    expect(checkEvent(secret, body, header, 700_000).ok).toBe(true);
+    const stale = { ok: false, status: 401, reason: 'timestamp_out_of_tolerance' };
+    expect(checkEvent(secret, body, header, 1301_000)).toEqual(stale);
+    expect(checkEvent(secret, body, header, 1010_000, 5)).toEqual(stale);
   });
 
   it.each(['', 'v1', 'v1=', 'v1=abc', `v1=${'g'.repeat(64)}`, `v1=${'a'.repeat(66)}`, 'sha256=deadbeef'])(
-    'rejects the malformed header %j without throwing',
+    'rejects the malformed header %j with 401 without throwing',
     (header) => {
-      expect(verifySignature(secret, '1000', body, header, 1000).ok).toBe(false);
+      expect(checkEvent(secret, body, headers(header), 1000_000)).toMatchObject({ ok: false, status: 401 });
     },
   );
+
+  it('answers 400 for a signed body that is not an event', () => {
+    const notAnEvent = Buffer.from('{"id":"1"}');
+    const signature = createHmac('sha256', secret).update(`1000.${notAnEvent.toString()}`).digest('hex');
+    expect(checkEvent(secret, notAnEvent, headers(`v1=${signature}`), 1000_000)).toEqual({
+      ok: false,
+      status: 400,
+      reason: 'malformed_event',
+    });
+  });
 });
