@@ -38,6 +38,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Monthly statement: invoices created and paid, paid volume, credits in and out
+         * @description One calendar month (UTC, from the first instant of the month up to, not including, the next): invoices created, paid (by the time they were paid) with their volume per currency and network, cancelled and expired; and the credits: the balance when the month began, what was granted, purchased and spent (by ledger entry kind), and the balance when it ended, always opening + granted + purchased − spent = closing. The current month is counted up to now (`final` false). Amounts are decimal strings with 6 decimals.
+         */
+        get: operations["getStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/credit-purchases": {
         parameters: {
             query?: never;
@@ -805,6 +825,130 @@ export interface operations {
                         }[];
                         /** @description Pass as `after` for the next (older) page; null when there is none. */
                         nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStatement: {
+        parameters: {
+            query?: {
+                /** @description The calendar month, `YYYY-MM` (UTC). Omit it for the current month. A month that has not begun answers 400 `invalid_request`. */
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        workspace: {
+                            id: string;
+                            name: string;
+                        };
+                        /** @description `YYYY-MM`. */
+                        month: string;
+                        /**
+                         * Format: date-time
+                         * @description The first instant of the month, UTC (included).
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The first instant of the next month, UTC (not included).
+                         */
+                        to: string;
+                        /** @description The month has ended, so its figures will not change; false for the current month, counted up to now. */
+                        final: boolean;
+                        /** Format: date-time */
+                        generatedAt: string;
+                        invoices: {
+                            /** @description Invoices created in the month. */
+                            created: number;
+                            /** @description Invoices paid in the month (by the time they were paid). */
+                            paid: number;
+                            /** @description Invoices cancelled in the month. */
+                            cancelled: number;
+                            /** @description Invoices whose deadline passed in the month unpaid, and that are expired still (not renewed since). */
+                            expired: number;
+                            /** @description What the paid invoices were worth, per currency and network. Empty when nothing was paid. */
+                            paidVolume: {
+                                /** @description Always `USDC` today. */
+                                currency: string;
+                                /** @description The network the payment was made on; null when no payment record names one. */
+                                network: string | null;
+                                /** @description Invoices paid in the month in this currency on this network. */
+                                invoices: number;
+                                /** @description Their amounts added up, a decimal string with 6 decimals ("1250.500000"). */
+                                amount: string;
+                            }[];
+                        };
+                        credits: {
+                            /** @description The credit balance when the month began. */
+                            openingBalance: number;
+                            /** @description Credits granted in the month: the new-workspace grant, grants by the operator. */
+                            granted: number;
+                            /** @description Credits of credit purchases paid in the month. */
+                            purchased: number;
+                            /** @description Credits taken in the month: invoice creation, renewals, captured success fees. */
+                            spent: number;
+                            /** @description The balance when the month ended (or now, for the current month). Always openingBalance + granted + purchased − spent. */
+                            closingBalance: number;
+                            /** @description The same credits by ledger entry kind, for the month; kinds without entries are left out. */
+                            movements: {
+                                /** @description The ledger entry kind, as in GET /billing/ledger: `grant`, `manual_grant`, `purchase`, `invoice.created`, `invoice.renewed`, `invoice.paid`, `invoice.cancelled`, `invoice.expired`. */
+                                kind: string;
+                                /** @description Ledger entries of this kind in the month. */
+                                entries: number;
+                                /** @description Credits these entries added. */
+                                credited: number;
+                                /** @description Credits these entries took. */
+                                debited: number;
+                            }[];
+                        };
                     };
                 };
             };
