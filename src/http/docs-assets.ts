@@ -31,7 +31,7 @@ section[id]{scroll-margin-top:1rem}
 .method{display:inline-block;min-width:4.2em;text-align:center;font:700 .75rem/1.8 ui-monospace,monospace;border-radius:4px;color:#fff;background:var(--other);padding:0 .4em}
 .get{background:var(--get)}.post{background:var(--post)}.put,.patch{background:var(--put)}.delete{background:var(--delete)}
 @media (prefers-color-scheme:dark){.method{color:#111418}}
-.chip{display:inline-block;font-size:.78rem;border:1px solid var(--line);border-radius:999px;padding:0 .55em;color:var(--muted)}
+.chip{display:inline-block;font-size:.78rem;border:1px solid var(--line);border-radius:.8em;padding:0 .55em;color:var(--muted);overflow-wrap:anywhere}
 .chip.perm{color:var(--fg)}.chip.warn,.req{color:var(--delete)}.req{font-size:.78rem;font-weight:600}
 .type{font-family:ui-monospace,monospace;font-size:.85rem;color:var(--accent);overflow-wrap:anywhere}
 .fields{list-style:none;margin:.25rem 0;padding-left:1rem;border-left:2px solid var(--line)}
@@ -46,7 +46,7 @@ th,td{text-align:left;vertical-align:top;padding:.45rem .6rem;border-bottom:1px 
 .samples>label{display:inline-block;padding:.2rem .8rem;border:1px solid var(--line);border-bottom:0;border-radius:6px 6px 0 0;cursor:pointer;font-size:.85rem;color:var(--muted)}
 .samples>input:checked+label{color:var(--fg);background:var(--code);font-weight:600}
 .samples>input:focus-visible+label{outline:2px solid var(--accent)}
-.sample{display:none;position:relative}.sample pre{margin-top:0;border-top-left-radius:0}
+.sample{display:none;position:relative}.sample pre{margin-top:0;border-top-left-radius:0}.copy+pre{padding-top:2.4rem}
 .samples>input:nth-of-type(1):checked~.sample:nth-of-type(1),.samples>input:nth-of-type(2):checked~.sample:nth-of-type(2){display:block}
 .copy{position:absolute;top:.4rem;right:.4rem;font:inherit;font-size:.75rem;padding:.1rem .5rem;border:1px solid var(--line);border-radius:4px;background:var(--bg);color:var(--fg);cursor:pointer}
 .sidebar ul{list-style:none;padding:0;margin:.25rem 0 .75rem}.sidebar li{margin:.15rem 0}

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DOCS_CSP, DOCS_SCRIPT } from '../../src/http/docs-assets.js';
-import { renderApiReference, type ApiReferenceOptions } from '../../src/http/docs-page.js';
+import { renderApiReference } from '../../src/http/docs-page.js';
 import type { JsonSchema, OpenApiDocument } from '../../src/http/openapi-types.js';
+import { OPTIONS } from '../support/docs.js';
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 const workspaceParam = {
@@ -113,26 +114,6 @@ const document: OpenApiDocument = {
     '/w/{workspaceId}/v1/billing': {
       get: { tags: ['Billing'], summary: 'Credit balance', 'x-permission': 'billing:read', responses: {} },
     },
-  },
-};
-
-export const OPTIONS: ApiReferenceOptions = {
-  title: 'Invoice <Service> API',
-  version: '1.1.0',
-  basePath: '/docs',
-  intro: 'First paragraph with `code`.\n\nSecond <i>paragraph</i>.',
-  idempotency: 'Send a new key per create.',
-  errorCodes: [
-    { code: 'rate_limited', status: 429 },
-    { code: 'not_found', status: 404 },
-    { code: 'invalid_request', status: 400 },
-    { code: 'invalid_json', status: 400 },
-  ],
-  samples: {
-    clientPrefix: '/w/{workspaceId}/v1',
-    clientPackage: '@invoice-service/client',
-    apiKeyVariable: 'INVOICE_API_KEY',
-    originCheckedPrefixes: ['/portal/api/'],
   },
 };
 
