@@ -3,7 +3,7 @@ import { html, inline, prose, type Html } from './docs-html.js';
 import { samplesFor, type SampleSettings } from './docs-samples.js';
 import { constraints, principal, schemaBlock, typeLabel, type SchemaContext } from './docs-schema.js';
 import type { Operation } from './docs-sections.js';
-import type { MediaTypeObject, ParameterObject, ResponseObject } from './openapi-types.js';
+import type { MediaTypeObject, OperationObject, ParameterObject, ResponseObject } from './openapi-types.js';
 
 export interface OperationContext {
   readonly schemas: SchemaContext;
@@ -76,8 +76,9 @@ ${responses.length > 0 ? html`<h3>Responses</h3>${responsesBlock(responses, ctx)
 </section>`;
 }
 
-function securityLabel(o: Operation['op'] | undefined, ctx: OperationContext): string {
-  const names = Object.keys(o?.security?.[0] ?? {});
+/** What the operation's first security requirement asks for, in the reader's words. */
+function securityLabel(op: OperationObject, ctx: OperationContext): string {
+  const names = Object.keys(op.security?.[0] ?? {});
   const cookie = names.some((name) => ctx.samples.securitySchemes[name]?.in === 'cookie');
   return cookie ? 'Session cookie' : 'API key';
 }

@@ -55,9 +55,9 @@ ${site.sections.map(
       section === current ? html` aria-current="page"` : ''
     }>${section.title}</a> <span class="count">${section.operations.length}</span></summary><ul>${section.operations.map(
       (o) =>
-        html`<li><a href="${operationHref(site, section, o)}" title="${
-          section.kind === 'tag' ? `${o.method.toUpperCase()} ${o.path}` : ''
-        }"><span class="method ${o.method}">${o.method.toUpperCase()}</span> <span class="path">${
+        html`<li><a href="${operationHref(site, section, o)}"${
+          section.kind === 'tag' ? html` title="${o.method.toUpperCase()} ${o.path}"` : ''
+        }><span class="method ${o.method}">${o.method.toUpperCase()}</span> <span class="path">${
           section.kind === 'tag' ? shortPath(site, o.path) : o.path
         }</span>${o.op.summary ? html`<span class="summary">${o.op.summary}</span>` : ''}</a></li>`,
     )}</ul></details>`,

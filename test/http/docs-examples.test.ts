@@ -149,7 +149,9 @@ describe('webhook events page', () => {
   it('is a section of its own, after the tags, listed in the sidebar and on the overview', () => {
     expect([...reference.sections.keys()]).toEqual(['invoices', 'webhooks', 'webhook-events']);
     expect(reference.overview).toContain('<a href="/docs/webhook-events"><strong>Webhook events</strong></a>');
-    expect(reference.overview).toContain('<a href="/docs/webhook-events#payment-intent-succeeded" title="">');
+    expect(reference.overview).toContain(
+      '<a href="/docs/webhook-events#payment-intent-succeeded"><span class="method post">POST</span> <span class="path">payment_intent.succeeded</span>',
+    );
   });
 
   it('shows each event with its headers, payload fields and example, and what to answer', () => {
