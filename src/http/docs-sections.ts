@@ -21,8 +21,8 @@ export interface Section {
   readonly kind: 'tag' | 'webhooks';
 }
 
-/** Ids the overview uses itself; operations never take them. */
-const OVERVIEW_IDS = ['authentication', 'idempotency', 'sections', 'errors', 'filter', 'top'];
+/** Ids the layout and the overview use themselves; operations never take them. */
+const OVERVIEW_IDS = ['authentication', 'idempotency', 'sections', 'errors', 'nav', 'filter'];
 const isMethod = (key: string): key is HttpMethod => (HTTP_METHODS as readonly string[]).includes(key);
 
 function operationsOf(
