@@ -99,7 +99,10 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   });
 
   registerOps(app, services);
-  registerDocs(app);
+  registerDocs(app, {
+    merchantApiPrefix: MERCHANT_API_PREFIX,
+    originCheckedPrefixes: [`${PORTAL_API_PREFIX}/`, '/auth/'],
+  });
   registerPortalPages(app, services);
   registerDemoWallet(app, services);
   await app.register(async (x402) => {

@@ -1,33 +1,65 @@
 import type { FastifyInstance } from 'fastify';
-import { ERROR_CODES } from '../shared/errors.js';
-import { renderApiReference } from './docs-page.js';
+import { AppError, ERROR_CODES } from '../shared/errors.js';
+import { API_VERSION } from './api-version.js';
+import { DOCS_CSP } from './docs-assets.js';
+import { renderApiReference, type ApiReference } from './docs-page.js';
 import { ERROR_STATUS } from './error-status.js';
 import type { OpenApiDocument } from './openapi-types.js';
+
+const DOCS_PATH = '/docs';
 
 const INTRO =
   'Create invoices from your server with an API key; buyers pay through the checkout link or with any x402 client at the ' +
   "invoice's url. Every response carries X-Request-ID and X-API-Version. Retry network errors and 429/502/503/504 with the " +
   'same Idempotency-Key and body, with bounded backoff.';
 
-/** `/openapi.json` (generated from the route schemas) and the readable reference at `/docs`. */
-export function registerDocs(app: FastifyInstance): void {
-  let page: string | undefined;
+const IDEMPOTENCY =
+  'Every create of the merchant API needs its own `Idempotency-Key` header: 8–128 visible ASCII characters, a new one ' +
+  'per new object and the same one when retrying (the TypeScript client makes one per call and keeps it across its retries).\n\n' +
+  'The same key with the same body answers the stored response of the first request, with `Idempotent-Replayed: true`: ' +
+  'no second object, no second charge; a request that arrives while the first is still running waits for it. The same ' +
+  'key with another body is refused with 422 `idempotency_key_reused`. Keys belong to the workspace and are kept for 7 days.';
+
+export interface DocsRoutesOptions {
+  /** The merchant API's prefix in Fastify's form (`/w/:workspaceId/v1`): its operations are shown through the client. */
+  readonly merchantApiPrefix: string;
+  /** Prefixes whose changes must carry this origin's Origin header (the portal, sign-in). */
+  readonly originCheckedPrefixes: readonly string[];
+}
+
+/** `/openapi.json` (generated from the route schemas) and the readable reference: `/docs` and `/docs/<section>`. */
+export function registerDocs(app: FastifyInstance, options: DocsRoutesOptions): void {
+  // Rendered on first request, once: the document is fixed once the app is ready.
+  let reference: ApiReference | undefined;
+  const render = (): ApiReference =>
+    (reference ??= renderApiReference(app.swagger() as OpenApiDocument, {
+      title: 'Invoice Service API',
+      version: API_VERSION,
+      basePath: DOCS_PATH,
+      intro: INTRO,
+      idempotency: IDEMPOTENCY,
+      errorCodes: ERROR_CODES.map((code) => ({ code, status: ERROR_STATUS[code] })),
+      samples: {
+        clientPrefix: options.merchantApiPrefix.replace(/:(\w+)/g, '{$1}'),
+        clientPackage: '@invoice-service/client',
+        apiKeyVariable: 'INVOICE_API_KEY',
+        originCheckedPrefixes: options.originCheckedPrefixes,
+      },
+    }));
   const hide = { hide: true } as const;
 
   app.get('/openapi.json', { schema: hide }, async () => app.swagger());
 
-  app.get('/docs', { schema: hide }, async (_request, reply) => {
-    page ??= renderApiReference(app.swagger() as OpenApiDocument, {
-      title: 'Invoice Service API',
-      version: '1.1.0',
-      intro: INTRO,
-      errorCodes: ERROR_CODES.map((code) => ({ code, status: ERROR_STATUS[code] })),
-    });
-    reply.header(
-      'Content-Security-Policy',
-      "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-    );
-    reply.type('text/html; charset=utf-8');
+  app.get(DOCS_PATH, { schema: hide }, async (_request, reply) => {
+    reply.header('Content-Security-Policy', DOCS_CSP).type('text/html; charset=utf-8');
+    return render().overview;
+  });
+
+  app.get<{ Params: { section: string } }>(`${DOCS_PATH}/:section`, { schema: hide }, async (request, reply) => {
+    const page = render().sections.get(request.params.section);
+    if (page === undefined)
+      throw new AppError('not_found', `No such section of the API reference; ${DOCS_PATH} lists them.`);
+    reply.header('Content-Security-Policy', DOCS_CSP).type('text/html; charset=utf-8');
     return page;
   });
 }

@@ -29,6 +29,10 @@ export interface JsonSchema {
   readonly exclusiveMaximum?: number;
   readonly minItems?: number;
   readonly maxItems?: number;
+  /** OpenAPI 3.1 (JSON Schema 2020-12): sample values, the first one is shown. */
+  readonly examples?: readonly unknown[];
+  /** OpenAPI 3.0's singular form, still met in the wild. */
+  readonly example?: unknown;
 }
 
 export interface ParameterObject {
@@ -37,10 +41,20 @@ export interface ParameterObject {
   readonly required?: boolean;
   readonly description?: string;
   readonly schema?: JsonSchema;
+  readonly example?: unknown;
+  readonly examples?: Readonly<Record<string, ExampleObject>>;
+}
+
+export interface ExampleObject {
+  readonly summary?: string;
+  readonly description?: string;
+  readonly value?: unknown;
 }
 
 export interface MediaTypeObject {
   readonly schema?: JsonSchema;
+  readonly example?: unknown;
+  readonly examples?: Readonly<Record<string, ExampleObject>>;
 }
 
 export interface RequestBodyObject {
@@ -49,8 +63,15 @@ export interface RequestBodyObject {
   readonly content?: Readonly<Record<string, MediaTypeObject>>;
 }
 
+export interface HeaderObject {
+  readonly description?: string;
+  readonly required?: boolean;
+  readonly schema?: JsonSchema;
+}
+
 export interface ResponseObject {
   readonly description?: string;
+  readonly headers?: Readonly<Record<string, HeaderObject>>;
   readonly content?: Readonly<Record<string, MediaTypeObject>>;
 }
 
@@ -71,7 +92,11 @@ export interface OperationObject {
 export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
-export type PathItemObject = { readonly parameters?: readonly ParameterObject[] } & {
+export type PathItemObject = {
+  readonly summary?: string;
+  readonly description?: string;
+  readonly parameters?: readonly ParameterObject[];
+} & {
   readonly [M in HttpMethod]?: OperationObject;
 };
 
@@ -88,7 +113,10 @@ export interface OpenApiDocument {
   readonly openapi?: string;
   readonly info?: { readonly title?: string; readonly version?: string; readonly description?: string };
   readonly tags?: readonly { readonly name: string; readonly description?: string }[];
+  readonly servers?: readonly { readonly url?: string }[];
   readonly paths?: Readonly<Record<string, PathItemObject>>;
+  /** Requests this service sends (webhook events), by event name; each holds one operation, usually `post`. */
+  readonly webhooks?: Readonly<Record<string, PathItemObject>>;
   readonly components?: {
     readonly schemas?: Readonly<Record<string, JsonSchema>>;
     readonly securitySchemes?: Readonly<Record<string, SecuritySchemeObject>>;

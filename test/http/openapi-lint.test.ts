@@ -65,8 +65,10 @@ describe('the API document', () => {
     expect(declared.indexOf('Portal')).toBeGreaterThan(declared.indexOf('Webhooks'));
 
     const page = (await app.inject({ method: 'GET', url: '/docs' })).body;
-    const contents = page.slice(page.indexOf('id="contents"'));
-    const sections = [...contents.matchAll(/<h3><a href="#tag-[^"]*">([^<]+)<\/a><\/h3>/g)].map((match) => match[1]);
+    const contents = page.slice(page.indexOf('id="nav"'));
+    const sections = [...contents.matchAll(/<a class="section" href="\/docs\/[^"]*">([^<]+)<\/a>/g)].map(
+      (match) => match[1],
+    );
     expect(sections.slice(0, 2)).toEqual(['Invoices', 'Invoice batches']);
     expect(sections.indexOf('Portal')).toBeGreaterThan(sections.indexOf('Billing'));
   });

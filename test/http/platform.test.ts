@@ -97,9 +97,12 @@ describe('HTTP platform', () => {
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('text/html');
     expect(response.headers['content-security-policy']).toContain("default-src 'none'");
-    expect(response.body).toContain('id="get-w-workspaceid-v1-billing"');
-    expect(response.body).toContain('billing:read');
+    expect(response.body).toContain('href="/docs/billing#getBilling"');
     expect(response.body).toContain('api_key_creation_rate_limited');
+    const billing = await app.inject({ method: 'GET', url: '/docs/billing' });
+    expect(billing.statusCode).toBe(200);
+    expect(billing.body).toContain('id="getBilling"');
+    expect(billing.body).toContain('billing:read');
   });
 });
 

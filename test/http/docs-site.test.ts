@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { DOCS_CSP } from '../../src/http/docs-assets.js';
+import { HTTP_METHODS, type OpenApiDocument } from '../../src/http/openapi-types.js';
+import { createTestApp } from '../support/app.js';
+
+const { app } = await createTestApp();
+const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<OpenApiDocument>();
+const overview = await app.inject({ method: 'GET', url: '/docs' });
+const sectionPaths = [
+  ...new Set([...overview.body.matchAll(/<a class="section" href="(\/docs\/[^"#]+)"/g)].map((m) => m[1]!)),
+];
+const sections = new Map(
+  await Promise.all(sectionPaths.map(async (path) => [path, await app.inject({ method: 'GET', url: path })] as const)),
+);
+
+const operations = Object.values(document.paths ?? {}).flatMap((item) =>
+  HTTP_METHODS.flatMap((method) => (item[method] ? [item[method]] : [])),
+);
+const count = (text: string, needle: string): number => text.split(needle).length - 1;
+
+describe('/docs on the real API document', () => {
+  it('has a page per tag, each answering 200 as HTML under the same CSP as the overview', () => {
+    const tags = new Set(operations.map((op) => op.tags?.[0]));
+    expect(sections.size).toBeGreaterThanOrEqual(tags.size);
+    expect(sectionPaths).toContain('/docs/invoices');
+    for (const response of [overview, ...sections.values()]) {
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(response.headers['content-security-policy']).toBe(DOCS_CSP);
+    }
+  });
+
+  it('puts every operation on exactly one page, its first tag’s, anchored by its operationId and linked from the sidebar', () => {
+    expect(operations.length).toBeGreaterThan(50);
+    for (const op of operations) {
+      const anchor = `<section class="op" id="${op.operationId}">`;
+      const holders = [...sections].filter(([, response]) => response.body.includes(anchor)).map(([path]) => path);
+      expect(holders, op.operationId).toHaveLength(1);
+      expect(count(sections.get(holders[0]!)!.body, anchor)).toBe(1);
+      expect(overview.body).toContain(`href="${holders[0]}#${op.operationId}"`);
+      expect(sections.get(holders[0]!)!.body).toContain(`<h1>${op.tags?.[0]}</h1>`);
+    }
+  });
+
+  it('gives every merchant API operation a curl sample with the key and a client sample without the prefix', () => {
+    const invoices = sections.get('/docs/invoices')!.body;
+    expect(invoices).toContain(
+      'curl -X POST &quot;http://localhost:3000/w/$WORKSPACE_ID/v1/invoices&quot; \\\n  -H &quot;Authorization: Bearer $INVOICE_API_KEY&quot; \\\n  -H &quot;Idempotency-Key: $(uuidgen)&quot;',
+    );
+    expect(invoices).toContain('await client.POST(&#39;/invoices&#39;');
+    expect(count(invoices, 'class="samples"')).toBe(count(invoices, 'class="op"'));
+  });
+
+  it('puts every webhook event of the document on the webhook events page', () => {
+    const events = Object.keys(document.webhooks ?? {});
+    const page = sections.get('/docs/webhook-events');
+    expect(page === undefined).toBe(events.length === 0);
+    for (const event of events) expect(page?.body).toContain(`<code>${event}</code>`);
+  });
+
+  it('lands on an overview a fraction of the size of the whole reference', () => {
+    const whole = [...sections.values()].reduce((bytes, response) => bytes + response.rawPayload.length, 0);
+    expect(overview.rawPayload.length * 5).toBeLessThan(whole);
+    expect(overview.body).not.toContain('class="op"');
+  });
+
+  it('answers an unknown section with the error body', async () => {
+    const response = await app.inject({ method: 'GET', url: '/docs/no-such-section' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toMatchObject({ code: 'not_found', requestId: expect.stringMatching(/^req_/) });
+    expect(response.json().message).toEqual(expect.any(String));
+  });
+});

@@ -1,0 +1,84 @@
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { createTestApp } from '../support/app.js';
+import { launchBrowser, screenshot } from '../support/browser.js';
+
+const { app } = await createTestApp();
+await app.listen({ host: '127.0.0.1', port: 0 });
+const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+const browser = await launchBrowser();
+
+const VIEWPORTS = [
+  ['phone', { width: 390, height: 844 }],
+  ['desktop', { width: 1280, height: 800 }],
+] as const;
+
+describe('/docs in a browser', () => {
+  it('fits a phone and a desktop screen without sideways scrolling, overview and a section (screenshots in test-results/)', async () => {
+    for (const [device, viewport] of VIEWPORTS) {
+      for (const [name, path] of [
+        ['overview', '/docs'],
+        ['invoices', '/docs/invoices'],
+        ['portal', '/docs/portal'],
+      ] as const) {
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        const problems: string[] = [];
+        page.on('console', (message) => {
+          if (message.type() === 'error') problems.push(message.text());
+        });
+        page.on('pageerror', (error) => problems.push(error.message));
+        await page.goto(`${base}${path}`);
+        // The copy buttons come from the page's script: it ran under the page's CSP.
+        if (name !== 'overview') await page.locator('button.copy').first().waitFor();
+        expect(await page.evaluate('document.documentElement.scrollWidth'), `${name} on ${device}`).toBeLessThanOrEqual(
+          viewport.width,
+        );
+        expect(problems).toEqual([]);
+        await screenshot(page, `docs-${name}-${device}`);
+        await context.close();
+      }
+    }
+  });
+
+  it('switches samples with CSS alone and reads without JavaScript', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/docs/invoices#postInvoices`);
+    const samples = page.locator('#postInvoices .sample');
+    expect(await samples.nth(0).isVisible()).toBe(true);
+    expect(await samples.nth(1).isVisible()).toBe(false);
+    await page.locator('label[for="sample-postInvoices-ts"]').click();
+    expect(await samples.nth(0).isVisible()).toBe(false);
+    expect(await samples.nth(1).isVisible()).toBe(true);
+    expect(await samples.nth(1).textContent()).toContain("client.POST('/invoices'");
+    // Without the script there is nothing to filter with, so the box stays hidden; the sidebar still links.
+    expect(await page.locator('#filter').isVisible()).toBe(false);
+    expect(await page.locator('#nav a[href="/docs/billing"]').count()).toBe(1);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await context.close();
+  });
+
+  it('filters the operations of the sidebar as one types', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/docs`);
+    await page.locator('#filter').fill('renew the payment');
+    const visible = page.locator('#nav li:visible');
+    await expect.poll(() => visible.count()).toBeGreaterThan(0);
+    for (const text of await visible.allTextContents()) expect(text.toLowerCase()).toContain('renew the payment');
+    await page.locator('#filter').fill('');
+    await expect.poll(() => page.locator('#nav details[open]').count()).toBe(0);
+    await context.close();
+  });
+
+  it('sends an anchor of the one-page reference to the page that now holds it', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/docs#get-w-workspaceid-v1-billing`);
+    await page.waitForURL(`${base}/docs/billing#getBilling`);
+    await page.goto(`${base}/docs#tag-invoice-batches`);
+    await page.waitForURL(`${base}/docs/invoice-batches`);
+    await context.close();
+  });
+});
