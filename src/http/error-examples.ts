@@ -34,7 +34,7 @@ export const ERROR_EXAMPLES = {
     message: 'Send the body as JSON with Content-Type: application/json.',
   },
   payload_too_large: { summary: 'The body is too large', message: 'The request body is too large.' },
-  not_found: { summary: 'No such resource in this workspace', message: 'No such invoice.' },
+  not_found: { summary: 'No such resource here', message: 'Nothing with that id in this workspace.' },
   method_not_allowed: { summary: 'The method is not served here', message: 'Method not allowed.' },
   missing_api_key: {
     summary: 'No API key was sent',
