@@ -1,5 +1,4 @@
 import cookie from '@fastify/cookie';
-import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config/config.js';
@@ -27,7 +26,7 @@ import { guardOrigin, requireOwnedWorkspace, requireSession } from './portal-gua
 import { httpProcessesOf, limitPerClientIp } from './rate-limiter.js';
 import { requestIdFor } from './request-id.js';
 import { workspaceRouteTable } from './route-table.js';
-import { PORTAL_SESSION_SCHEME, withOperationDefaults } from './openapi-operation.js';
+import { registerOpenApi } from './openapi-document.js';
 import type { Services } from './services.js';
 import { schemaCompiler } from './validation.js';
 import { registerMerchantRoutes, registerPortalRoutes } from './workspace-route.js';
@@ -41,6 +40,11 @@ export const PORTAL_WORKSPACE_PREFIX = '/w/:workspaceId';
 const API_TAGS = [
   { name: 'Invoices', description: 'Create, read, list, export, cancel and renew invoices.' },
   { name: 'Invoice batches', description: 'Up to 25 invoices in one request, each with its own outcome.' },
+  {
+    name: 'x402',
+    description:
+      "The x402 protocol endpoint: an invoice's `url` (and a credit purchase's), which agents pay without a browser.",
+  },
   { name: 'Payments', description: 'Payment intents and receipts.' },
   { name: 'Automations', description: 'Invoices on a schedule.' },
   { name: 'Changes', description: 'The change feed: every event, in order, replayable.' },
@@ -49,7 +53,7 @@ const API_TAGS = [
   { name: 'Workspace', description: "The workspace's profile." },
   { name: 'Checkout settings', description: 'Where checkout may send buyers back to.' },
   { name: 'Health', description: 'What needs the merchant’s attention.' },
-  { name: 'Checkout', description: 'The public pages and endpoints a buyer uses, x402 included.' },
+  { name: 'Checkout', description: 'The public pages and endpoints a buyer uses in a browser.' },
   { name: 'Wallet sign-in', description: 'Sign-In with Ethereum for the portal.' },
   { name: 'Portal', description: "The portal's own API, on the signed-in session." },
 ];
@@ -64,39 +68,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   const app = createFastify(services, options);
 
   await app.register(cookie);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Invoice Service API',
-        version: API_VERSION,
-        description: 'Invoicing and payment recording for USDC.',
-      },
-      servers: [{ url: services.config.publicBaseUrl.origin }],
-      tags: API_TAGS,
-      components: {
-        securitySchemes: {
-          bearerAuth: {
-            type: 'http',
-            scheme: 'bearer',
-            description: 'An API key from the portal: `Authorization: Bearer isk_…`.',
-          },
-          portalSession: PORTAL_SESSION_SCHEME,
-        },
-      },
-    },
-    refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
-    },
-    transform: ({ schema, url, route }) => {
-      // Several permissions read as an OAuth scope string: space-separated, all required.
-      const permission = route.config?.permission;
-      const required = permission === undefined ? undefined : ([] as string[]).concat(permission).join(' ');
-      const method = ([] as string[]).concat(route.method).find((m) => m !== 'HEAD') ?? 'GET';
-      const documented = withOperationDefaults(schema ?? {}, method, url);
-      return { schema: required ? { ...documented, 'x-permission': required } : documented, url } as never;
-    },
-  });
+  await registerOpenApi(app, services, API_TAGS);
 
   registerOps(app, services);
   registerDocs(app, {

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { ID_PATTERN, randomToken } from '../shared/ids.js';
 
@@ -15,11 +15,6 @@ export const ErrorBody = Type.Object(
 export const WorkspaceParams = Type.Object({
   workspaceId: Type.String({ pattern: ID_PATTERN, description: 'Workspace id (`ws_…`).' }),
 });
-
-/** Error responses for the OpenAPI document; the body shape is the same for all. */
-export function errors(...statuses: number[]): Record<number, TSchema> {
-  return Object.fromEntries(statuses.map((status) => [status, Type.Ref(ErrorBody)]));
-}
 
 export const Timestamp = Type.String({ format: 'date-time' });
 

@@ -3,6 +3,7 @@ import type { Permission } from '../modules/api-keys/index.js';
 import type { Session } from '../modules/auth/index.js';
 import type { ErrorCode } from '../shared/errors.js';
 import type { WorkspaceId } from '../shared/ids.js';
+import type { OperationDocs } from './openapi-examples.js';
 
 /**
  * Who acts on which workspace, whichever door they came in by: set by the merchant API guard (API key)
@@ -33,5 +34,7 @@ declare module 'fastify' {
      * an unpaired surrogate, nesting deeper than 32 levels), so that a bad item fails alone.
      */
     checksItemsAlone?: boolean;
+    /** The API document's error codes and examples of the operation (read by the document, never at run time). */
+    docs?: OperationDocs;
   }
 }

@@ -14,8 +14,9 @@ import type {
 } from 'fastify';
 import type { Permission } from '../modules/api-keys/index.js';
 import type { ErrorCode } from '../shared/errors.js';
-import { errors } from './common.schemas.js';
+import { errorResponses } from './error-examples.js';
 import { BEARER_SECURITY } from './merchant-api.js';
+import type { OperationDocs, OperationExamples } from './openapi-examples.js';
 
 /**
  * One route on one workspace, written once and served to the merchant API (`/w/:workspaceId/v1<url>`,
@@ -59,8 +60,10 @@ interface RouteFields {
   readonly method: HttpMethod;
   /** Relative to the workspace: `/invoices/:invoiceId`; '' is the workspace itself. */
   readonly url: string;
-  /** Statuses the use case itself answers, whoever calls; each audience adds those of its guards. */
-  readonly errors: readonly number[];
+  /** Codes the use case itself answers, whoever calls; each audience adds those of its guards. */
+  readonly errors: readonly ErrorCode[];
+  /** The API document's examples of this operation (both audiences, unless the portal's differ). */
+  readonly examples?: OperationExamples;
   readonly fieldErrorCodes?: Readonly<Record<string, ErrorCode>>;
   readonly preValidation?: preValidationAsyncHookHandler;
   readonly example?: ExampleRequest;
@@ -71,7 +74,8 @@ export interface PortalDifferences {
   readonly summary?: string;
   readonly description?: string;
   readonly body?: TSchema;
-  readonly errors?: readonly number[];
+  readonly errors?: readonly ErrorCode[];
+  readonly examples?: OperationExamples;
   /** Runs after validation, before the shared handler: adapts portal input to the merchant API's. */
   readonly preHandler?: preHandlerAsyncHookHandler;
 }
@@ -107,23 +111,35 @@ export function portalRoute<S extends RouteSchema>(
 }
 
 /** Key missing or invalid, permission missing, per-key rate limit. */
-const MERCHANT_GUARD_ERRORS = [401, 403, 429];
+export const MERCHANT_GUARD_ERRORS: readonly ErrorCode[] = [
+  'missing_api_key',
+  'invalid_api_key',
+  'api_key_revoked',
+  'permission_denied',
+  'rate_limited',
+];
+
+/** No session; not the owner's workspace; and for a change, no Origin of this service. */
+export const PORTAL_READ_GUARD_ERRORS: readonly ErrorCode[] = ['session_required', 'not_found'];
+export const PORTAL_CHANGE_GUARD_ERRORS: readonly ErrorCode[] = [...PORTAL_READ_GUARD_ERRORS, 'origin_mismatch'];
 
 /** Into the merchant API scope, whose guard authenticates the key and checks `config.permission`. */
 export function registerMerchantRoutes(app: FastifyInstance, routes: readonly SharedRoute[]): void {
   for (const route of routes) {
+    const docs = operationDocs([...route.errors, ...MERCHANT_GUARD_ERRORS], route.examples);
     app.route({
       method: route.method,
       url: route.url,
       config: {
         permission: route.permission,
+        docs,
         ...(route.fieldErrorCodes && { fieldErrorCodes: route.fieldErrorCodes }),
       },
       ...(route.preValidation && { preValidation: route.preValidation }),
       schema: {
         ...route.schema,
         security: BEARER_SECURITY,
-        response: { ...route.schema.response, ...errors(...route.errors, ...MERCHANT_GUARD_ERRORS) },
+        response: { ...route.schema.response, ...errorResponses(docs.errors) },
       },
       handler: route.handler,
     });
@@ -134,14 +150,14 @@ export function registerMerchantRoutes(app: FastifyInstance, routes: readonly Sh
 export function registerPortalRoutes(app: FastifyInstance, routes: readonly (WorkspaceRoute | SharedRoute)[]): void {
   for (const route of routes) {
     const portal: PortalDifferences = 'portal' in route ? route.portal : {};
-    // No session; not the owner's workspace; a change without this service's Origin.
-    const guardErrors = route.method === 'GET' ? [401, 404] : [401, 403, 404];
+    const guardErrors = route.method === 'GET' ? PORTAL_READ_GUARD_ERRORS : PORTAL_CHANGE_GUARD_ERRORS;
+    const docs = operationDocs([...(portal.errors ?? route.errors), ...guardErrors], portal.examples ?? route.examples);
     const description = portal.description ?? route.schema.description;
     const body = portal.body ?? route.schema.body;
     app.route({
       method: route.method,
       url: route.url,
-      ...(route.fieldErrorCodes && { config: { fieldErrorCodes: route.fieldErrorCodes } }),
+      config: { docs, ...(route.fieldErrorCodes && { fieldErrorCodes: route.fieldErrorCodes }) },
       ...(route.preValidation && { preValidation: route.preValidation }),
       ...(portal.preHandler && { preHandler: portal.preHandler }),
       schema: {
@@ -150,9 +166,13 @@ export function registerPortalRoutes(app: FastifyInstance, routes: readonly (Wor
         summary: portal.summary ?? route.schema.summary,
         ...(description !== undefined && { description }),
         ...(body && { body }),
-        response: { ...route.schema.response, ...errors(...(portal.errors ?? route.errors), ...guardErrors) },
+        response: { ...route.schema.response, ...errorResponses(docs.errors) },
       },
       handler: route.handler,
     });
   }
+}
+
+function operationDocs(errors: readonly ErrorCode[], examples: OperationExamples | undefined): OperationDocs {
+  return { errors, ...(examples && { examples }) };
 }

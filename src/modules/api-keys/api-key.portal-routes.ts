@@ -5,6 +5,7 @@ import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js'
 import type { ApiKeyId } from '../../shared/ids.js';
 import type { Permission, ApiKeyView as View } from './api-key.js';
 import { ApiKeyParams, ApiKeyView, CreateApiKeyBody, CreatedApiKey } from './api-key.schemas.js';
+import { apiKeyExamples } from './api-key.examples.js';
 
 /** API keys are managed by the workspace's wallet in the portal, never with another key. */
 export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
@@ -18,6 +19,7 @@ export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
         response: { 200: Type.Object({ keys: Type.Array(ApiKeyView) }) },
       },
       errors: [],
+      examples: apiKeyExamples.list,
       handler: async (request) => ({
         keys: (await services.apiKeys.list(request.principal!.workspaceId)).map(present),
       }),
@@ -34,7 +36,15 @@ export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
         body: CreateApiKeyBody,
         response: { 201: CreatedApiKey },
       },
-      errors: [400, 403, 409, 429],
+      errors: [
+        'invalid_request',
+        'unknown_field',
+        'invalid_json',
+        'key_recipient_mismatch',
+        'api_key_limit_reached',
+        'api_key_creation_rate_limited',
+      ],
+      examples: apiKeyExamples.create,
       example: { body: { name: 'server', permissions: ['invoices:read'] } },
       handler: async (request, reply) => {
         // The schema admits only permission names.
@@ -54,6 +64,7 @@ export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
       url: '/keys/:keyId',
       schema: { summary: 'Revoke an API key', params: ApiKeyParams, response: { 200: ApiKeyView } },
       errors: [],
+      examples: apiKeyExamples.revoke,
       handler: async (request) =>
         present(await services.apiKeys.revoke(request.principal!.workspaceId, request.params.keyId as ApiKeyId)),
     }),

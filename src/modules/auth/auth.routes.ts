@@ -1,13 +1,36 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Hex } from 'viem';
-import { errors } from '../../http/common.schemas.js';
+import { errorResponses } from '../../http/error-examples.js';
+import type { OperationDocs } from '../../http/openapi-examples.js';
 import { SESSION_COOKIE } from '../../http/portal-guards.js';
 import type { Services } from '../../http/services.js';
 import { AppError } from '../../shared/errors.js';
 import { NonceResponse, SessionResponse, VerifyBody } from './auth.schemas.js';
+import { authExamples } from './auth.examples.js';
 
 const tags = ['Wallet sign-in'];
+
+const NONCE_DOCS: OperationDocs = { errors: ['rate_limited'], examples: authExamples.nonce };
+const VERIFY_DOCS: OperationDocs = {
+  errors: [
+    'invalid_request',
+    'unknown_field',
+    'invalid_json',
+    'invalid_siwe_message',
+    'siwe_domain_mismatch',
+    'siwe_uri_mismatch',
+    'siwe_chain_not_supported',
+    'siwe_nonce_invalid',
+    'siwe_expired',
+    'siwe_not_yet_valid',
+    'siwe_signature_invalid',
+    'origin_mismatch',
+  ],
+  examples: authExamples.verify,
+};
+const LOGOUT_DOCS: OperationDocs = { errors: ['origin_mismatch'], examples: authExamples.logout };
+const SESSION_DOCS: OperationDocs = { errors: ['session_required'], examples: authExamples.session };
 
 export function authRoutes(services: Services): FastifyPluginAsyncTypebox {
   const secure = services.config.publicBaseUrl.protocol === 'https:';
@@ -15,11 +38,12 @@ export function authRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.get(
       '/nonce',
       {
+        config: { docs: NONCE_DOCS },
         schema: {
           tags,
           summary: 'Issue a sign-in nonce',
           description: `At most ${services.config.nonceRateLimitPerMinute} a minute per client IP; above it: 429 with Retry-After.`,
-          response: { 200: NonceResponse, ...errors(429) },
+          response: { 200: NonceResponse, ...errorResponses(NONCE_DOCS.errors) },
         },
       },
       async (request, reply) => {
@@ -31,12 +55,13 @@ export function authRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.post(
       '/verify',
       {
+        config: { docs: VERIFY_DOCS },
         schema: {
           tags,
           summary: 'Sign in with a signed EIP-4361 message',
           description: 'Sets an HttpOnly session cookie. Requires the Origin header of this service.',
           body: VerifyBody,
-          response: { 200: SessionResponse, ...errors(400, 401, 403) },
+          response: { 200: SessionResponse, ...errorResponses(VERIFY_DOCS.errors) },
         },
       },
       async (request, reply) => {
@@ -54,7 +79,10 @@ export function authRoutes(services: Services): FastifyPluginAsyncTypebox {
 
     app.post(
       '/logout',
-      { schema: { tags, summary: 'Sign out', response: { 204: Type.Null(), ...errors(403) } } },
+      {
+        config: { docs: LOGOUT_DOCS },
+        schema: { tags, summary: 'Sign out', response: { 204: Type.Null(), ...errorResponses(LOGOUT_DOCS.errors) } },
+      },
       async (request, reply) => {
         const token = request.cookies[SESSION_COOKIE];
         if (token) await services.auth.signOut(token);
@@ -65,7 +93,14 @@ export function authRoutes(services: Services): FastifyPluginAsyncTypebox {
 
     app.get(
       '/session',
-      { schema: { tags, summary: 'The signed-in wallet', response: { 200: SessionResponse, ...errors(401) } } },
+      {
+        config: { docs: SESSION_DOCS },
+        schema: {
+          tags,
+          summary: 'The signed-in wallet',
+          response: { 200: SessionResponse, ...errorResponses(SESSION_DOCS.errors) },
+        },
+      },
       async (request) => {
         const token = request.cookies[SESSION_COOKIE];
         const session = token ? await services.auth.session(token) : undefined;

@@ -15,6 +15,7 @@ import {
   SchedulePreview,
   UpdateAutomationBody,
 } from './automation.schemas.js';
+import { automationExamples } from './automation.examples.js';
 
 const tags = ['Automations'];
 
@@ -54,7 +55,23 @@ export function automationRoutes(services: Services): SharedRoute[] {
         body: CreateAutomationBody,
         response: { 201: AutomationView },
       },
-      errors: [400, 403, 422],
+      errors: [
+        'invalid_request',
+        'unknown_field',
+        'invalid_json',
+        'invalid_schedule',
+        'invalid_amount',
+        'amount_too_large',
+        'unsupported_network',
+        'invalid_expires_in',
+        'external_id_too_long',
+        'invalid_return_url',
+        'return_origin_not_allowed',
+        'idempotency_key_missing',
+        'invalid_idempotency_key',
+        'idempotency_key_reused',
+      ],
+      examples: automationExamples.create,
       portal: {
         description:
           'As POST /automations, but the amount may use a comma ("250,00"); Idempotency-Key is optional here.',
@@ -88,7 +105,8 @@ export function automationRoutes(services: Services): SharedRoute[] {
         querystring: AutomationListQuery,
         response: { 200: AutomationPage },
       },
-      errors: [400],
+      errors: ['invalid_request', 'invalid_cursor'],
+      examples: automationExamples.list,
       portal: { description: 'As GET /automations.' },
       handler: async (request) => services.automations.list(request.principal!.workspaceId, request.query),
     }),
@@ -107,7 +125,8 @@ export function automationRoutes(services: Services): SharedRoute[] {
         querystring: ScheduleBody,
         response: { 200: SchedulePreview },
       },
-      errors: [400],
+      errors: ['invalid_request', 'invalid_schedule'],
+      examples: automationExamples.preview,
       portal: { description: 'As GET /automations/preview.' },
       example: { query: '?every=month&startAt=2099-01-31T09:00:00Z' },
       handler: async (request) => ({
@@ -126,7 +145,8 @@ export function automationRoutes(services: Services): SharedRoute[] {
         params: AutomationParams,
         response: { 200: AutomationView },
       },
-      errors: [404],
+      errors: ['not_found'],
+      examples: automationExamples.get,
       portal: { description: 'As GET /automations/{id}.' },
       handler: async (request) => services.automations.get(request.principal!.workspaceId, id(request.params)),
     }),
@@ -145,7 +165,22 @@ export function automationRoutes(services: Services): SharedRoute[] {
         body: UpdateAutomationBody,
         response: { 200: AutomationView },
       },
-      errors: [400, 403, 404, 409],
+      errors: [
+        'invalid_request',
+        'unknown_field',
+        'invalid_json',
+        'invalid_schedule',
+        'invalid_amount',
+        'amount_too_large',
+        'unsupported_network',
+        'invalid_expires_in',
+        'external_id_too_long',
+        'invalid_return_url',
+        'return_origin_not_allowed',
+        'not_found',
+        'automation_ended',
+      ],
+      examples: automationExamples.update,
       portal: {
         description: 'As PATCH /automations/{id}, but the amount may use a comma ("250,00").',
         preHandler: async (request: FastifyRequest) => acceptPortalAmount(request),
@@ -167,7 +202,8 @@ export function automationRoutes(services: Services): SharedRoute[] {
           params: AutomationParams,
           response: { 200: AutomationView },
         },
-        errors: [404, 409],
+        errors: ['not_found', 'automation_ended'],
+        examples: automationExamples[name],
         portal: { description: `As POST /automations/{id}/${name}.` },
         handler: async (request) =>
           services.automations.apply(request.principal!.workspaceId, id(request.params), name),

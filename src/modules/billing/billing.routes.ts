@@ -3,6 +3,7 @@ import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { BillingView, LEDGER_FIELD_CODES, LedgerPage, LedgerQuery } from './billing.schemas.js';
 import type { LedgerEntry } from './credits.js';
+import { billingExamples } from './billing.examples.js';
 
 const tags = ['Billing'];
 
@@ -20,7 +21,8 @@ export function billingRoutes(services: Services): SharedRoute[] {
         response: { 200: BillingView },
       },
       // The merchant API has always listed 400 here (a key in the query string); the portal has no such case.
-      errors: [400],
+      errors: ['api_key_in_query'],
+      examples: billingExamples.get,
       portal: { errors: [] },
       handler: async (request) => services.billing.get(request.principal!.workspaceId),
     }),
@@ -42,7 +44,8 @@ export function billingRoutes(services: Services): SharedRoute[] {
         querystring: LedgerQuery,
         response: { 200: LedgerPage },
       },
-      errors: [400],
+      errors: ['invalid_request', 'invalid_cursor'],
+      examples: billingExamples.ledger,
       portal: { description: 'As GET /billing/ledger: newest first.' },
       example: { query: '?limit=10' },
       handler: async (request) => {

@@ -2,6 +2,7 @@ import { WorkspaceParams } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
 import { CheckoutSettingsView } from './checkout-settings.schemas.js';
+import { checkoutSettingsExamples } from './checkout-settings.examples.js';
 
 /** The portal's settings form shows the current origins; the API only sets them. */
 export function checkoutSettingsPortalRoutes(services: Services): WorkspaceRoute[] {
@@ -15,6 +16,7 @@ export function checkoutSettingsPortalRoutes(services: Services): WorkspaceRoute
         response: { 200: CheckoutSettingsView },
       },
       errors: [],
+      examples: checkoutSettingsExamples.read,
       handler: async (request) => services.checkoutSettings.get(request.principal!.workspaceId),
     }),
   ];

@@ -2,6 +2,7 @@ import { WorkspaceParams } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { CheckoutSettingsBody, CheckoutSettingsView } from './checkout-settings.schemas.js';
+import { checkoutSettingsExamples } from './checkout-settings.examples.js';
 
 /** PUT /checkout-settings: the API and the portal's settings tab. */
 export function checkoutSettingsRoutes(services: Services): SharedRoute[] {
@@ -20,7 +21,8 @@ export function checkoutSettingsRoutes(services: Services): SharedRoute[] {
         body: CheckoutSettingsBody,
         response: { 200: CheckoutSettingsView },
       },
-      errors: [400],
+      errors: ['invalid_request', 'unknown_field', 'invalid_json', 'invalid_origin'],
+      examples: checkoutSettingsExamples.update,
       portal: {
         description:
           'As PUT /checkout-settings: exact https origins on port 443, at most 10; affects invoices created afterwards.',

@@ -12,6 +12,7 @@ import {
   PurchasePage,
   PurchaseParams,
 } from './credit-purchase.schemas.js';
+import { creditPurchaseExamples } from './credit-purchase.examples.js';
 
 const tags = ['Billing'];
 const UNAVAILABLE =
@@ -40,7 +41,17 @@ export function creditPurchaseRoutes(services: Services): SharedRoute[] {
         body: CreatePurchaseBody,
         response: { 201: CreditPurchaseView },
       },
-      errors: [400, 422, 503],
+      errors: [
+        'invalid_request',
+        'unknown_field',
+        'invalid_json',
+        'idempotency_key_missing',
+        'invalid_idempotency_key',
+        'unknown_package',
+        'idempotency_key_reused',
+        'purchases_unavailable',
+      ],
+      examples: creditPurchaseExamples.create,
       portal: {
         description: 'As POST /credit-purchases; Idempotency-Key is optional here.',
         preHandler: async (request: FastifyRequest) => ensureIdempotencyKey(request),
@@ -72,7 +83,8 @@ export function creditPurchaseRoutes(services: Services): SharedRoute[] {
         querystring: PurchaseListQuery,
         response: { 200: PurchasePage },
       },
-      errors: [400, 503],
+      errors: ['invalid_request', 'invalid_cursor', 'purchases_unavailable'],
+      examples: creditPurchaseExamples.list,
       portal: { description: 'As GET /credit-purchases: newest first.' },
       handler: async (request) => services.creditPurchases.list(request.principal!.workspaceId, request.query),
     }),
@@ -88,7 +100,8 @@ export function creditPurchaseRoutes(services: Services): SharedRoute[] {
         params: PurchaseParams,
         response: { 200: CreditPurchaseView },
       },
-      errors: [404, 503],
+      errors: ['not_found', 'purchases_unavailable'],
+      examples: creditPurchaseExamples.get,
       portal: { description: 'As GET /credit-purchases/{id}.' },
       handler: async (request) =>
         services.creditPurchases.get(request.principal!.workspaceId, request.params.purchaseId as CreditPurchaseId),

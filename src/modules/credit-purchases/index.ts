@@ -15,3 +15,5 @@ export { findPurchase } from './credit-purchase.repo.js';
 export { creditPurchaseRoutes } from './credit-purchase.routes.js';
 export { CreditPurchaseService } from './credit-purchase.service.js';
 export type { CreditPurchaseTable } from './credit-purchase.table.js';
+export { CreditPurchaseView } from './credit-purchase.schemas.js';
+export { CREDIT_PURCHASE_EXAMPLE, PURCHASE_ID_EXAMPLE } from './credit-purchase.examples.js';

@@ -3,6 +3,7 @@ import type { Services } from '../../http/services.js';
 import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
 import { DASHBOARD_DAYS, dailySeries, windowStart } from './dashboard.js';
 import { DashboardView } from './dashboard.schemas.js';
+import { dashboardExamples } from './dashboard.examples.js';
 
 /**
  * The dashboard chart's data: paid volume and webhook delivery outcomes per UTC day. Two grouped
@@ -20,6 +21,7 @@ export function dashboardPortalRoutes(services: Services): WorkspaceRoute[] {
         response: { 200: DashboardView },
       },
       errors: [],
+      examples: dashboardExamples.dashboard,
       handler: async (request) => {
         const { workspaceId } = request.principal!;
         const from = windowStart(services.clock.now());

@@ -1,11 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
-import { WorkspaceParams, errors } from '../../http/common.schemas.js';
+import { WorkspaceParams } from '../../http/common.schemas.js';
+import { errorResponses } from '../../http/error-examples.js';
 import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import type { OperationDocs } from '../../http/openapi-examples.js';
 import type { Services } from '../../http/services.js';
+import { MERCHANT_GUARD_ERRORS } from '../../http/workspace-route.js';
 import { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES } from './change-feed.js';
 import { CHANGES_FIELD_CODES, ChangePage, ChangesQuery } from './change-feed.schemas.js';
 import { ChangeFeedService } from './change-feed.service.js';
+import { changeFeedExamples } from './change-feed.examples.js';
 
 const DESCRIPTION = [
   "The workspace's events in commit order: the catch-up path for missed webhooks. Start with `after=0`, process the events, " +
@@ -20,13 +24,18 @@ const DESCRIPTION = [
   'See docs/change-feed.md.',
 ].join('\n\n');
 
+const CHANGES_DOCS: OperationDocs = {
+  errors: ['invalid_request', 'invalid_cursor', 'cursor_expired', ...MERCHANT_GUARD_ERRORS],
+  examples: changeFeedExamples.changes,
+};
+
 export function changeFeedRoutes(services: Services): FastifyPluginAsyncTypebox {
   const feed = new ChangeFeedService({ db: services.db });
   return async (app) => {
     app.get(
       '/changes',
       {
-        config: { permission: 'invoices:read', fieldErrorCodes: CHANGES_FIELD_CODES },
+        config: { permission: 'invoices:read', fieldErrorCodes: CHANGES_FIELD_CODES, docs: CHANGES_DOCS },
         schema: {
           tags: ['Changes'],
           summary: 'Read the change feed from a cursor',
@@ -34,7 +43,7 @@ export function changeFeedRoutes(services: Services): FastifyPluginAsyncTypebox 
           security: BEARER_SECURITY,
           params: WorkspaceParams,
           querystring: ChangesQuery,
-          response: { 200: ChangePage, ...errors(400, 401, 403, 410, 429) },
+          response: { 200: ChangePage, ...errorResponses(CHANGES_DOCS.errors) },
         },
       },
       async (request, reply) => {

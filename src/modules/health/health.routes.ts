@@ -3,6 +3,7 @@ import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { LOW_CREDIT_INVOICES, VERIFICATION_DELAY_MS, lowCreditThreshold } from './health.js';
 import { IssuesView } from './health.schemas.js';
+import { healthExamples } from './health.examples.js';
 
 /** The route description (in /docs and /openapi.json), with this deployment's credit threshold. */
 function description(successFeeCredits: number): string {
@@ -42,6 +43,7 @@ export function healthRoutes(services: Services): SharedRoute[] {
         response: { 200: IssuesView },
       },
       errors: [],
+      examples: healthExamples.issues,
       portal: { description: 'As GET /issues: most severe first, at most one per kind; empty when all is well.' },
       handler: async (request) => services.health.issues(request.principal!.workspaceId),
     }),

@@ -1,20 +1,43 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { WorkspaceParams, errors } from '../../http/common.schemas.js';
+import { WorkspaceParams } from '../../http/common.schemas.js';
+import { errorResponses } from '../../http/error-examples.js';
 import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import type { OperationDocs } from '../../http/openapi-examples.js';
 import type { Services } from '../../http/services.js';
+import { MERCHANT_GUARD_ERRORS } from '../../http/workspace-route.js';
 import { presentInvoice } from '../invoices/index.js';
 import { IdempotencyHeaders } from '../invoices/index.js';
 import { RETAINED_BATCHES } from './batch.js';
 import { BatchBody, BatchView, QuoteBody, QuoteView } from './batch.schemas.js';
+import { batchExamples } from './batch.examples.js';
 
 const tags = ['Invoice batches'];
+
+const QUOTE_DOCS: OperationDocs = {
+  errors: ['invalid_request', 'unknown_field', 'invalid_json', ...MERCHANT_GUARD_ERRORS],
+  examples: batchExamples.quote,
+};
+const CREATE_DOCS: OperationDocs = {
+  errors: [
+    'invalid_request',
+    'unknown_field',
+    'invalid_json',
+    'budget_exceeded',
+    'idempotency_key_missing',
+    'invalid_idempotency_key',
+    'batch_binding_evicted',
+    'idempotency_key_reused',
+    ...MERCHANT_GUARD_ERRORS,
+  ],
+  examples: batchExamples.create,
+};
 
 export function invoiceBatchRoutes(services: Services): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/invoice-batches/quote',
       {
-        config: { permission: ['invoices:create', 'invoices:read'], checksItemsAlone: true },
+        config: { permission: ['invoices:create', 'invoices:read'], checksItemsAlone: true, docs: QUOTE_DOCS },
         schema: {
           tags,
           summary: 'Preview a batch',
@@ -23,7 +46,7 @@ export function invoiceBatchRoutes(services: Services): FastifyPluginAsyncTypebo
           security: BEARER_SECURITY,
           params: WorkspaceParams,
           body: QuoteBody,
-          response: { 200: QuoteView, ...errors(400, 401, 403, 429) },
+          response: { 200: QuoteView, ...errorResponses(QUOTE_DOCS.errors) },
         },
       },
       async (request) => services.invoiceBatches.quote(request.apiKey!.workspaceId, request.body.items),
@@ -32,7 +55,7 @@ export function invoiceBatchRoutes(services: Services): FastifyPluginAsyncTypebo
     app.post(
       '/invoice-batches',
       {
-        config: { permission: ['invoices:create', 'invoices:read'], checksItemsAlone: true },
+        config: { permission: ['invoices:create', 'invoices:read'], checksItemsAlone: true, docs: CREATE_DOCS },
         schema: {
           tags,
           summary: 'Create up to 25 invoices',
@@ -45,7 +68,7 @@ export function invoiceBatchRoutes(services: Services): FastifyPluginAsyncTypebo
           params: WorkspaceParams,
           headers: IdempotencyHeaders,
           body: BatchBody,
-          response: { 200: BatchView, ...errors(400, 401, 403, 409, 422, 429) },
+          response: { 200: BatchView, ...errorResponses(CREATE_DOCS.errors) },
         },
       },
       async (request) => {

@@ -2,6 +2,7 @@ import { WorkspaceParams } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { SEARCH_FIELD_CODES, SearchPage, SearchQuery } from './search.schemas.js';
+import { searchExamples } from './search.examples.js';
 
 const DESCRIPTION = [
   "Finds this workspace's invoices by exact value — never by substring. `q` may be:",
@@ -34,7 +35,8 @@ export function invoiceSearchRoutes(services: Services): SharedRoute[] {
         querystring: SearchQuery,
         response: { 200: SearchPage },
       },
-      errors: [400],
+      errors: ['invalid_request', 'invalid_cursor'],
+      examples: searchExamples.search,
       portal: { description: 'As GET /invoice-search: exact matches only, newest first.' },
       example: { query: '?q=INV-1' },
       handler: async (request) => services.invoiceSearch.search(request.principal!.workspaceId, request.query),

@@ -39,3 +39,4 @@ export {
   InvoiceView,
 } from './invoice.schemas.js';
 export type { IdempotencyKeyTable, InvoiceTable } from './invoice.table.js';
+export { INVOICE_EXAMPLE, PAID_INVOICE_EXAMPLE } from './invoice.examples.js';

@@ -20,6 +20,7 @@ import {
   PortalCreateInvoiceBody,
   RenewBody,
 } from './invoice.schemas.js';
+import { invoiceExamples } from './invoice.examples.js';
 
 const tags = ['Invoices'];
 
@@ -45,7 +46,26 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         body: CreateInvoiceBody,
         response: { 201: InvoiceView },
       },
-      errors: [400, 402, 403, 422],
+      errors: [
+        'invalid_request',
+        'unknown_field',
+        'invalid_json',
+        'invalid_amount',
+        'amount_too_large',
+        'unsupported_currency',
+        'unsupported_network',
+        'invalid_expires_in',
+        'external_id_too_long',
+        'invalid_return_url',
+        'return_origin_not_allowed',
+        'number_not_allowed',
+        'idempotency_key_missing',
+        'invalid_idempotency_key',
+        'insufficient_credits',
+        'pay_to_mismatch',
+        'idempotency_key_reused',
+      ],
+      examples: invoiceExamples.create,
       portal: {
         summary: 'Create a manual invoice',
         description: 'As POST /invoices, but the amount may use a comma ("12,50"). Idempotency-Key is optional here.',
@@ -80,7 +100,8 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         querystring: InvoiceListQuery,
         response: { 200: InvoicePage },
       },
-      errors: [400],
+      errors: ['invalid_request', 'invalid_cursor'],
+      examples: invoiceExamples.list,
       portal: { summary: 'Invoices, newest first, optionally of one status, of one automation or of a range of time' },
       example: { query: '?status=paid&createdAfter=2026-11-01T00:00:00Z&createdBefore=2026-12-01T00:00:00Z&limit=50' },
       handler: async (request) => {
@@ -116,7 +137,8 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         produces: ['text/csv'],
         response: { 200: InvoiceCsv },
       },
-      errors: [400],
+      errors: ['invalid_request'],
+      examples: invoiceExamples.export,
       portal: { summary: 'Export invoices as CSV' },
       example: { query: '?status=paid&from=2026-11-01T00:00:00Z&to=2026-12-01T00:00:00Z' },
       handler: async (request, reply) => {
@@ -151,7 +173,8 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         params: InvoiceParams,
         response: { 200: InvoiceView },
       },
-      errors: [404],
+      errors: ['not_found'],
+      examples: invoiceExamples.get,
       portal: { summary: 'Read an invoice' },
       handler: async (request) =>
         present(await services.invoices.get(request.principal!.workspaceId, request.params.invoiceId as InvoiceId)),
@@ -169,7 +192,8 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         params: InvoiceParams,
         response: { 200: InvoiceView },
       },
-      errors: [404, 409],
+      errors: ['not_found', 'invoice_already_paid', 'invoice_processing'],
+      examples: invoiceExamples.cancel,
       portal: { description: 'As POST /invoices/{id}/cancel: open or expired invoices only.' },
       handler: async (request) =>
         present(await services.invoices.cancel(request.principal!.workspaceId, request.params.invoiceId as InvoiceId)),
@@ -191,7 +215,17 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         body: RenewBody,
         response: { 200: InvoiceView },
       },
-      errors: [400, 402, 404, 409],
+      errors: [
+        'invalid_request',
+        'unknown_field',
+        'invalid_expires_in',
+        'insufficient_credits',
+        'not_found',
+        'invoice_already_paid',
+        'invoice_cancelled',
+        'invoice_processing',
+      ],
+      examples: invoiceExamples.renew,
       portal: {
         description:
           'As POST /invoices/{id}/renew: a new deadline and link version; costs the credits of the new window.',

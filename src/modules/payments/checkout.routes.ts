@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { errors } from '../../http/common.schemas.js';
+import { errorResponses } from '../../http/error-examples.js';
+import type { OperationDocs } from '../../http/openapi-examples.js';
 import { httpProcessesOf, limitPerClientIp } from '../../http/rate-limiter.js';
 import type { Services } from '../../http/services.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { AppError } from '../../shared/errors.js';
+import { AppError, type ErrorCode } from '../../shared/errors.js';
 import { registerCheckoutAssets } from '../../web/checkout/checkout.assets.js';
 import { sendCheckoutPage } from '../../web/checkout/checkout.page.js';
 import type { InvoiceId } from '../invoices/index.js';
@@ -18,9 +19,43 @@ import {
   SubmittedPayment,
   TransactionBody,
 } from './checkout.schemas.js';
+import { paymentExamples } from './payment.examples.js';
 
 const tags = ['Checkout'];
 const PUBLIC = { security: [] as Record<string, string[]>[] };
+
+const INVOICE_PAYABLE_ERRORS: readonly ErrorCode[] = [
+  'not_found',
+  'invoice_already_paid',
+  'invoice_processing',
+  'invoice_expired',
+  'invoice_cancelled',
+  'rate_limited',
+];
+const DETAILS_DOCS: OperationDocs = { errors: ['not_found', 'rate_limited'], examples: paymentExamples.checkout };
+const TRANSACTION_DOCS: OperationDocs = {
+  errors: [
+    'invalid_request',
+    'unknown_field',
+    'invalid_json',
+    'unsupported_network',
+    'invalid_payment',
+    ...INVOICE_PAYABLE_ERRORS,
+  ],
+  examples: paymentExamples.checkoutTransaction,
+};
+const AUTHORIZATION_DOCS: OperationDocs = {
+  errors: [
+    'invalid_request',
+    'unknown_field',
+    'invalid_json',
+    'unsupported_network',
+    'invalid_payment',
+    'pay_to_mismatch',
+    ...INVOICE_PAYABLE_ERRORS,
+  ],
+  examples: paymentExamples.checkoutAuthorization,
+};
 
 /**
  * The public checkout API behind the checkout link (docs/checkout.md). No API key: the invoice id is the
@@ -48,6 +83,7 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
     app.get(
       '/w/:workspaceId/i/:invoiceId',
       {
+        config: { docs: DETAILS_DOCS },
         schema: {
           tags,
           summary: 'Public payment details',
@@ -57,7 +93,7 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
             '(a browser) gets the checkout page instead. Unknown ids: 404 (for a browser, a plain HTML page).',
           ...PUBLIC,
           params: CheckoutParams,
-          response: { 200: CheckoutView, ...errors(404, 429) },
+          response: { 200: CheckoutView, ...errorResponses(DETAILS_DOCS.errors) },
         },
       },
       async (request, reply) => {
@@ -74,7 +110,7 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
     app.post(
       '/w/:workspaceId/i/:invoiceId/transactions',
       {
-        config: { fieldErrorCodes: CHECKOUT_FIELD_CODES },
+        config: { fieldErrorCodes: CHECKOUT_FIELD_CODES, docs: TRANSACTION_DOCS },
         schema: {
           tags,
           summary: 'Submit a USDC transfer',
@@ -90,7 +126,7 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
           ...PUBLIC,
           params: CheckoutParams,
           body: TransactionBody,
-          response: { 202: SubmittedPayment, ...errors(400, 404, 409, 429) },
+          response: { 202: SubmittedPayment, ...errorResponses(TRANSACTION_DOCS.errors) },
         },
       },
       async (request, reply) => {
@@ -106,7 +142,7 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
     app.post(
       '/w/:workspaceId/i/:invoiceId/authorizations',
       {
-        config: { fieldErrorCodes: CHECKOUT_FIELD_CODES },
+        config: { fieldErrorCodes: CHECKOUT_FIELD_CODES, docs: AUTHORIZATION_DOCS },
         schema: {
           tags,
           summary: 'Submit a signed EIP-3009 authorization (gasless)',
@@ -118,7 +154,7 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
           ...PUBLIC,
           params: CheckoutParams,
           body: AuthorizationBody,
-          response: { 202: SubmittedPayment, ...errors(400, 403, 404, 409, 429) },
+          response: { 202: SubmittedPayment, ...errorResponses(AUTHORIZATION_DOCS.errors) },
         },
       },
       async (request, reply) => {

@@ -12,3 +12,6 @@ export { NEW_BLOCK, type NewBlockWatcher } from './new-blocks.js';
 export { PaymentService } from './payment.service.js';
 export type { PaymentClaimTable, PaymentIntentTable, RelayerNonceTable } from './payment.table.js';
 export { registerX402 } from './x402.routes.js';
+export { x402Operations, X402_SCHEMAS } from './x402.openapi.js';
+export { PaymentIntentView } from './payment.schemas.js';
+export { PAYMENT_INTENT_EXAMPLE } from './payment.examples.js';

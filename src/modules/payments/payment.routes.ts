@@ -1,14 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors } from '../../http/common.schemas.js';
+import { errorResponses } from '../../http/error-examples.js';
 import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import type { OperationDocs } from '../../http/openapi-examples.js';
 import type { Services } from '../../http/services.js';
-import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
+import { MERCHANT_GUARD_ERRORS, sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { InvoiceId } from '../invoices/index.js';
 import { InvoiceParams } from '../invoices/index.js';
 import type { PaymentIntentId } from './payment-intent.js';
 import { presentReceipt } from './payment.present.js';
 import { PaymentIntentParams, PaymentIntentView, ReceiptView } from './payment.schemas.js';
 import { presentIntent } from './payment.service.js';
+import { paymentExamples } from './payment.examples.js';
+
+const PAYMENT_INTENT_DOCS: OperationDocs = {
+  errors: ['not_found', ...MERCHANT_GUARD_ERRORS],
+  examples: paymentExamples.paymentIntent,
+};
 
 /** Merchant API only: a webhook receiver's check before fulfilling. */
 export function paymentIntentRoutes(services: Services): FastifyPluginAsyncTypebox {
@@ -16,7 +23,7 @@ export function paymentIntentRoutes(services: Services): FastifyPluginAsyncTypeb
     app.get(
       '/payment-intents/:paymentIntentId',
       {
-        config: { permission: 'payments:read' },
+        config: { permission: 'payments:read', docs: PAYMENT_INTENT_DOCS },
         schema: {
           tags: ['Payments'],
           summary: 'Read a payment intent',
@@ -24,7 +31,7 @@ export function paymentIntentRoutes(services: Services): FastifyPluginAsyncTypeb
             'The server-side check a webhook receiver makes before fulfilling: status, amount, recipient and invoice.',
           security: BEARER_SECURITY,
           params: PaymentIntentParams,
-          response: { 200: PaymentIntentView, ...errors(401, 403, 404, 429) },
+          response: { 200: PaymentIntentView, ...errorResponses(PAYMENT_INTENT_DOCS.errors) },
         },
       },
       async (request) => {
@@ -52,7 +59,8 @@ export function receiptRoutes(services: Services): SharedRoute[] {
         params: InvoiceParams,
         response: { 200: ReceiptView },
       },
-      errors: [404, 409],
+      errors: ['not_found', 'invoice_not_paid'],
+      examples: paymentExamples.receipt,
       handler: async (request) => {
         const { invoice, payment } = await services.payments.receipt(
           request.principal!.workspaceId,

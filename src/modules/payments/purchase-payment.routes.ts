@@ -7,6 +7,7 @@ import type { CreditPurchaseId } from '../credit-purchases/index.js';
 import type { TransferAuthorization } from './chain.port.js';
 import { AuthorizationBody, CHECKOUT_FIELD_CODES, SubmittedPayment, TransactionBody } from './checkout.schemas.js';
 import { purchaseOrder } from './order.js';
+import { paymentExamples } from './payment.examples.js';
 
 const tags = ['Billing'];
 
@@ -46,7 +47,20 @@ export function purchasePaymentRoutes(services: Services): SharedRoute[] {
         body: AuthorizationBody,
         response: { 202: SubmittedPayment },
       },
-      errors: [400, 403, 404, 409, 503],
+      errors: [
+        'invalid_request',
+        'unknown_field',
+        'invalid_json',
+        'unsupported_network',
+        'invalid_payment',
+        'pay_to_mismatch',
+        'not_found',
+        'purchase_paid',
+        'purchase_processing',
+        'purchase_expired',
+        'purchases_unavailable',
+      ],
+      examples: paymentExamples.purchaseAuthorization,
       portal: {
         description: 'As POST /credit-purchases/{id}/authorizations: the Billing tab pays with the browser wallet.',
       },
@@ -93,7 +107,20 @@ export function purchasePaymentRoutes(services: Services): SharedRoute[] {
         body: TransactionBody,
         response: { 202: SubmittedPayment },
       },
-      errors: [400, 404, 409, 429, 503],
+      errors: [
+        'invalid_request',
+        'unknown_field',
+        'invalid_json',
+        'unsupported_network',
+        'invalid_payment',
+        'not_found',
+        'purchase_paid',
+        'purchase_processing',
+        'purchase_expired',
+        'rate_limited',
+        'purchases_unavailable',
+      ],
+      examples: paymentExamples.purchaseTransaction,
       portal: { description: 'As POST /credit-purchases/{id}/transactions.' },
       example: { body: { network: 'base-sepolia', txHash: `0x${'55'.repeat(32)}` } },
       handler: async (request, reply) => {

@@ -4,6 +4,7 @@ import type { InvoiceId } from '../invoices/index.js';
 import { InvoiceParams } from '../invoices/index.js';
 import { TIMELINE_LIMIT } from './timeline.js';
 import { InvoiceTimelineView } from './timeline.schemas.js';
+import { timelineExamples } from './timeline.examples.js';
 
 const DESCRIPTION = [
   `What happened to one invoice and to the webhooks about it: the ${TIMELINE_LIMIT} most recent records at most, oldest first, ` +
@@ -38,7 +39,8 @@ export function timelineRoutes(services: Services): SharedRoute[] {
         params: InvoiceParams,
         response: { 200: InvoiceTimelineView },
       },
-      errors: [404],
+      errors: ['not_found'],
+      examples: timelineExamples.timeline,
       portal: { description: 'As GET /invoices/{id}/timeline.' },
       handler: async (request) =>
         services.timeline.forInvoice(request.principal!.workspaceId, request.params.invoiceId as InvoiceId),

@@ -1,4 +1,4 @@
-export { TEST_EVENT_TYPE } from './webhook.js';
+export { TEST_EVENT_TYPE, signedHeaders, webhookBody } from './webhook.js';
 export { queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
 export type { WebhookEventLookup } from './webhook.service.js';
 export { DELIVERIES_PER_WORKSPACE, WebhookDeliverer } from './webhook.delivery.js';

@@ -9,6 +9,7 @@ import {
   WebhookSettingsView,
   WebhookView,
 } from './webhook.schemas.js';
+import { webhookExamples } from './webhook.examples.js';
 
 const SIGNING = [
   'Each request is a POST of JSON `{"id","type","workspaceId","createdAt","test","data"}` with headers `X-Payment-Event-ID` (= `id`), ',
@@ -35,6 +36,7 @@ export function webhookRoutes(services: Services): SharedRoute[] {
         response: { 200: WebhookView },
       },
       errors: [],
+      examples: webhookExamples.get,
       portal: { description: 'As GET /webhook: never a secret, a response body or a header.' },
       handler: async (request) => services.webhooks.view(request.principal!.workspaceId),
     }),
@@ -54,7 +56,14 @@ export function webhookRoutes(services: Services): SharedRoute[] {
         body: WebhookSettingsBody,
         response: { 200: WebhookSettingsView },
       },
-      errors: [400, 409],
+      errors: [
+        'invalid_request',
+        'unknown_field',
+        'invalid_json',
+        'invalid_webhook_endpoint',
+        'webhook_not_configured',
+      ],
+      examples: webhookExamples.configure,
       portal: {
         description:
           'As PUT /webhook: the secret is in the answer only when it was created or rotated (rotation pauses delivery).',
@@ -81,7 +90,15 @@ export function webhookRoutes(services: Services): SharedRoute[] {
         body: RetryBody,
         response: { 200: DeliveryView },
       },
-      errors: [400, 404, 409],
+      errors: [
+        'invalid_request',
+        'unknown_field',
+        'invalid_json',
+        'not_found',
+        'delivery_already_succeeded',
+        'webhook_not_configured',
+      ],
+      examples: webhookExamples.retry,
       portal: {
         description: 'As POST /webhook/retry: a fresh retry window; 409 when the receiver already acknowledged it.',
       },
@@ -101,7 +118,8 @@ export function webhookRoutes(services: Services): SharedRoute[] {
         params: WorkspaceParams,
         response: { 200: TestResult },
       },
-      errors: [409, 429],
+      errors: ['webhook_not_configured', 'webhook_test_rate_limited'],
+      examples: webhookExamples.test,
       portal: { description: 'As POST /webhook/test: one a minute per workspace, never retried, no credits.' },
       handler: async (request) => services.webhooks.sendTest(request.principal!.workspaceId),
     }),

@@ -1,13 +1,30 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { WorkspaceParams, errors } from '../../http/common.schemas.js';
+import { WorkspaceParams } from '../../http/common.schemas.js';
+import { errorResponses } from '../../http/error-examples.js';
+import type { OperationDocs } from '../../http/openapi-examples.js';
 import type { Services } from '../../http/services.js';
 import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
 import { PORTAL_DESCRIPTION_MAX_CHARS } from './workspace.js';
 import { presentWorkspace } from './workspace.present.js';
 import { CreateWorkspaceBody, UpdateWorkspaceBody, WorkspaceView } from './workspace.schemas.js';
+import { workspaceExamples } from './workspace.examples.js';
 
 const tags = ['Portal'];
+
+const LIST_DOCS: OperationDocs = { errors: ['session_required'], examples: workspaceExamples.list };
+const CREATE_DOCS: OperationDocs = {
+  errors: [
+    'invalid_request',
+    'unknown_field',
+    'invalid_json',
+    'description_too_long',
+    'session_required',
+    'origin_mismatch',
+    'workspace_limit_reached',
+  ],
+  examples: workspaceExamples.create,
+};
 
 /** The signed-in wallet's workspaces: before any workspace is chosen, so outside the ownership check. */
 export function workspaceListPortalRoutes(services: Services): FastifyPluginAsyncTypebox {
@@ -15,10 +32,14 @@ export function workspaceListPortalRoutes(services: Services): FastifyPluginAsyn
     app.get(
       '/workspaces',
       {
+        config: { docs: LIST_DOCS },
         schema: {
           tags,
           summary: "List the signed-in wallet's workspaces",
-          response: { 200: Type.Object({ workspaces: Type.Array(WorkspaceView) }), ...errors(401) },
+          response: {
+            200: Type.Object({ workspaces: Type.Array(WorkspaceView) }),
+            ...errorResponses(LIST_DOCS.errors),
+          },
         },
       },
       async (request) => ({
@@ -29,12 +50,13 @@ export function workspaceListPortalRoutes(services: Services): FastifyPluginAsyn
     app.post(
       '/workspaces',
       {
+        config: { docs: CREATE_DOCS },
         schema: {
           tags,
           summary: 'Create a workspace',
           description: `The signed-in wallet becomes its one receiving address. A wallet's first workspace gets the configured credit grant; its later workspaces start with none. At most ${services.config.maxWorkspacesPerWallet} workspaces per wallet (409 workspace_limit_reached).`,
           body: CreateWorkspaceBody,
-          response: { 201: WorkspaceView, ...errors(400, 401, 403, 409) },
+          response: { 201: WorkspaceView, ...errorResponses(CREATE_DOCS.errors) },
         },
       },
       async (request, reply) => {
@@ -58,7 +80,8 @@ export function workspacePortalRoutes(services: Services): WorkspaceRoute[] {
         body: UpdateWorkspaceBody,
         response: { 200: WorkspaceView },
       },
-      errors: [400],
+      errors: ['invalid_request', 'unknown_field', 'invalid_json', 'description_too_long'],
+      examples: workspaceExamples.update,
       example: { body: { name: 'Renamed' } },
       handler: async (request) =>
         presentWorkspace(await services.workspaces.update(request.principal!.workspaceId, request.body, 'portal')),

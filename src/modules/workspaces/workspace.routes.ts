@@ -1,9 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { WorkspaceParams, errors } from '../../http/common.schemas.js';
+import { WorkspaceParams } from '../../http/common.schemas.js';
+import { errorResponses } from '../../http/error-examples.js';
 import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import type { OperationDocs } from '../../http/openapi-examples.js';
 import type { Services } from '../../http/services.js';
+import { MERCHANT_GUARD_ERRORS } from '../../http/workspace-route.js';
 import { presentWorkspace } from './workspace.present.js';
 import { UpdateWorkspaceBody, WorkspaceView } from './workspace.schemas.js';
+import { workspaceExamples } from './workspace.examples.js';
+
+const UPDATE_DOCS: OperationDocs = {
+  errors: ['invalid_request', 'unknown_field', 'invalid_json', 'description_too_long', ...MERCHANT_GUARD_ERRORS],
+  examples: workspaceExamples.update,
+};
 
 /** Merchant API: the workspace's public profile, shown to buyers on the checkout page. */
 export function workspaceRoutes(services: Services): FastifyPluginAsyncTypebox {
@@ -11,7 +20,7 @@ export function workspaceRoutes(services: Services): FastifyPluginAsyncTypebox {
     app.put(
       '/workspace',
       {
-        config: { permission: 'settings:write' },
+        config: { permission: 'settings:write', docs: UPDATE_DOCS },
         schema: {
           tags: ['Workspace'],
           summary: 'Set the workspace name and description',
@@ -19,7 +28,7 @@ export function workspaceRoutes(services: Services): FastifyPluginAsyncTypebox {
           security: BEARER_SECURITY,
           params: WorkspaceParams,
           body: UpdateWorkspaceBody,
-          response: { 200: WorkspaceView, ...errors(400, 401, 403, 429) },
+          response: { 200: WorkspaceView, ...errorResponses(UPDATE_DOCS.errors) },
         },
       },
       async (request) =>

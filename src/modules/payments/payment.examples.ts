@@ -1,0 +1,108 @@
+import type { OperationExamples } from '../../http/openapi-examples.js';
+import { EXAMPLE_IDS } from '../../shared/example-ids.js';
+import { INVOICE_EXAMPLE } from '../invoices/index.js';
+
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+
+/** A succeeded payment intent, as GET /payment-intents/{id} shows it. */
+export const PAYMENT_INTENT_EXAMPLE = {
+  id: EXAMPLE_IDS.paymentIntent,
+  status: 'succeeded',
+  failureReason: null,
+  invoiceId: EXAMPLE_IDS.invoice,
+  invoiceNumber: 'INV-000042',
+  externalId: 'order-1042',
+  method: 'authorization',
+  network: 'base-sepolia',
+  amount: '12.500000',
+  currency: 'USDC',
+  recipient: EXAMPLE_IDS.wallet,
+  payer: EXAMPLE_IDS.payer,
+  transactionHash: EXAMPLE_IDS.transaction,
+  blockNumber: '18342017',
+  submittedAt: '2026-11-14T09:41:02.000Z',
+  finishedAt: '2026-11-14T09:41:12.000Z',
+  overpayment: false,
+} as const;
+
+/** What a payer sends to pay with an EIP-3009 authorization (checkout, credit purchases). */
+export const AUTHORIZATION_EXAMPLE = {
+  network: 'base-sepolia',
+  authorization: {
+    from: EXAMPLE_IDS.payer,
+    to: EXAMPLE_IDS.wallet,
+    value: '12500000',
+    validAfter: '0',
+    validBefore: '1794649860',
+    nonce: '0x9a4c1e2f3b5d6a7c8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d',
+  },
+  signature: `0x${'4f'.repeat(64)}1b`,
+};
+
+const TRANSACTION_EXAMPLE = { network: 'base-sepolia', txHash: EXAMPLE_IDS.transaction };
+const SUBMITTED = { paymentIntentId: EXAMPLE_IDS.paymentIntent, status: 'processing' } as const;
+
+export const paymentExamples = {
+  paymentIntent: { response: PAYMENT_INTENT_EXAMPLE },
+  receipt: {
+    response: {
+      invoiceId: EXAMPLE_IDS.invoice,
+      number: 'INV-000042',
+      amount: '12.500000',
+      currency: 'USDC',
+      network: 'base-sepolia',
+      payer: EXAMPLE_IDS.payer,
+      recipient: EXAMPLE_IDS.wallet,
+      transactionHash: EXAMPLE_IDS.transaction,
+      blockNumber: '18342017',
+      paidAt: '2026-11-14T09:41:12.000Z',
+      paymentIntentId: EXAMPLE_IDS.paymentIntent,
+      externalId: 'order-1042',
+    },
+  },
+  checkout: {
+    response: {
+      invoiceId: EXAMPLE_IDS.invoice,
+      number: 'INV-000042',
+      merchantName: 'Example Shop',
+      merchantDescription: 'Handmade ceramics.',
+      status: 'open',
+      amount: '12.500000',
+      currency: 'USDC',
+      recipient: EXAMPLE_IDS.wallet,
+      expiresAt: INVOICE_EXAMPLE.expiresAt,
+      serverTime: '2026-11-14T09:35:00.000Z',
+      linkVersion: 1,
+      authorizationNonce: AUTHORIZATION_EXAMPLE.authorization.nonce,
+      networks: [
+        {
+          name: 'base-sepolia',
+          chainId: 84532,
+          token: USDC,
+          tokenName: 'USDC',
+          tokenVersion: '2',
+          confirmations: 2,
+          paymentUri: `ethereum:${USDC}@84532/transfer?address=${EXAMPLE_IDS.wallet}&uint256=12500000`,
+        },
+      ],
+      successUrl: INVOICE_EXAMPLE.successUrl,
+      cancelUrl: INVOICE_EXAMPLE.cancelUrl,
+      payment: null,
+    },
+  },
+  checkoutTransaction: { request: TRANSACTION_EXAMPLE, response: SUBMITTED },
+  checkoutAuthorization: { request: AUTHORIZATION_EXAMPLE, response: SUBMITTED },
+  purchaseAuthorization: {
+    request: {
+      ...AUTHORIZATION_EXAMPLE,
+      authorization: {
+        ...AUTHORIZATION_EXAMPLE.authorization,
+        to: '0x8617E340B3D01FA5F11F306F4090FD50E238070D',
+        value: '10000000',
+        nonce: '0x6f1c0a2d3b4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8',
+      },
+    },
+    response: SUBMITTED,
+  },
+  purchaseTransaction: { request: TRANSACTION_EXAMPLE, response: SUBMITTED },
+} satisfies Record<string, OperationExamples>;
