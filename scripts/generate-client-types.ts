@@ -101,9 +101,6 @@ function clientParameter(parameter: Parameter): Parameter[] {
         description: `${parameter.description ?? ''} Made by the client when left out.`.trim(),
       },
     ];
-  // The server fills in a default: the document lists such a query field as required (the schema's field
-  // is not optional), but a caller may leave it out.
-  if (parameter.in === 'query' && parameter.schema?.default !== undefined) return [{ ...parameter, required: false }];
   return [parameter];
 }
 

@@ -16,18 +16,28 @@ const SESSION_PATHS = new Set(['/auth/logout', '/auth/session']);
  * (generated clients name their methods after it) and its security, the portal's session for portal
  * operations, none for public ones (checkout, x402, sign-in, health), which their own rules guard.
  */
-export function withOperationDefaults<S extends { operationId?: string; security?: unknown; headers?: unknown }>(
-  schema: S,
-  method: string,
-  url: string,
-): S {
+export function withOperationDefaults<
+  S extends { operationId?: string; security?: unknown; headers?: unknown; querystring?: unknown },
+>(schema: S, method: string, url: string): S {
   const portal = url.startsWith('/portal/api/') || SESSION_PATHS.has(url);
   return {
     ...schema,
     operationId: schema.operationId ?? operationIdOf(method, url),
     security: schema.security ?? (portal ? [{ portalSession: [] }] : []),
     ...(!portal && schema.headers !== undefined && { headers: idempotencyKeyRequired(schema.headers) }),
+    ...(schema.querystring !== undefined && { querystring: defaultsOptional(schema.querystring) }),
   };
+}
+
+/**
+ * A query field with a default is required to validation (the handler always gets a value, validation
+ * fills it in) and optional to a caller: the document says what a caller must send.
+ */
+function defaultsOptional(querystring: unknown): unknown {
+  const object = querystring as { properties?: Record<string, { default?: unknown }>; required?: string[] };
+  if (object.required === undefined || object.properties === undefined) return querystring;
+  const properties = object.properties;
+  return { ...object, required: object.required.filter((name) => properties[name]?.default === undefined) };
 }
 
 /**

@@ -2,6 +2,7 @@ import { WorkspaceParams } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { formatUsdc } from '../../shared/money.js';
+import { statementExamples } from './statement.examples.js';
 import { StatementQuery, StatementView } from './statement.schemas.js';
 import type { Statement } from './statement.service.js';
 
@@ -26,7 +27,8 @@ export function statementRoutes(services: Services): SharedRoute[] {
         querystring: StatementQuery,
         response: { 200: StatementView },
       },
-      errors: [400],
+      errors: ['invalid_request'],
+      examples: statementExamples.get,
       portal: { description: 'As GET /statement: the Statement tab.' },
       example: { query: '?month=2026-01' },
       handler: async (request) =>

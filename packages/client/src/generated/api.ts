@@ -670,7 +670,68 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "payment_intent.succeeded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.succeeded
+         * @description A payment was confirmed. Before fulfilling, read GET /payment-intents/{paymentIntentId} and match status, amount, recipient and invoice. Sent to the workspace's endpoint (PUT /webhook), at least once: deduplicate by `id`. To verify: read the raw body, refuse a timestamp outside your clock skew, compare in constant time the hex after `v1=` with HMAC-SHA256(signing secret, "<X-Payment-Timestamp>.<raw body>") — the receiver verification steps of the specification's Events section. The example is signed with the secret `whsec_example-secret-for-the-api-document`.
+         */
+        post: operations["webhookPaymentIntentSucceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.scheduled
+         * @description An automation created an invoice for one of its occurrences. Not proof of payment. Sent to the workspace's endpoint (PUT /webhook), at least once: deduplicate by `id`. To verify: read the raw body, refuse a timestamp outside your clock skew, compare in constant time the hex after `v1=` with HMAC-SHA256(signing secret, "<X-Payment-Timestamp>.<raw body>") — the receiver verification steps of the specification's Events section. The example is signed with the secret `whsec_example-secret-for-the-api-document`.
+         */
+        post: operations["webhookInvoiceScheduled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description POST /webhook/test: `test` is true and `id` starts with `test_`. Acknowledge it without issuing goods; never retried. Sent to the workspace's endpoint (PUT /webhook), at least once: deduplicate by `id`. To verify: read the raw body, refuse a timestamp outside your clock skew, compare in constant time the hex after `v1=` with HMAC-SHA256(signing secret, "<X-Payment-Timestamp>.<raw body>") — the receiver verification steps of the specification's Events section. The example is signed with the secret `whsec_example-secret-for-the-api-document`.
+         */
+        post: operations["webhookWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description The one error body of every 4xx and 5xx response. */
@@ -1895,7 +1956,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The one error body of every 4xx and 5xx response. */
@@ -1904,7 +1965,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The one error body of every 4xx and 5xx response. */
@@ -1913,7 +1974,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The one error body of every 4xx and 5xx response. */
@@ -1922,7 +1983,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4418,6 +4479,254 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    webhookPaymentIntentSucceeded: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Equals the body `id`: a decimal event id (tenant-local), or `test_…`.
+                 * @example 1043
+                 */
+                "X-Payment-Event-ID": string;
+                /**
+                 * @description Unix seconds of this attempt; a retry has a new one.
+                 * @example 1794649272
+                 */
+                "X-Payment-Timestamp": string;
+                /**
+                 * @description `v1=` and the hex HMAC-SHA256 of `<timestamp>.<raw body>` with the signing secret.
+                 * @example v1=1d807779164ba8222854dc4205195a46ce41c9a47d22e6285c1776013667704d
+                 */
+                "X-Payment-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, as in the feed (GET /changes); `test_…` for a test. */
+                    id: string;
+                    /** @constant */
+                    type: "payment_intent.succeeded";
+                    /** @description The tenant: check it is your workspace. */
+                    workspaceId: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** @description Always false. */
+                    test: boolean;
+                    data: {
+                        paymentIntent: {
+                            /** @description Payment intent id (`pi_…`). */
+                            id: string;
+                            /** @enum {string} */
+                            status: "processing" | "succeeded" | "failed";
+                            failureReason: string | null;
+                            invoiceId: string;
+                            invoiceNumber: string | null;
+                            externalId: string | null;
+                            /** @enum {string} */
+                            method: "authorization" | "transaction";
+                            network: string;
+                            /** @description USDC with 6 decimals. */
+                            amount: string;
+                            /** @constant */
+                            currency: "USDC";
+                            /** @description The receiving address recorded for this payment. */
+                            recipient: string;
+                            payer: string | null;
+                            transactionHash: string | null;
+                            blockNumber: string | null;
+                            /** Format: date-time */
+                            submittedAt: string;
+                            finishedAt: string | null;
+                            /** @description True for a payment that landed after another payment had paid the invoice (or after it was cancelled). It is recorded and listed in GET /issues; this service makes no refunds, so settle it with the payer yourself. Fulfil an order from the payment whose `overpayment` is false. */
+                            overpayment: boolean;
+                        };
+                        invoice?: {
+                            id: string;
+                            number: string;
+                            externalId: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. Persist the event id and queue the work first: the 8 s timeout counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects included) or none within 8 s is a failed attempt, retried with backoff (tests are not retried). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookInvoiceScheduled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Equals the body `id`: a decimal event id (tenant-local), or `test_…`.
+                 * @example 1045
+                 */
+                "X-Payment-Event-ID": string;
+                /**
+                 * @description Unix seconds of this attempt; a retry has a new one.
+                 * @example 4073533200
+                 */
+                "X-Payment-Timestamp": string;
+                /**
+                 * @description `v1=` and the hex HMAC-SHA256 of `<timestamp>.<raw body>` with the signing secret.
+                 * @example v1=5dde19bc1b4115823ad8f19f97f026bbe83da5ece3804b652fd5a3e1577f8e92
+                 */
+                "X-Payment-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, as in the feed (GET /changes); `test_…` for a test. */
+                    id: string;
+                    /** @constant */
+                    type: "invoice.scheduled";
+                    /** @description The tenant: check it is your workspace. */
+                    workspaceId: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** @description Always false. */
+                    test: boolean;
+                    data: {
+                        invoice: {
+                            /** @description Invoice id (`inv_…`). Private: anyone holding it can view the public payment details. */
+                            id: string;
+                            /** @description INV-000001, … per workspace; never reused. */
+                            number: string;
+                            /** @enum {string} */
+                            status: "open" | "processing" | "paid" | "expired" | "cancelled";
+                            /** @description USDC, always with 6 decimals ("12.500000"). */
+                            amount: string;
+                            /** @constant */
+                            currency: "USDC";
+                            network: string | null;
+                            expiresIn: number;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            /** @description Grows with each renewal; payments for older versions are refused. */
+                            linkVersion: number;
+                            externalId: string | null;
+                            successUrl: string | null;
+                            cancelUrl: string | null;
+                            /** @description The receiving address: the workspace wallet. */
+                            payTo: string;
+                            /** @description The x402 protocol payment endpoint. Not the browser link. */
+                            url: string;
+                            /** @description The browser checkout link to send to the buyer. */
+                            checkoutUrl: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            paidAt: string | null;
+                            expiredAt: string | null;
+                            cancelledAt: string | null;
+                            /** @description Set for an invoice an automation created; null otherwise. */
+                            automationId: string | null;
+                            /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
+                            occurrence: number | null;
+                        };
+                        /** @description The automation (`aut_…`) that created the invoice. */
+                        automationId: string;
+                        /** @description Which of its occurrences. */
+                        occurrence: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. Persist the event id and queue the work first: the 8 s timeout counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects included) or none within 8 s is a failed attempt, retried with backoff (tests are not retried). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Equals the body `id`: a decimal event id (tenant-local), or `test_…`.
+                 * @example test_01jd6s4k9m2x7t1v5c3n8b0q6z
+                 */
+                "X-Payment-Event-ID": string;
+                /**
+                 * @description Unix seconds of this attempt; a retry has a new one.
+                 * @example 1794646800
+                 */
+                "X-Payment-Timestamp": string;
+                /**
+                 * @description `v1=` and the hex HMAC-SHA256 of `<timestamp>.<raw body>` with the signing secret.
+                 * @example v1=d2129166fe6105106b153dcaecefe964c3b68a010bee409c7d3e683f17716cdb
+                 */
+                "X-Payment-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, as in the feed (GET /changes); `test_…` for a test. */
+                    id: string;
+                    /** @constant */
+                    type: "webhook.test";
+                    /** @description The tenant: check it is your workspace. */
+                    workspaceId: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** @description Always true. */
+                    test: boolean;
+                    /** @description Empty: a test creates nothing. */
+                    data: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. Persist the event id and queue the work first: the 8 s timeout counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects included) or none within 8 s is a failed attempt, retried with backoff (tests are not retried). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
