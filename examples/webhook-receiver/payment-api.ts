@@ -1,3 +1,4 @@
+import { createClient } from '@invoice-service/client';
 import { isRecord } from './verify.js';
 
 /** The fields of GET /payment-intents/{id} that the receiver checks (the response carries more). */
@@ -17,22 +18,23 @@ export interface PaymentIntent {
 export type IntentLookup = (paymentIntentId: string) => Promise<PaymentIntent>;
 
 /**
- * Step 5's server-side read, with `Authorization: Bearer <API_KEY>` (permission payments:read).
- * `apiBase` is `https://<host>/w/<workspaceId>/v1`. The timeout stays under the service's 8 s per
- * delivery, so a slow API turns into our 503 rather than the service's timeout.
+ * Step 5's server-side read through the client package (permission payments:read). `apiBase` is
+ * `https://<host>/w/<workspaceId>/v1`. No retries of its own and a timeout under the service's 8 s per
+ * delivery: a slow or failing API turns into our 503, and the service brings the event back.
  */
 export function paymentApi(apiBase: string, apiKey: string, timeoutMs = 5000): IntentLookup {
-  const base = apiBase.replace(/\/+$/, '');
+  const base = /^(?<baseUrl>.+)\/w\/(?<workspaceId>[^/]+)\/v1\/*$/.exec(apiBase)?.groups;
+  if (!base) throw new Error('API_BASE must be https://<host>/w/<WORKSPACE_ID>/v1.');
+  const client = createClient({ baseUrl: base.baseUrl!, workspaceId: base.workspaceId!, apiKey, retry: false });
   return async (paymentIntentId) => {
-    const response = await fetch(`${base}/payment-intents/${encodeURIComponent(paymentIntentId)}`, {
-      headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' },
-      redirect: 'error',
+    const { data, response } = await client.GET('/payment-intents/{paymentIntentId}', {
+      params: { path: { paymentIntentId } },
       signal: AbortSignal.timeout(timeoutMs),
     });
     // 404 for an intent a signed event names means our key belongs to another workspace or the API base
     // is wrong: a configuration error, so it is retried like an outage rather than acknowledged.
     if (response.status !== 200) throw new Error(`GET /payment-intents answered ${response.status}`);
-    const intent = toIntent(await response.json());
+    const intent = toIntent(data);
     if (!intent) throw new Error('GET /payment-intents answered an unexpected body');
     return intent;
   };
