@@ -83,28 +83,37 @@ BEGIN
     RETURN;
   END IF;
 
-  WITH claimed AS (
-    INSERT INTO idempotency_keys (workspace_id, scope, key, request_hash, expires_at)
-    SELECT item->>'workspaceId', 'invoices.create', item->>'idempotencyKey', decode(item->>'requestHash', 'hex'),
-           (item->>'now')::timestamptz + make_interval(secs => (item->>'ttlSeconds')::integer)
-      FROM unnest(v_items) WITH ORDINALITY AS t(item, ord)
-     WHERE item->>'idempotencyKey' IS NOT NULL
-     ORDER BY item->>'workspaceId', item->>'idempotencyKey'
-    ON CONFLICT DO NOTHING
-    RETURNING workspace_id, key)
-  SELECT array_agg(c.key IS NOT NULL ORDER BY t.ord) INTO v_claimed
-    FROM unnest(v_items) WITH ORDINALITY AS t(item, ord)
-    LEFT JOIN claimed c ON c.workspace_id = t.item->>'workspaceId' AND c.key = t.item->>'idempotencyKey';
-
-  FOR v_stored IN
-    SELECT t.ord, k.request_hash = decode(t.item->>'requestHash', 'hex') AS same_request, k.response
-      FROM unnest(v_items, v_claimed) WITH ORDINALITY AS t(item, claimed, ord)
-      JOIN idempotency_keys k ON k.workspace_id = t.item->>'workspaceId' AND k.scope = 'invoices.create'
-                             AND k.key = t.item->>'idempotencyKey'
-     WHERE NOT t.claimed
+  -- A key found taken and then gone before it could be read (the expiry cleanup deleted it in between)
+  -- is claimed again, as if it had never been there.
+  v_claimed := array_fill(false, ARRAY[v_count]);
   LOOP
-    v_outcome[v_stored.ord] := CASE WHEN v_stored.same_request THEN 'replayed' ELSE 'idempotency_key_reused' END;
-    v_response[v_stored.ord] := CASE WHEN v_stored.same_request THEN v_stored.response END;
+    WITH claimed AS (
+      INSERT INTO idempotency_keys (workspace_id, scope, key, request_hash, expires_at)
+      SELECT t.item->>'workspaceId', 'invoices.create', t.item->>'idempotencyKey', decode(t.item->>'requestHash', 'hex'),
+             (t.item->>'now')::timestamptz + make_interval(secs => (t.item->>'ttlSeconds')::integer)
+        FROM unnest(v_items, v_claimed, v_outcome) AS t(item, claimed, outcome)
+       WHERE t.item->>'idempotencyKey' IS NOT NULL AND NOT t.claimed AND t.outcome IS NULL
+       ORDER BY t.item->>'workspaceId', t.item->>'idempotencyKey'
+      ON CONFLICT DO NOTHING
+      RETURNING workspace_id, key)
+    SELECT array_agg(t.claimed OR c.key IS NOT NULL ORDER BY t.ord) INTO v_claimed
+      FROM unnest(v_items, v_claimed) WITH ORDINALITY AS t(item, claimed, ord)
+      LEFT JOIN claimed c ON c.workspace_id = t.item->>'workspaceId' AND c.key = t.item->>'idempotencyKey';
+
+    FOR v_stored IN
+      SELECT t.ord, k.request_hash = decode(t.item->>'requestHash', 'hex') AS same_request, k.response
+        FROM unnest(v_items, v_claimed, v_outcome) WITH ORDINALITY AS t(item, claimed, outcome, ord)
+        JOIN idempotency_keys k ON k.workspace_id = t.item->>'workspaceId' AND k.scope = 'invoices.create'
+                               AND k.key = t.item->>'idempotencyKey'
+       WHERE t.item->>'idempotencyKey' IS NOT NULL AND NOT t.claimed AND t.outcome IS NULL
+    LOOP
+      v_outcome[v_stored.ord] := CASE WHEN v_stored.same_request THEN 'replayed' ELSE 'idempotency_key_reused' END;
+      v_response[v_stored.ord] := CASE WHEN v_stored.same_request THEN v_stored.response END;
+    END LOOP;
+
+    EXIT WHEN NOT EXISTS (
+      SELECT 1 FROM unnest(v_items, v_claimed, v_outcome) AS t(item, claimed, outcome)
+       WHERE t.item->>'idempotencyKey' IS NOT NULL AND NOT t.claimed AND t.outcome IS NULL);
   END LOOP;
 
   FOREACH i IN ARRAY v_order LOOP
