@@ -82,6 +82,8 @@ it(
     expect(lines).toContain('invoices,created,1,,invoices');
     expect(lines).toContain('credits,opening_balance,,0,credits');
     expect(lines).toContain('credits,closing_balance,,99,credits');
+    // A spending kind's movement is a negative number, not a formula to neutralise.
+    expect(lines).toContain('credit_movements,invoice.created,1,-1,credits');
 
     // On paper: the statement alone, on one page.
     await page.emulateMedia({ media: 'print' });

@@ -30,7 +30,8 @@ interface Row {
  * transaction's start, so near a boundary the two can disagree by the length of a transaction; cutting
  * by position puts every entry in exactly one month, makes each month's closing balance the next one's
  * opening, and the balances the ledger's own `balance_after`. Finding a cut walks the ledger back from
- * its newest entry, so it reads the entries written since that month began.
+ * its newest entry, so it reads the entries written since that month began; a month before the first
+ * entry (the new-workspace grant, written with the workspace) reads none.
  */
 export async function readStatementFacts(
   db: Executor,
@@ -39,11 +40,15 @@ export async function readStatementFacts(
 ): Promise<StatementFacts | undefined> {
   const { from, to, now } = period;
   const { rows } = await sql<Row>`
-    WITH cut AS MATERIALIZED (
-      SELECT (SELECT seq FROM credit_ledger WHERE workspace_id = ${workspaceId} AND created_at < ${from}
-               ORDER BY seq DESC LIMIT 1) AS opening_seq,
-             (SELECT seq FROM credit_ledger WHERE workspace_id = ${workspaceId} AND created_at < ${to}
-               ORDER BY seq DESC LIMIT 1) AS closing_seq
+    WITH first AS MATERIALIZED (SELECT created_at FROM credit_ledger WHERE workspace_id = ${workspaceId} AND seq = 1),
+    cut AS MATERIALIZED (
+      -- Before the first entry there is none: no walk through the whole ledger to find none.
+      SELECT CASE WHEN ${from} > (SELECT created_at FROM first) THEN
+               (SELECT seq FROM credit_ledger WHERE workspace_id = ${workspaceId} AND created_at < ${from}
+                 ORDER BY seq DESC LIMIT 1) END AS opening_seq,
+             CASE WHEN ${to} > (SELECT created_at FROM first) THEN
+               (SELECT seq FROM credit_ledger WHERE workspace_id = ${workspaceId} AND created_at < ${to}
+                 ORDER BY seq DESC LIMIT 1) END AS closing_seq
     )
     SELECT w.name,
            (SELECT count(*) FROM invoices

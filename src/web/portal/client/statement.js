@@ -106,7 +106,9 @@ function toCsv(statement) {
 
 function csvField(value) {
   // A leading =, +, - or @ would be a formula to a spreadsheet; a workspace name is typed by people.
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  // Numbers (a spending kind's movement is negative) stay numbers.
+  const number = /^-?\d+(\.\d+)?$/.test(value);
+  const safe = !number && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
