@@ -171,6 +171,16 @@ describe('reads', () => {
   });
 });
 
+describe('a retry policy', () => {
+  it('that would retry without end is refused when the client is made', () => {
+    const options = { baseUrl: 'http://127.0.0.1:1', workspaceId: 'ws_x', apiKey: 'isk_x' };
+    expect(() => createClient({ ...options, retry: { attempts: 0 } })).toThrow(TypeError);
+    expect(() => createClient({ ...options, retry: { attempts: Number.NaN } })).toThrow(TypeError);
+    expect(() => createClient({ ...options, retry: { maxDelayMs: Number.POSITIVE_INFINITY } })).toThrow(TypeError);
+    expect(() => createClient({ ...options, retry: { attempts: undefined } })).not.toThrow();
+  });
+});
+
 describe('Retry-After', () => {
   it('is read as seconds or as an HTTP date', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
@@ -178,6 +188,10 @@ describe('Retry-After', () => {
     expect(retryAfterMs('Thu, 01 Jan 2026 00:00:02 GMT', now)).toBe(2000);
     expect(retryAfterMs('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0);
     expect(retryAfterMs('soon', now)).toBeUndefined();
+    // Date.parse would read these as dates long past, that is, no wait at all.
+    expect(retryAfterMs('1.5', now)).toBeUndefined();
+    expect(retryAfterMs('2026', now)).toBe(2_026_000);
+    expect(retryAfterMs('01/01/2026', now)).toBeUndefined();
     expect(retryAfterMs(null, now)).toBeUndefined();
   });
 });

@@ -76,6 +76,13 @@ describe('verifyWebhook refuses', () => {
       }),
     );
 
+  it('to run with a configuration that would make the check weaker: an empty secret, no secret, a tolerance not a number', () => {
+    expect(() => verifyWebhook(body, headers, '', { now: at })).toThrow(TypeError);
+    expect(() => verifyWebhook(body, headers, [], { now: at })).toThrow(TypeError);
+    expect(() => verifyWebhook(body, headers, [secret, ''], { now: at })).toThrow(TypeError);
+    expect(() => verifyWebhook(body, headers, secret, { now: at, toleranceSeconds: Number.NaN })).toThrow(TypeError);
+  });
+
   it('nothing that is as the service signed it, within five minutes either way', () => {
     expect(verifyWebhook(body, headers, secret, { now: at })).toMatchObject({ id: '42', workspaceId: 'ws_shop' });
     expect(verify({ now: new Date(at.getTime() + 300_000) })).toBeUndefined();

@@ -9,7 +9,7 @@ import {
   type InvoiceExportQuery,
   type InvoiceListQuery,
 } from './invoices.js';
-import { DEFAULT_RETRY, retryingFetch, type RetryPolicy, type Transport } from './retry.js';
+import { retryingFetch, retryPolicy, type RetryPolicy, type Transport } from './retry.js';
 
 export interface ClientOptions {
   /** Where the service is, e.g. `https://invoices.example.com` (PUBLIC_BASE_URL). */
@@ -41,7 +41,7 @@ export interface InvoiceClient extends Client<paths> {
  */
 export function createClient(options: ClientOptions): InvoiceClient {
   const transport = options.fetch ?? ((request: Request) => fetch(request));
-  const retry = options.retry === false ? undefined : { ...DEFAULT_RETRY, ...options.retry };
+  const retry = options.retry === false ? undefined : retryPolicy(options.retry);
   const api = createFetchClient<paths>({
     baseUrl: `${options.baseUrl.replace(/\/+$/, '')}/w/${encodeURIComponent(options.workspaceId)}/v1`,
     headers: { authorization: `Bearer ${options.apiKey}` },

@@ -7,6 +7,17 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 5000 };
 
+/** The caller's policy over the defaults; a value that would make the retries unbounded is refused. */
+export function retryPolicy(options: Partial<RetryPolicy> = {}): RetryPolicy {
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  const policy = { ...DEFAULT_RETRY, ...given };
+  if (!Number.isInteger(policy.attempts) || policy.attempts < 1)
+    throw new TypeError('retry.attempts must be a whole number, 1 or more.');
+  if (![policy.baseDelayMs, policy.maxDelayMs].every((ms) => Number.isFinite(ms) && ms >= 0))
+    throw new TypeError('retry.baseDelayMs and retry.maxDelayMs must be finite numbers of milliseconds, 0 or more.');
+  return policy;
+}
+
 /** The spec's answers to retry with the same key and body: rate limiting, gateway and availability failures. */
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
@@ -65,6 +76,8 @@ export function retryAfterMs(header: string | null, now: number = Date.now()): n
   if (header === null) return undefined;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // Only an HTTP date (IMF-fixdate, "Wed, 21 Oct 2026 07:28:00 GMT"): Date.parse reads far more, "1.5" too.
+  if (!/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(value)) return undefined;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

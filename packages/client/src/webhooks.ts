@@ -60,6 +60,14 @@ export function verifyWebhook(
   secret: string | readonly string[],
   options: VerifyWebhookOptions = {},
 ): WebhookEvent {
+  // Configuration mistakes are the caller's, and must not pass as a weaker check: an empty secret is a
+  // key anyone can sign with, and a tolerance that is not a number would compare false.
+  const secrets = ([] as string[]).concat(secret);
+  if (secrets.length === 0 || secrets.some((key) => typeof key !== 'string' || key === ''))
+    throw new TypeError('verifyWebhook needs the endpoint signing secret (a non-empty string, or several).');
+  const tolerance = options.toleranceSeconds ?? 300;
+  if (!Number.isFinite(tolerance) || tolerance < 0)
+    throw new TypeError('verifyWebhook: toleranceSeconds must be a finite number of seconds, 0 or more.');
   const timestamp = header(headers, 'x-payment-timestamp');
   const signature = header(headers, 'x-payment-signature');
   const eventId = header(headers, 'x-payment-event-id');
@@ -74,16 +82,14 @@ export function verifyWebhook(
     throw new WebhookVerificationError('invalid_timestamp', 'X-Payment-Timestamp is not unix seconds.');
   const nowSeconds = Math.floor(Number(options.now ?? Date.now()) / 1000);
   // The timestamp is signed, so a request replayed as it was is refused here, not only by the dedupe.
-  if (Math.abs(nowSeconds - Number(timestamp)) > (options.toleranceSeconds ?? 300))
+  if (Math.abs(nowSeconds - Number(timestamp)) > tolerance)
     throw new WebhookVerificationError(
       'timestamp_out_of_tolerance',
       'X-Payment-Timestamp is too far from this clock: an old request replayed, or a clock that is off.',
     );
 
   const body = typeof rawBody === 'string' ? encoder.encode(rawBody) : rawBody;
-  const signed = ([] as string[])
-    .concat(secret)
-    .map((key) => createHmac('sha256', key).update(`${timestamp}.`).update(body).digest());
+  const signed = secrets.map((key) => createHmac('sha256', key).update(`${timestamp}.`).update(body).digest());
   // Buffer.from(…, 'hex') drops bad digits silently: the shape is checked first, so lengths always match.
   const presented = signature!
     .split(/[\s,]+/)
