@@ -82,7 +82,14 @@ export const DOCS_SCRIPT = `(() => {
   });
 
   const slug = (text) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
-  const wanted = decodeURIComponent(location.hash.slice(1));
+  // A malformed escape (#%) must not stop the rest of the script.
+  const wanted = (() => {
+    try {
+      return decodeURIComponent(location.hash.slice(1));
+    } catch {
+      return '';
+    }
+  })();
   if (wanted !== '' && !document.getElementById(wanted)) {
     // Anchors of the one-page reference: #tag-<section> and #<method>-<path>.
     const moved = [...nav.querySelectorAll('a')].find((link) =>
