@@ -143,7 +143,7 @@ describe('configuration', () => {
     expect(loadConfig({ NETWORKS: 'networks.json' }, dir).networks).toEqual([network]);
   });
 
-  it('reads a network\'s optional explorerUrl without its trailing slash, and refuses one that is not https', () => {
+  it("reads a network's optional explorerUrl without its trailing slash, and refuses one that is not https", () => {
     const network = {
       name: 'base-sepolia',
       chainId: 84532,
@@ -156,7 +156,9 @@ describe('configuration', () => {
     );
     expect(loadConfig({ NETWORKS: JSON.stringify([network]) }).networks?.[0]).not.toHaveProperty('explorerUrl');
     for (const bad of ['http://sepolia.basescan.org', 'javascript:alert(1)', 'https://x.example/?q=1', 42])
-      expect(() => loadConfig({ NETWORKS: withExplorer(bad) })).toThrowError(/^NETWORKS: NETWORKS\[0\]\.explorerUrl must be/);
+      expect(() => loadConfig({ NETWORKS: withExplorer(bad) })).toThrowError(
+        /^NETWORKS: NETWORKS\[0\]\.explorerUrl must be/,
+      );
   });
 
   it('reads CREDIT_PACKAGES from the variable or a file, prices to micro-units', () => {
