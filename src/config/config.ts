@@ -11,6 +11,8 @@ export interface NetworkConfig {
   readonly usdc: `0x${string}`;
   readonly confirmations: number;
   readonly blockTimeSeconds?: number;
+  /** A block explorer's base URL (`https://sepolia.basescan.org`): receipts link `${explorerUrl}/tx/${hash}`. */
+  readonly explorerUrl?: string;
 }
 
 /** A credit package on offer (README, CREDIT_PACKAGES): `credits` for `price` USDC micro-units. */
@@ -428,6 +430,9 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
   ) {
     fail('blockTimeSeconds', 'a positive number');
   }
+  // https only: the link is put in front of buyers, on a page whose own links are all https.
+  if (value.explorerUrl !== undefined && (typeof value.explorerUrl !== 'string' || !isHttpsBase(value.explorerUrl)))
+    fail('explorerUrl', 'an https URL without query or fragment, like "https://sepolia.basescan.org"');
   return {
     name: value.name as string,
     chainId: value.chainId as number,
@@ -435,7 +440,17 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
     usdc: value.usdc as `0x${string}`,
     confirmations: confirmations as number,
     ...(value.blockTimeSeconds === undefined ? {} : { blockTimeSeconds: value.blockTimeSeconds as number }),
+    ...(value.explorerUrl === undefined ? {} : { explorerUrl: (value.explorerUrl as string).replace(/\/+$/, '') }),
   };
+}
+
+function isHttpsBase(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' && url.search === '' && url.hash === '' && url.username === '';
+  } catch {
+    return false;
+  }
 }
 
 /** Chain ids a wallet may sign in with: the configured networks', or the local demo chain's. */

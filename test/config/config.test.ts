@@ -143,6 +143,24 @@ describe('configuration', () => {
     expect(loadConfig({ NETWORKS: 'networks.json' }, dir).networks).toEqual([network]);
   });
 
+  it("reads a network's optional explorerUrl without its trailing slash, and refuses one that is not https", () => {
+    const network = {
+      name: 'base-sepolia',
+      chainId: 84532,
+      rpcUrl: 'http://127.0.0.1:8545',
+      usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    };
+    const withExplorer = (explorerUrl: unknown) => JSON.stringify([{ ...network, explorerUrl }]);
+    expect(loadConfig({ NETWORKS: withExplorer('https://sepolia.basescan.org/') }).networks?.[0]?.explorerUrl).toBe(
+      'https://sepolia.basescan.org',
+    );
+    expect(loadConfig({ NETWORKS: JSON.stringify([network]) }).networks?.[0]).not.toHaveProperty('explorerUrl');
+    for (const bad of ['http://sepolia.basescan.org', 'javascript:alert(1)', 'https://x.example/?q=1', 42])
+      expect(() => loadConfig({ NETWORKS: withExplorer(bad) })).toThrowError(
+        /^NETWORKS: NETWORKS\[0\]\.explorerUrl must be/,
+      );
+  });
+
   it('reads CREDIT_PACKAGES from the variable or a file, prices to micro-units', () => {
     const packages = [
       { id: 'small', credits: 50, price: '4.99' },

@@ -130,6 +130,7 @@ describe('GET /w/<ws>/i/<id>: public payment details', () => {
       successUrl: null,
       cancelUrl: null,
       payment: null,
+      receipt: null,
     });
     expect(new Date(body.expiresAt).getTime() - new Date(body.serverTime).getTime()).toBeGreaterThan(3590_000);
   });

@@ -7,11 +7,16 @@ import { authorizationMessage, transferWithAuthorizationTypes, usdcDomain } from
 import type { TransferAuthorization } from '../../src/modules/payments/chain.port.js';
 import { checkoutNonce, eip681TransferUri } from '../../src/modules/payments/checkout.js';
 import { qrSvg } from '../../src/web/checkout/checkout.qr.js';
-import { displayAmount, formatRemaining } from '../../src/web/checkout/checkout.text.js';
+import { KNOWN_CHAINS, chainName } from '../../src/chain/chain-names.js';
+import { displayAmount, formatRemaining, shortHash } from '../../src/web/checkout/checkout.text.js';
 
 // The browser modules themselves, run in Node: they touch no DOM at import time.
 const clientDir = new URL('../../src/web/checkout/client/', import.meta.url);
 const time = (await import(new URL('time.js', clientDir).href)) as { formatRemaining(ms: number): string };
+const receipt = (await import(new URL('receipt.js', clientDir).href)) as {
+  shortHash(hash: string): string;
+  chainName(chains: typeof KNOWN_CHAINS, chainId: number, name: string): { label: string; testnet: boolean };
+};
 const eip3009 = (await import(new URL('authorization.js', clientDir).href)) as {
   microUnits(amount: string): string;
   normalizeSignature(signature: string): string;
@@ -108,6 +113,25 @@ describe('checkout client modules', () => {
       '24.90',
       '1.23456',
     ]);
+  });
+});
+
+describe('checkout receipt', () => {
+  it('shortens a transaction hash and names a network exactly as the server does', () => {
+    const hash = `0x${'0123456789abcdef'.repeat(4)}`;
+    expect(receipt.shortHash(hash)).toBe(shortHash(hash));
+    expect(shortHash(hash)).toBe('0x01234567…89abcdef');
+    for (const [chainId, name] of [
+      [84532, 'base-sepolia'],
+      [31337, 'anvil'],
+      [8453, 'base'],
+      [999_999, 'my-chain'],
+    ] as const)
+      expect(receipt.chainName(KNOWN_CHAINS, chainId, name)).toEqual(chainName(chainId, name));
+    expect(chainName(84532, 'base-sepolia')).toEqual({ label: 'Base Sepolia', testnet: true });
+    expect(chainName(31337, 'anvil')).toEqual({ label: 'Local test chain', testnet: true });
+    expect(chainName(8453, 'base')).toEqual({ label: 'Base', testnet: false });
+    expect(chainName(999_999, 'my-chain')).toEqual({ label: 'my-chain', testnet: false });
   });
 });
 

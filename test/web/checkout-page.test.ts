@@ -28,7 +28,8 @@ describe('checkout page: first paint without JavaScript', () => {
     expect(page).toContain(`<strong>${invoice.number}</strong>`);
     expect(page).toContain('<span id="amount">12.50</span> <span class="unit">USDC</span>');
     expect(page).toContain(`<code id="recipient">${getAddress(shop.wallet.address)}</code>`);
-    expect(page).toContain('Network <strong>base-sepolia</strong> <span class="muted">chain 84532</span>');
+    // The network by its name, marked as a test network (chain 84532 is Base Sepolia).
+    expect(page).toContain('Network <strong>Base Sepolia</strong> <span class="badge testnet">Testnet</span>');
     expect(page).toMatch(/Time left <strong id="countdown" role="timer">(59:5\d|1:00:00)<\/strong>/);
     expect(page).toMatch(/Deadline <time id="deadline" datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/time>/);
     expect(page).toContain('data-status="open">Awaiting payment</span>');
@@ -38,6 +39,9 @@ describe('checkout page: first paint without JavaScript', () => {
     );
     expect(page).toContain(`<a id="back-link" href="${RETURN_ORIGIN}/cart" rel="noreferrer">Back to merchant</a>`);
     expect(page).toContain('<meta name="robots" content="noindex, nofollow">');
+    expect(page).toContain('<footer class="footer">Only people with this link can see this page.</footer>');
+    expect(page).not.toContain('private');
+    expect(page).toContain('<section id="receipt" class="card receipt" aria-labelledby="receipt-title" hidden>');
   });
 
   it('reads the same in a browser with JavaScript off; the parts that need it stay hidden', async () => {
@@ -54,7 +58,8 @@ describe('checkout page: first paint without JavaScript', () => {
       'Awaiting payment',
       'Time left',
       getAddress(shop.wallet.address),
-      'base-sepolia',
+      'Base Sepolia',
+      'Testnet',
     ]) {
       expect(text).toContain(expected);
     }

@@ -50,6 +50,15 @@ describe('paying on the checkout page', () => {
     expect(await page.locator('#status').textContent()).toBe('Paid');
     expect(await page.locator('#pay').isVisible()).toBe(false);
     expect(await page.locator('#back-link').getAttribute('href')).toBe(`${RETURN_ORIGIN}/thanks`);
+    // The receipt names the transaction; with no explorer configured for the network it is not a link.
+    const [paid] = await paying.database.db
+      .selectFrom('payment_intents')
+      .select('tx_hash')
+      .where('invoice_id', '=', invoice.id)
+      .execute();
+    expect(await page.locator('#receipt-tx').getAttribute('title')).toBe(paid!.tx_hash);
+    expect(await page.locator('#receipt-tx-link').isVisible()).toBe(false);
+    expect(await page.locator('#receipt-tx-link').getAttribute('href')).toBeNull();
     expect(wallet.calls).toEqual([
       'eth_requestAccounts',
       'eth_chainId',
@@ -64,6 +73,25 @@ describe('paying on the checkout page', () => {
     expect([before[0] - after[0], after[1] - before[1]]).toEqual([4_200_000n, 4_200_000n]);
     expect(await intentsOf(invoice.id)).toEqual([{ status: 'succeeded', method: 'authorization' }]);
     expect(foreign).toEqual([]);
+    await context.close();
+  });
+
+  it('with a wallet short of USDC: says so in a sentence, never as a code, and the invoice stays payable', async () => {
+    const invoice = await shop.invoice({ amount: '2' });
+    const broke = await chain.payer(1_000_000n); // half the amount
+    const context = await browser.newContext();
+    await injectTestWallet(context, broke, chain.rpcUrl, chain.network.chainId);
+    const page = await context.newPage();
+    await page.goto(invoice.link);
+    await page.getByRole('button', { name: 'Pay with Test Wallet' }).click();
+    const error = page.locator('#wallet-error');
+    await error.waitFor();
+    expect(await error.textContent()).toBe('This payment was not accepted: the wallet did not hold enough USDC.');
+    expect(await page.locator('main').innerText()).not.toMatch(/insufficient_balance|[a-z]+_[a-z]+/);
+    expect(await page.locator('#status').getAttribute('data-status')).toBe('open');
+    expect(await page.locator('#pay').isVisible()).toBe(true);
+    expect(await usdcBalance(chain.rpcUrl, broke.address)).toBe(1_000_000n);
+    expect(await intentsOf(invoice.id)).toEqual([]);
     await context.close();
   });
 

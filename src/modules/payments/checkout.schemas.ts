@@ -13,6 +13,19 @@ export const CheckoutParams = Type.Object({
   invoiceId: Type.String({ maxLength: 64, description: 'Invoice id (`inv_…`).' }),
 });
 
+/** What a buyer's receipt shows beyond the invoice itself. */
+export const CheckoutReceipt = Type.Object({
+  paidAt: Timestamp,
+  network: Type.String({ description: 'The `name` of the network the invoice was paid on.' }),
+  chainId: Type.Integer(),
+  transactionHash: Type.String({ description: 'The transaction that paid the invoice.' }),
+  transactionUrl: Nullable(
+    Type.String({
+      description: "The transaction on the network's block explorer; null when the operator configured none.",
+    }),
+  ),
+});
+
 export const CheckoutView = Type.Object({
   invoiceId: Type.String(),
   number: Type.String({ description: 'INV-000001, …' }),
@@ -44,6 +57,9 @@ export const CheckoutView = Type.Object({
   successUrl: Nullable(Type.String()),
   cancelUrl: Nullable(Type.String({ description: '"Back to merchant". Following it does not cancel the invoice.' })),
   payment: Type.Union([LatestPaymentAttempt, Type.Null()], { description: 'The latest payment attempt, or null.' }),
+  receipt: Type.Union([CheckoutReceipt, Type.Null()], {
+    description: 'Once the invoice is paid: when, on which network, by which transaction. Null until then.',
+  }),
 });
 
 export const TransactionBody = Type.Object(

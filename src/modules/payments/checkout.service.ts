@@ -14,7 +14,7 @@ import { checkoutNonce, nonceLinkVersion } from './checkout.js';
 import { invoiceOrder, type OrderRef } from './order.js';
 import type { PaymentIntent } from './payment-intent.js';
 import { presentAttempt } from './payment.present.js';
-import { latestIntentOf } from './payment.repo.js';
+import { latestIntentOf, succeededIntentOf } from './payment.repo.js';
 import type { PaymentService } from './payment.service.js';
 
 export interface CheckoutServiceDeps {
@@ -36,7 +36,7 @@ export class CheckoutService {
   async details(workspaceId: WorkspaceId, invoiceId: InvoiceId) {
     // One snapshot for the three reads: a verification committing in between must not show a
     // `processing` invoice next to the `failed` attempt that reopened it.
-    const { invoice, workspace, latest } = await this.deps.db
+    const { invoice, workspace, latest, succeeded } = await this.deps.db
       .transaction()
       .setIsolationLevel('repeatable read')
       .setAccessMode('read only')
@@ -44,6 +44,7 @@ export class CheckoutService {
         invoice: await findInvoice(trx, workspaceId, invoiceId),
         workspace: await findWorkspace(trx, workspaceId),
         latest: await latestIntentOf(trx, workspaceId, invoiceOrder(invoiceId)),
+        succeeded: await succeededIntentOf(trx, workspaceId, invoiceOrder(invoiceId)),
       }));
     if (!invoice || !workspace) throw notFound();
     const now = this.deps.clock.now();
@@ -70,7 +71,23 @@ export class CheckoutService {
       successUrl: invoice.successUrl,
       cancelUrl: invoice.cancelUrl,
       payment: latest ? presentAttempt(latest) : null,
+      receipt: status === 'paid' && invoice.paidAt && succeeded ? this.receipt(invoice.paidAt, succeeded) : null,
     };
+  }
+
+  /** The paying transaction, linked on the explorer the operator configured for its network (if any). */
+  private receipt(paidAt: Date, payment: PaymentIntent) {
+    const network = this.deps.networks.find((candidate) => candidate.name === payment.network);
+    const hash = payment.txHash;
+    return hash && network
+      ? {
+          paidAt: paidAt.toISOString(),
+          network: network.name,
+          chainId: network.chainId,
+          transactionHash: hash,
+          transactionUrl: network.explorerUrl ? `${network.explorerUrl}/tx/${hash}` : null,
+        }
+      : null;
   }
 
   /**

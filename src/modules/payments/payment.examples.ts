@@ -88,6 +88,7 @@ export const paymentExamples = {
       successUrl: INVOICE_EXAMPLE.successUrl,
       cancelUrl: INVOICE_EXAMPLE.cancelUrl,
       payment: null,
+      receipt: null,
     },
   },
   checkoutTransaction: { request: TRANSACTION_EXAMPLE, response: SUBMITTED },

@@ -4,7 +4,16 @@ import type { CheckoutView } from '../../modules/payments/index.js';
 import { html, jsonScript, type Html } from '../portal/html.js';
 import { CHECKOUT_ASSET_BASE } from './checkout.assets.js';
 import { qrSvg } from './checkout.qr.js';
-import { FAILURE_TEXTS, STATUS_LABELS, displayAmount, formatDeadlineUtc, formatRemaining } from './checkout.text.js';
+import { KNOWN_CHAINS, chainName } from '../../chain/chain-names.js';
+import { networkName, receiptSection } from './checkout.receipt.js';
+import {
+  FAILURE_TEXTS,
+  STATUS_LABELS,
+  UNKNOWN_FAILURE_TEXT,
+  displayAmount,
+  formatInstantUtc,
+  formatRemaining,
+} from './checkout.text.js';
 
 export type CheckoutDetails = Static<typeof CheckoutView>;
 type CheckoutNetwork = CheckoutDetails['networks'][number];
@@ -32,11 +41,17 @@ export interface CheckoutClientConfig {
   readonly details: CheckoutDetails;
   readonly statusLabels: typeof STATUS_LABELS;
   readonly failureTexts: typeof FAILURE_TEXTS;
+  readonly unknownFailureText: string;
+  /** Names the receipt gives a network when a payment lands while the page is open. */
+  readonly chains: typeof KNOWN_CHAINS;
 }
 
 export interface CheckoutPageOptions {
   readonly workspaceId: string;
-  /** The local demo's built-in wallet script is added to the page (it announces itself like any wallet). */
+  /**
+   * The local demo's built-in wallet script is added to the page, announcing the demo buyer only: the
+   * demo merchant's wallet is this invoice's recipient (and holds no USDC), so it could not pay.
+   */
   readonly demoWallet: boolean;
 }
 
@@ -67,13 +82,15 @@ export function renderCheckoutPage(details: CheckoutDetails, options: CheckoutPa
     details,
     statusLabels: STATUS_LABELS,
     failureTexts: FAILURE_TEXTS,
+    unknownFailureText: UNKNOWN_FAILURE_TEXT,
+    chains: KNOWN_CHAINS,
   };
   const failed = status === 'open' && details.payment?.status === 'failed' ? details.payment : undefined;
   const back = backLink(details);
   return page(
     `${details.number} — ${details.merchantName}`,
     html`<script type="module" src="${CHECKOUT_ASSET_BASE}checkout.js"></script>
-${options.demoWallet && html`<script type="module" src="/demo-wallet.js"></script>`}
+${options.demoWallet && html`<script type="module" src="/demo-wallet.js?roles=buyer"></script>`}
 ${jsonScript('checkout-config', config)}`,
     html`<header class="merchant">
   <p class="eyebrow">Payment to</p>
@@ -84,15 +101,16 @@ ${jsonScript('checkout-config', config)}`,
   <p class="invoice-number">Invoice <strong>${details.number}</strong></p>
   <p class="amount"><span id="amount">${displayAmount(details.amount)}</span> <span class="unit">USDC</span></p>
   <p><span id="status" class="badge" data-status="${status}">${STATUS_LABELS[status]}</span></p>
-  <p class="deadline">
+  <p id="deadline-line" class="deadline" ${status === 'paid' && 'hidden'}>
     <span id="time-left" ${status !== 'open' && 'hidden'}>Time left <strong id="countdown" role="timer">${formatRemaining(Date.parse(details.expiresAt) - Date.parse(details.serverTime))}</strong> ·</span>
-    Deadline <time id="deadline" datetime="${details.expiresAt}">${formatDeadlineUtc(details.expiresAt)}</time>
+    Deadline <time id="deadline" datetime="${details.expiresAt}">${formatInstantUtc(details.expiresAt)}</time>
   </p>
 </section>
 ${notices(details, failed?.failureReason ?? null)}
+${receiptSection(details)}
 ${details.networks.length > 0 && paySection(details)}
 <p class="back">${back ? html`<a id="back-link" href="${back}" rel="noreferrer">Back to merchant</a>` : html`<a id="back-link" rel="noreferrer" hidden>Back to merchant</a>`}</p>
-<footer class="footer">This payment link is private: anyone who has it can see these payment details. Payments are in USDC only.</footer>`,
+<footer class="footer">Only people with this link can see this page.</footer>`,
   );
 }
 
@@ -131,7 +149,7 @@ ${body}
 /** One notice per situation; the script shows the one that fits as the status changes. */
 function notices(details: CheckoutDetails, failure: string | null): Html {
   const status = details.status;
-  const failureText = failure ? (FAILURE_TEXTS[failure as keyof typeof FAILURE_TEXTS] ?? `${failure}.`) : '';
+  const failureText = failure ? (FAILURE_TEXTS[failure as keyof typeof FAILURE_TEXTS] ?? UNKNOWN_FAILURE_TEXT) : '';
   return html`<p id="notice-processing" class="notice warn" role="status" ${status !== 'processing' && 'hidden'}><strong>Your payment is being verified. Do not pay again.</strong> This page updates by itself; verification can finish after the timer runs out.</p>
 <p id="notice-failed" class="notice error" role="alert" ${!failure && 'hidden'}>The last payment attempt did not count: <span id="failure-reason">${failureText}</span> The invoice is still unpaid. If money left your wallet for it, contact the merchant before paying again.</p>
 <p id="notice-paid" class="notice ok" role="status" ${status !== 'paid' && 'hidden'}><strong>Paid. Thank you!</strong> The merchant has been notified.</p>
@@ -148,9 +166,9 @@ ${
   details.networks.length > 1
     ? html`<fieldset class="card networks"><legend>Network</legend>${details.networks.map(
         (network) =>
-          html`<label><input type="radio" name="network" value="${network.name}" ${network === first && 'checked'}> ${network.name} <span class="muted">chain ${network.chainId}</span></label>`,
+          html`<label><input type="radio" name="network" value="${network.name}" ${network === first && 'checked'}> ${networkName(network)}</label>`,
       )}</fieldset>`
-    : html`<p class="network">Network <strong>${first?.name}</strong> <span class="muted">chain ${first?.chainId}</span></p>`
+    : html`<p class="network">Network ${first && networkName(first)}</p>`
 }
 <section id="wallet-pay" class="card" hidden>
   <h2>Pay with a browser wallet</h2>
@@ -180,11 +198,20 @@ ${
 </div>`;
 }
 
+/**
+ * One network's way to pay from any wallet. On a phone the wallet app link is the action and the QR code
+ * (for a second device) folds away under its summary; on a wide screen the QR code leads (checkout.css).
+ */
 function networkPanel(network: CheckoutNetwork, amount: string, titled: boolean): Html {
+  const { label } = chainName(network.chainId, network.name);
   return html`<div class="network-panel" data-network="${network.name}">
-  ${titled && html`<h3>${network.name}</h3>`}
-  <a class="qr" href="${network.paymentUri}" title="Open in a wallet app">${qrSvg(network.paymentUri, `QR code: pay ${amount} USDC on ${network.name}`)}</a>
-  <p>Send exactly <strong>${amount} USDC</strong> on <strong>${network.name}</strong> (chain ${network.chainId}) to the address below, with a plain transfer of the USDC token <code class="token">${network.token}</code>.</p>
+  ${titled && html`<h3>${networkName(network)}</h3>`}
+  <details class="qr-box" open>
+    <summary>Pay from another device</summary>
+    <a class="qr" href="${network.paymentUri}" title="Open in a wallet app">${qrSvg(network.paymentUri, `QR code: pay ${amount} USDC on ${label}`)}</a>
+  </details>
+  <a class="button primary open-wallet" href="${network.paymentUri}">Open in a wallet app</a>
+  <p>Send exactly <strong>${amount} USDC</strong> on <strong>${label}</strong> (chain ${network.chainId}) to the address below, with a plain transfer of the USDC token <code class="token">${network.token}</code>.</p>
 </div>`;
 }
 

@@ -28,6 +28,9 @@ export const FAILURE_TEXTS: Readonly<Record<FailureReason, string>> = {
   settlement_failed: 'the transfer could not be completed on-chain.',
 };
 
+/** Shown for a failure reason the table above does not know yet: a sentence, never the bare code. */
+export const UNKNOWN_FAILURE_TEXT = 'the payment could not be completed.';
+
 /**
  * Time left as people read a timer: `4d 23:59:58`, `1:05:09`, `4:07`, `0:00`. Mirrored by
  * client/time.js (a test keeps the two equal): the server's first paint and the live countdown agree.
@@ -50,7 +53,12 @@ export function displayAmount(amount: string): string {
   return `${whole}.${trimmed.padEnd(2, '0')}`;
 }
 
-/** A deadline for the first paint, in UTC (the server cannot know the buyer's zone; the script localises it). */
-export function formatDeadlineUtc(iso: string): string {
+/** A deadline or payment time for the first paint, in UTC (the server cannot know the buyer's zone; the script localises it). */
+export function formatInstantUtc(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** `0x8f3a…c2d1`-style: enough to recognise a transaction; the full hash stays in the title and the copy. */
+export function shortHash(hash: string): string {
+  return hash.length > 18 ? `${hash.slice(0, 10)}…${hash.slice(-8)}` : hash;
 }

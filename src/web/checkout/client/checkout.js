@@ -2,6 +2,7 @@
 // The checkout page's script. The server's first paint already says everything; this adds the live
 // countdown and status (polling the JSON details), the wallet buttons, copy buttons and the hash form.
 import { formatRemaining, serverClock } from './time.js';
+import { chainName, renderReceipt } from './receipt.js';
 import { discoverWallets, signPayment, wallets } from './wallet.js';
 
 const $ = (id) => document.getElementById(id);
@@ -23,9 +24,12 @@ function render() {
   badge.dataset.status = status;
   $('countdown').textContent = formatRemaining(Date.parse(details.expiresAt) - clock.now());
   show($('time-left'), status === 'open');
+  show($('deadline-line'), status !== 'paid'); // a paid invoice's deadline no longer matters
+  renderReceipt(status === 'paid' ? details.receipt : null, config.chains);
+  show($('print-receipt'), status === 'paid' && Boolean(details.receipt));
   for (const name of ['processing', 'paid', 'expired', 'cancelled']) show($(`notice-${name}`), status === name);
   const failure = status === 'open' && details.payment?.status === 'failed' ? details.payment.failureReason : null;
-  $('failure-reason').textContent = failure ? (config.failureTexts[failure] ?? `${failure}.`) : '';
+  $('failure-reason').textContent = failure ? (config.failureTexts[failure] ?? config.unknownFailureText) : '';
   show($('notice-failed'), Boolean(failure));
   // A page drawn without payment options (not open then) offers a reload when the merchant reopens the link.
   show($('notice-reopened'), status === 'open' && !pageHadNetworks);
@@ -52,8 +56,18 @@ async function request(suffix, payload) {
     throw new Error('Could not reach the payment service. Check your connection and try again.');
   }
   const data = await response.json().catch(() => undefined);
-  if (!response.ok) throw new Error(data?.message ?? `The payment service answered HTTP ${response.status}.`);
+  if (!response.ok) throw new Error(refusal(data, response.status));
   return data;
+}
+
+/**
+ * What the buyer reads when the service refuses: the page's own sentence for a refusal with a known
+ * `reason` (the API's message may quote a chain code such as `insufficient_balance`), else the API's.
+ */
+function refusal(data, httpStatus) {
+  const reason = data?.reason && config.failureTexts[data.reason];
+  if (reason) return `This payment was not accepted: ${reason}`;
+  return data?.message ?? `The payment service could not answer (HTTP ${httpStatus}). Try again in a moment.`;
 }
 
 async function refresh() {
@@ -96,7 +110,8 @@ function submitted() {
 /** The buyer's network choice among the page's networks (the details list none while processing). */
 const selectedNetwork = () => {
   const checked = document.querySelector('input[name="network"]:checked')?.value;
-  return config.details.networks.find((network) => network.name === checked) ?? config.details.networks[0];
+  const network = config.details.networks.find((each) => each.name === checked) ?? config.details.networks[0];
+  return network && { ...network, label: chainName(config.chains, network.chainId, network.name).label };
 };
 
 function showNetwork() {
@@ -159,7 +174,8 @@ window.setTimeout(() => {
 }, 600);
 
 async function copy(button) {
-  const text = $(button.dataset.copy).textContent;
+  const target = $(button.dataset.copy);
+  const text = target.dataset.full || target.textContent; // a shortened hash copies in full
   const label = button.textContent;
   try {
     await navigator.clipboard.writeText(text);
@@ -197,11 +213,15 @@ function start() {
     dateStyle: 'medium',
     timeStyle: 'short',
   });
+  for (const button of document.querySelectorAll('button.copy')) {
+    button.addEventListener('click', () => copy(button));
+    show(button, true);
+  }
+  $('print-receipt').addEventListener('click', () => window.print());
   if ($('pay')) {
-    for (const button of document.querySelectorAll('button.copy')) {
-      button.addEventListener('click', () => copy(button));
-      show(button, true);
-    }
+    // On a phone the wallet-app link is the way to pay; the QR code is for a second device.
+    if (window.matchMedia('(max-width: 59.99rem)').matches)
+      for (const box of document.querySelectorAll('.qr-box')) box.open = false;
     for (const radio of document.querySelectorAll('input[name="network"]'))
       radio.addEventListener('change', showNetwork);
     showNetwork();

@@ -63,19 +63,19 @@ const chainOf = async (provider) => Number.parseInt(await ask(provider, 'eth_cha
 
 async function useChain(provider, network, onStep) {
   if ((await chainOf(provider)) === network.chainId) return;
-  onStep(`Approve the switch to ${network.name} in your wallet…`);
+  onStep(`Approve the switch to ${network.label ?? network.name} in your wallet…`);
   try {
     await ask(provider, 'wallet_switchEthereumChain', [{ chainId: `0x${network.chainId.toString(16)}` }]);
   } catch (error) {
     if (error.code === 4902)
       throw new WalletError(
-        `Your wallet does not know ${network.name} (chain ${network.chainId}). Add it to your wallet, or pay from any wallet below.`,
+        `Your wallet does not know ${network.label ?? network.name} (chain ${network.chainId}). Add it to your wallet, or pay from any wallet below.`,
       );
     throw error;
   }
   if ((await chainOf(provider)) !== network.chainId)
     throw new WalletError(
-      `Your wallet is not on ${network.name}. Switch it to chain ${network.chainId} and try again.`,
+      `Your wallet is not on ${network.label ?? network.name}. Switch it to chain ${network.chainId} and try again.`,
     );
 }
 

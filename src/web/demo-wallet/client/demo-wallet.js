@@ -1,4 +1,4 @@
-/* global window, fetch, CustomEvent */
+/* global window, fetch, CustomEvent, URL */
 // The local demo's built-in wallet: two EIP-6963 providers (the demo merchant and the demo buyer)
 // whose requests the server answers with demo keys. Served only when the service runs the local demo.
 const ICON =
@@ -32,15 +32,22 @@ function demoProvider(role) {
   };
 }
 
-const wallets = [
+const ACCOUNTS = [
   { role: 'merchant', name: 'Demo wallet: merchant (local chain only)', uuid: '0d3e5f7a-1b2c-4d5e-8f90-000000000001' },
   { role: 'buyer', name: 'Demo wallet: buyer (local chain only)', uuid: '0d3e5f7a-1b2c-4d5e-8f90-000000000002' },
-].map(({ role, name, uuid }) =>
-  Object.freeze({
-    info: Object.freeze({ uuid, name, icon: ICON, rdns: `local.demo.${role}` }),
-    provider: demoProvider(role),
-  }),
-);
+];
+
+// A page may ask for some roles only, in its order of preference (`/demo-wallet.js?roles=buyer`): the
+// checkout offers the buyer alone, since the merchant's wallet is the invoice's recipient.
+const asked = new URL(import.meta.url).searchParams.get('roles')?.split(',');
+const wallets = (asked ? asked.map((role) => ACCOUNTS.find((account) => account.role === role)) : ACCOUNTS)
+  .filter(Boolean)
+  .map(({ role, name, uuid }) =>
+    Object.freeze({
+      info: Object.freeze({ uuid, name, icon: ICON, rdns: `local.demo.${role}` }),
+      provider: demoProvider(role),
+    }),
+  );
 
 function announce() {
   for (const detail of wallets) window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail }));

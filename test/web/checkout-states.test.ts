@@ -1,0 +1,160 @@
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { InvoiceId } from '../../src/modules/invoices/index.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
+import { newWallet } from '../support/app.js';
+import { injectTestWallet, launchBrowser, screenshot } from '../support/browser.js';
+import { createTestChain } from '../support/chain.js';
+import { OffsetClock, checkoutShop, startCheckoutApp, type CheckoutInvoice } from '../support/checkout-browser.js';
+
+// The operator configured a block explorer for the network: receipts link the paying transaction.
+const EXPLORER = 'https://sepolia.basescan.org';
+const clock = new OffsetClock();
+const chain = await createTestChain();
+const paying = await startCheckoutApp(
+  { ...chain, networks: chain.networks.map((network) => ({ ...network, explorerUrl: EXPLORER })) },
+  { clock },
+);
+const browser = await launchBrowser();
+const shop = await checkoutShop(paying);
+const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+
+const paidRow = (invoiceId: string) =>
+  paying.database.db
+    .selectFrom('invoices')
+    .innerJoin('payment_intents', 'payment_intents.invoice_id', 'invoices.id')
+    .select(['invoices.paid_at', 'payment_intents.tx_hash'])
+    .where('invoices.id', '=', invoiceId)
+    .where('payment_intents.status', '=', 'succeeded')
+    .executeTakeFirstOrThrow();
+
+/** Pays `invoice` on its page with a funded browser wallet, as a buyer on a phone; the page stays open. */
+async function payInBrowser(invoice: CheckoutInvoice): Promise<Page> {
+  const context = await browser.newContext({ viewport: PHONE });
+  await injectTestWallet(context, await chain.payer(10_000_000n), chain.rpcUrl, chain.network.chainId);
+  const page = await context.newPage();
+  await page.goto(invoice.link);
+  await page.getByRole('button', { name: 'Pay with Test Wallet' }).click();
+  await page.locator('#receipt').waitFor({ timeout: 30_000 });
+  return page;
+}
+
+/** The script has run: it localises the deadline, which the server writes in UTC. */
+const scriptRan = (page: Page) =>
+  page.waitForFunction("!document.getElementById('deadline').textContent.endsWith('UTC')");
+
+describe('the buyer receipt', () => {
+  it('appears when the payment lands: amount, paid time, the transaction linked on the explorer, and no deadline', async () => {
+    const invoice = await shop.invoice({ amount: '4.2' });
+    const page = await payInBrowser(invoice);
+    const { paid_at: paidAt, tx_hash: hash } = await paidRow(invoice.id);
+    expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+
+    const receipt = await page.locator('#receipt').innerText();
+    for (const expected of ['Receipt', 'Corner Shop', invoice.number, '4.20 USDC', 'Base Sepolia', 'Testnet'])
+      expect(receipt).toContain(expected);
+    expect(await page.locator('#receipt-paid-at').getAttribute('datetime')).toBe(paidAt!.toISOString());
+    const shown = page.locator('#receipt-tx');
+    expect(await shown.textContent()).toBe(`${hash!.slice(0, 10)}…${hash!.slice(-8)}`);
+    expect(await shown.getAttribute('title')).toBe(hash);
+    expect(await page.locator('#receipt-tx-link').getAttribute('href')).toBe(`${EXPLORER}/tx/${hash}`);
+    expect(await page.locator('#deadline-line').isVisible()).toBe(false);
+    expect(await page.locator('#time-left').isVisible()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Print receipt' }).isVisible()).toBe(true);
+
+    // Printed, the receipt is the whole page.
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.locator('#receipt').isVisible()).toBe(true);
+    for (const other of ['.merchant', '.summary', '#notice-paid', '.footer', '#print-receipt', '#receipt-tx-link'])
+      expect(await page.locator(other).isVisible(), other).toBe(false);
+    // On paper the full hash stands in for the short one (generated content, which innerText leaves out).
+    expect(await page.evaluate("getComputedStyle(document.getElementById('receipt-tx'), '::after').content")).toBe(
+      `"${hash}"`,
+    );
+    await screenshot(page, 'checkout-receipt-print');
+    await page.context().close();
+  });
+
+  it('is on the page the server draws for a paid invoice, without JavaScript', async () => {
+    const invoice = await shop.invoice({ amount: '1.5' });
+    await (await payInBrowser(invoice)).context().close();
+    const { tx_hash: hash } = await paidRow(invoice.id);
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: PHONE });
+    const page = await context.newPage();
+    await page.goto(invoice.link);
+    expect(await page.locator('#receipt').isVisible()).toBe(true);
+    expect(await page.locator('#receipt').innerText()).toContain('1.50 USDC');
+    expect(await page.locator('#receipt-paid-at').innerText()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+    expect(await page.locator('#receipt-tx').getAttribute('title')).toBe(hash);
+    expect(await page.locator('#receipt-tx-link').getAttribute('href')).toBe(`${EXPLORER}/tx/${hash}`);
+    expect(await page.locator('#deadline-line').isVisible()).toBe(false);
+    await context.close();
+  });
+});
+
+describe('checkout layout', () => {
+  it('puts the way to pay before the QR code on a phone, and the QR code first on a desktop', async () => {
+    const invoice = await shop.invoice({ amount: '9' });
+    const phone = await browser.newContext({ viewport: PHONE });
+    await injectTestWallet(phone, newWallet(), chain.rpcUrl, chain.network.chainId);
+    const page = await phone.newPage();
+    await page.goto(invoice.link);
+    const pay = page.getByRole('button', { name: 'Pay with Test Wallet' });
+    await pay.waitFor();
+    // Amount, merchant and the pay button on the first screen; the QR code folded away below them.
+    for (const first of [page.locator('#amount'), page.locator('.merchant h1'), pay])
+      expect((await first.boundingBox())!.y + 10).toBeLessThan(PHONE.height);
+    expect(await page.locator('.qr-code').isVisible()).toBe(false);
+    const openWallet = page.getByRole('link', { name: 'Open in a wallet app' });
+    const another = page.getByText('Pay from another device');
+    expect((await openWallet.boundingBox())!.y).toBeLessThan((await another.boundingBox())!.y);
+    await another.click();
+    expect(await page.locator('.qr-code').isVisible()).toBe(true);
+    await phone.close();
+
+    const desktop = await browser.newContext({ viewport: DESKTOP });
+    const wide = await desktop.newPage();
+    await wide.goto(invoice.link);
+    await scriptRan(wide);
+    expect(await wide.locator('.qr-code').isVisible()).toBe(true);
+    expect(await wide.getByRole('link', { name: 'Open in a wallet app' }).isVisible()).toBe(false);
+    await desktop.close();
+  });
+
+  it('fits 390 px and 1280 px without sideways scrolling, open, paid, cancelled and expired (screenshots in test-results/)', async () => {
+    const open = await shop.invoice({ amount: '24.9' });
+    const paid = await shop.invoice({ amount: '3' });
+    await (await payInBrowser(paid)).context().close();
+    const cancelled = await shop.invoice({ amount: '5' });
+    await paying.services.invoices.cancel(shop.workspaceId as WorkspaceId, cancelled.id as InvoiceId);
+    const expired = await shop.invoice({ amount: '6' });
+
+    const check = async (state: string, invoice: CheckoutInvoice) => {
+      for (const [name, viewport] of [
+        ['390', PHONE],
+        ['1280', DESKTOP],
+      ] as const) {
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        await page.goto(invoice.link);
+        await scriptRan(page);
+        expect(await page.locator('#status').getAttribute('data-status')).toBe(state);
+        expect(await page.evaluate('document.documentElement.scrollWidth'), `${state} at ${name}`).toBeLessThanOrEqual(
+          viewport.width,
+        );
+        await screenshot(page, `checkout-${state}-${name}`);
+        await context.close();
+      }
+    };
+    await check('open', open);
+    await check('paid', paid);
+    await check('cancelled', cancelled);
+    clock.jumpTo(new Date(Date.now() + 2 * 3600_000)); // past the one-hour deadline
+    try {
+      await check('expired', expired);
+    } finally {
+      clock.jumpTo(new Date());
+    }
+  });
+});
