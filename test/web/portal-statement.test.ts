@@ -57,13 +57,14 @@ it(
 
     // The month before: the workspace did not exist yet.
     await page.getByRole('button', { name: '← Previous' }).click();
-    await page.waitForFunction(`document.getElementById('statement-month').value !== '${thisMonth}'`);
+    // Polled through a locator: a string evaluated in the page is refused by its CSP (no 'unsafe-eval').
+    await expect.poll(() => page.locator('#statement-month').inputValue(), { timeout: 10_000 }).not.toBe(thisMonth);
     expect(await row('invoices', 'Created').textContent()).toBe('0');
     expect(await row('credits', /^Closing balance/).textContent()).toBe('0');
     expect(await page.locator('#statement-partial').isHidden()).toBe(true);
     expect(await page.getByRole('button', { name: 'Next →' }).isEnabled()).toBe(true);
     await page.getByRole('button', { name: 'Next →' }).click();
-    await page.waitForFunction(`document.getElementById('statement-month').value === '${thisMonth}'`);
+    await expect.poll(() => page.locator('#statement-month').inputValue(), { timeout: 10_000 }).toBe(thisMonth);
     await row('credits', /^Closing balance, now/)
       .getByText('99')
       .waitFor();
