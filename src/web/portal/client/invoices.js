@@ -1,7 +1,7 @@
 /* global fetch, URL, Blob, document, setTimeout */
 // The invoices panel: the list, status filters, exact search, older pages, CSV export and the create form.
 import { ApiError, api, idempotentCreate, workspacePath } from './api.js';
-import { badge, busy, byId, el, formError, formatAmount, reportError, show, timeEl } from './dom.js';
+import { badge, busy, byId, el, fieldError, formError, formatAmount, reportError, show, timeEl } from './dom.js';
 
 const PAGE = 25;
 
@@ -147,8 +147,8 @@ export function createInvoicesView({ onCreated }) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const body = invoiceFields(form.elements);
-    if (body.amount === '') return formError(form, 'Enter the amount in USDC, e.g. 12,50.');
     formError(form);
+    if (body.amount === '') return fieldError(form.elements.amount, 'Enter an amount like 12.50.');
     const target = workspace;
     busy(form.querySelector('[type=submit]'), async () => {
       try {
