@@ -14,10 +14,10 @@ if (!app.hasRoute({ method: 'GET', url: '/portal' })) registerPortalPages(app, s
 /** Every src/href attribute value of a page. */
 const references = (page: string): string[] => [...page.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1] ?? '');
 
-function embeddedConfig(page: string): { origin: string; chainIds: number[] } {
+function embeddedConfig(page: string): { origin: string; chainIds: number[]; webhookRetrySchedule?: number[] } {
   const match = /<script type="application\/json" id="portal-config">([^<]*)<\/script>/.exec(page);
   if (!match?.[1]) throw new Error('no #portal-config block');
-  return JSON.parse(match[1]) as { origin: string; chainIds: number[] };
+  return JSON.parse(match[1]) as { origin: string; chainIds: number[]; webhookRetrySchedule?: number[] };
 }
 
 interface ClientSiwe {
@@ -71,9 +71,13 @@ describe('portal page', () => {
     expect(page).toContain('<link rel="stylesheet" href="/portal/assets/portal.css">');
   });
 
-  it('embeds the accepted sign-in chain ids and the service origin', async () => {
+  it('embeds the accepted sign-in chain ids, the service origin and the webhook retry schedule', async () => {
     const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
-    expect(embeddedConfig(page)).toEqual({ origin: ORIGIN, chainIds: signInChainIds(services.config) });
+    expect(embeddedConfig(page)).toEqual({
+      origin: ORIGIN,
+      chainIds: signInChainIds(services.config),
+      webhookRetrySchedule: services.config.webhookRetrySchedule,
+    });
     expect(embeddedConfig(page).chainIds).toEqual([84532]);
   });
 
@@ -87,7 +91,7 @@ describe('portal page', () => {
     registerPortalPages(bare, { ...services, config });
     afterAll(() => bare.close());
     const page = (await bare.inject({ method: 'GET', url: '/portal' })).body;
-    expect(embeddedConfig(page)).toEqual({ origin: 'https://pay.example.com', chainIds: [8453, 84532] });
+    expect(embeddedConfig(page)).toMatchObject({ origin: 'https://pay.example.com', chainIds: [8453, 84532] });
     expect(page).toContain('base (chain 8453)');
   });
 

@@ -17,11 +17,11 @@ import { createStatementView } from './statement.js';
 import { createWebhookView } from './webhook.js';
 import { createWorkspacesView } from './workspaces.js';
 
-/** Rendered by the server: { origin, chainIds }. */
+/** Rendered by the server: { origin, chainIds, webhookRetrySchedule }. */
 const config = JSON.parse(byId('portal-config').textContent);
 
 let workspace;
-const overview = createOverviewView();
+const overview = createOverviewView({ retrySchedule: config.webhookRetrySchedule ?? [] });
 const refreshIssues = () => overview.refreshIssues(workspace).catch((error) => reportError(error));
 const keys = createKeysView();
 const billing = createBillingView({ onChange: refreshIssues });
