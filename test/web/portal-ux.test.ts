@@ -118,3 +118,31 @@ it(
     await context.close();
   },
 );
+
+it('renewing asks first with its credit cost and says the link is unchanged', { timeout: 60_000 }, async () => {
+  const { context, page, problems } = await signedIn(1280);
+  await tab(page, 'Invoices').click();
+  await page.getByLabel('Amount in USDC').fill('12.50');
+  await page.getByRole('button', { name: 'Create invoice' }).click();
+  await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
+
+  const questions: string[] = [];
+  page.once('dialog', (dialog) => {
+    questions.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.locator('#renew-expires').selectOption('86400');
+  await page.getByRole('button', { name: 'Renew the link' }).click();
+  await expect.poll(() => questions.length).toBe(1);
+  expect(questions[0]).toMatch(/Renew INV-000001 for 1 day\?[^]*This costs \d+ credits?\./);
+  // Declined: nothing was renewed.
+  expect(await page.locator('#invoice-timeline').textContent()).not.toContain('renewed');
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: 'Renew the link' }).click();
+  await page
+    .locator('#notice', { hasText: /INV-000001 is renewed until .+; the payment link is unchanged\./ })
+    .waitFor();
+  expect(problems).toEqual([]);
+  await context.close();
+});

@@ -26,11 +26,18 @@ export function show(node, visible = true) {
 }
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const secondsFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
-/** A <time> for an ISO timestamp, or `fallback` text when there is none. */
-export function timeEl(iso, fallback = '—') {
+/** An ISO timestamp as people read it, to the minute. */
+export const formatTime = (iso) => dateFormat.format(new Date(iso));
+
+/**
+ * A <time> for an ISO timestamp, or `fallback` text when there is none; `seconds` where events follow
+ * each other within a minute (webhook attempts).
+ */
+export function timeEl(iso, fallback = '—', { seconds = false } = {}) {
   if (!iso) return el('span', { class: 'muted' }, fallback);
-  return el('time', { datetime: iso, title: iso }, dateFormat.format(new Date(iso)));
+  return el('time', { datetime: iso, title: iso }, (seconds ? secondsFormat : dateFormat).format(new Date(iso)));
 }
 
 export const shortAddress = (address) => `${address.slice(0, 6)}…${address.slice(-4)}`;
