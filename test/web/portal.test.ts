@@ -3,9 +3,10 @@ import { getAddress } from 'viem';
 import { createSiweMessage as viemSiweMessage } from 'viem/siwe';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, signInChainIds } from '../../src/config/config.js';
+import { PERMISSION_PRESETS } from '../../src/modules/api-keys/index.js';
 import { PORTAL_CSP, registerPortalPages } from '../../src/web/portal/portal.routes.js';
 import { renderPortalHome } from '../../src/web/portal/portal.page.js';
-import { BASE_URL, ORIGIN, createTestApp, newWallet } from '../support/app.js';
+import { BASE_URL, ORIGIN, createTestApp, merchant, merchantApi, newWallet } from '../support/app.js';
 
 const { app, services } = await createTestApp();
 // Until src/http/app.ts calls registerPortalPages itself, add the pages the way it will.
@@ -108,7 +109,7 @@ describe('portal page', () => {
 
   it('offers both presets and every permission', async () => {
     const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
-    expect(page).toContain('data-preset="invoices:create"');
+    expect(page).toContain('data-preset="invoices:create payments:read"');
     expect(page).toContain('data-preset="invoices:read payments:read"');
     for (const permission of [
       'invoices:create',
@@ -122,6 +123,15 @@ describe('portal page', () => {
     ]) {
       expect(page).toContain(`name="permissions" value="${permission}"`);
     }
+  });
+
+  it('the Create invoices preset reads back the invoice it created', async () => {
+    const { workspaceId, apiKey } = await merchant(app, [...PERMISSION_PRESETS['create-invoices']]);
+    const call = merchantApi(app, workspaceId, apiKey);
+    const created = await call('POST', '/invoices', { 'idempotency-key': 'preset-read-back' }, { amount: '12.50' });
+    expect(created.statusCode).toBe(201);
+    const read = await call('GET', `/invoices/${created.json<{ id: string }>().id}`);
+    expect(read.statusCode).toBe(200);
   });
 
   it('redirects /portal/ to /portal', async () => {
