@@ -100,6 +100,20 @@ it(
       { idempotencyKey: `ux-${Date.now()}`, source: 'api' },
     );
     const eventId = await failedDelivery(portal, workspaceId, { id: invoice.id, number: 'INV-000001' });
+    // Its last attempt, as the delivery worker records it.
+    await portal.database.db
+      .insertInto('webhook_attempts')
+      .values({
+        workspace_id: workspaceId,
+        event_id: eventId,
+        invoice_id: invoice.id,
+        attempt: 9,
+        started_at: new Date('2026-01-02T03:04:05Z'),
+        duration_ms: 120,
+        status_code: 503,
+        error: 'http_status',
+      })
+      .execute();
 
     await page.reload();
     const issues = page.getByRole('region', { name: 'Needs your attention' });
@@ -108,6 +122,12 @@ it(
     expect(await failed.textContent()).toContain('Retry now');
     expect(await failed.textContent()).not.toContain('POST /webhook');
 
+    await tab(page, 'API').click();
+    // Attempt times show seconds; the event links to its invoice.
+    const attempt = page.locator('#attempts-body tr', { hasText: eventId });
+    expect(await attempt.locator('time').first().textContent()).toMatch(/\d{1,2}:\d{2}:\d{2}/);
+    await attempt.getByRole('link', { name: eventId }).click();
+    await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
     await tab(page, 'API').click();
     const row = page.locator('#deliveries-body tr', { hasText: eventId });
     await row.getByRole('button', { name: 'Retry now' }).click();
@@ -143,6 +163,27 @@ it('renewing asks first with its credit cost and says the link is unchanged', { 
   await page
     .locator('#notice', { hasText: /INV-000001 is renewed until .+; the payment link is unchanged\./ })
     .waitFor();
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+it('the overview leads to a new invoice, and empty lists and charts say so plainly', { timeout: 60_000 }, async () => {
+  const { context, page, problems } = await signedIn(1280);
+  await page.locator('#chart-webhooks', { hasText: 'No deliveries yet' }).waitFor();
+  expect(await page.locator('#chart-webhooks').textContent()).not.toContain('%');
+
+  await page.locator('#panel-overview').getByRole('link', { name: 'Create invoice' }).click();
+  await page.locator('#invoice-list-status', { hasText: 'No invoices yet' }).waitFor();
+  expect(await page.locator('#invoice-table').isHidden()).toBe(true);
+  await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('invoice-amount');
+  expect(await page.locator('[data-tab="invoices"]').getAttribute('aria-current')).toBe('page');
+
+  await page.getByLabel('Amount in USDC').fill('3.00');
+  await page.getByRole('button', { name: 'Create invoice' }).click();
+  await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
+  await tab(page, 'Invoices').click();
+  await page.locator('#invoice-rows tr').first().waitFor();
+  expect(await page.locator('#invoice-table').isVisible()).toBe(true);
   expect(problems).toEqual([]);
   await context.close();
 });

@@ -68,6 +68,8 @@ export function createInvoicesView({ onCreated }) {
     cursor = page.nextCursor;
     show(more, cursor !== null);
     const shown = rows.children.length;
+    // An empty table under "No invoices yet" would read as a broken list: the message stands alone.
+    show(byId('invoice-table'), shown > 0);
     status.textContent =
       shown > 0
         ? ''
@@ -162,6 +164,11 @@ export function createInvoicesView({ onCreated }) {
   });
 
   return {
+    /** Takes the person to the create form, ready for the amount. */
+    startCreate() {
+      form.scrollIntoView({ block: 'start' });
+      form.elements.amount.focus({ preventScroll: true });
+    },
     async show(selected) {
       if (selected.id !== workspace?.id) {
         searchForm.reset();

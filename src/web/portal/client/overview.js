@@ -94,29 +94,32 @@ function renderActivity({ days, totals }) {
   );
   const rate =
     totals.webhookAttempts === 0 ? undefined : Math.round((100 * totals.webhookSucceeded) / totals.webhookAttempts);
-  byId('chart-webhooks').replaceChildren(
-    barChart({
-      width,
-      max: 1,
-      formatTick: (v) => `${Math.round(v * 100)}%`,
-      summary:
-        rate === undefined
-          ? 'No webhook attempts in this period.'
-          : `Webhook success rate per day; ${rate}% of attempts acknowledged overall.`,
-      bars: days.map((day) => {
-        const share = day.webhookAttempts === 0 ? null : day.webhookSucceeded / day.webhookAttempts;
-        return {
-          value: share,
-          label: shortDate(day.date),
-          tone: share === null ? undefined : share >= 0.95 ? 'good' : share >= 0.5 ? 'warn' : 'bad',
-          title:
-            share === null
-              ? `${day.date}: no webhook attempts`
-              : `${day.date}: ${day.webhookSucceeded} of ${plural(day.webhookAttempts, 'attempt')} acknowledged (${Math.round(share * 100)}%)`,
-        };
+  // Without a single attempt a share chart would read as 0 %: say so instead.
+  if (rate === undefined) byId('chart-webhooks').replaceChildren(el('p', { class: 'muted' }, 'No deliveries yet'));
+  else
+    byId('chart-webhooks').replaceChildren(
+      barChart({
+        width,
+        max: 1,
+        formatTick: (v) => `${Math.round(v * 100)}%`,
+        summary:
+          rate === undefined
+            ? 'No webhook attempts in this period.'
+            : `Webhook success rate per day; ${rate}% of attempts acknowledged overall.`,
+        bars: days.map((day) => {
+          const share = day.webhookAttempts === 0 ? null : day.webhookSucceeded / day.webhookAttempts;
+          return {
+            value: share,
+            label: shortDate(day.date),
+            tone: share === null ? undefined : share >= 0.95 ? 'good' : share >= 0.5 ? 'warn' : 'bad',
+            title:
+              share === null
+                ? `${day.date}: no webhook attempts`
+                : `${day.date}: ${day.webhookSucceeded} of ${plural(day.webhookAttempts, 'attempt')} acknowledged (${Math.round(share * 100)}%)`,
+          };
+        }),
       }),
-    }),
-  );
+    );
   byId('activity-summary').textContent =
     `${formatAmount(totals.paidAmount)} USDC paid in ${plural(totals.paidInvoices, 'invoice')}. ` +
     (rate === undefined

@@ -60,7 +60,7 @@ function listCard(): Html {
     ${INVOICE_STATUSES.map((s) => html`<label class="chip-radio"><input type="radio" name="status" value="${s}"><span>${s}</span></label>`)}
   </fieldset>
   <p id="invoice-list-status" class="status-line" aria-live="polite"></p>
-  <div class="table-wrap">
+  <div id="invoice-table" class="table-wrap" hidden>
     <table class="stack-table">
       <thead><tr><th>Number</th><th>Amount</th><th>Status</th><th>Order reference</th><th>Created</th><th>Deadline</th></tr></thead>
       <tbody id="invoice-rows"></tbody>
