@@ -16,8 +16,7 @@ const OPERATOR = getAddress(TEST_OPERATOR_WALLET);
 /** The default `starter` package. */
 const STARTER = { credits: 100, price: 10_000_000n };
 const SETTLED = { timeout: 30_000 };
-const NO_CREDITS =
-  'Not enough available credits for this invoice (creation cost plus the success-fee reserve). See GET /billing.';
+const NO_CREDITS = 'This workspace does not have enough credits for that. Buy more under Billing.';
 
 const tab = (page: Page, name: string) =>
   page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name });
@@ -186,7 +185,9 @@ describe('paying a credit purchase in the portal', () => {
       const detail = page.locator('#purchase-detail');
       await detail.getByRole('button', { name: 'Pay with Test Wallet' }).click();
       await page
-        .locator('#purchase-pay-error', { hasText: 'The transfer would fail on-chain (insufficient_balance).' })
+        .locator('#purchase-pay-error', {
+          hasText: 'This payment was not accepted: the wallet did not hold enough USDC.',
+        })
         .waitFor();
       expect(await text(page, '#purchase-status')).toBe('open');
       expect(await detail.getByRole('button', { name: 'Pay with Test Wallet' }).isEnabled()).toBe(true);

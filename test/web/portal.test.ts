@@ -3,9 +3,10 @@ import { getAddress } from 'viem';
 import { createSiweMessage as viemSiweMessage } from 'viem/siwe';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, signInChainIds } from '../../src/config/config.js';
+import { PERMISSION_PRESETS } from '../../src/modules/api-keys/index.js';
 import { PORTAL_CSP, registerPortalPages } from '../../src/web/portal/portal.routes.js';
 import { renderPortalHome } from '../../src/web/portal/portal.page.js';
-import { BASE_URL, ORIGIN, createTestApp, newWallet } from '../support/app.js';
+import { BASE_URL, ORIGIN, createTestApp, merchant, merchantApi, newWallet } from '../support/app.js';
 
 const { app, services } = await createTestApp();
 // Until src/http/app.ts calls registerPortalPages itself, add the pages the way it will.
@@ -14,10 +15,10 @@ if (!app.hasRoute({ method: 'GET', url: '/portal' })) registerPortalPages(app, s
 /** Every src/href attribute value of a page. */
 const references = (page: string): string[] => [...page.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1] ?? '');
 
-function embeddedConfig(page: string): { origin: string; chainIds: number[] } {
+function embeddedConfig(page: string): { origin: string; chainIds: number[]; webhookRetrySchedule?: number[] } {
   const match = /<script type="application\/json" id="portal-config">([^<]*)<\/script>/.exec(page);
   if (!match?.[1]) throw new Error('no #portal-config block');
-  return JSON.parse(match[1]) as { origin: string; chainIds: number[] };
+  return JSON.parse(match[1]) as { origin: string; chainIds: number[]; webhookRetrySchedule?: number[] };
 }
 
 interface ClientSiwe {
@@ -71,9 +72,13 @@ describe('portal page', () => {
     expect(page).toContain('<link rel="stylesheet" href="/portal/assets/portal.css">');
   });
 
-  it('embeds the accepted sign-in chain ids and the service origin', async () => {
+  it('embeds the accepted sign-in chain ids, the service origin and the webhook retry schedule', async () => {
     const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
-    expect(embeddedConfig(page)).toEqual({ origin: ORIGIN, chainIds: signInChainIds(services.config) });
+    expect(embeddedConfig(page)).toEqual({
+      origin: ORIGIN,
+      chainIds: signInChainIds(services.config),
+      webhookRetrySchedule: services.config.webhookRetrySchedule,
+    });
     expect(embeddedConfig(page).chainIds).toEqual([84532]);
   });
 
@@ -87,7 +92,7 @@ describe('portal page', () => {
     registerPortalPages(bare, { ...services, config });
     afterAll(() => bare.close());
     const page = (await bare.inject({ method: 'GET', url: '/portal' })).body;
-    expect(embeddedConfig(page)).toEqual({ origin: 'https://pay.example.com', chainIds: [8453, 84532] });
+    expect(embeddedConfig(page)).toMatchObject({ origin: 'https://pay.example.com', chainIds: [8453, 84532] });
     expect(page).toContain('base (chain 8453)');
   });
 
@@ -104,7 +109,7 @@ describe('portal page', () => {
 
   it('offers both presets and every permission', async () => {
     const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
-    expect(page).toContain('data-preset="invoices:create"');
+    expect(page).toContain('data-preset="invoices:create payments:read"');
     expect(page).toContain('data-preset="invoices:read payments:read"');
     for (const permission of [
       'invoices:create',
@@ -118,6 +123,15 @@ describe('portal page', () => {
     ]) {
       expect(page).toContain(`name="permissions" value="${permission}"`);
     }
+  });
+
+  it('the Create invoices preset reads back the invoice it created', async () => {
+    const { workspaceId, apiKey } = await merchant(app, [...PERMISSION_PRESETS['create-invoices']]);
+    const call = merchantApi(app, workspaceId, apiKey);
+    const created = await call('POST', '/invoices', { 'idempotency-key': 'preset-read-back' }, { amount: '12.50' });
+    expect(created.statusCode).toBe(201);
+    const read = await call('GET', `/invoices/${created.json<{ id: string }>().id}`);
+    expect(read.statusCode).toBe(200);
   });
 
   it('redirects /portal/ to /portal', async () => {

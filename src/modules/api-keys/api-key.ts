@@ -14,9 +14,12 @@ export const PERMISSIONS = [
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-/** The portal's two presets: a server that creates invoices, and one that reads them. */
+/**
+ * The portal's two presets, the spec's "Create invoices" and "Read invoices". A server that creates
+ * invoices also reads back their status (GET /invoices/{id} needs payments:read), so that preset has it.
+ */
 export const PERMISSION_PRESETS = {
-  'create-invoices': ['invoices:create'],
+  'create-invoices': ['invoices:create', 'payments:read'],
   'read-invoices': ['invoices:read', 'payments:read'],
 } as const satisfies Record<string, readonly Permission[]>;
 

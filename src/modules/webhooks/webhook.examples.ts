@@ -42,6 +42,7 @@ export const webhookExamples = {
       recentAttempts: [
         {
           eventId: '1044',
+          invoiceId: 'inv_01jd6q5v0kz7r3x9m2t4b8n1c6',
           attempt: 1,
           startedAt: '2026-11-15T09:00:01.000Z',
           durationMs: 87,

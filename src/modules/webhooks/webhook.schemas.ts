@@ -64,6 +64,7 @@ export const DeliveryView = Type.Object({
 
 export const AttemptView = Type.Object({
   eventId: Type.String(),
+  invoiceId: Nullable(Type.String({ description: 'The invoice the event is about; null for test events.' })),
   attempt: Type.Integer({ description: '1 for the first attempt of the delivery.' }),
   startedAt: Timestamp,
   durationMs: Type.Integer(),

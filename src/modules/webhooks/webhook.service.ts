@@ -241,6 +241,7 @@ export function presentDelivery(row: repo.DeliveryRow) {
 export function presentAttempt(row: repo.AttemptRow) {
   return {
     eventId: row.event_id,
+    invoiceId: row.invoice_id,
     attempt: row.attempt,
     startedAt: row.started_at.toISOString(),
     durationMs: row.duration_ms,

@@ -7,6 +7,8 @@ export interface PortalClientConfig {
   readonly origin: string;
   /** Chain ids a wallet may sign in with, in preference order (the first is offered when switching). */
   readonly chainIds: readonly number[];
+  /** WEBHOOK_RETRY_SCHEDULE in seconds: the health banner says how far apart retries get. */
+  readonly webhookRetrySchedule?: readonly number[];
 }
 
 export interface LayoutOptions {

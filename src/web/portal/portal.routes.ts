@@ -29,7 +29,11 @@ export function registerPortalPages(app: FastifyInstance, services: Services): v
   const networks = signInNetworks(services.config);
   // The page depends on configuration only, so it is rendered once.
   const home = renderPortalHome({
-    config: { origin: services.config.publicBaseUrl.origin, chainIds: networks.map((n) => n.chainId) },
+    config: {
+      origin: services.config.publicBaseUrl.origin,
+      chainIds: networks.map((n) => n.chainId),
+      webhookRetrySchedule: services.config.webhookRetrySchedule,
+    },
     networks,
     paymentNetworks: networkNames(services.config),
     demoWallet: services.demoWallet !== undefined,

@@ -10,6 +10,10 @@ export class ApiError extends Error {
     this.status = status;
     this.code = body?.code;
     this.requestId = body?.requestId;
+    /** Which fields failed and why (validation errors), as `[{ path, message }]`. */
+    this.details = Array.isArray(body?.details) ? body.details : [];
+    /** Why a payment was refused (`insufficient_balance`, …), when it was. */
+    this.reason = body?.reason;
   }
 }
 

@@ -17,11 +17,11 @@ import { createStatementView } from './statement.js';
 import { createWebhookView } from './webhook.js';
 import { createWorkspacesView } from './workspaces.js';
 
-/** Rendered by the server: { origin, chainIds }. */
+/** Rendered by the server: { origin, chainIds, webhookRetrySchedule }. */
 const config = JSON.parse(byId('portal-config').textContent);
 
 let workspace;
-const overview = createOverviewView();
+const overview = createOverviewView({ retrySchedule: config.webhookRetrySchedule ?? [] });
 const refreshIssues = () => overview.refreshIssues(workspace).catch((error) => reportError(error));
 const keys = createKeysView();
 const billing = createBillingView({ onChange: refreshIssues });
@@ -52,7 +52,8 @@ const signInView = createSignInView({ chainIds: config.chainIds, onSignedIn: ent
 /** What each panel loads when it is shown; the argument is the rest of the fragment (an invoice id). */
 const PANELS = {
   overview: (ws) => overview.show(ws),
-  invoices: (ws) => invoices.show(ws),
+  // #invoices/new opens the list with the create form ready to fill in (the overview's "Create invoice").
+  invoices: (ws, arg) => invoices.show(ws).then(() => arg === 'new' && invoices.startCreate()),
   invoice: (ws, id) => invoice.show(ws, id),
   automations: (ws) => automations.show(ws),
   automation: (ws, id) => automation.show(ws, id),

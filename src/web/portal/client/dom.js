@@ -1,4 +1,4 @@
-/* global document, navigator, window */
+/* global document, navigator, window, HTMLElement */
 // Tiny DOM helpers. Text always goes in as text nodes, never as markup, so nothing from the API can inject HTML.
 
 /** The element with this id; a missing one is a bug in the page template, so it throws. */
@@ -26,11 +26,18 @@ export function show(node, visible = true) {
 }
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const secondsFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
-/** A <time> for an ISO timestamp, or `fallback` text when there is none. */
-export function timeEl(iso, fallback = '—') {
+/** An ISO timestamp as people read it, to the minute. */
+export const formatTime = (iso) => dateFormat.format(new Date(iso));
+
+/**
+ * A <time> for an ISO timestamp, or `fallback` text when there is none; `seconds` where events follow
+ * each other within a minute (webhook attempts).
+ */
+export function timeEl(iso, fallback = '—', { seconds = false } = {}) {
   if (!iso) return el('span', { class: 'muted' }, fallback);
-  return el('time', { datetime: iso, title: iso }, dateFormat.format(new Date(iso)));
+  return el('time', { datetime: iso, title: iso }, (seconds ? secondsFormat : dateFormat).format(new Date(iso)));
 }
 
 export const shortAddress = (address) => `${address.slice(0, 6)}…${address.slice(-4)}`;
@@ -49,23 +56,104 @@ export function notify(message, kind = 'error') {
 }
 
 /**
- * Shows an error from the API or the wallet: inside `form` when given, else at the top of the page.
- * A lost session is skipped: the sign-in screen that replaced the portal already says so.
+ * Shows an error from the API or the wallet: inside `form` when given (next to the field it concerns,
+ * when it concerns one), else at the top of the page. A lost session is skipped: the sign-in screen
+ * that replaced the portal already says so.
  */
 export function reportError(error, form) {
   if (error?.sessionLost) return;
-  const message = error?.message ?? String(error);
-  if (form) formError(form, message);
+  const field = form && fieldOf(form, error);
+  const plain = PLAIN_MESSAGES[error?.code];
+  const message = plain ? plain(example(field)) : (error?.message ?? String(error));
+  if (field) fieldError(field, message);
+  else if (form) formError(form, message);
   else notify(message);
 }
 
-/** Shows `message` inside `form` (next to its buttons), or clears it. */
+/** " like <the field's placeholder>", the example the page shows in the field, or nothing. */
+const example = (field) => (field?.placeholder ? ` like ${field.placeholder}` : '');
+
+/**
+ * What to do, in the merchant's words, for API error codes whose message is written for developers
+ * (field names, patterns, endpoints); each gets the field's example. Other codes keep the service's message.
+ */
+const PLAIN_MESSAGES = {
+  invalid_amount: () => 'Enter an amount like 12.50, with at most 6 decimals.',
+  amount_too_large: () => 'This amount is above the largest invoice the service accepts.',
+  external_id_too_long: () => 'The order reference is too long: shorten it to at most 128 characters.',
+  invalid_return_url: (like) => `Enter an https address${like}.`,
+  return_origin_not_allowed: () =>
+    'This address is not on one of your checkout return origins: add its origin under Settings first.',
+  invalid_origin: (like) => `Enter an origin${like}: one per line, without a path or port.`,
+  invalid_webhook_endpoint: (like) => `Enter a public https address${like}.`,
+  insufficient_credits: () => 'This workspace does not have enough credits for that. Buy more under Billing.',
+  description_too_long: () => 'The description is too long: shorten it.',
+};
+
+/** The field an answer without `details` concerns, by its error code. */
+const FIELD_OF_CODE = {
+  invalid_amount: 'amount',
+  amount_too_large: 'amount',
+  external_id_too_long: 'externalId',
+  invalid_origin: 'origins',
+  invalid_webhook_endpoint: 'endpoint',
+  description_too_long: 'description',
+};
+
+/**
+ * The input of `form` an API error concerns: the first segment of its first `details[].path`
+ * (`origins.0` is the origins field), else the field its code is about, else the field its message
+ * starts with (`successUrl must be…`). Undefined for errors about no field of this form.
+ */
+function fieldOf(form, error) {
+  const candidates = [
+    error?.details?.[0]?.path?.split('.')[0],
+    FIELD_OF_CODE[error?.code],
+    /^(\w+) /.exec(error?.message ?? '')?.[1],
+  ];
+  for (const name of candidates) {
+    const field = name && form.elements.namedItem(name);
+    if (field instanceof HTMLElement && field.id) return field;
+  }
+  return undefined;
+}
+
+/** Shows `message` right after `field`, marks it invalid and tells screen readers why. */
+export function fieldError(field, message) {
+  const id = `${field.id}-error`;
+  let node = document.getElementById(id);
+  if (!node) {
+    node = el('p', { id, class: 'field-error' });
+    field.after(node);
+  }
+  node.textContent = message;
+  show(node, true);
+  field.setAttribute('aria-invalid', 'true');
+  const described = (field.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+  if (!described.includes(id)) field.setAttribute('aria-describedby', [id, ...described].join(' '));
+  field.focus();
+}
+
+/** Removes the field errors of `form`, and the marks they left on their fields. */
+function clearFieldErrors(form) {
+  for (const field of form.querySelectorAll('[aria-invalid="true"]')) {
+    const id = `${field.id}-error`;
+    field.removeAttribute('aria-invalid');
+    const described = (field.getAttribute('aria-describedby') ?? '').split(' ').filter((part) => part && part !== id);
+    if (described.length > 0) field.setAttribute('aria-describedby', described.join(' '));
+    else field.removeAttribute('aria-describedby');
+    document.getElementById(id)?.remove();
+  }
+}
+
+/** Shows `message` inside `form` (next to its buttons); without a message, clears it and every field error. */
 export function formError(form, message) {
   let node = form.querySelector('.form-error');
   if (!node) {
     node = el('p', { class: 'form-error', role: 'alert' });
     form.append(node);
   }
+  if (!message) clearFieldErrors(form);
   node.textContent = message ?? '';
   show(node, Boolean(message));
 }

@@ -10,6 +10,7 @@ import {
   el,
   fillFacts,
   formatAmount,
+  formatTime,
   notify,
   reportError,
   show,
@@ -143,9 +144,11 @@ export function createInvoiceView({ onChange }) {
   async function act(button, verb, body) {
     await busy(button, async () => {
       try {
-        await api.post(workspacePath(workspace.id, 'invoices', invoice.id, verb), body);
+        const answer = await api.post(workspacePath(workspace.id, 'invoices', invoice.id, verb), body);
         notify(
-          verb === 'cancel' ? `${invoice.number} is cancelled.` : `${invoice.number} has a new payment link.`,
+          verb === 'cancel'
+            ? `${invoice.number} is cancelled.`
+            : `${invoice.number} is renewed until ${formatTime(answer.expiresAt)}; the payment link is unchanged.`,
           'success',
         );
         onChange();
@@ -160,9 +163,13 @@ export function createInvoiceView({ onChange }) {
     const question = `Cancel ${invoice.number} (${formatAmount(invoice.amount)} USDC)?\n\nIts checkout link stops accepting payments. This cannot be undone.`;
     if (window.confirm(question)) act(event.currentTarget, 'cancel');
   });
-  byId('renew-invoice').addEventListener('click', (event) =>
-    act(event.currentTarget, 'renew', { expiresIn: Number(byId('renew-expires').value) }),
-  );
+  // Renewing spends credits (the window's tariff), so it asks first, like cancelling.
+  byId('renew-invoice').addEventListener('click', (event) => {
+    const choice = byId('renew-expires').selectedOptions[0];
+    const credits = Number(choice.dataset.credits);
+    const question = `Renew ${invoice.number} for ${choice.dataset.label}?\n\nThis costs ${credits} credit${credits === 1 ? '' : 's'}. The payment link stays the same.`;
+    if (window.confirm(question)) act(event.currentTarget, 'renew', { expiresIn: Number(choice.value) });
+  });
 
   return {
     async show(selected, invoiceId) {

@@ -1,7 +1,7 @@
 /* global fetch, URL, Blob, document, setTimeout */
 // The invoices panel: the list, status filters, exact search, older pages, CSV export and the create form.
 import { ApiError, api, idempotentCreate, workspacePath } from './api.js';
-import { badge, busy, byId, el, formError, formatAmount, reportError, show, timeEl } from './dom.js';
+import { badge, busy, byId, el, fieldError, formError, formatAmount, reportError, show, timeEl } from './dom.js';
 
 const PAGE = 25;
 
@@ -68,6 +68,8 @@ export function createInvoicesView({ onCreated }) {
     cursor = page.nextCursor;
     show(more, cursor !== null);
     const shown = rows.children.length;
+    // An empty table under "No invoices yet" would read as a broken list: the message stands alone.
+    show(byId('invoice-table'), shown > 0);
     status.textContent =
       shown > 0
         ? ''
@@ -147,8 +149,8 @@ export function createInvoicesView({ onCreated }) {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const body = invoiceFields(form.elements);
-    if (body.amount === '') return formError(form, 'Enter the amount in USDC, e.g. 12,50.');
     formError(form);
+    if (body.amount === '') return fieldError(form.elements.amount, 'Enter an amount like 12.50.');
     const target = workspace;
     busy(form.querySelector('[type=submit]'), async () => {
       try {
@@ -162,6 +164,11 @@ export function createInvoicesView({ onCreated }) {
   });
 
   return {
+    /** Takes the person to the create form, ready for the amount. */
+    startCreate() {
+      form.scrollIntoView({ block: 'start' });
+      form.elements.amount.focus({ preventScroll: true });
+    },
     async show(selected) {
       if (selected.id !== workspace?.id) {
         searchForm.reset();

@@ -19,14 +19,44 @@ const WINDOW_LABELS = { 3600: '1 hour', 86400: '1 day', 432000: '5 days' };
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const shortDate = (date) => date.slice(5).replace('-', '/');
 
-function issueItem(issue) {
+const events = (n) => (n === 1 ? '1 event' : `${n} events`);
+
+/** "30 seconds", "30 minutes", "2 hours": a retry delay as people say it. */
+export function durationWords(seconds) {
+  if (seconds < 120) return plural(seconds, 'second');
+  if (seconds < 7200) return plural(Math.round(seconds / 60), 'minute');
+  return plural(Math.round(seconds / 3600), 'hour');
+}
+
+/**
+ * What to do about a webhook issue from this page. The service's hints are written for API clients
+ * (endpoints and request bodies); here the buttons of the API tab do the same.
+ */
+function portalHints(retrySchedule) {
+  const longest = Math.max(0, ...retrySchedule);
+  return {
+    webhook_deliveries_failed: ({ count = 0 }) =>
+      `${events(count)} ${count === 1 ? 'was' : 'were'} given up after the retry window without a 2xx answer from your receiver. ` +
+      'Fix the receiver, then press Retry now next to each failed delivery in the API tab.',
+    webhook_deliveries_retrying: ({ count = 0 }) =>
+      `${events(count)} failed at least once and ${count === 1 ? 'is' : 'are'} retried automatically` +
+      `${longest > 0 ? `, up to about ${durationWords(longest)} apart` : ''}. ` +
+      'Check that your receiver answers 2xx within 8 seconds: the API tab shows the last status of each delivery.',
+    webhook_paused: ({ count = 0 }) =>
+      `Webhook delivery is paused; ${events(count)} waiting for it ${count === 1 ? 'is' : 'are'} kept. ` +
+      'Put the current signing secret in your receiver and send a test event, then press Resume delivery in the API tab: the backlog is delivered.',
+  };
+}
+
+function issueItem(issue, hints) {
   const [title, href, action = 'Go there'] = ISSUES[issue.kind] ?? [issue.kind, '#overview'];
+  const hint = hints[issue.kind]?.(issue) ?? issue.hint;
   return el(
     'li',
     { class: `issue ${issue.severity}` },
     el('strong', {}, title, issue.count !== undefined ? ` (${issue.count})` : ''),
     el('span', { class: 'muted' }, ' since ', timeEl(issue.since)),
-    el('p', {}, issue.hint, ' ', el('a', { href }, action)),
+    el('p', {}, hint, ' ', el('a', { href }, action)),
   );
 }
 
@@ -64,29 +94,32 @@ function renderActivity({ days, totals }) {
   );
   const rate =
     totals.webhookAttempts === 0 ? undefined : Math.round((100 * totals.webhookSucceeded) / totals.webhookAttempts);
-  byId('chart-webhooks').replaceChildren(
-    barChart({
-      width,
-      max: 1,
-      formatTick: (v) => `${Math.round(v * 100)}%`,
-      summary:
-        rate === undefined
-          ? 'No webhook attempts in this period.'
-          : `Webhook success rate per day; ${rate}% of attempts acknowledged overall.`,
-      bars: days.map((day) => {
-        const share = day.webhookAttempts === 0 ? null : day.webhookSucceeded / day.webhookAttempts;
-        return {
-          value: share,
-          label: shortDate(day.date),
-          tone: share === null ? undefined : share >= 0.95 ? 'good' : share >= 0.5 ? 'warn' : 'bad',
-          title:
-            share === null
-              ? `${day.date}: no webhook attempts`
-              : `${day.date}: ${day.webhookSucceeded} of ${plural(day.webhookAttempts, 'attempt')} acknowledged (${Math.round(share * 100)}%)`,
-        };
+  // Without a single attempt a share chart would read as 0 %: say so instead.
+  if (rate === undefined) byId('chart-webhooks').replaceChildren(el('p', { class: 'muted' }, 'No deliveries yet'));
+  else
+    byId('chart-webhooks').replaceChildren(
+      barChart({
+        width,
+        max: 1,
+        formatTick: (v) => `${Math.round(v * 100)}%`,
+        summary:
+          rate === undefined
+            ? 'No webhook attempts in this period.'
+            : `Webhook success rate per day; ${rate}% of attempts acknowledged overall.`,
+        bars: days.map((day) => {
+          const share = day.webhookAttempts === 0 ? null : day.webhookSucceeded / day.webhookAttempts;
+          return {
+            value: share,
+            label: shortDate(day.date),
+            tone: share === null ? undefined : share >= 0.95 ? 'good' : share >= 0.5 ? 'warn' : 'bad',
+            title:
+              share === null
+                ? `${day.date}: no webhook attempts`
+                : `${day.date}: ${day.webhookSucceeded} of ${plural(day.webhookAttempts, 'attempt')} acknowledged (${Math.round(share * 100)}%)`,
+          };
+        }),
       }),
-    }),
-  );
+    );
   byId('activity-summary').textContent =
     `${formatAmount(totals.paidAmount)} USDC paid in ${plural(totals.paidInvoices, 'invoice')}. ` +
     (rate === undefined
@@ -94,7 +127,9 @@ function renderActivity({ days, totals }) {
       : `Webhooks: ${totals.webhookSucceeded} of ${plural(totals.webhookAttempts, 'attempt')} acknowledged (${rate}%).`);
 }
 
-export function createOverviewView() {
+/** `retrySchedule`: the service's webhook retry delays in seconds, for the banner's words. */
+export function createOverviewView({ retrySchedule }) {
+  const hints = portalHints(retrySchedule);
   let current;
   let issuesFor;
   let activity;
@@ -116,7 +151,7 @@ export function createOverviewView() {
       if (!workspace) return;
       const { issues } = await api.get(workspacePath(workspace.id, 'issues'));
       if (issuesFor !== workspace) return;
-      byId('issues-list').replaceChildren(...issues.map(issueItem));
+      byId('issues-list').replaceChildren(...issues.map((issue) => issueItem(issue, hints)));
       // Red only when something has stopped; warnings alone get the calmer colour.
       byId('issues').classList.toggle('warning-only', !issues.some((issue) => issue.severity === 'critical'));
       show(byId('issues'), issues.length > 0);

@@ -10,6 +10,19 @@ const FOLLOW_MS = 1000;
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const words = (code) => code.replaceAll('_', ' ');
+/** Why the service refused a signed payment, in words (the API's `reason`). */
+const REFUSALS = {
+  insufficient_balance: 'the wallet did not hold enough USDC.',
+  expired: 'the signature expired before it could be settled. Pay again.',
+  invalid_signature: 'the signature did not match the payment. Pay again.',
+  already_used: 'this signature was already used. Pay again.',
+  settlement_failed: 'the transfer would fail on the network.',
+};
+/** What a failed payment attempt says: a refusal in words, else the message of the wallet or the service. */
+const payFailure = (failure) =>
+  REFUSALS[failure?.reason]
+    ? `This payment was not accepted: ${REFUSALS[failure.reason]}`
+    : (failure?.message ?? String(failure));
 /** Thrown when another purchase (or none) was shown meanwhile: the answer is for one no longer on screen. */
 const STALE = new Error('Another purchase is shown.');
 /** A payment still being settled or looked for: the purchase may change by itself. */
@@ -171,7 +184,7 @@ export function createPurchaseView({ onChange }) {
     } catch (failure) {
       step(undefined);
       if (mine === generation && failure !== STALE && !failure?.sessionLost) {
-        error(failure?.message ?? String(failure));
+        error(payFailure(failure));
         await load(mine).catch(() => {});
       }
     } finally {

@@ -42,19 +42,27 @@ export function createWebhookView({ onChange }) {
         { 'data-label': 'Last result' },
         delivery.lastAttemptAt ? result(delivery.lastStatusCode, delivery.lastError) : '—',
       ),
-      el('td', { 'data-label': 'Last attempt' }, timeEl(delivery.lastAttemptAt)),
-      el('td', { 'data-label': 'Next attempt' }, timeEl(delivery.nextAttemptAt)),
+      el('td', { 'data-label': 'Last attempt' }, timeEl(delivery.lastAttemptAt, '—', { seconds: true })),
+      el('td', { 'data-label': 'Next attempt' }, timeEl(delivery.nextAttemptAt, '—', { seconds: true })),
       el('td', { class: 'actions-cell' }, retry),
     );
   }
+
+  /** The event id, linking to its invoice's detail when the event is about one. */
+  const eventLink = (attempt) => {
+    const id = el('code', {}, attempt.eventId);
+    return attempt.invoiceId
+      ? el('a', { href: `#invoice/${encodeURIComponent(attempt.invoiceId)}`, title: 'Open its invoice' }, id)
+      : id;
+  };
 
   const attemptRow = (attempt) =>
     el(
       'tr',
       {},
-      el('td', { 'data-label': 'Event' }, el('code', {}, attempt.eventId)),
+      el('td', { 'data-label': 'Event' }, eventLink(attempt)),
       el('td', { 'data-label': 'Attempt', class: 'num' }, String(attempt.attempt)),
-      el('td', { 'data-label': 'Started' }, timeEl(attempt.startedAt)),
+      el('td', { 'data-label': 'Started' }, timeEl(attempt.startedAt, '—', { seconds: true })),
       el('td', { 'data-label': 'Result' }, result(attempt.statusCode, attempt.error)),
       el('td', { 'data-label': 'Duration', class: 'num' }, `${attempt.durationMs} ms`),
     );

@@ -7,11 +7,14 @@ const WINDOWS: readonly [seconds: keyof typeof EXPIRES_IN_CREDITS, label: string
   [432000, '5 days'],
 ];
 
-/** The payment-window choices with what each costs, for "create" and "renew". */
+/**
+ * The payment-window choices with what each costs, for "create" and "renew"; `data-credits` lets the
+ * script ask before it spends them.
+ */
 export function windowOptions(): Html {
   return html`${WINDOWS.map(([seconds, label]) => {
     const credits = EXPIRES_IN_CREDITS[seconds];
-    return html`<option value="${seconds}">${label} (${credits} credit${credits === 1 ? '' : 's'})</option>`;
+    return html`<option value="${seconds}" data-label="${label}" data-credits="${credits}">${label} (${credits} credit${credits === 1 ? '' : 's'})</option>`;
   })}`;
 }
 
@@ -57,7 +60,7 @@ function listCard(): Html {
     ${INVOICE_STATUSES.map((s) => html`<label class="chip-radio"><input type="radio" name="status" value="${s}"><span>${s}</span></label>`)}
   </fieldset>
   <p id="invoice-list-status" class="status-line" aria-live="polite"></p>
-  <div class="table-wrap">
+  <div id="invoice-table" class="table-wrap" hidden>
     <table class="stack-table">
       <thead><tr><th>Number</th><th>Amount</th><th>Status</th><th>Order reference</th><th>Created</th><th>Deadline</th></tr></thead>
       <tbody id="invoice-rows"></tbody>

@@ -17,7 +17,7 @@ function stat(id: string, label: string): Html {
 export function overviewPanel(): Html {
   return html`<div id="panel-overview" data-panel="overview" hidden>
 <section id="workspace" class="card">
-  <h2 id="workspace-title"></h2>
+  <div class="heading-row"><h2 id="workspace-title"></h2><a id="overview-create-invoice" class="button primary" href="#invoices/new">Create invoice</a></div>
   <p id="workspace-description" class="muted"></p>
   <dl class="facts">
     <dt>Workspace id</dt><dd><code id="workspace-id"></code> <button type="button" class="secondary small" data-copy-from="workspace-id">Copy</button></dd>

@@ -1,0 +1,189 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { injectTestWallet, launchBrowser } from '../support/browser.js';
+import { newWallet } from '../support/app.js';
+import { failedDelivery, startPortalApp, watchPage, workspacesOf } from '../support/portal-browser.js';
+import { startTestReceiver } from '../support/webhook-receiver.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
+
+// The wallet signs in only; it sends no transaction, so its RPC address is never used.
+const UNUSED_RPC = 'http://127.0.0.1:9';
+const portal = await startPortalApp({
+  env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '5,30,7200' },
+});
+const receiver = await startTestReceiver();
+const browser = await launchBrowser();
+
+const tab = (page: Page, name: string) =>
+  page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name });
+
+/** A signed-in page with a fresh workspace, at `width` × 900. */
+async function signedIn(
+  width: number,
+): Promise<{ context: BrowserContext; page: Page; problems: string[]; workspaceId: WorkspaceId }> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const account = newWallet();
+  await injectTestWallet(context, account, UNUSED_RPC, 84532);
+  const page = await context.newPage();
+  const problems = watchPage(page, portal.origin);
+  await page.goto(`${portal.origin}/portal`);
+  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+  const create = page.locator('#workspace-create');
+  await create.getByLabel('Name').fill('Corner Shop');
+  await create.getByRole('button', { name: 'Create workspace' }).click();
+  await page.getByRole('heading', { name: 'Corner Shop' }).waitFor();
+  const [workspaceId] = await workspacesOf(portal, account.address);
+  return { context, page, problems, workspaceId: workspaceId as WorkspaceId };
+}
+
+for (const width of [390, 1280]) {
+  it(`no portal tab scrolls sideways at ${width} px`, { timeout: 60_000 }, async () => {
+    const { context, page, problems } = await signedIn(width);
+    const names = await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link').allTextContents();
+    expect(names.length).toBeGreaterThan(5);
+    const wide: string[] = [];
+    for (const name of names) {
+      await tab(page, name).click();
+      await page.waitForTimeout(300);
+      const scrollWidth = await page.evaluate('document.documentElement.scrollWidth');
+      if (scrollWidth !== width) wide.push(`${name}: ${scrollWidth}`);
+    }
+    expect(wide).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+}
+
+it('shows form errors next to their field in plain words', { timeout: 60_000 }, async () => {
+  const { context, page, problems } = await signedIn(1280);
+
+  await tab(page, 'Invoices').click();
+  const amount = page.locator('#invoice-amount');
+  await amount.fill('1.1234567');
+  await page.getByRole('button', { name: 'Create invoice' }).click();
+  const amountError = page.locator('#invoice-amount-error');
+  await amountError.getByText('Enter an amount like 12.50').waitFor();
+  expect(await amount.getAttribute('aria-invalid')).toBe('true');
+  expect((await amount.getAttribute('aria-describedby'))?.split(' ')).toContain('invoice-amount-error');
+  expect(await page.locator('#invoice-form').textContent()).not.toMatch(/decimal string|GET \/billing/);
+  // The next attempt starts clean.
+  await amount.fill('12.50');
+  await page.getByRole('button', { name: 'Create invoice' }).click();
+  await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
+  expect(await amount.getAttribute('aria-invalid')).toBeNull();
+  expect(await amountError.count()).toBe(0);
+
+  await tab(page, 'Settings').click();
+  const origins = page.locator('#origins-input');
+  await origins.fill('https://shop.example.com\nhttp://shop.example.com/cart');
+  await page.locator('#origins-form').getByRole('button').click();
+  await page.locator('#origins-input-error').getByText('Enter an origin like https://shop.example.com').waitFor();
+  expect(await origins.getAttribute('aria-invalid')).toBe('true');
+  expect(await page.locator('#origins-form').textContent()).not.toContain('origins[');
+
+  expect(problems.filter((problem) => !problem.includes('400'))).toEqual([]);
+  await context.close();
+});
+
+it(
+  'the webhook banner points at the Retry button, follows the retry and states the configured schedule',
+  { timeout: 60_000 },
+  async () => {
+    const { context, page, problems, workspaceId } = await signedIn(1280);
+    await tab(page, 'API').click();
+    await page.getByLabel('Endpoint URL').fill(receiver.url);
+    await page.getByRole('button', { name: 'Save endpoint' }).click();
+    await page.locator('#webhook-secret-box').getByRole('button', { name: 'I have stored it' }).click();
+    const { invoice } = await portal.services.invoices.create(
+      workspaceId,
+      { amount: '5.00' },
+      { idempotencyKey: `ux-${Date.now()}`, source: 'api' },
+    );
+    const eventId = await failedDelivery(portal, workspaceId, { id: invoice.id, number: 'INV-000001' });
+    // Its last attempt, as the delivery worker records it.
+    await portal.database.db
+      .insertInto('webhook_attempts')
+      .values({
+        workspace_id: workspaceId,
+        event_id: eventId,
+        invoice_id: invoice.id,
+        attempt: 9,
+        started_at: new Date('2026-01-02T03:04:05Z'),
+        duration_ms: 120,
+        status_code: 503,
+        error: 'http_status',
+      })
+      .execute();
+
+    await page.reload();
+    const issues = page.getByRole('region', { name: 'Needs your attention' });
+    const failed = issues.locator('li', { hasText: 'Webhook deliveries failed' });
+    await failed.waitFor();
+    expect(await failed.textContent()).toContain('Retry now');
+    expect(await failed.textContent()).not.toContain('POST /webhook');
+
+    await tab(page, 'API').click();
+    // Attempt times show seconds; the event links to its invoice.
+    const attempt = page.locator('#attempts-body tr', { hasText: eventId });
+    expect(await attempt.locator('time').first().textContent()).toMatch(/\d{1,2}:\d{2}:\d{2}/);
+    await attempt.getByRole('link', { name: eventId }).click();
+    await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
+    await tab(page, 'API').click();
+    const row = page.locator('#deliveries-body tr', { hasText: eventId });
+    await row.getByRole('button', { name: 'Retry now' }).click();
+    await failed.waitFor({ state: 'detached' });
+    const retrying = issues.locator('li', { hasText: 'Webhook deliveries are being retried' });
+    expect(await retrying.textContent()).toContain('up to about 2 hours apart');
+    expect(problems).toEqual([]);
+    await context.close();
+  },
+);
+
+it('renewing asks first with its credit cost and says the link is unchanged', { timeout: 60_000 }, async () => {
+  const { context, page, problems } = await signedIn(1280);
+  await tab(page, 'Invoices').click();
+  await page.getByLabel('Amount in USDC').fill('12.50');
+  await page.getByRole('button', { name: 'Create invoice' }).click();
+  await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
+
+  const questions: string[] = [];
+  page.once('dialog', (dialog) => {
+    questions.push(dialog.message());
+    void dialog.dismiss();
+  });
+  await page.locator('#renew-expires').selectOption('86400');
+  await page.getByRole('button', { name: 'Renew the link' }).click();
+  await expect.poll(() => questions.length).toBe(1);
+  expect(questions[0]).toMatch(/Renew INV-000001 for 1 day\?[^]*This costs \d+ credits?\./);
+  // Declined: nothing was renewed.
+  expect(await page.locator('#invoice-timeline').textContent()).not.toContain('renewed');
+
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: 'Renew the link' }).click();
+  await page
+    .locator('#notice', { hasText: /INV-000001 is renewed until .+; the payment link is unchanged\./ })
+    .waitFor();
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+it('the overview leads to a new invoice, and empty lists and charts say so plainly', { timeout: 60_000 }, async () => {
+  const { context, page, problems } = await signedIn(1280);
+  await page.locator('#chart-webhooks', { hasText: 'No deliveries yet' }).waitFor();
+  expect(await page.locator('#chart-webhooks').textContent()).not.toContain('%');
+
+  await page.locator('#panel-overview').getByRole('link', { name: 'Create invoice' }).click();
+  await page.locator('#invoice-list-status', { hasText: 'No invoices yet' }).waitFor();
+  expect(await page.locator('#invoice-table').isHidden()).toBe(true);
+  await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('invoice-amount');
+  expect(await page.locator('[data-tab="invoices"]').getAttribute('aria-current')).toBe('page');
+
+  await page.getByLabel('Amount in USDC').fill('3.00');
+  await page.getByRole('button', { name: 'Create invoice' }).click();
+  await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
+  await tab(page, 'Invoices').click();
+  await page.locator('#invoice-rows tr').first().waitFor();
+  expect(await page.locator('#invoice-table').isVisible()).toBe(true);
+  expect(problems).toEqual([]);
+  await context.close();
+});
