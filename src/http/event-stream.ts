@@ -14,14 +14,19 @@ export const RETRY_MS = 3_000;
 export class StreamSlots {
   private readonly perIp = new Map<string, number>();
   private total = 0;
+  /** How to end each open stream, for a shutdown that must not wait for clients to leave. */
+  private readonly enders = new Set<() => void>();
 
   constructor(
     private readonly maxPerIp: number,
     private readonly maxTotal: number,
   ) {}
 
-  /** Takes a slot for `ip` or throws 429 rate_limited. The returned release may be called any number of times. */
-  take(ip: string): () => void {
+  /**
+   * Takes a slot for `ip` or throws 429 rate_limited; `end` ends the stream (endAll). The returned release
+   * may be called any number of times.
+   */
+  take(ip: string, end: () => void): () => void {
     const held = this.perIp.get(ip) ?? 0;
     if (held >= this.maxPerIp || this.total >= this.maxTotal)
       throw new AppError(
@@ -33,15 +38,22 @@ export class StreamSlots {
       );
     this.perIp.set(ip, held + 1);
     this.total += 1;
+    this.enders.add(end);
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      this.enders.delete(end);
       this.total -= 1;
       const left = (this.perIp.get(ip) ?? 1) - 1;
       if (left > 0) this.perIp.set(ip, left);
       else this.perIp.delete(ip);
     };
+  }
+
+  /** Ends every open stream: on shutdown, which would otherwise wait for each client to leave. */
+  endAll(): void {
+    for (const end of [...this.enders]) end();
   }
 }
 

@@ -1,12 +1,11 @@
 import http from 'node:http';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTestChain } from '../support/chain.js';
 import { openShop, startPayingApp } from '../support/paying-app.js';
 
 const chain = await createTestChain();
 const paying = await startPayingApp(chain, { worker: false, orderChanges: true });
 const shop = await openShop(paying);
-afterAll(() => paying.app.close());
 
 interface StateEvent {
   readonly status: string;
@@ -122,5 +121,14 @@ describe('the checkout event stream', () => {
     await streams[0]!.ended;
     await expect.poll(() => statusOf(eventsPath(invoice.id))).toBe(200);
     for (const stream of streams) stream.close();
+  });
+
+  // Last: it closes the app.
+  it('ends every open stream on shutdown rather than waiting for the clients to leave', async () => {
+    const invoice = await shop.invoice('4');
+    const stream = openStream(eventsPath(invoice.id));
+    await stream.next(1);
+    await paying.app.close();
+    await stream.ended;
   });
 });

@@ -34,7 +34,6 @@ export async function streamInvoiceState(
   workspaceId: WorkspaceId,
   invoiceId: InvoiceId,
 ): Promise<void> {
-  const release = deps.slots.take(ip);
   let stream: EventStream | undefined;
   let stopWatching: (() => void) | undefined;
   let deadline: NodeJS.Timeout | undefined;
@@ -49,6 +48,7 @@ export async function streamInvoiceState(
     release();
     stream?.close();
   };
+  const release = deps.slots.take(ip, () => end());
   const push = (details: Awaited<ReturnType<CheckoutService['details']>>) => {
     // The response schema is the whitelist of what leaves the server, here as on the JSON route.
     stream?.send('state', reply.serializeInput(details, CheckoutView));

@@ -118,6 +118,8 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
     );
 
     const slots = new StreamSlots(MAX_STREAMS_PER_IP, MAX_STREAMS);
+    // A stream lasts as long as its client stays: a shutdown ends them rather than waiting.
+    app.addHook('preClose', async () => slots.endAll());
     app.get(
       '/w/:workspaceId/i/:invoiceId/events',
       {
