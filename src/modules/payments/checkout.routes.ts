@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { errorResponses } from '../../http/error-examples.js';
+import { StreamSlots } from '../../http/event-stream.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
 import { httpProcessesOf, limitPerClientIp } from '../../http/rate-limiter.js';
 import type { Services } from '../../http/services.js';
@@ -10,10 +11,12 @@ import { registerCheckoutAssets } from '../../web/checkout/checkout.assets.js';
 import { sendCheckoutPage } from '../../web/checkout/checkout.page.js';
 import type { InvoiceId } from '../invoices/index.js';
 import type { TransferAuthorization } from './chain.port.js';
+import { streamInvoiceState } from './checkout-events.js';
 import { invoiceOrder } from './order.js';
 import {
   AuthorizationBody,
   CHECKOUT_FIELD_CODES,
+  CheckoutEventStream,
   CheckoutParams,
   CheckoutView,
   SubmittedPayment,
@@ -33,6 +36,13 @@ const INVOICE_PAYABLE_ERRORS: readonly ErrorCode[] = [
   'rate_limited',
 ];
 const DETAILS_DOCS: OperationDocs = { errors: ['not_found', 'rate_limited'], examples: paymentExamples.checkout };
+const EVENTS_DOCS: OperationDocs = {
+  errors: ['not_found', 'rate_limited'],
+  examples: paymentExamples.checkoutEvents,
+};
+/** Open event streams one client address may hold in one process (a buyer with a few tabs), and all of them. */
+const MAX_STREAMS_PER_IP = 10;
+const MAX_STREAMS = 2000;
 const TRANSACTION_DOCS: OperationDocs = {
   errors: [
     'invalid_request',
@@ -104,6 +114,34 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
           workspaceId: request.params.workspaceId,
           demoWallet: services.demoWallet !== undefined,
         });
+      },
+    );
+
+    const slots = new StreamSlots(MAX_STREAMS_PER_IP, MAX_STREAMS);
+    // A stream lasts as long as its client stays: a shutdown ends them rather than waiting.
+    app.addHook('preClose', async () => slots.endAll());
+    app.get(
+      '/w/:workspaceId/i/:invoiceId/events',
+      {
+        config: { docs: EVENTS_DOCS },
+        schema: {
+          tags,
+          summary: 'Follow the payment details live',
+          description:
+            'Server-sent events (for an EventSource) with the payment details now and after every change of the invoice, so a page ' +
+            'shows `paid` the moment it is recorded, without polling. Ends after a final status (paid, expired, cancelled). ' +
+            'While the service cannot hear every change, the stream ends after its first event: poll GET /w/{workspaceId}/i/{invoiceId} then. ' +
+            'At most 10 open streams per client address (then 429 rate_limited). No API key. Unknown ids: 404.',
+          ...PUBLIC,
+          params: CheckoutParams,
+          produces: ['text/event-stream'],
+          response: { 200: CheckoutEventStream, ...errorResponses(EVENTS_DOCS.errors) },
+        },
+      },
+      async (request, reply) => {
+        const deps = { checkout: services.checkout, payments: services.payments, clock: services.clock, slots };
+        await streamInvoiceState(deps, reply as FastifyReply, request.ip, ...ids(request.params));
+        return reply;
       },
     );
 

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { LatestPaymentAttempt, PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
 import { INVOICE_STATUSES } from '../invoices/index.js';
@@ -105,3 +106,12 @@ export const SubmittedPayment = Type.Object({
 
 /** Schema failures of these fields answer with the field's own code. */
 export const CHECKOUT_FIELD_CODES = { network: 'unsupported_network' } as const;
+
+/** A string in the API document; the handler sends a stream, which Fastify passes through unserialized. */
+export const CheckoutEventStream = Type.Unsafe<Readable>({
+  type: 'string',
+  description:
+    'text/event-stream (server-sent events): a `retry:` line, then an `event: state` whose `data` is the JSON of the payment details ' +
+    '(as GET /w/{workspaceId}/i/{invoiceId} answers), and another after every change of the invoice and at its deadline. ' +
+    'A comment line (`: heartbeat`) every 15 seconds. The stream ends after a `state` whose status is paid, expired or cancelled.',
+});

@@ -42,6 +42,36 @@ export const AUTHORIZATION_EXAMPLE = {
 const TRANSACTION_EXAMPLE = { network: 'base-sepolia', txHash: EXAMPLE_IDS.transaction };
 const SUBMITTED = { paymentIntentId: EXAMPLE_IDS.paymentIntent, status: 'processing' } as const;
 
+const CHECKOUT_EXAMPLE = {
+  invoiceId: EXAMPLE_IDS.invoice,
+  number: 'INV-000042',
+  merchantName: 'Example Shop',
+  merchantDescription: 'Handmade ceramics.',
+  status: 'open',
+  amount: '12.500000',
+  currency: 'USDC',
+  recipient: EXAMPLE_IDS.wallet,
+  expiresAt: INVOICE_EXAMPLE.expiresAt,
+  serverTime: '2026-11-14T09:35:00.000Z',
+  linkVersion: 1,
+  authorizationNonce: AUTHORIZATION_EXAMPLE.authorization.nonce,
+  networks: [
+    {
+      name: 'base-sepolia',
+      chainId: 84532,
+      token: USDC,
+      tokenName: 'USDC',
+      tokenVersion: '2',
+      confirmations: 2,
+      paymentUri: `ethereum:${USDC}@84532/transfer?address=${EXAMPLE_IDS.wallet}&uint256=12500000`,
+    },
+  ],
+  successUrl: INVOICE_EXAMPLE.successUrl,
+  cancelUrl: INVOICE_EXAMPLE.cancelUrl,
+  payment: null,
+  receipt: null,
+};
+
 export const paymentExamples = {
   paymentIntent: { response: PAYMENT_INTENT_EXAMPLE },
   receipt: {
@@ -60,36 +90,9 @@ export const paymentExamples = {
       externalId: 'order-1042',
     },
   },
-  checkout: {
-    response: {
-      invoiceId: EXAMPLE_IDS.invoice,
-      number: 'INV-000042',
-      merchantName: 'Example Shop',
-      merchantDescription: 'Handmade ceramics.',
-      status: 'open',
-      amount: '12.500000',
-      currency: 'USDC',
-      recipient: EXAMPLE_IDS.wallet,
-      expiresAt: INVOICE_EXAMPLE.expiresAt,
-      serverTime: '2026-11-14T09:35:00.000Z',
-      linkVersion: 1,
-      authorizationNonce: AUTHORIZATION_EXAMPLE.authorization.nonce,
-      networks: [
-        {
-          name: 'base-sepolia',
-          chainId: 84532,
-          token: USDC,
-          tokenName: 'USDC',
-          tokenVersion: '2',
-          confirmations: 2,
-          paymentUri: `ethereum:${USDC}@84532/transfer?address=${EXAMPLE_IDS.wallet}&uint256=12500000`,
-        },
-      ],
-      successUrl: INVOICE_EXAMPLE.successUrl,
-      cancelUrl: INVOICE_EXAMPLE.cancelUrl,
-      payment: null,
-      receipt: null,
-    },
+  checkout: { response: CHECKOUT_EXAMPLE },
+  checkoutEvents: {
+    response: `retry: 3000\n\nevent: state\ndata: ${JSON.stringify(CHECKOUT_EXAMPLE)}\n\n: heartbeat\n\n`,
   },
   checkoutTransaction: { request: TRANSACTION_EXAMPLE, response: SUBMITTED },
   checkoutAuthorization: { request: AUTHORIZATION_EXAMPLE, response: SUBMITTED },

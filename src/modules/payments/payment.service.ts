@@ -15,6 +15,7 @@ import type { ChainPort, TransferAuthorization } from './chain.port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import { heldByAnother, invoiceOrder, type OrderRef, type PayableOrder } from './order.js';
 import { ORDER_CHANGES_CHANNEL, OrderStateCache } from './order-state-cache.js';
+import { OrderWatchers, type OrderWatcher } from './order-watchers.js';
 import { Orders } from './orders.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {
@@ -84,6 +85,8 @@ export class PaymentService {
 
   /** What the 402 challenges read of orders, kept while their changes are heard (listenForOrderChanges). */
   private readonly orderStates = new OrderStateCache();
+  /** Who follows an order's changes as they happen (checkout event streams), told by the same listener. */
+  private readonly orderWatchers = new OrderWatchers();
 
   constructor(private readonly deps: PaymentServiceDeps) {
     this.orders = new Orders(deps);
@@ -100,12 +103,30 @@ export class PaymentService {
       ORDER_CHANGES_CHANNEL,
       'changes of orders (payment links answer from the database meanwhile)',
       {
-        onMessage: (payload) => this.orderStates.changed(payload),
-        onListening: () => this.orderStates.heard(),
-        onDeaf: () => this.orderStates.deaf(),
+        onMessage: (payload) => {
+          this.orderStates.changed(payload);
+          this.orderWatchers.changed(payload);
+        },
+        onListening: () => {
+          this.orderStates.heard();
+          this.orderWatchers.heard();
+        },
+        onDeaf: () => {
+          this.orderStates.deaf();
+          this.orderWatchers.deaf();
+        },
       },
       logger,
     );
+  }
+
+  /**
+   * Tells `watcher` of every committed change of the order (at least once; it reads the order again),
+   * through the listener of listenForOrderChanges. Returns how to stop watching, or undefined while that
+   * listener does not hear every change (the caller polls instead).
+   */
+  watchOrder(workspaceId: WorkspaceId, ref: OrderRef, watcher: OrderWatcher): (() => void) | undefined {
+    return this.orderWatchers.watch(workspaceId, ref.id, watcher);
   }
 
   /**

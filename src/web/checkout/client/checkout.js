@@ -1,6 +1,6 @@
 /* global document, fetch, navigator, performance, window */
 // The checkout page's script. The server's first paint already says everything; this adds the live
-// countdown and status (polling the JSON details), the wallet buttons, copy buttons and the hash form.
+// countdown and status (server-sent events, polling the JSON details when those fail), the wallet buttons, copy buttons and the hash form.
 import { formatRemaining, serverClock } from './time.js';
 import { chainName, renderReceipt } from './receipt.js';
 import { discoverWallets, signPayment, wallets } from './wallet.js';
@@ -11,6 +11,8 @@ const pageHadNetworks = config.details.networks.length > 0;
 const clock = serverClock(config.details.serverTime, () => performance.now());
 let details = config.details;
 let pollTimer;
+/** The live event stream while it works; polling takes over when it fails or ends. */
+let stream;
 
 /** An open invoice past its deadline is expired: the server's rule, applied the moment the timer ends. */
 const effectiveStatus = () =>
@@ -70,16 +72,39 @@ function refusal(data, httpStatus) {
   return data?.message ?? `The payment service could not answer (HTTP ${httpStatus}). Try again in a moment.`;
 }
 
-async function refresh() {
-  details = await request();
+function apply(fresh) {
+  details = fresh;
   clock.sync(details.serverTime);
   render();
+}
+
+async function refresh() {
+  apply(await request());
   return { details, serverNow: clock.now() };
+}
+
+/** Follows the invoice by server-sent events (a change shows at once); polls where that is not possible. */
+function follow() {
+  if (!window.EventSource) return schedulePoll();
+  stream = new window.EventSource(`${config.path}/events`);
+  stream.addEventListener('state', (event) => {
+    apply(JSON.parse(event.data));
+    // The server ends the stream after a final status; an expired link may still be reopened, which polling sees.
+    if (['paid', 'expired', 'cancelled'].includes(details.status)) stopFollowing();
+  });
+  stream.addEventListener('error', stopFollowing); // refused, broken or ended: poll instead
+}
+
+function stopFollowing() {
+  stream?.close();
+  stream = undefined;
+  schedulePoll();
 }
 
 /** Polls while something can still change: fast while verifying, slower while open, rarely once expired. */
 function schedulePoll(delayMs) {
   window.clearTimeout(pollTimer);
+  if (stream) return; // the stream tells every change
   const status = effectiveStatus();
   if (status === 'paid' || status === 'cancelled') return;
   const delay = delayMs ?? (status === 'processing' ? 2000 : status === 'open' ? 5000 : 30000);
@@ -233,7 +258,7 @@ function start() {
   }
   document.addEventListener('visibilitychange', () => document.visibilityState === 'visible' && schedulePoll(0));
   tick();
-  schedulePoll();
+  follow();
 }
 
 start();

@@ -36,7 +36,10 @@ const KINDS = {
 };
 
 const CHANGEABLE = new Set(['open', 'expired']);
-/** Statuses that can change by themselves (a buyer pays, a payment confirms): the detail keeps polling. */
+/**
+ * Statuses that can change by themselves (a buyer pays, a payment confirms): the detail follows the
+ * invoice's event stream, and polls this often where it cannot.
+ */
 const REFRESH_MS = { open: 5000, processing: 2000 };
 
 /** `onChange()` runs after a cancel or a renewal (credits and issues may have moved). */
@@ -46,6 +49,10 @@ export function createInvoiceView({ onChange }) {
   let invoice;
   let generation = 0;
   let refresh;
+  /** The open invoice's event stream while it works: `{ id, stream }`. */
+  let live;
+  /** The invoice whose stream failed or ended: it is polled from then on. */
+  let unfollowable;
 
   for (const button of card.querySelectorAll('[data-copy-from]'))
     button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom), button));
@@ -133,13 +140,46 @@ export function createInvoiceView({ onChange }) {
   function scheduleRefresh(mine) {
     window.clearTimeout(refresh);
     const delay = REFRESH_MS[invoice.status];
-    if (delay === undefined) return;
+    if (delay === undefined) return stopFollowing();
+    if (follow()) return;
     refresh = window.setTimeout(() => {
       if (mine !== generation || card.offsetParent === null) return;
       // A failed refresh is silent: the next navigation or action loads again and reports.
       load().catch(() => {});
     }, delay);
   }
+
+  /**
+   * Reloads on every change the checkout event stream announces. It is the public one: it carries only
+   * what the invoice's checkout link shows anyone holding it, and each change is then read through this
+   * session's own API. Returns false where there is no stream (then the caller polls).
+   */
+  function follow() {
+    if (live?.id === invoice.id) return true;
+    stopFollowing();
+    if (!window.EventSource || unfollowable === invoice.id) return false;
+    const id = invoice.id;
+    const stream = new window.EventSource(`/w/${encodeURIComponent(workspace.id)}/i/${encodeURIComponent(id)}/events`);
+    live = { id, stream };
+    stream.addEventListener('state', () => {
+      if (card.offsetParent === null) return stopFollowing();
+      load().catch(() => {}); // a failed reload is silent, as a failed poll is
+    });
+    stream.addEventListener('error', () => {
+      unfollowable = id; // refused, broken or ended: poll instead
+      stopFollowing();
+      if (invoice.id === id) scheduleRefresh(generation);
+    });
+    return true;
+  }
+
+  function stopFollowing() {
+    live?.stream.close();
+    live = undefined;
+  }
+
+  // Leaving the detail ends its stream.
+  window.addEventListener('hashchange', () => live && !window.location.hash.includes(live.id) && stopFollowing());
 
   async function act(button, verb, body) {
     await busy(button, async () => {

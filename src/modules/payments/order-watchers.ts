@@ -1,0 +1,59 @@
+import type { WorkspaceId } from '../../shared/ids.js';
+
+/** What a watcher of one order hears: it changed (read it again), or changes may go unheard from now on. */
+export type OrderWatchEvent = 'changed' | 'deaf';
+export type OrderWatcher = (event: OrderWatchEvent) => void;
+
+/**
+ * Fans the notifications of ORDER_CHANGES_CHANNEL out to whoever watches one order (the event streams of
+ * checkout pages), so that one listener per process serves every open stream. The payload only says
+ * which order changed; watchers read the order again. Watching is refused while the listener does not
+ * hear every change, and every watcher is told when it stops hearing (then it falls back to polling).
+ */
+export class OrderWatchers {
+  /** Per workspace, per order id. */
+  private readonly watchers = new Map<WorkspaceId, Map<string, Set<OrderWatcher>>>();
+  private listening = false;
+
+  /** Starts telling `watcher` of the order's changes; returns how to stop, or undefined while deaf. */
+  watch(workspaceId: WorkspaceId, orderId: string, watcher: OrderWatcher): (() => void) | undefined {
+    if (!this.listening) return undefined;
+    let orders = this.watchers.get(workspaceId);
+    if (!orders) this.watchers.set(workspaceId, (orders = new Map()));
+    let set = orders.get(orderId);
+    if (!set) orders.set(orderId, (set = new Set()));
+    set.add(watcher);
+    return () => {
+      // Only the first call counts: the order's set may be another one by a later call.
+      if (!set.delete(watcher) || set.size > 0) return;
+      orders.delete(orderId);
+      if (orders.size === 0) this.watchers.delete(workspaceId);
+    };
+  }
+
+  /** A notification: tells the watchers of the order it names, or of every order of the workspace. */
+  changed(payload: string): void {
+    const space = payload.indexOf(' ');
+    const orders = this.watchers.get((space < 0 ? payload : payload.slice(0, space)) as WorkspaceId);
+    if (!orders) return;
+    const sets = space < 0 ? [...orders.values()] : [orders.get(payload.slice(space + 1))];
+    for (const set of sets) for (const watcher of [...(set ?? [])]) watcher('changed');
+  }
+
+  /** Every change is heard from now on; a change made while reconnecting was missed, so all read again. */
+  heard(): void {
+    this.listening = true;
+    this.tellAll('changed');
+  }
+
+  /** Changes may go unheard from now on: new watches are refused, and open ones told. */
+  deaf(): void {
+    this.listening = false;
+    this.tellAll('deaf');
+  }
+
+  private tellAll(event: OrderWatchEvent): void {
+    for (const orders of [...this.watchers.values()])
+      for (const set of [...orders.values()]) for (const watcher of [...set]) watcher(event);
+  }
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { OrderWatchers } from '../../src/modules/payments/order-watchers.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
+
+const WS = 'ws_a' as WorkspaceId;
+const OTHER = 'ws_b' as WorkspaceId;
+
+describe('order watchers', () => {
+  it('refuses to watch while changes are not heard', () => {
+    const watchers = new OrderWatchers();
+    expect(watchers.watch(WS, 'inv_1', () => {})).toBeUndefined();
+  });
+
+  it('tells the watchers of the named order only, and every order of a workspace for a workspace change', () => {
+    const watchers = new OrderWatchers();
+    watchers.heard();
+    const heard: string[] = [];
+    watchers.watch(WS, 'inv_1', (event) => heard.push(`1 ${event}`));
+    watchers.watch(WS, 'inv_2', (event) => heard.push(`2 ${event}`));
+    watchers.watch(OTHER, 'inv_1', (event) => heard.push(`other ${event}`));
+    watchers.changed(`${WS} inv_1`);
+    expect(heard).toEqual(['1 changed']);
+    watchers.changed(WS);
+    expect(heard).toEqual(['1 changed', '1 changed', '2 changed']);
+  });
+
+  it('stops telling once unwatched, even when the stop is called twice after another watch began', () => {
+    const watchers = new OrderWatchers();
+    watchers.heard();
+    const heard: string[] = [];
+    const stop = watchers.watch(WS, 'inv_1', () => heard.push('first'))!;
+    stop();
+    watchers.watch(WS, 'inv_1', () => heard.push('second'));
+    stop();
+    watchers.changed(`${WS} inv_1`);
+    expect(heard).toEqual(['second']);
+  });
+
+  it('tells every watcher to read again after a reconnect, and that it is deaf when the listener is', () => {
+    const watchers = new OrderWatchers();
+    watchers.heard();
+    const heard: string[] = [];
+    watchers.watch(WS, 'inv_1', (event) => heard.push(event));
+    watchers.heard();
+    watchers.deaf();
+    expect(heard).toEqual(['changed', 'deaf']);
+    expect(watchers.watch(WS, 'inv_2', () => {})).toBeUndefined();
+  });
+});

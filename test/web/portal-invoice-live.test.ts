@@ -1,0 +1,50 @@
+import { afterAll, expect, it } from 'vitest';
+import { newWallet } from '../support/app.js';
+import { injectTestWallet, launchBrowser } from '../support/browser.js';
+import { startPortalApp, watchPage, workspacesOf } from '../support/portal-browser.js';
+
+// The wallet signs in only; it sends no transaction, so its RPC address is never used.
+const UNUSED_RPC = 'http://127.0.0.1:9';
+const portal = await startPortalApp();
+// As `npm start` serves pages: the process hears every change of an order.
+const listener = portal.services.payments.listenForOrderChanges(portal.database.connection, { warn() {} });
+await listener.start();
+afterAll(() => listener.stop());
+const browser = await launchBrowser();
+
+it('the open invoice detail shows a change made elsewhere at once, through the checkout event stream', async () => {
+  const context = await browser.newContext();
+  const account = newWallet();
+  await injectTestWallet(context, account, UNUSED_RPC, 84532);
+  const page = await context.newPage();
+  const problems = watchPage(page, portal.origin);
+  await page.goto(`${portal.origin}/portal`);
+  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+  const create = page.locator('#workspace-create');
+  await create.getByLabel('Name').fill('Corner Shop');
+  await create.getByRole('button', { name: 'Create workspace' }).click();
+  await page.getByRole('heading', { name: 'Corner Shop' }).waitFor();
+  const [workspaceId] = await workspacesOf(portal, account.address);
+  await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Invoices' }).click();
+  await page.getByLabel('Amount in USDC').fill('3');
+  const streamed = page.waitForRequest((request) => request.url().endsWith('/events'));
+  await page.getByRole('button', { name: 'Create invoice' }).click();
+  await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
+  const events = new URL((await streamed).url());
+  const invoiceId = events.pathname.split('/')[4]!;
+  expect(events.pathname).toBe(`/w/${workspaceId}/i/${invoiceId}/events`);
+  expect(await page.locator('#invoice-status').textContent()).toBe('open');
+
+  // Cancelled by another tab of the same merchant: this page polls every 5 s, the stream tells at once.
+  const cookie = (await context.cookies()).map(({ name, value }) => `${name}=${value}`).join('; ');
+  const cancelled = await portal.app.inject({
+    method: 'POST',
+    url: `/portal/api/w/${workspaceId}/invoices/${invoiceId}/cancel`,
+    headers: { cookie, origin: portal.origin },
+  });
+  expect(cancelled.statusCode).toBe(200);
+  await page.locator('#invoice-status').getByText('cancelled').waitFor({ timeout: 1500 });
+  await page.locator('#invoice-timeline [data-kind="cancelled"]').waitFor({ timeout: 1500 });
+  expect(problems).toEqual([]);
+  await context.close();
+});
