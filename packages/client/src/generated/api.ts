@@ -3458,6 +3458,7 @@ export interface operations {
                         /** @description Up to 20, newest first. */
                         recentAttempts: {
                             eventId: string;
+                            invoiceId: string | null;
                             /** @description 1 for the first attempt of the delivery. */
                             attempt: number;
                             /** Format: date-time */
