@@ -3,31 +3,10 @@
  * page through `html`, which escapes it, unless it is already an `Html` built here.
  */
 
-/** Markup known to be safe. Only `html`, `inline`, `prose` and `raw` build one, so any plain string reaching the page is escaped. */
-export class Html {
-  constructor(readonly value: string) {}
-}
-export type Part = string | number | Html | readonly Part[] | false | undefined;
+import { Html, escapeHtml } from '../shared/html.js';
 
-const ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-export const esc = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-
-function flatten(part: Part): string {
-  if (part === false || part === undefined) return '';
-  if (part instanceof Html) return part.value;
-  if (Array.isArray(part)) return (part as readonly Part[]).map(flatten).join('');
-  return esc(String(part));
-}
-
-export function html(strings: TemplateStringsArray, ...parts: readonly Part[]): Html {
-  return new Html(strings.reduce((out, text, i) => out + text + (i < parts.length ? flatten(parts[i]) : ''), ''));
-}
+export { Html, html, type Part } from '../shared/html.js';
+export const esc = escapeHtml;
 
 /** For the page's own constants (style, script) only: never for a value from the document. */
 export const raw = (trusted: string): Html => new Html(trusted);
