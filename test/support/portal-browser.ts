@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll } from 'vitest';
 import { JobRunner } from '../../src/jobs/index.js';
 import { jobHandlers } from '../../src/main/jobs.js';
@@ -10,7 +10,8 @@ import { append } from '../../src/modules/events/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import type { DemoWallet } from '../../src/web/demo-wallet/demo-wallet.js';
-import { createTestApp, type TestApp } from './app.js';
+import { createTestApp, newWallet, type TestApp } from './app.js';
+import { injectTestWallet } from './browser.js';
 
 export interface PortalApp extends TestApp {
   /** Where the app listens, and its PUBLIC_BASE_URL: the page's origin is the service's own. */
@@ -75,6 +76,33 @@ export function watchPage(page: Page, origin: string): string[] {
     if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) problems.push(`foreign request: ${url}`);
   });
   return problems;
+}
+
+// The wallet signs in only; it sends no transaction, so its RPC address is never used.
+const UNUSED_RPC = 'http://127.0.0.1:9';
+
+/**
+ * A page of a new wallet signed in to the portal with a fresh workspace ("Corner Shop") it has created,
+ * watched for problems from the start.
+ */
+export async function signedInWithWorkspace(
+  browser: Browser,
+  portal: TestApp & { origin: string },
+  options: BrowserContextOptions = {},
+): Promise<{ context: BrowserContext; page: Page; problems: string[]; workspaceId: WorkspaceId }> {
+  const context = await browser.newContext(options);
+  const account = newWallet();
+  await injectTestWallet(context, account, UNUSED_RPC, 84532);
+  const page = await context.newPage();
+  const problems = watchPage(page, portal.origin);
+  await page.goto(`${portal.origin}/portal`);
+  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+  const create = page.locator('#workspace-create');
+  await create.getByLabel('Name').fill('Corner Shop');
+  await create.getByRole('button', { name: 'Create workspace' }).click();
+  await page.getByRole('heading', { name: 'Corner Shop' }).waitFor();
+  const [workspaceId] = await workspacesOf(portal, account.address);
+  return { context, page, problems, workspaceId: workspaceId as WorkspaceId };
 }
 
 /** The signed-in wallet's workspaces, newest last, straight from the database. */

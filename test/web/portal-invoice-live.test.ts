@@ -1,10 +1,6 @@
 import { afterAll, expect, it } from 'vitest';
-import { newWallet } from '../support/app.js';
-import { injectTestWallet, launchBrowser } from '../support/browser.js';
-import { startPortalApp, watchPage, workspacesOf } from '../support/portal-browser.js';
-
-// The wallet signs in only; it sends no transaction, so its RPC address is never used.
-const UNUSED_RPC = 'http://127.0.0.1:9';
+import { launchBrowser } from '../support/browser.js';
+import { signedInWithWorkspace, startPortalApp } from '../support/portal-browser.js';
 const portal = await startPortalApp();
 // As `npm start` serves pages: the process hears every change of an order.
 const listener = portal.services.payments.listenForOrderChanges(portal.database.connection, { warn() {} });
@@ -13,18 +9,7 @@ afterAll(() => listener.stop());
 const browser = await launchBrowser();
 
 it('the open invoice detail shows a change made elsewhere at once, through the checkout event stream', async () => {
-  const context = await browser.newContext();
-  const account = newWallet();
-  await injectTestWallet(context, account, UNUSED_RPC, 84532);
-  const page = await context.newPage();
-  const problems = watchPage(page, portal.origin);
-  await page.goto(`${portal.origin}/portal`);
-  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-  const create = page.locator('#workspace-create');
-  await create.getByLabel('Name').fill('Corner Shop');
-  await create.getByRole('button', { name: 'Create workspace' }).click();
-  await page.getByRole('heading', { name: 'Corner Shop' }).waitFor();
-  const [workspaceId] = await workspacesOf(portal, account.address);
+  const { context, page, problems, workspaceId } = await signedInWithWorkspace(browser, portal);
   await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Invoices' }).click();
   await page.getByLabel('Amount in USDC').fill('3');
   const streamed = page.waitForRequest((request) => request.url().endsWith('/events'));

@@ -1,12 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, it } from 'vitest';
-import type { WorkspaceId } from '../../src/shared/ids.js';
-import { injectTestWallet, launchBrowser, screenshot } from '../support/browser.js';
-import { newWallet } from '../support/app.js';
-import { startPortalApp, watchPage, workspacesOf } from '../support/portal-browser.js';
-
-// The wallet signs in only; it sends no transaction, so its RPC address is never used.
-const UNUSED_RPC = 'http://127.0.0.1:9';
+import { launchBrowser, screenshot } from '../support/browser.js';
+import { signedInWithWorkspace, startPortalApp } from '../support/portal-browser.js';
 const portal = await startPortalApp();
 const browser = await launchBrowser();
 
@@ -14,21 +9,12 @@ it(
   'the Statement tab shows the month, moves between months, prints on one page and downloads its lines, at 390 px',
   { timeout: 90_000 },
   async () => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, acceptDownloads: true });
-    const account = newWallet();
-    await injectTestWallet(context, account, UNUSED_RPC, 84532);
-    const page = await context.newPage();
-    const problems = watchPage(page, portal.origin);
-
-    await page.goto(`${portal.origin}/portal`);
-    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-    const create = page.locator('#workspace-create');
-    await create.getByLabel('Name').fill('Corner Shop');
-    await create.getByRole('button', { name: 'Create workspace' }).click();
-    await page.getByRole('heading', { name: 'Corner Shop' }).waitFor();
-    const [workspaceId] = await workspacesOf(portal, account.address);
+    const { context, page, problems, workspaceId } = await signedInWithWorkspace(browser, portal, {
+      viewport: { width: 390, height: 844 },
+      acceptDownloads: true,
+    });
     await portal.services.invoices.create(
-      workspaceId as WorkspaceId,
+      workspaceId,
       { amount: '12.5' },
       { idempotencyKey: `statement-${Date.now()}`, source: 'api' },
     );

@@ -1,13 +1,8 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { injectTestWallet, launchBrowser } from '../support/browser.js';
-import { newWallet } from '../support/app.js';
-import { failedDelivery, startPortalApp, watchPage, workspacesOf } from '../support/portal-browser.js';
+import { launchBrowser } from '../support/browser.js';
+import { failedDelivery, signedInWithWorkspace, startPortalApp } from '../support/portal-browser.js';
 import { startTestReceiver } from '../support/webhook-receiver.js';
-import type { WorkspaceId } from '../../src/shared/ids.js';
-
-// The wallet signs in only; it sends no transaction, so its RPC address is never used.
-const UNUSED_RPC = 'http://127.0.0.1:9';
 const portal = await startPortalApp({
   env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '5,30,7200' },
 });
@@ -18,23 +13,7 @@ const tab = (page: Page, name: string) =>
   page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name });
 
 /** A signed-in page with a fresh workspace, at `width` × 900. */
-async function signedIn(
-  width: number,
-): Promise<{ context: BrowserContext; page: Page; problems: string[]; workspaceId: WorkspaceId }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 } });
-  const account = newWallet();
-  await injectTestWallet(context, account, UNUSED_RPC, 84532);
-  const page = await context.newPage();
-  const problems = watchPage(page, portal.origin);
-  await page.goto(`${portal.origin}/portal`);
-  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-  const create = page.locator('#workspace-create');
-  await create.getByLabel('Name').fill('Corner Shop');
-  await create.getByRole('button', { name: 'Create workspace' }).click();
-  await page.getByRole('heading', { name: 'Corner Shop' }).waitFor();
-  const [workspaceId] = await workspacesOf(portal, account.address);
-  return { context, page, problems, workspaceId: workspaceId as WorkspaceId };
-}
+const signedIn = (width: number) => signedInWithWorkspace(browser, portal, { viewport: { width, height: 900 } });
 
 for (const width of [390, 1280]) {
   it(`no portal tab scrolls sideways at ${width} px`, { timeout: 60_000 }, async () => {
