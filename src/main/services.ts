@@ -121,7 +121,12 @@ export function createServices(
       retryWindowSeconds: config.webhookRetryWindowSeconds,
     }),
     timeline: new TimelineService({ db, clock }),
-    health: new HealthService({ db, clock, successFeeCredits: config.successFeeCredits }),
+    health: new HealthService({
+      db,
+      clock,
+      successFeeCredits: config.successFeeCredits,
+      webhookRetrySchedule: config.webhookRetrySchedule,
+    }),
     statements: new StatementService({ db, clock }),
     ...(processes && { processes }),
   };

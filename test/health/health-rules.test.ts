@@ -71,6 +71,20 @@ describe('issue rules', () => {
     expect(delayed).toMatch(
       /^1 payment submitted more than 10 minutes ago is still being verified.*must not pay again/,
     );
-    expect(retrying).toMatch(/^1 webhook event failed at least once and is retried automatically/);
+    expect(retrying).toMatch(/^1 webhook event failed at least once and is retried automatically with backoff\. /);
+  });
+
+  it('says how far apart the retries get, from the configured schedule', () => {
+    const [retrying] = issuesFrom({
+      delayedVerifications: { count: 0, since: null },
+      overpayments: { count: 0, since: null },
+      failedDeliveries: { count: 0, since: null },
+      retryingDeliveries: { count: 2, since: at(3) },
+      pausedAutomations: { count: 0, since: null, reason: null },
+      longestRetrySeconds: 7200,
+    }).map((issue) => issue.hint);
+    expect(retrying).toMatch(
+      /^2 webhook events failed at least once and are retried automatically with backoff \(up to 2 hours apart\)\. /,
+    );
   });
 });

@@ -9,6 +9,8 @@ export interface HealthServiceDeps {
   readonly db: Executor;
   readonly clock: Clock;
   readonly successFeeCredits: number;
+  /** WEBHOOK_RETRY_SCHEDULE, in seconds: the retry hint says how far apart the retries get. */
+  readonly webhookRetrySchedule: readonly number[];
 }
 
 /** GET /issues: what needs the merchant's attention in a workspace, measured now (nothing is stored). */
@@ -22,6 +24,6 @@ export class HealthService {
       overpaidAfter: new Date(this.deps.clock.now().getTime() - OVERPAYMENT_LISTED_MS),
     });
     if (!facts) throw new AppError('not_found', 'No such workspace.');
-    return { issues: issuesFrom(facts) };
+    return { issues: issuesFrom({ ...facts, longestRetrySeconds: Math.max(0, ...this.deps.webhookRetrySchedule) }) };
   }
 }

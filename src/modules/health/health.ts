@@ -78,6 +78,16 @@ export interface HealthFacts {
   readonly pausedEndpoint?: { readonly since: Date; readonly backlog: number };
   /** Paused automations; `reason` is the pausedReason code of the one paused first. */
   readonly pausedAutomations: Tally & { readonly reason: string | null };
+  /** The longest wait of WEBHOOK_RETRY_SCHEDULE (configuration, not the database), for the retry hint. */
+  readonly longestRetrySeconds?: number;
+}
+
+/** "30 seconds", "30 minutes", "2 hours": a wait as people say it. */
+export function durationWords(seconds: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  if (seconds < 120) return plural(seconds, 'second');
+  if (seconds < 7200) return plural(Math.round(seconds / 60), 'minute');
+  return plural(Math.round(seconds / 3600), 'hour');
 }
 
 type Found = { readonly since: Date; readonly hint: string; readonly count?: number } | undefined;
@@ -145,13 +155,14 @@ const DETECTORS: Record<IssueKind, (facts: HealthFacts) => Found> = {
             "if this lasts, the service's connection to the network or its relayer may be down: tell the operator of this service.",
         }
       : undefined,
-  webhook_deliveries_retrying: ({ retryingDeliveries: { count, since } }) =>
+  webhook_deliveries_retrying: ({ retryingDeliveries: { count, since }, longestRetrySeconds }) =>
     count > 0 && since
       ? {
           since,
           count,
           hint:
-            `${events(count)} failed at least once and ${count === 1 ? 'is' : 'are'} retried automatically with backoff (up to about 30 minutes apart). ` +
+            `${events(count)} failed at least once and ${count === 1 ? 'is' : 'are'} retried automatically with backoff` +
+            `${longestRetrySeconds ? ` (up to ${durationWords(longestRetrySeconds)} apart)` : ''}. ` +
             'Check that your receiver answers 2xx within 8 seconds: GET /webhook shows the last status and error of each delivery.',
         }
       : undefined,
