@@ -1,10 +1,10 @@
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Database, Db } from '../../src/db/database.js';
 import { jobBacklog } from '../../src/jobs/index.js';
 import { paymentsInFlight } from '../../src/modules/payments/index.js';
 import { webhookDeliveryBacklog } from '../../src/modules/webhooks/index.js';
 import { createTestDatabase } from '../support/database.js';
+import { planOf as planOfStatement } from '../support/query-plan.js';
 
 // The queries behind the queue gauges run on every scrape of every process: with the history of a busy
 // service in the tables, each must read only what is waiting, through an index, never a whole table.
@@ -40,20 +40,7 @@ beforeAll(async () => {
     await sql`ANALYZE ${sql.table(table)}`.execute(db);
 });
 
-/** The plan of the one statement `read` sends, planned with its parameters as the service sends it. */
-async function planOf(read: (db: Db) => Promise<unknown>): Promise<string> {
-  const sent: CompiledQuery[] = [];
-  const recording = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: database.pool }),
-    log: (event) => void (event.level === 'query' && sent.push(event.query)),
-  });
-  await read(recording);
-  expect(sent).toHaveLength(1);
-  const { rows } = await database.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sent[0]!.sql}`, [
-    ...sent[0]!.parameters,
-  ]);
-  return rows.map((row) => row['QUERY PLAN']).join('\n');
-}
+const planOf = (read: Parameters<typeof planOfStatement>[1]) => planOfStatement(database.pool, read);
 
 describe('queue gauge queries, with a long history in the tables', () => {
   it('read the due jobs through jobs_due_idx', async () => {

@@ -1,9 +1,9 @@
-import { Kysely, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
-import type { Database } from '../../src/db/database.js';
 import { readStatementFacts } from '../../src/modules/statements/statement.repo.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestDatabase } from '../support/database.js';
+import { planOf as planOfStatement } from '../support/query-plan.js';
 
 // A statement of one month of a workspace with years of history, beside another busy workspace: every
 // part must read the month through an index, never the workspace's whole history or a whole table.
@@ -45,20 +45,7 @@ beforeAll(async () => {
     await sql`ANALYZE ${sql.table(table)}`.execute(db);
 });
 
-/** The plan of the one statement the repository sends, planned with its parameters. */
-async function planOf(read: (db: Kysely<Database>) => Promise<unknown>): Promise<string> {
-  const sent: CompiledQuery[] = [];
-  const recording = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: database.pool }),
-    log: (event) => void (event.level === 'query' && sent.push(event.query)),
-  });
-  await read(recording);
-  expect(sent).toHaveLength(1);
-  const { rows } = await database.pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sent[0]!.sql}`, [
-    ...sent[0]!.parameters,
-  ]);
-  return rows.map((row) => row['QUERY PLAN']).join('\n');
-}
+const planOf = (read: Parameters<typeof planOfStatement>[1]) => planOfStatement(database.pool, read);
 
 it("reads one month of a long history through the month's index ranges", async () => {
   const period = { from: new Date('2026-05-01Z'), to: new Date('2026-06-01Z'), now: new Date('2026-06-15Z') };

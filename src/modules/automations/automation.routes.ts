@@ -4,6 +4,7 @@ import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { IdempotencyHeaders, normalisePortalAmount } from '../invoices/index.js';
 import type { AutomationCommand, AutomationId } from './automation.js';
+import type { ErrorCode } from '../../shared/errors.js';
 import {
   AUTOMATION_LIST_FIELD_CODES,
   AutomationListQuery,
@@ -18,6 +19,21 @@ import {
 import { automationExamples } from './automation.examples.js';
 
 const tags = ['Automations'];
+
+/** What a schedule or an invoice template can be refused for, on creation and on change alike. */
+const TEMPLATE_ERRORS: readonly ErrorCode[] = [
+  'invalid_request',
+  'unknown_field',
+  'invalid_json',
+  'invalid_schedule',
+  'invalid_amount',
+  'amount_too_large',
+  'unsupported_network',
+  'invalid_expires_in',
+  'external_id_too_long',
+  'invalid_return_url',
+  'return_origin_not_allowed',
+];
 
 const EXAMPLE = {
   name: 'Monthly retainer',
@@ -55,22 +71,7 @@ export function automationRoutes(services: Services): SharedRoute[] {
         body: CreateAutomationBody,
         response: { 201: AutomationView },
       },
-      errors: [
-        'invalid_request',
-        'unknown_field',
-        'invalid_json',
-        'invalid_schedule',
-        'invalid_amount',
-        'amount_too_large',
-        'unsupported_network',
-        'invalid_expires_in',
-        'external_id_too_long',
-        'invalid_return_url',
-        'return_origin_not_allowed',
-        'idempotency_key_missing',
-        'invalid_idempotency_key',
-        'idempotency_key_reused',
-      ],
+      errors: [...TEMPLATE_ERRORS, 'idempotency_key_missing', 'invalid_idempotency_key', 'idempotency_key_reused'],
       examples: automationExamples.create,
       portal: {
         description:
@@ -165,21 +166,7 @@ export function automationRoutes(services: Services): SharedRoute[] {
         body: UpdateAutomationBody,
         response: { 200: AutomationView },
       },
-      errors: [
-        'invalid_request',
-        'unknown_field',
-        'invalid_json',
-        'invalid_schedule',
-        'invalid_amount',
-        'amount_too_large',
-        'unsupported_network',
-        'invalid_expires_in',
-        'external_id_too_long',
-        'invalid_return_url',
-        'return_origin_not_allowed',
-        'not_found',
-        'automation_ended',
-      ],
+      errors: [...TEMPLATE_ERRORS, 'not_found', 'automation_ended'],
       examples: automationExamples.update,
       portal: {
         description: 'As PATCH /automations/{id}, but the amount may use a comma ("250,00").',

@@ -16,6 +16,7 @@ import { invoiceOrder } from './order.js';
 import {
   AuthorizationBody,
   CHECKOUT_FIELD_CODES,
+  PAYMENT_BODY_ERRORS,
   CheckoutEventStream,
   CheckoutParams,
   CheckoutView,
@@ -44,26 +45,11 @@ const EVENTS_DOCS: OperationDocs = {
 const MAX_STREAMS_PER_IP = 10;
 const MAX_STREAMS = 2000;
 const TRANSACTION_DOCS: OperationDocs = {
-  errors: [
-    'invalid_request',
-    'unknown_field',
-    'invalid_json',
-    'unsupported_network',
-    'invalid_payment',
-    ...INVOICE_PAYABLE_ERRORS,
-  ],
+  errors: [...PAYMENT_BODY_ERRORS, ...INVOICE_PAYABLE_ERRORS],
   examples: paymentExamples.checkoutTransaction,
 };
 const AUTHORIZATION_DOCS: OperationDocs = {
-  errors: [
-    'invalid_request',
-    'unknown_field',
-    'invalid_json',
-    'unsupported_network',
-    'invalid_payment',
-    'pay_to_mismatch',
-    ...INVOICE_PAYABLE_ERRORS,
-  ],
+  errors: [...PAYMENT_BODY_ERRORS, 'pay_to_mismatch', ...INVOICE_PAYABLE_ERRORS],
   examples: paymentExamples.checkoutAuthorization,
 };
 

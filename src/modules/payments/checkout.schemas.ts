@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { LatestPaymentAttempt, PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
+import type { ErrorCode } from '../../shared/errors.js';
 import { INVOICE_STATUSES } from '../invoices/index.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -106,6 +107,15 @@ export const SubmittedPayment = Type.Object({
 
 /** Schema failures of these fields answer with the field's own code. */
 export const CHECKOUT_FIELD_CODES = { network: 'unsupported_network' } as const;
+
+/** What a submitted payment (an authorization or a transaction hash) can be refused for, whatever it pays. */
+export const PAYMENT_BODY_ERRORS: readonly ErrorCode[] = [
+  'invalid_request',
+  'unknown_field',
+  'invalid_json',
+  'unsupported_network',
+  'invalid_payment',
+];
 
 /** A string in the API document; the handler sends a stream, which Fastify passes through unserialized. */
 export const CheckoutEventStream = Type.Unsafe<Readable>({

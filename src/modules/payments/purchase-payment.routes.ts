@@ -5,7 +5,13 @@ import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { CreditPurchaseId } from '../credit-purchases/index.js';
 import type { TransferAuthorization } from './chain.port.js';
-import { AuthorizationBody, CHECKOUT_FIELD_CODES, SubmittedPayment, TransactionBody } from './checkout.schemas.js';
+import {
+  AuthorizationBody,
+  CHECKOUT_FIELD_CODES,
+  PAYMENT_BODY_ERRORS,
+  SubmittedPayment,
+  TransactionBody,
+} from './checkout.schemas.js';
 import { purchaseOrder } from './order.js';
 import { paymentExamples } from './payment.examples.js';
 
@@ -48,11 +54,7 @@ export function purchasePaymentRoutes(services: Services): SharedRoute[] {
         response: { 202: SubmittedPayment },
       },
       errors: [
-        'invalid_request',
-        'unknown_field',
-        'invalid_json',
-        'unsupported_network',
-        'invalid_payment',
+        ...PAYMENT_BODY_ERRORS,
         'pay_to_mismatch',
         'not_found',
         'purchase_paid',
@@ -108,11 +110,7 @@ export function purchasePaymentRoutes(services: Services): SharedRoute[] {
         response: { 202: SubmittedPayment },
       },
       errors: [
-        'invalid_request',
-        'unknown_field',
-        'invalid_json',
-        'unsupported_network',
-        'invalid_payment',
+        ...PAYMENT_BODY_ERRORS,
         'not_found',
         'purchase_paid',
         'purchase_processing',
