@@ -64,6 +64,90 @@ it('shows form errors next to their field in plain words', { timeout: 60_000 }, 
   await context.close();
 });
 
+/** The error shown next to the field `id`, and the marks it left on the field for screen readers. */
+async function fieldErrorOf(page: Page, id: string) {
+  const field = page.locator(`#${id}`);
+  const error = page.locator(`#${id}-error`);
+  await error.waitFor();
+  return {
+    text: await error.textContent(),
+    invalid: await field.getAttribute('aria-invalid'),
+    describedBy: (await field.getAttribute('aria-describedby'))?.split(' ') ?? [],
+    focused: await page.evaluate('document.activeElement?.id'),
+  };
+}
+
+it(
+  'the automation and workspace profile forms show their own checks next to the field',
+  { timeout: 60_000 },
+  async () => {
+    const { context, page, problems } = await signedIn(1280);
+
+    await tab(page, 'Automations').click();
+    const create = page.getByRole('button', { name: 'Create automation' });
+    await create.click();
+    expect(await fieldErrorOf(page, 'automation-name')).toEqual({
+      text: 'Give the automation a name, e.g. "Monthly retainer, Acme".',
+      invalid: 'true',
+      describedBy: ['automation-name-error'],
+      focused: 'automation-name',
+    });
+    // The next check moves to its own field, and the one fixed is clean again.
+    await page.locator('#automation-name').fill('Monthly retainer, Acme');
+    await create.click();
+    expect(await fieldErrorOf(page, 'automation-amount')).toMatchObject({
+      text: 'Enter the amount of each invoice in USDC, e.g. 250,00.',
+      invalid: 'true',
+      focused: 'automation-amount',
+    });
+    expect(await page.locator('#automation-name').getAttribute('aria-invalid')).toBeNull();
+    expect(await page.locator('#automation-name-error').count()).toBe(0);
+    await page.locator('#automation-amount').fill('250');
+    await page.locator('#automation-start').fill('');
+    await create.click();
+    expect(await fieldErrorOf(page, 'automation-start')).toEqual({
+      text: 'Choose when the first invoice is created.',
+      invalid: 'true',
+      describedBy: ['automation-start-error', 'automation-start-hint'],
+      focused: 'automation-start',
+    });
+    expect(await page.locator('#automation-form .form-error').isVisible()).toBe(false);
+
+    await tab(page, 'Settings').click();
+    const save = page.getByRole('button', { name: 'Save profile' });
+    await page.locator('#profile-name-input').fill(' ');
+    await save.click();
+    expect(await fieldErrorOf(page, 'profile-name-input')).toEqual({
+      text: 'The workspace needs a name.',
+      invalid: 'true',
+      describedBy: ['profile-name-input-error'],
+      focused: 'profile-name-input',
+    });
+    await page.locator('#profile-name-input').fill('Corner Shop');
+    await page.locator('#profile-description-input').fill('x'.repeat(501));
+    await save.click();
+    expect(await fieldErrorOf(page, 'profile-description-input')).toEqual({
+      text: 'The description is too long: at most 500 characters.',
+      invalid: 'true',
+      describedBy: ['profile-description-input-error', 'profile-description-count'],
+      focused: 'profile-description-input',
+    });
+    expect(await page.locator('#profile-form .form-error').isVisible()).toBe(false);
+
+    // The form that creates a workspace has the same fields, and the same checks.
+    await page.getByRole('button', { name: 'New workspace' }).click();
+    await page.locator('#workspace-create').getByRole('button', { name: 'Create workspace' }).click();
+    expect(await fieldErrorOf(page, 'workspace-name-input')).toMatchObject({
+      text: 'Give the workspace a name.',
+      invalid: 'true',
+      focused: 'workspace-name-input',
+    });
+
+    expect(problems).toEqual([]);
+    await context.close();
+  },
+);
+
 it(
   'the webhook banner points at the Retry button, follows the retry and states the configured schedule',
   { timeout: 60_000 },

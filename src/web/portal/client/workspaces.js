@@ -1,7 +1,7 @@
 /* global window, history, URL */
 // The workspace selector, the create-workspace form and the selected workspace's details.
 import { api } from './api.js';
-import { bindCounter, busy, byId, copyFrom, el, formError, notify, reportError, show } from './dom.js';
+import { bindCounter, busy, byId, copyFrom, el, fieldError, formError, notify, reportError, show } from './dom.js';
 
 /** `onSelect(workspace | undefined)` runs whenever the selected workspace changes. */
 export function createWorkspacesView({ onSelect }) {
@@ -63,10 +63,10 @@ export function createWorkspacesView({ onSelect }) {
     event.preventDefault();
     const name = form.elements.name.value.trim();
     const text = description.value.trim();
-    if (name === '') return formError(form, 'Give the workspace a name.');
-    if (!updateCounter())
-      return formError(form, `The description is too long: at most ${description.dataset.max} characters.`);
     formError(form);
+    if (name === '') return fieldError(form.elements.name, 'Give the workspace a name.');
+    if (!updateCounter())
+      return fieldError(description, `The description is too long: at most ${description.dataset.max} characters.`);
     busy(form.querySelector('[type=submit]'), async () => {
       try {
         const created = await api.post('/portal/api/workspaces', text === '' ? { name } : { name, description: text });
