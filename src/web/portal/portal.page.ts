@@ -35,6 +35,7 @@ export function renderPortalHome({
   const body = html`<p id="loading" class="muted">Loading…</p>
 ${signInSection(networks, demoWallet)}
 <div id="signed-in" hidden>
+<h1 class="visually-hidden">Merchant portal</h1>
 ${workspaceToolbar()}
 <div id="workspace-area" hidden>
 ${issuesBanner()}
