@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { newWallet } from '../support/app.js';
 import { auditPage } from '../support/axe.js';
 import { injectTestWallet, launchBrowser } from '../support/browser.js';
-import { failedDelivery, signedInWithWorkspace, startPortalApp } from '../support/portal-browser.js';
+import { failedDelivery, signedInWithWorkspace, startPortalApp, watchPage } from '../support/portal-browser.js';
 import { startTestReceiver } from '../support/webhook-receiver.js';
 const portal = await startPortalApp({
   env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '5,30,7200' },
@@ -198,6 +198,49 @@ it('shows form errors next to their field in plain words', { timeout: 60_000 }, 
   expect(problems.filter((problem) => !problem.includes('400'))).toEqual([]);
   await context.close();
 });
+
+it(
+  'opened at another address than the configured one, sign-in names the right address and its wallet buttons are disabled',
+  { timeout: 60_000 },
+  async () => {
+    // The same service, reached by another name: the browser would send that origin with the sign-in.
+    const elsewhere = portal.origin.replace('127.0.0.1', 'localhost');
+    const found: string[] = [];
+    for (const width of [390, 1280]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: 'light' });
+      await injectTestWallet(context, newWallet(), 'http://127.0.0.1:9', 84532);
+      const page = await context.newPage();
+      const problems = watchPage(page, elsewhere);
+      await page.goto(`${elsewhere}/portal`);
+      const warning = page.locator('#origin-warning');
+      await warning.waitFor();
+      expect((await warning.innerText()).replace(/\s+/g, ' ')).toContain(
+        `Sign in at ${portal.origin} — this address is not the one the service is configured for.`,
+      );
+      expect(await warning.getByRole('link').getAttribute('href')).toBe(`${portal.origin}/portal`);
+      const signIn = page.getByRole('button', { name: 'Sign in with Test Wallet' });
+      await signIn.waitFor();
+      expect(await signIn.isDisabled()).toBe(true);
+      // Wallets that announce themselves later join a list that is already disabled.
+      await page.evaluate("window.dispatchEvent(new Event('eip6963:requestProvider'))");
+      expect(await signIn.isDisabled()).toBe(true);
+      found.push(...(await auditPage(page, `portal-sign-in-other-origin-${width}`)));
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+    expect(found.join('\n')).toBe('');
+
+    // At the configured address nothing stands in the way.
+    const context = await browser.newContext();
+    await injectTestWallet(context, newWallet(), 'http://127.0.0.1:9', 84532);
+    const page = await context.newPage();
+    await page.goto(`${portal.origin}/portal`);
+    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Sign in with Test Wallet' }).isEnabled()).toBe(true);
+    expect(await page.locator('#origin-warning').isHidden()).toBe(true);
+    await context.close();
+  },
+);
 
 /** The error shown next to the field `id`, and the marks it left on the field for screen readers. */
 async function fieldErrorOf(page: Page, id: string) {
