@@ -75,6 +75,8 @@ export function createWorkspacesView({ onSelect }) {
         openCreate(false);
         workspaces = [...workspaces, created];
         choose(created.id);
+        // The form that had the focus is gone: the picker, which now names the new workspace, takes it.
+        select.focus();
         notify(`Workspace “${created.name}” created.`, 'success');
       } catch (error) {
         reportError(error, form);
