@@ -33,8 +33,9 @@ export function renderPortalHome({
   demoWallet = false,
 }: PortalHomeOptions): string {
   const body = html`<p id="loading" class="muted">Loading…</p>
-${signInSection(networks, demoWallet)}
+${signInSection(networks, demoWallet, config.origin)}
 <div id="signed-in" hidden>
+<h1 class="visually-hidden">Merchant portal</h1>
 ${workspaceToolbar()}
 <div id="workspace-area" hidden>
 ${issuesBanner()}

@@ -137,11 +137,11 @@ async function signOut(button) {
 async function start() {
   onSessionLost(() => showSignIn('Your session has ended. Sign in again to continue.'));
   window.addEventListener('hashchange', () => route(true));
+  // The service checks each sign-in's Origin, which the browser takes from this address: elsewhere
+  // every wallet button would fail, so they are disabled (all at once, through their fieldset).
   if (window.location.origin !== config.origin) {
-    const link = byId('origin-link');
-    link.href = `${config.origin}/portal`;
-    link.textContent = `${config.origin}/portal`;
     show(byId('origin-warning'), true);
+    byId('wallet-list').disabled = true;
   }
   byId('sign-out').addEventListener('click', (event) => signOut(event.currentTarget));
 

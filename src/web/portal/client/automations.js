@@ -3,7 +3,7 @@
 // (asked from the service, so the preview follows the very rules the schedule will run by).
 import { ApiError, api, idempotentCreate, workspacePath } from './api.js';
 import { invoiceFields } from './invoices.js';
-import { badge, busy, byId, el, formError, formatAmount, pagedList, reportError, timeEl } from './dom.js';
+import { badge, busy, byId, el, fieldError, formError, formatAmount, pagedList, reportError, timeEl } from './dom.js';
 
 const PAGE = 25;
 const PERIOD_NAMES = {
@@ -138,11 +138,12 @@ export function createAutomationsView({ onCreated }) {
     event.preventDefault();
     const name = fields.name.value.trim();
     const template = invoiceFields(fields);
-    if (name === '') return formError(form, 'Give the automation a name, e.g. "Monthly retainer, Acme".');
-    if (template.amount === '') return formError(form, 'Enter the amount of each invoice in USDC, e.g. 250,00.');
-    if (!fields.startAt.value) return formError(form, 'Choose when the first invoice is created.');
-    const body = { name, template, schedule: scheduleOf(fields) };
     formError(form);
+    if (name === '') return fieldError(fields.name, 'Give the automation a name, e.g. "Monthly retainer, Acme".');
+    if (template.amount === '')
+      return fieldError(fields.amount, 'Enter the amount of each invoice in USDC, e.g. 250,00.');
+    if (!fields.startAt.value) return fieldError(fields.startAt, 'Choose when the first invoice is created.');
+    const body = { name, template, schedule: scheduleOf(fields) };
     const target = workspace;
     busy(form.querySelector('[type=submit]'), async () => {
       try {

@@ -193,6 +193,13 @@ export function createInvoiceView({ onChange }) {
         );
         onChange();
         await load();
+        // A cancel hides the actions, and with them the focused button: the heading, which now says
+        // the new status, takes the focus rather than the top of the page.
+        if (button.offsetParent === null) {
+          const heading = byId('invoice-number').parentElement;
+          heading.tabIndex = -1;
+          heading.focus();
+        }
       } catch (error) {
         reportError(error);
       }

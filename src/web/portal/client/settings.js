@@ -1,6 +1,6 @@
 // The settings panel: the workspace profile buyers see, and the checkout return origins.
 import { api, workspacePath } from './api.js';
-import { bindCounter, busy, byId, formError, notify, reportError } from './dom.js';
+import { bindCounter, busy, byId, fieldError, formError, notify, reportError } from './dom.js';
 
 /** `onProfileSaved(workspace)` runs with the workspace as the server saved it. */
 export function createSettingsView({ onProfileSaved }) {
@@ -19,10 +19,10 @@ export function createSettingsView({ onProfileSaved }) {
   profile.addEventListener('submit', (event) => {
     event.preventDefault();
     const name = profile.elements.name.value.trim();
-    if (name === '') return formError(profile, 'The workspace needs a name.');
-    if (!updateCounter())
-      return formError(profile, `The description is too long: at most ${description.dataset.max} characters.`);
     formError(profile);
+    if (name === '') return fieldError(profile.elements.name, 'The workspace needs a name.');
+    if (!updateCounter())
+      return fieldError(description, `The description is too long: at most ${description.dataset.max} characters.`);
     const target = workspace;
     busy(profile.querySelector('[type=submit]'), async () => {
       try {

@@ -1,7 +1,7 @@
 /* global window, history, URL */
 // The workspace selector, the create-workspace form and the selected workspace's details.
 import { api } from './api.js';
-import { bindCounter, busy, byId, copyFrom, el, formError, notify, reportError, show } from './dom.js';
+import { bindCounter, busy, byId, copyFrom, el, fieldError, formError, notify, reportError, show } from './dom.js';
 
 /** `onSelect(workspace | undefined)` runs whenever the selected workspace changes. */
 export function createWorkspacesView({ onSelect }) {
@@ -63,10 +63,10 @@ export function createWorkspacesView({ onSelect }) {
     event.preventDefault();
     const name = form.elements.name.value.trim();
     const text = description.value.trim();
-    if (name === '') return formError(form, 'Give the workspace a name.');
-    if (!updateCounter())
-      return formError(form, `The description is too long: at most ${description.dataset.max} characters.`);
     formError(form);
+    if (name === '') return fieldError(form.elements.name, 'Give the workspace a name.');
+    if (!updateCounter())
+      return fieldError(description, `The description is too long: at most ${description.dataset.max} characters.`);
     busy(form.querySelector('[type=submit]'), async () => {
       try {
         const created = await api.post('/portal/api/workspaces', text === '' ? { name } : { name, description: text });
@@ -75,6 +75,8 @@ export function createWorkspacesView({ onSelect }) {
         openCreate(false);
         workspaces = [...workspaces, created];
         choose(created.id);
+        // The form that had the focus is gone: the picker, which now names the new workspace, takes it.
+        select.focus();
         notify(`Workspace “${created.name}” created.`, 'success');
       } catch (error) {
         reportError(error, form);
