@@ -124,3 +124,17 @@ export async function pruneEventPrefix(
     SELECT count(*) AS deleted FROM gone`.execute(db);
   return Number(rows[0]?.deleted ?? 0n);
 }
+
+/**
+ * The workspace's event counter and retention bound now: what a page read earlier is checked against
+ * before it is served. Undefined when the workspace does not exist.
+ */
+export async function readFeedBounds(
+  db: Executor,
+  workspaceId: WorkspaceId,
+): Promise<{ latestId: bigint; prunedThrough: bigint } | undefined> {
+  const { rows } = await sql<{ event_seq: bigint; events_pruned_through: bigint }>`
+    SELECT event_seq, events_pruned_through FROM workspaces WHERE id = ${workspaceId}`.execute(db);
+  const row = rows[0];
+  return row && { latestId: row.event_seq, prunedThrough: row.events_pruned_through };
+}
