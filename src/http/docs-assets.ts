@@ -20,7 +20,7 @@ main{min-width:0;max-width:60rem;padding:0 1.25rem 4rem}
 max-height:100vh;overflow-y:auto;border-top:0;border-right:1px solid var(--line)}main{grid-column:2;grid-row:1;padding:0 2.5rem 4rem}.tocLink{display:none}}
 h1{font-size:2rem;margin:2rem 0 .25rem}h2{margin:2.5rem 0 .5rem}
 h3{margin:1.5rem 0 .5rem;font-size:.8rem;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}
-a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}h1 a,h2 a{color:inherit}
+a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}main p a,main li a,main td a{text-decoration:underline}h1 a,h2 a{color:inherit}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.875em}
 code{background:var(--code);padding:.1em .35em;border-radius:4px;overflow-wrap:anywhere}
 pre{background:var(--code);padding:1rem;border-radius:8px;overflow-x:auto;margin:.5rem 0}pre code{padding:0;background:none;overflow-wrap:normal}

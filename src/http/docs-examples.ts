@@ -32,7 +32,7 @@ export function examplesBlock(examples: readonly Example[], label: string, open 
     (e) =>
       html`<details class="example"${open ? html` open` : ''}><summary>${label}${e.title ? `: ${e.title}` : ''}</summary>${prose(
         e.description,
-      )}<pre><code>${exampleText(e.value)}</code></pre></details>`,
+      )}<pre tabindex="0"><code>${exampleText(e.value)}</code></pre></details>`,
   )}`;
 }
 

@@ -27,7 +27,7 @@ export function parametersTable(parameters: readonly ParameterObject[], ctx: Sch
         p.description ?? p.schema?.description,
       )}</td></tr>`,
   );
-  return html`<div class="scroll"><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return html`<div class="scroll" tabindex="0"><table><thead><tr><th>Name</th><th>In</th><th>Type</th><th>Required</th><th>Description</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export function mediaBlock(type: string, media: MediaTypeObject, ctx: SchemaContext, openExamples = false): Html {
@@ -51,7 +51,7 @@ function samplesBlock(o: Operation, ctx: OperationContext): Html {
     ctx.samples,
   );
   const name = `sample-${o.anchor}`;
-  return html`<div class="samples"><input type="radio" name="${name}" id="${name}-curl" value="curl" checked><label for="${name}-curl">curl</label><input type="radio" name="${name}" id="${name}-ts" value="ts"><label for="${name}-ts">TypeScript</label><div class="sample"><pre><code>${samples.curl}</code></pre></div><div class="sample"><pre><code>${samples.typescript}</code></pre></div></div>`;
+  return html`<div class="samples"><input type="radio" name="${name}" id="${name}-curl" value="curl" checked><label for="${name}-curl">curl</label><input type="radio" name="${name}" id="${name}-ts" value="ts"><label for="${name}-ts">TypeScript</label><div class="sample"><pre tabindex="0"><code>${samples.curl}</code></pre></div><div class="sample"><pre tabindex="0"><code>${samples.typescript}</code></pre></div></div>`;
 }
 
 export function operationSection(o: Operation, ctx: OperationContext): Html {

@@ -51,9 +51,11 @@ function sidebar(site: Site, current: Section | undefined): Html {
 <p><a href="${site.options.basePath}"${current ? '' : html` aria-current="page"`}>Overview</a> · <a href="${site.options.basePath}#authentication">Authentication</a> · <a href="${site.options.basePath}#errors">Errors</a></p>
 ${site.sections.map(
   (section) =>
-    html`<details${section === current ? html` open data-current` : ''}><summary><a class="section" href="${sectionHref(site, section)}"${
+    // The section's own page is the list's first link, not the summary: a link inside a summary is a
+    // control inside a control, which keyboards and screen readers cannot tell apart.
+    html`<details${section === current ? html` open data-current` : ''}><summary>${section.title} <span class="count">${section.operations.length}</span></summary><ul><li><a class="section" href="${sectionHref(site, section)}"${
       section === current ? html` aria-current="page"` : ''
-    }>${section.title}</a> <span class="count">${section.operations.length}</span></summary><ul>${section.operations.map(
+    }>All of ${section.title}</a></li>${section.operations.map(
       (o) =>
         html`<li><a href="${operationHref(site, section, o)}"${
           section.kind === 'tag' ? html` title="${o.method.toUpperCase()} ${o.path}"` : ''
@@ -118,7 +120,7 @@ function errorsSection(errorCodes: ApiReferenceOptions['errorCodes']): Html {
   const sorted = [...errorCodes].sort((a, b) => a.status - b.status || a.code.localeCompare(b.code));
   return html`<section id="errors"><h2><a href="#errors">Errors</a></h2>
 <p>Every error has the same JSON body, whatever the endpoint:</p>
-<pre><code>{
+<pre tabindex="0"><code>{
   "code": "invalid_request",
   "message": "Invalid body: amount is required.",
   "requestId": "req_…",
@@ -131,7 +133,7 @@ function errorsSection(errorCodes: ApiReferenceOptions['errorCodes']): Html {
 <li><div class="field"><code class="name">details</code> <span class="type">array of object</span></div><p>Present on validation errors: which field failed (<code>path</code>) and why (<code>message</code>).</p></li>
 </ul>
 <p>Some errors may add fields of their own; ignore fields you do not know. A 429 carries a <code>Retry-After</code> header: the seconds to wait before retrying.</p>
-<div class="scroll"><table><thead><tr><th>Status</th><th>Code</th></tr></thead><tbody>${sorted.map(
+<div class="scroll" tabindex="0"><table><thead><tr><th>Status</th><th>Code</th></tr></thead><tbody>${sorted.map(
     (e) =>
       html`<tr><td><span class="status s${String(e.status).charAt(0)}">${e.status}</span></td><td><code>${e.code}</code></td></tr>`,
   )}</tbody></table></div></section>`;

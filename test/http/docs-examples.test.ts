@@ -116,7 +116,7 @@ const events = reference.sections.get('webhook-events') ?? '';
 describe('examples', () => {
   it("renders a request body's named examples with their summary and description, escaped", () => {
     expect(invoices).toContain(
-      '<summary>Example: Only an amount</summary><pre><code>{\n  &quot;amount&quot;: &quot;12.50&quot;\n}</code></pre>',
+      '<summary>Example: Only an amount</summary><pre tabindex="0"><code>{\n  &quot;amount&quot;: &quot;12.50&quot;\n}</code></pre>',
     );
     expect(invoices).toContain('<summary>Example: With a memo &lt;b&gt;</summary><p>Shown to the buyer.</p>');
     expect(invoices).toContain('&lt;/code&gt;&lt;i&gt;');
@@ -132,10 +132,10 @@ describe('examples', () => {
     expect(invoices).toMatch(/<span class="status s2">201<\/span>[^]*inv_from_schema/);
     expect(invoices).toContain('<span class="status s4">422</span> The key was used with another body.');
     expect(invoices).toMatch(
-      /422[^]*<pre><code>\{\n {2}&quot;code&quot;: &quot;idempotency_key_reused&quot;\n\}<\/code><\/pre>/,
+      /422[^]*<pre tabindex="0"><code>\{\n {2}&quot;code&quot;: &quot;idempotency_key_reused&quot;\n\}<\/code><\/pre>/,
     );
     // A text example is shown as it is, not as a JSON string.
-    expect(invoices).toContain('<pre><code>id,amount\ninv_1,12.50</code></pre>');
+    expect(invoices).toContain('<pre tabindex="0"><code>id,amount\ninv_1,12.50</code></pre>');
   });
 
   it('builds a sample body from the required fields when the operation documents no example', () => {

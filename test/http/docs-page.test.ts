@@ -189,10 +189,11 @@ describe('renderApiReference', () => {
       expect(page).toContain('<input type="search" id="filter"');
     }
     // The page's own group is open and marked current; the others are closed.
+    expect(invoices).toContain('<details open data-current><summary>Invoices <span class="count">');
     expect(invoices).toContain(
-      '<details open data-current><summary><a class="section" href="/docs/invoices" aria-current="page">',
+      '<ul><li><a class="section" href="/docs/invoices" aria-current="page">All of Invoices</a></li>',
     );
-    expect(invoices).toContain('<details><summary><a class="section" href="/docs/billing">');
+    expect(invoices).toContain('<li><a class="section" href="/docs/billing">All of Billing</a></li>');
   });
 
   it('lists each operation in the sidebar as method, path (merchant prefix dropped) and summary', () => {
