@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { CheckoutView } from '../../modules/payments/index.js';
 import { html, jsonScript, type Html } from '../portal/html.js';
-import { CHECKOUT_ASSET_BASE } from './checkout.assets.js';
+import { CHECKOUT_ASSET_BASE, CHECKOUT_SCRIPT } from './checkout.assets.js';
 import { qrSvg } from './checkout.qr.js';
 import { KNOWN_CHAINS, chainName } from '../../chain/chain-names.js';
 import { networkName, receiptSection } from './checkout.receipt.js';
@@ -89,7 +89,7 @@ export function renderCheckoutPage(details: CheckoutDetails, options: CheckoutPa
   const back = backLink(details);
   return page(
     `${details.number} — ${details.merchantName}`,
-    html`<script type="module" src="${CHECKOUT_ASSET_BASE}checkout.js"></script>
+    html`<script type="module" src="${CHECKOUT_ASSET_BASE}${CHECKOUT_SCRIPT}"></script>
 ${options.demoWallet && html`<script type="module" src="/demo-wallet.js?roles=buyer"></script>`}
 ${jsonScript('checkout-config', config)}`,
     html`<header class="merchant">

@@ -1,5 +1,5 @@
 import { html, jsonScript, type Html } from './html.js';
-import { ASSET_BASE } from './portal.assets.js';
+import { ASSET_BASE, PORTAL_SCRIPT } from './portal.assets.js';
 
 /** What every portal page tells its script. Read by client/app.js from `#portal-config`. */
 export interface PortalClientConfig {
@@ -42,7 +42,7 @@ ${
   demoWallet &&
   html`<script type="module" src="/demo-wallet.js"></script>
 `
-}<script type="module" src="${ASSET_BASE}app.js"></script>
+}<script type="module" src="${ASSET_BASE}${PORTAL_SCRIPT}"></script>
 ${jsonScript('portal-config', config)}
 </head>
 <body>

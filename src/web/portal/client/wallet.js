@@ -3,7 +3,7 @@
 // `window.ethereum` as the fallback, and on top the Sign-In with Ethereum flow and the gasless payment
 // of a credit purchase (an EIP-3009 authorization the service settles).
 import { api, serverNow } from './api.js';
-import { VALIDITY_SECONDS, normalizeSignature, transferAuthorization } from './authorization.js';
+import { VALIDITY_SECONDS, normalizeSignature, transferAuthorization } from '../../checkout/client/authorization.js';
 import { createSiweMessage, utf8ToHex } from './siwe.js';
 
 const STATEMENT = 'Sign in to the Invoice Service portal.';
