@@ -1,7 +1,7 @@
 /** What other modules may use of payments; everything else is the module's own. */
 export type { ChainPort, ReceiptStatus, SignedSettlement, TransferAuthorization, TransferLog } from './chain.port.js';
 export { checkoutRoutes } from './checkout.routes.js';
-export type { CheckoutView } from './checkout.schemas.js';
+export type { AuthorizationBody, CheckoutView, SubmittedPayment } from './checkout.schemas.js';
 export { CheckoutService } from './checkout.service.js';
 export type { FailureReason } from './payment-intent.js';
 export { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from './payment.jobs.js';

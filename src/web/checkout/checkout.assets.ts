@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { loadAssets, serveAssets } from '../assets.js';
 
-/** The checkout page's browser code (bundled from checkout.js at start) and stylesheet. */
+/** The checkout page's browser code (bundled from checkout.ts at start) and stylesheet. */
 export const CHECKOUT_CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
 export const CHECKOUT_ASSET_BASE = '/checkout/assets/';
 /** The checkout page's one script, as the page names it. */
@@ -15,6 +15,6 @@ export const CHECKOUT_SCRIPT = 'checkout.js';
  * API's per-IP rate limit: loading the page must not eat the buyer's budget for polling and paying.
  */
 export async function registerCheckoutAssets(app: FastifyInstance): Promise<void> {
-  const entry = path.join(CHECKOUT_CLIENT_DIR, 'checkout.js');
+  const entry = path.join(CHECKOUT_CLIENT_DIR, 'checkout.ts');
   serveAssets(app, CHECKOUT_ASSET_BASE, await loadAssets(CHECKOUT_CLIENT_DIR, { [CHECKOUT_SCRIPT]: entry }));
 }

@@ -4,7 +4,7 @@ import type { CheckoutView } from '../../modules/payments/index.js';
 import { html, jsonScript, type Html } from '../portal/html.js';
 import { CHECKOUT_ASSET_BASE, CHECKOUT_SCRIPT } from './checkout.assets.js';
 import { qrSvg } from './checkout.qr.js';
-import { KNOWN_CHAINS, chainName } from '../../chain/chain-names.js';
+import { chainName } from '../../chain/chain-names.js';
 import { networkName, receiptSection } from './checkout.receipt.js';
 import {
   FAILURE_TEXTS,
@@ -34,16 +34,14 @@ export const CHECKOUT_PAGE_HEADERS: Readonly<Record<string, string>> = {
   'X-Robots-Tag': 'noindex, nofollow',
 };
 
-/** What the browser script reads from `#checkout-config`. */
+/**
+ * What the browser script reads from `#checkout-config`. Its words (status labels, failure texts, chain
+ * names) it bundles from the same modules this page is rendered with.
+ */
 export interface CheckoutClientConfig {
   /** Where the script polls the payment details and posts payments. */
   readonly path: string;
   readonly details: CheckoutDetails;
-  readonly statusLabels: typeof STATUS_LABELS;
-  readonly failureTexts: typeof FAILURE_TEXTS;
-  readonly unknownFailureText: string;
-  /** Names the receipt gives a network when a payment lands while the page is open. */
-  readonly chains: typeof KNOWN_CHAINS;
 }
 
 export interface CheckoutPageOptions {
@@ -80,10 +78,6 @@ export function renderCheckoutPage(details: CheckoutDetails, options: CheckoutPa
   const config: CheckoutClientConfig = {
     path: `/w/${encodeURIComponent(options.workspaceId)}/i/${encodeURIComponent(details.invoiceId)}`,
     details,
-    statusLabels: STATUS_LABELS,
-    failureTexts: FAILURE_TEXTS,
-    unknownFailureText: UNKNOWN_FAILURE_TEXT,
-    chains: KNOWN_CHAINS,
   };
   const failed = status === 'open' && details.payment?.status === 'failed' ? details.payment : undefined;
   const back = backLink(details);

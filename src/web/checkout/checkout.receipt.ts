@@ -12,7 +12,7 @@ export function networkName(network: { name: string; chainId: number }): Html {
 /**
  * The buyer's receipt: everything needed to prove the payment, on its own (the print stylesheet prints
  * this section alone). Drawn filled in when the page is drawn paid; drawn empty and hidden otherwise,
- * and then filled by the script (client/receipt.js) when the payment lands while the page is open.
+ * and then filled by the script (client/receipt.ts) when the payment lands while the page is open.
  */
 export function receiptSection(details: CheckoutDetails): Html {
   const receipt = details.status === 'paid' ? details.receipt : null;

@@ -8,7 +8,7 @@ import { scriptAsset, sendAsset } from '../assets.js';
 import { answerDemoRequest, type DemoRole } from './demo-wallet.js';
 
 // By path (not `new URL(file, import.meta.url)`, which bundlers and Vitest treat as a module import).
-const SCRIPT_ENTRY = path.join(fileURLToPath(new URL('./client/', import.meta.url)), 'demo-wallet.js');
+const SCRIPT_ENTRY = path.join(fileURLToPath(new URL('./client/', import.meta.url)), 'demo-wallet.ts');
 
 const RpcBody = Type.Object(
   {
