@@ -1,7 +1,7 @@
 /* global TextEncoder */
 // Sign-In with Ethereum (EIP-4361) message text, byte for byte what viem's createSiweMessage writes,
 // because the server parses it with viem's parseSiweMessage. Pure: safe to import outside a browser.
-import { keccak256 } from './keccak.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
@@ -9,7 +9,7 @@ const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0'))
 export function checksumAddress(address) {
   if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new Error(`Not an Ethereum address: ${address}`);
   const lower = address.slice(2).toLowerCase();
-  const hash = hex(keccak256(new TextEncoder().encode(lower)));
+  const hash = hex(keccak_256(new TextEncoder().encode(lower)));
   let out = '0x';
   for (let i = 0; i < 40; i++) out += parseInt(hash[i], 16) >= 8 ? lower[i].toUpperCase() : lower[i];
   return out;
