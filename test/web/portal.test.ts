@@ -5,6 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, signInChainIds } from '../../src/config/config.js';
 import { PERMISSION_PRESETS } from '../../src/modules/api-keys/index.js';
 import { PORTAL_CSP, registerPortalPages } from '../../src/web/portal/portal.routes.js';
+// The browser module itself, run in Node: it is pure, without DOM access.
+import * as clientSiwe from '../../src/web/portal/client/siwe.js';
 import { renderPortalHome } from '../../src/web/portal/portal.page.js';
 import { BASE_URL, ORIGIN, createTestApp, merchant, merchantApi, newWallet } from '../support/app.js';
 
@@ -18,23 +20,6 @@ function embeddedConfig(page: string): { origin: string; chainIds: number[]; web
   if (!match?.[1]) throw new Error('no #portal-config block');
   return JSON.parse(match[1]) as { origin: string; chainIds: number[]; webhookRetrySchedule?: number[] };
 }
-
-interface ClientSiwe {
-  createSiweMessage(fields: {
-    domain: string;
-    address: string;
-    statement?: string;
-    uri: string;
-    version: string;
-    chainId: number;
-    nonce: string;
-    issuedAt: Date;
-  }): string;
-  checksumAddress(address: string): string;
-}
-
-// The browser module itself, run in Node: it is plain JavaScript without DOM access at import time.
-const clientSiwe = (await import(new URL('../../src/web/portal/client/siwe.js', import.meta.url).href)) as ClientSiwe;
 
 describe('portal page', () => {
   it('answers /portal with HTML under the strict Content-Security-Policy', async () => {

@@ -15,3 +15,5 @@ export { registerX402 } from './x402.routes.js';
 export { x402Operations, X402_SCHEMAS } from './x402.openapi.js';
 export { PaymentIntentView } from './payment.schemas.js';
 export { PAYMENT_INTENT_EXAMPLE } from './payment.examples.js';
+// Response schemas, as types: the portal's browser code reads its JSON by them.
+export type { ReceiptView } from './payment.schemas.js';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { loadAssets, serveAssets } from '../assets.js';
 
-/** The portal's browser code (bundled from app.js at start), its stylesheets and its icon. */
+/** The portal's browser code (bundled from app.ts at start), its stylesheets and its icon. */
 export const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
 /** Where the browser loads them from. */
 export const ASSET_BASE = '/portal/assets/';
@@ -15,6 +15,6 @@ export const PORTAL_SCRIPT = 'app.js';
  * Only these names are served: the TypeScript sources and anything outside the folder never are.
  */
 export async function registerPortalAssets(app: FastifyInstance): Promise<void> {
-  const entry = path.join(CLIENT_DIR, 'app.js');
+  const entry = path.join(CLIENT_DIR, 'app.ts');
   serveAssets(app, ASSET_BASE, await loadAssets(CLIENT_DIR, { [PORTAL_SCRIPT]: entry }));
 }

@@ -1,7 +1,7 @@
 import { html, jsonScript, type Html } from './html.js';
 import { ASSET_BASE, PORTAL_SCRIPT } from './portal.assets.js';
 
-/** What every portal page tells its script. Read by client/app.js from `#portal-config`. */
+/** What every portal page tells its script. Read by client/app.ts from `#portal-config`. */
 export interface PortalClientConfig {
   /** The origin of PUBLIC_BASE_URL: sign-in only works when the page is opened there. */
   readonly origin: string;

@@ -100,7 +100,7 @@ function detailCard(): Html {
 </section>`;
 }
 
-/** The automations tab (the list and the create form) and one automation's page. Filled by automations.js. */
+/** The automations tab (the list and the create form) and one automation's page. Filled by client/automations.ts. */
 export function automationsPanel(networks: readonly string[]): Html {
   return html`<div id="panel-automations" data-panel="automations" hidden>${listCard()}${createCard(networks)}</div>
 <div id="panel-automation" data-panel="automation" hidden>${detailCard()}</div>`;

@@ -6,7 +6,7 @@ export const GRANT_ONCE_NOTE =
 
 /**
  * One purchase: its facts, a pay button per browser wallet while it is open, its latest payment, and
- * what those paying another way need. Filled and followed by purchase.js.
+ * what those paying another way need. Filled and followed by client/purchase.ts.
  */
 function purchaseDetail(): Html {
   return html`<section id="purchase-detail" class="callout" aria-labelledby="purchase-detail-title" hidden>
@@ -80,7 +80,7 @@ function ledgerCard(): Html {
 </section>`;
 }
 
-/** The billing tab: the packages on offer, the purchases made, and the ledger. Filled by billing.js. */
+/** The billing tab: the packages on offer, the purchases made, and the ledger. Filled by client/billing.ts. */
 export function billingPanel(): Html {
   return html`<div id="panel-billing" data-panel="billing" hidden>${packagesCard()}${purchasesCard()}${ledgerCard()}</div>`;
 }

@@ -2,7 +2,7 @@ import { DASHBOARD_DAYS } from '../../../modules/dashboard/index.js';
 import { html, type Html } from '../html.js';
 import { GRANT_ONCE_NOTE } from './billing.js';
 
-/** Health issues, above the tabs so that they are seen whatever tab is open. Filled by overview.js. */
+/** Health issues, above the tabs so that they are seen whatever tab is open. Filled by client/overview.ts. */
 export function issuesBanner(): Html {
   return html`<section id="issues" class="issues" aria-labelledby="issues-title" hidden>
   <h2 id="issues-title">Needs your attention</h2>

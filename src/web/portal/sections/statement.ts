@@ -43,7 +43,7 @@ function sheet(): Html {
 </article>`;
 }
 
-/** The Statement tab: one month of a workspace, to read, print or download. Filled by statement.js. */
+/** The Statement tab: one month of a workspace, to read, print or download. Filled by client/statement.ts. */
 export function statementPanel(): Html {
   return html`<div id="panel-statement" data-panel="statement" hidden>
 <section id="statement" class="card" aria-labelledby="statement-title">

@@ -1,37 +1,53 @@
-/* global window, history, URL */
 // The workspace selector, the create-workspace form and the selected workspace's details.
 import { api } from './api.js';
-import { bindCounter, busy, byId, copyFrom, el, formError, notify, reportError, show } from './dom.js';
+import type { Workspace, WorkspaceList } from './api-types.js';
+import {
+  bindCounter,
+  busy,
+  byId,
+  copyFrom,
+  el,
+  field,
+  formError,
+  notify,
+  reportError,
+  show,
+  submitButton,
+} from './dom.js';
 
 /** `onSelect(workspace | undefined)` runs whenever the selected workspace changes. */
-export function createWorkspacesView({ onSelect }) {
-  const select = byId('workspace-select');
+export function createWorkspacesView({ onSelect }: { readonly onSelect: (workspace: Workspace | undefined) => void }): {
+  load(): Promise<void>;
+  update(changed: Workspace): void;
+  reset(): void;
+} {
+  const select = byId('workspace-select', HTMLSelectElement);
   const createCard = byId('workspace-create');
-  const form = byId('workspace-form');
-  const description = byId('workspace-description-input');
+  const form = byId('workspace-form', HTMLFormElement);
+  const description = byId('workspace-description-input', HTMLTextAreaElement);
   const updateCounter = bindCounter(description, byId('workspace-description-count'));
-  let workspaces = [];
-  let selected;
+  let workspaces: Workspace[] = [];
+  let selected: Workspace | undefined;
 
   const selectedId = () => new URL(window.location.href).searchParams.get('workspace');
-  const remember = (id) => {
+  const remember = (id: string | undefined) => {
     const url = new URL(window.location.href);
     if (id) url.searchParams.set('workspace', id);
     else url.searchParams.delete('workspace');
     history.replaceState(null, '', url);
   };
 
-  function openCreate(open) {
+  function openCreate(open: boolean): void {
     show(createCard, open);
     formError(form);
-    if (open) form.elements.name.focus();
+    if (open) field(form, 'name').focus();
   }
 
-  function render() {
+  function render(): void {
     select.replaceChildren(
       ...workspaces.map((w) => el('option', { value: w.id, selected: w.id === selected?.id }, w.name)),
     );
-    show(select.parentElement, workspaces.length > 0);
+    if (select.parentElement) show(select.parentElement, workspaces.length > 0);
     if (selected) {
       byId('workspace-title').textContent = selected.name;
       byId('workspace-description').textContent = selected.description;
@@ -45,7 +61,7 @@ export function createWorkspacesView({ onSelect }) {
     byId('cancel-create-workspace').hidden = workspaces.length === 0;
   }
 
-  function choose(id) {
+  function choose(id: string | null): void {
     selected = workspaces.find((w) => w.id === id) ?? workspaces[0];
     remember(selected?.id);
     render();
@@ -55,21 +71,24 @@ export function createWorkspacesView({ onSelect }) {
   select.addEventListener('change', () => choose(select.value));
   byId('show-create-workspace').addEventListener('click', () => openCreate(true));
   byId('cancel-create-workspace').addEventListener('click', () => openCreate(false));
-  for (const button of byId('workspace').querySelectorAll('[data-copy-from]')) {
-    button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom), button));
+  for (const button of byId('workspace').querySelectorAll<HTMLElement>('[data-copy-from]')) {
+    button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom ?? ''), button));
   }
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const name = form.elements.name.value.trim();
+    const name = field(form, 'name').value.trim();
     const text = description.value.trim();
     if (name === '') return formError(form, 'Give the workspace a name.');
     if (!updateCounter())
       return formError(form, `The description is too long: at most ${description.dataset.max} characters.`);
     formError(form);
-    busy(form.querySelector('[type=submit]'), async () => {
+    busy(submitButton(form), async () => {
       try {
-        const created = await api.post('/portal/api/workspaces', text === '' ? { name } : { name, description: text });
+        const created = await api.post<Workspace>(
+          '/portal/api/workspaces',
+          text === '' ? { name } : { name, description: text },
+        );
         form.reset();
         updateCounter();
         openCreate(false);
@@ -85,7 +104,7 @@ export function createWorkspacesView({ onSelect }) {
   return {
     /** Fetches the signed-in wallet's workspaces and selects the one in the URL, or the first. */
     async load() {
-      ({ workspaces } = await api.get('/portal/api/workspaces'));
+      ({ workspaces } = await api.get<WorkspaceList>('/portal/api/workspaces'));
       choose(selectedId());
     },
     /** After the profile was saved elsewhere: new name and description, same selection. */

@@ -1,8 +1,9 @@
-/* global window, document */
 // Entry point of /portal: the sign-in screen or the signed-in portal. The workspace is in the query
 // (?workspace=ws_…) and the open panel in the fragment (#invoices, #invoice/inv_…), so a reload or a
 // shared link opens the same view, and Back goes where people expect.
+import type { PortalClientConfig } from '../portal.layout.js';
 import { ApiError, api, onSessionLost } from './api.js';
+import type { Session, Workspace } from './api-types.js';
 import { createAutomationView } from './automation.js';
 import { createAutomationsView } from './automations.js';
 import { createBillingView } from './billing.js';
@@ -18,9 +19,9 @@ import { createWebhookView } from './webhook.js';
 import { createWorkspacesView } from './workspaces.js';
 
 /** Rendered by the server: { origin, chainIds, webhookRetrySchedule }. */
-const config = JSON.parse(byId('portal-config').textContent);
+const config = JSON.parse(byId('portal-config').textContent ?? '') as PortalClientConfig;
 
-let workspace;
+let workspace: Workspace | undefined;
 const overview = createOverviewView({ retrySchedule: config.webhookRetrySchedule ?? [] });
 const refreshIssues = () => overview.refreshIssues(workspace).catch((error) => reportError(error));
 const keys = createKeysView();
@@ -50,29 +51,29 @@ const settings = createSettingsView({
 const signInView = createSignInView({ chainIds: config.chainIds, onSignedIn: enterPortal });
 
 /** What each panel loads when it is shown; the argument is the rest of the fragment (an invoice id). */
-const PANELS = {
+const PANELS: Readonly<Record<string, (workspace: Workspace, arg: string | undefined) => Promise<unknown>>> = {
   overview: (ws) => overview.show(ws),
   // #invoices/new opens the list with the create form ready to fill in (the overview's "Create invoice").
   invoices: (ws, arg) => invoices.show(ws).then(() => arg === 'new' && invoices.startCreate()),
-  invoice: (ws, id) => invoice.show(ws, id),
+  invoice: (ws, id) => invoice.show(ws, id ?? ''),
   automations: (ws) => automations.show(ws),
-  automation: (ws, id) => automation.show(ws, id),
+  automation: (ws, id) => automation.show(ws, id ?? ''),
   billing: (ws) => billing.show(ws),
   statement: (ws) => statement.show(ws),
   api: (ws) => Promise.all([keys.show(ws), webhook.show(ws)]),
   settings: (ws) => settings.show(ws),
 };
 /** The tab that stays highlighted while a panel without a tab of its own is open. */
-const TAB_OF = { invoice: 'invoices', automation: 'automations' };
+const TAB_OF: Readonly<Record<string, string>> = { invoice: 'invoices', automation: 'automations' };
 
 /** Shows the panel the fragment names; `moveFocus` (after a click, not on load) takes keyboard and screen reader users there. */
-function route(moveFocus = false) {
+function route(moveFocus = false): void {
   if (!workspace) return;
   const [name = '', arg] = window.location.hash.slice(1).split('/');
   const panel = Object.hasOwn(PANELS, name) ? name : 'overview';
   const tab = TAB_OF[panel] ?? panel;
-  for (const node of document.querySelectorAll('[data-panel]')) show(node, node.dataset.panel === panel);
-  for (const link of document.querySelectorAll('[data-tab]')) {
+  for (const node of document.querySelectorAll<HTMLElement>('[data-panel]')) show(node, node.dataset.panel === panel);
+  for (const link of document.querySelectorAll<HTMLElement>('[data-tab]')) {
     if (link.dataset.tab === tab) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
@@ -81,15 +82,15 @@ function route(moveFocus = false) {
     keys.hideSecret();
     webhook.hideSecret();
   }
-  const heading = document.querySelector(`[data-panel="${panel}"] h2`);
+  const heading = document.querySelector<HTMLElement>(`[data-panel="${panel}"] h2`);
   if (moveFocus && heading) {
     heading.tabIndex = -1;
     heading.focus({ preventScroll: true });
   }
-  PANELS[panel](workspace, arg && decodeURIComponent(arg)).catch((error) => reportError(error));
+  PANELS[panel]?.(workspace, arg && decodeURIComponent(arg)).catch((error: unknown) => reportError(error));
 }
 
-function select(selected) {
+function select(selected: Workspace | undefined): void {
   const switched = workspace !== undefined && selected?.id !== workspace.id;
   workspace = selected;
   show(byId('workspace-area'), Boolean(selected));
@@ -101,7 +102,7 @@ function select(selected) {
   else route();
 }
 
-function showSignIn(message) {
+function showSignIn(message?: string): void {
   workspace = undefined;
   workspaces.reset();
   show(byId('loading'), false);
@@ -112,7 +113,7 @@ function showSignIn(message) {
   signInView.show();
 }
 
-async function enterPortal(session) {
+async function enterPortal(session: Session): Promise<void> {
   const address = byId('session-address');
   address.textContent = shortAddress(session.address);
   address.title = session.address;
@@ -123,7 +124,7 @@ async function enterPortal(session) {
   await workspaces.load();
 }
 
-async function signOut(button) {
+async function signOut(button: HTMLButtonElement): Promise<void> {
   await busy(button, async () => {
     try {
       await api.post('/auth/logout');
@@ -134,20 +135,21 @@ async function signOut(button) {
   });
 }
 
-async function start() {
+async function start(): Promise<void> {
   onSessionLost(() => showSignIn('Your session has ended. Sign in again to continue.'));
   window.addEventListener('hashchange', () => route(true));
   if (window.location.origin !== config.origin) {
-    const link = byId('origin-link');
+    const link = byId('origin-link', HTMLAnchorElement);
     link.href = `${config.origin}/portal`;
     link.textContent = `${config.origin}/portal`;
     show(byId('origin-warning'), true);
   }
-  byId('sign-out').addEventListener('click', (event) => signOut(event.currentTarget));
+  const signOutButton = byId('sign-out', HTMLButtonElement);
+  signOutButton.addEventListener('click', () => signOut(signOutButton));
 
-  let session;
+  let session: Session | undefined;
   try {
-    session = await api.get('/auth/session');
+    session = await api.get<Session>('/auth/session');
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 401)) throw error;
   }
@@ -155,8 +157,8 @@ async function start() {
   else showSignIn();
 }
 
-start().catch((error) => {
+start().catch((error: unknown) => {
   show(byId('loading'), false);
-  if (error?.sessionLost) return;
-  notify(`The portal could not start: ${error.message}`);
+  if (error instanceof ApiError && error.sessionLost) return;
+  notify(`The portal could not start: ${error instanceof Error ? error.message : String(error)}`);
 });

@@ -1,16 +1,19 @@
 // The settings panel: the workspace profile buyers see, and the checkout return origins.
 import { api, workspacePath } from './api.js';
-import { bindCounter, busy, byId, formError, notify, reportError } from './dom.js';
+import type { CheckoutSettings, Workspace } from './api-types.js';
+import { bindCounter, busy, byId, field, formError, notify, reportError, submitButton } from './dom.js';
 
 /** `onProfileSaved(workspace)` runs with the workspace as the server saved it. */
-export function createSettingsView({ onProfileSaved }) {
-  const profile = byId('profile-form');
-  const description = byId('profile-description-input');
+export function createSettingsView({ onProfileSaved }: { readonly onProfileSaved: (workspace: Workspace) => void }): {
+  show(selected: Workspace): Promise<void>;
+} {
+  const profile = byId('profile-form', HTMLFormElement);
+  const description = byId('profile-description-input', HTMLTextAreaElement);
   const updateCounter = bindCounter(description, byId('profile-description-count'));
-  const origins = byId('origins-form');
-  let workspace;
+  const origins = byId('origins-form', HTMLFormElement);
+  let workspace: Workspace | undefined;
 
-  const lines = (text) =>
+  const lines = (text: string) =>
     text
       .split(/[\n,]/)
       .map((line) => line.trim())
@@ -18,15 +21,19 @@ export function createSettingsView({ onProfileSaved }) {
 
   profile.addEventListener('submit', (event) => {
     event.preventDefault();
-    const name = profile.elements.name.value.trim();
+    const name = field(profile, 'name').value.trim();
     if (name === '') return formError(profile, 'The workspace needs a name.');
     if (!updateCounter())
       return formError(profile, `The description is too long: at most ${description.dataset.max} characters.`);
     formError(profile);
     const target = workspace;
-    busy(profile.querySelector('[type=submit]'), async () => {
+    if (!target) return;
+    busy(submitButton(profile), async () => {
       try {
-        const saved = await api.patch(workspacePath(target.id), { name, description: description.value.trim() });
+        const saved = await api.patch<Workspace>(workspacePath(target.id), {
+          name,
+          description: description.value.trim(),
+        });
         workspace = saved;
         onProfileSaved(saved);
         notify('Profile saved.', 'success');
@@ -40,13 +47,14 @@ export function createSettingsView({ onProfileSaved }) {
     event.preventDefault();
     formError(origins);
     const target = workspace;
-    busy(origins.querySelector('[type=submit]'), async () => {
+    if (!target) return;
+    busy(submitButton(origins), async () => {
       try {
-        const saved = await api.put(workspacePath(target.id, 'checkout-settings'), {
-          origins: lines(origins.elements.origins.value),
+        const saved = await api.put<CheckoutSettings>(workspacePath(target.id, 'checkout-settings'), {
+          origins: lines(field(origins, 'origins').value),
         });
         // The server's spelling (lowercase host, no :443), so what is shown is what is enforced.
-        origins.elements.origins.value = saved.origins.join('\n');
+        field(origins, 'origins').value = saved.origins.join('\n');
         notify(
           saved.origins.length === 0
             ? 'No return origins: invoices cannot carry return links.'
@@ -62,19 +70,19 @@ export function createSettingsView({ onProfileSaved }) {
   return {
     async show(selected) {
       workspace = selected;
-      profile.elements.name.value = selected.name;
+      field(profile, 'name').value = selected.name;
       description.value = selected.description;
       updateCounter();
       formError(profile);
       formError(origins);
       // Not editable until the saved list is in, so nothing typed meanwhile is overwritten.
-      const field = origins.elements.origins;
-      field.disabled = true;
+      const list = field(origins, 'origins');
+      list.disabled = true;
       try {
-        const saved = await api.get(workspacePath(selected.id, 'checkout-settings'));
-        if (workspace === selected) field.value = saved.origins.join('\n');
+        const saved = await api.get<CheckoutSettings>(workspacePath(selected.id, 'checkout-settings'));
+        if (workspace === selected) list.value = saved.origins.join('\n');
       } finally {
-        field.disabled = false;
+        list.disabled = false;
       }
     },
   };

@@ -4,7 +4,7 @@
 import { byId, copyFrom, show } from './dom.js';
 
 /** Binds the `#<prefix>-secret-box` markup that sections/api.ts renders. */
-export function secretBox(prefix) {
+export function secretBox(prefix: string): { reveal(secret: string): void; hide(): void } {
   const box = byId(`${prefix}-secret-box`);
   const value = byId(`${prefix}-secret-value`);
   const copy = byId(`${prefix}-copy-secret`);
@@ -15,7 +15,7 @@ export function secretBox(prefix) {
   copy.addEventListener('click', () => copyFrom(value, copy));
   byId(`${prefix}-dismiss-secret`).addEventListener('click', hide);
   return {
-    reveal(secret) {
+    reveal(secret: string) {
       value.textContent = secret;
       show(box, true);
       box.scrollIntoView({ block: 'center', behavior: 'smooth' });
