@@ -1,5 +1,6 @@
 import { html, jsonScript, type Html } from './html.js';
 import { ASSET_BASE, PORTAL_SCRIPT } from './portal.assets.js';
+import { ids } from './portal.ids.js';
 
 /** What every portal page tells its script. Read by client/app.ts from `#portal-config`. */
 export interface PortalClientConfig {
@@ -43,19 +44,19 @@ ${
   html`<script type="module" src="/demo-wallet.js"></script>
 `
 }<script type="module" src="${ASSET_BASE}${PORTAL_SCRIPT}"></script>
-${jsonScript('portal-config', config)}
+${jsonScript(ids.portalConfig, config)}
 </head>
 <body>
 <header class="topbar">
   <a class="brand" href="/portal">Invoice Service <span class="muted">portal</span></a>
   <nav class="topnav"><a href="/docs">API reference</a></nav>
-  <div id="session" class="session" hidden>
-    <code id="session-address" class="address"></code>
-    <button type="button" id="sign-out" class="secondary small">Sign out</button>
+  <div id="${ids.session}" class="session" hidden>
+    <code id="${ids.sessionAddress}" class="address"></code>
+    <button type="button" id="${ids.signOut}" class="secondary small">Sign out</button>
   </div>
 </header>
 <main>
-<div id="notice" class="notice" role="alert" hidden></div>
+<div id="${ids.notice}" class="notice" role="alert" hidden></div>
 <noscript><p class="notice">The portal needs JavaScript and a browser wallet. The API itself works without either: see the <a href="/docs">API reference</a>.</p></noscript>
 ${body}
 </main>

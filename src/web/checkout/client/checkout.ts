@@ -7,6 +7,7 @@ import { byId } from './dom.js';
 import { renderReceipt } from './receipt.js';
 import { serverClock } from './time.js';
 import { type PayNetwork, type Wallet, discoverWallets, signPayment, wallets } from './wallet.js';
+import { ids, statusNoticeIds } from '../checkout.ids.js';
 
 type Status = CheckoutDetails['status'];
 /**
@@ -18,7 +19,7 @@ type ShownDetails = Omit<CheckoutDetails, 'payment'> & {
 };
 
 const $ = (id: string) => document.getElementById(id);
-const config = JSON.parse(byId('checkout-config').textContent ?? '') as CheckoutClientConfig;
+const config = JSON.parse(byId(ids.config).textContent ?? '') as CheckoutClientConfig;
 const pageHadNetworks = config.details.networks.length > 0;
 const clock = serverClock(config.details.serverTime, () => performance.now());
 let details: ShownDetails = config.details;
@@ -39,23 +40,23 @@ const show = (node: HTMLElement | null, visible: boolean) => {
 
 function render(): void {
   const status = effectiveStatus();
-  const badge = byId('status');
+  const badge = byId(ids.status);
   badge.textContent = STATUS_LABELS[status] ?? status;
   badge.dataset.status = status;
-  byId('countdown').textContent = formatRemaining(Date.parse(details.expiresAt) - clock.now());
-  show($('time-left'), status === 'open');
-  show($('deadline-line'), status !== 'paid'); // a paid invoice's deadline no longer matters
+  byId(ids.countdown).textContent = formatRemaining(Date.parse(details.expiresAt) - clock.now());
+  show($(ids.timeLeft), status === 'open');
+  show($(ids.deadlineLine), status !== 'paid'); // a paid invoice's deadline no longer matters
   renderReceipt(status === 'paid' ? details.receipt : null);
-  show($('print-receipt'), status === 'paid' && Boolean(details.receipt));
-  for (const name of ['processing', 'paid', 'expired', 'cancelled']) show($(`notice-${name}`), status === name);
+  show($(ids.printReceipt), status === 'paid' && Boolean(details.receipt));
+  for (const [name, id] of Object.entries(statusNoticeIds)) show($(id), status === name);
   const failure = status === 'open' && details.payment?.status === 'failed' ? details.payment.failureReason : null;
-  byId('failure-reason').textContent = failure ? failureText(failure) : '';
-  show($('notice-failed'), Boolean(failure));
+  byId(ids.failureReason).textContent = failure ? failureText(failure) : '';
+  show($(ids.noticeFailed), Boolean(failure));
   // A page drawn without payment options (not open then) offers a reload when the merchant reopens the link.
-  show($('notice-reopened'), status === 'open' && !pageHadNetworks);
-  show($('pay'), status === 'open');
+  show($(ids.noticeReopened), status === 'open' && !pageHadNetworks);
+  show($(ids.pay), status === 'open');
   const back = status === 'paid' ? details.successUrl : details.cancelUrl;
-  const link = byId('back-link', HTMLAnchorElement);
+  const link = byId(ids.backLink, HTMLAnchorElement);
   if (back && /^https?:\/\//i.test(back)) link.href = back;
   show(link, Boolean(back));
 }
@@ -138,7 +139,7 @@ function schedulePoll(delayMs?: number): void {
 }
 
 function tick(): void {
-  const before = byId('status').dataset.status;
+  const before = byId(ids.status).dataset.status;
   render();
   // The timer just ran out: ask the server at once, it enforces the deadline.
   if (before === 'open' && effectiveStatus() !== 'open') schedulePoll(0);
@@ -177,10 +178,10 @@ const errorMessage = (error: unknown): string => (error instanceof Error ? error
 
 async function payWith(wallet: Wallet, button: HTMLButtonElement): Promise<void> {
   const network = selectedNetwork();
-  const buttons = [...byId('wallets').querySelectorAll('button')];
+  const buttons = [...byId(ids.wallets).querySelectorAll('button')];
   buttons.forEach((b) => (b.disabled = true));
-  message('wallet-error');
-  const step = (text: string) => (byId('wallet-status').textContent = text);
+  message(ids.walletError);
+  const step = (text: string) => (byId(ids.walletStatus).textContent = text);
   try {
     if (!network) throw new Error('This invoice cannot take a payment now.');
     const payment = await signPayment(wallet, network, refresh, step);
@@ -190,7 +191,7 @@ async function payWith(wallet: Wallet, button: HTMLButtonElement): Promise<void>
     submitted();
   } catch (error) {
     step('');
-    message('wallet-error', errorMessage(error));
+    message(ids.walletError, errorMessage(error));
     await refresh().catch(() => {});
   } finally {
     buttons.forEach((b) => (b.disabled = false));
@@ -199,7 +200,7 @@ async function payWith(wallet: Wallet, button: HTMLButtonElement): Promise<void>
 }
 
 function renderWallets(): void {
-  const list = byId('wallets');
+  const list = byId(ids.wallets);
   const found = wallets();
   list.replaceChildren(
     ...found.map((wallet) => {
@@ -215,14 +216,14 @@ function renderWallets(): void {
       return button;
     }),
   );
-  show($('no-wallet'), found.length === 0 && walletGraceOver);
+  show($(ids.noWallet), found.length === 0 && walletGraceOver);
 }
 
 // Wallets announce themselves within moments of the page loading; after this, "no wallet" is the answer.
 let walletGraceOver = false;
 window.setTimeout(() => {
   walletGraceOver = true;
-  if ($('wallets')) renderWallets();
+  if ($(ids.wallets)) renderWallets();
 }, 600);
 
 async function copy(button: HTMLElement): Promise<void> {
@@ -241,27 +242,27 @@ async function copy(button: HTMLElement): Promise<void> {
 
 async function submitHash(event: SubmitEvent): Promise<void> {
   event.preventDefault();
-  const input = byId('tx-hash', HTMLInputElement);
+  const input = byId(ids.txHash, HTMLInputElement);
   const txHash = input.value.trim();
   if (!/^0x[0-9a-fA-F]{64}$/.test(txHash))
-    return message('tx-error', 'A transaction hash is 0x followed by 64 hexadecimal characters.');
-  const submitter = event.submitter ?? byId('tx-form').querySelector('button');
+    return message(ids.txError, 'A transaction hash is 0x followed by 64 hexadecimal characters.');
+  const submitter = event.submitter ?? byId(ids.txForm).querySelector('button');
   const button = submitter instanceof HTMLButtonElement ? submitter : undefined;
   if (button) button.disabled = true;
-  message('tx-error');
+  message(ids.txError);
   try {
     await request('transactions', { network: selectedNetwork()?.name, txHash });
     input.value = '';
     submitted();
   } catch (error) {
-    message('tx-error', errorMessage(error));
+    message(ids.txError, errorMessage(error));
   } finally {
     if (button) button.disabled = false;
   }
 }
 
 function start(): void {
-  const deadline = byId('deadline');
+  const deadline = byId(ids.deadline);
   deadline.textContent = new Date(details.expiresAt).toLocaleString(undefined, {
     dateStyle: 'medium',
     timeStyle: 'short',
@@ -270,17 +271,17 @@ function start(): void {
     button.addEventListener('click', () => copy(button));
     show(button, true);
   }
-  byId('print-receipt').addEventListener('click', () => window.print());
-  if ($('pay')) {
+  byId(ids.printReceipt).addEventListener('click', () => window.print());
+  if ($(ids.pay)) {
     // On a phone the wallet-app link is the way to pay; the QR code is for a second device.
     if (window.matchMedia('(max-width: 59.99rem)').matches)
       for (const box of document.querySelectorAll<HTMLDetailsElement>('.qr-box')) box.open = false;
     for (const radio of document.querySelectorAll('input[name="network"]'))
       radio.addEventListener('change', showNetwork);
     showNetwork();
-    byId('tx-form', HTMLFormElement).addEventListener('submit', submitHash);
-    show($('tx-form'), true);
-    show($('wallet-pay'), true);
+    byId(ids.txForm, HTMLFormElement).addEventListener('submit', submitHash);
+    show($(ids.txForm), true);
+    show($(ids.walletPay), true);
     discoverWallets(renderWallets);
     renderWallets();
   }

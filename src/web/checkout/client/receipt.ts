@@ -4,26 +4,27 @@ import { chainName } from '../../../chain/chain-names.js';
 import type { CheckoutDetails } from '../checkout.page.js';
 import { shortHash } from '../checkout.text.js';
 import { byId } from './dom.js';
+import { ids } from '../checkout.ids.js';
 
 export type CheckoutReceipt = NonNullable<CheckoutDetails['receipt']>;
 
 /** Fills `#receipt` from the details' `receipt`, or hides it when there is none (not paid). */
 export function renderReceipt(receipt: CheckoutReceipt | null): void {
-  const section = byId('receipt');
+  const section = byId(ids.receipt);
   section.hidden = !receipt;
   if (!receipt) return;
-  const paidAt = byId('receipt-paid-at', HTMLTimeElement);
+  const paidAt = byId(ids.receiptPaidAt, HTMLTimeElement);
   paidAt.dateTime = receipt.paidAt;
   paidAt.textContent = new Date(receipt.paidAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
   const { label, testnet } = chainName(receipt.chainId, receipt.network);
   const name = Object.assign(document.createElement('strong'), { textContent: label });
   const badge = Object.assign(document.createElement('span'), { className: 'badge testnet', textContent: 'Testnet' });
-  byId('receipt-network').replaceChildren(...(testnet ? [name, ' ', badge] : [name]));
-  const hash = byId('receipt-tx');
+  byId(ids.receiptNetwork).replaceChildren(...(testnet ? [name, ' ', badge] : [name]));
+  const hash = byId(ids.receiptTx);
   hash.textContent = shortHash(receipt.transactionHash);
   hash.title = receipt.transactionHash;
   hash.dataset.full = receipt.transactionHash;
-  const link = byId('receipt-tx-link', HTMLAnchorElement);
+  const link = byId(ids.receiptTxLink, HTMLAnchorElement);
   // Built by the server from the operator's https explorer URL; checked again so no other scheme links.
   const url = receipt.transactionUrl;
   if (url && /^https:\/\//i.test(url)) link.href = url;

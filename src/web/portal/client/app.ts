@@ -17,9 +17,10 @@ import { createSignInView } from './signin.js';
 import { createStatementView } from './statement.js';
 import { createWebhookView } from './webhook.js';
 import { createWorkspacesView } from './workspaces.js';
+import { ids } from '../portal.ids.js';
 
 /** Rendered by the server: { origin, chainIds, webhookRetrySchedule }. */
-const config = JSON.parse(byId('portal-config').textContent ?? '') as PortalClientConfig;
+const config = JSON.parse(byId(ids.portalConfig).textContent ?? '') as PortalClientConfig;
 
 let workspace: Workspace | undefined;
 const overview = createOverviewView({ retrySchedule: config.webhookRetrySchedule ?? [] });
@@ -93,7 +94,7 @@ function route(moveFocus = false): void {
 function select(selected: Workspace | undefined): void {
   const switched = workspace !== undefined && selected?.id !== workspace.id;
   workspace = selected;
-  show(byId('workspace-area'), Boolean(selected));
+  show(byId(ids.workspaceArea), Boolean(selected));
   if (!selected) return;
   refreshIssues();
   // An invoice or automation of the previous workspace is not in this one.
@@ -105,22 +106,22 @@ function select(selected: Workspace | undefined): void {
 function showSignIn(message?: string): void {
   workspace = undefined;
   workspaces.reset();
-  show(byId('loading'), false);
-  show(byId('session'), false);
-  show(byId('signed-in'), false);
-  show(byId('signed-out'), true);
+  show(byId(ids.loading), false);
+  show(byId(ids.session), false);
+  show(byId(ids.signedIn), false);
+  show(byId(ids.signedOut), true);
   notify(message, 'info');
   signInView.show();
 }
 
 async function enterPortal(session: Session): Promise<void> {
-  const address = byId('session-address');
+  const address = byId(ids.sessionAddress);
   address.textContent = shortAddress(session.address);
   address.title = session.address;
-  show(byId('loading'), false);
-  show(byId('signed-out'), false);
-  show(byId('session'), true);
-  show(byId('signed-in'), true);
+  show(byId(ids.loading), false);
+  show(byId(ids.signedOut), false);
+  show(byId(ids.session), true);
+  show(byId(ids.signedIn), true);
   await workspaces.load();
 }
 
@@ -139,12 +140,12 @@ async function start(): Promise<void> {
   onSessionLost(() => showSignIn('Your session has ended. Sign in again to continue.'));
   window.addEventListener('hashchange', () => route(true));
   if (window.location.origin !== config.origin) {
-    const link = byId('origin-link', HTMLAnchorElement);
+    const link = byId(ids.originLink, HTMLAnchorElement);
     link.href = `${config.origin}/portal`;
     link.textContent = `${config.origin}/portal`;
-    show(byId('origin-warning'), true);
+    show(byId(ids.originWarning), true);
   }
-  const signOutButton = byId('sign-out', HTMLButtonElement);
+  const signOutButton = byId(ids.signOut, HTMLButtonElement);
   signOutButton.addEventListener('click', () => signOut(signOutButton));
 
   let session: Session | undefined;
@@ -158,7 +159,7 @@ async function start(): Promise<void> {
 }
 
 start().catch((error: unknown) => {
-  show(byId('loading'), false);
+  show(byId(ids.loading), false);
   if (error instanceof ApiError && error.sessionLost) return;
   notify(`The portal could not start: ${error instanceof Error ? error.message : String(error)}`);
 });

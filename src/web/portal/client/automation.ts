@@ -4,6 +4,7 @@ import { api, serverNow, workspacePath } from './api.js';
 import type { Automation, Invoice, InvoiceList, Workspace } from './api-types.js';
 import { describeSchedule, scheduleDate } from './automations.js';
 import { badge, busy, byId, el, fillFacts, formatAmount, notify, pagedList, reportError, show, timeEl } from './dom.js';
+import { ids } from '../portal.ids.js';
 
 const PAGE = 25;
 const WINDOWS: Readonly<Record<number, string>> = { 3600: '1 hour', 86400: '1 day', 432000: '5 days' };
@@ -37,7 +38,7 @@ function invoiceRow(invoice: Invoice): HTMLElement {
 export function createAutomationView({ onChange }: { readonly onChange: () => void }): {
   show(selected: Workspace, automationId: string): Promise<void>;
 } {
-  const card = byId('automation-detail');
+  const card = byId(ids.automationDetail);
   let workspace: Workspace;
   /** The automation shown; only its id until the first answer arrives. */
   let automation: Automation | { readonly id: string; readonly name?: undefined };
@@ -45,9 +46,9 @@ export function createAutomationView({ onChange }: { readonly onChange: () => vo
   let refresh: number | undefined;
 
   const invoices = pagedList({
-    rows: byId('automation-invoice-rows'),
-    more: byId('automation-invoices-more', HTMLButtonElement),
-    status: byId('automation-invoices-status'),
+    rows: byId(ids.automationInvoiceRows),
+    more: byId(ids.automationInvoicesMore, HTMLButtonElement),
+    status: byId(ids.automationInvoicesStatus),
     empty: 'None yet: the first one is created at the first date above.',
     render: invoiceRow,
     fetchPage: async (ws, cursor) => {
@@ -60,12 +61,12 @@ export function createAutomationView({ onChange }: { readonly onChange: () => vo
 
   function render(automation: Automation): void {
     const { template, schedule } = automation;
-    byId('automation-name-heading').textContent = automation.name;
-    byId('automation-status').replaceWith(Object.assign(badge(automation.status), { id: 'automation-status' }));
-    const reason = byId('automation-paused-reason');
+    byId(ids.automationNameHeading).textContent = automation.name;
+    byId(ids.automationStatus).replaceWith(Object.assign(badge(automation.status), { id: ids.automationStatus }));
+    const reason = byId(ids.automationPausedReason);
     reason.textContent = automation.pausedReason ? `Paused: ${automation.pausedReason.message}` : '';
     show(reason, Boolean(automation.pausedReason));
-    fillFacts(byId('automation-facts'), [
+    fillFacts(byId(ids.automationFacts), [
       ['Amount', `${formatAmount(template.amount)} USDC`],
       ['Payment window', WINDOWS[template.expiresIn ?? 3600] ?? `${template.expiresIn} s`],
       ['Order reference', template.externalId ? el('code', {}, template.externalId) : undefined],
@@ -83,11 +84,11 @@ export function createAutomationView({ onChange }: { readonly onChange: () => vo
       ],
       ['Automation id', el('code', {}, automation.id)],
     ]);
-    byId('automation-upcoming').replaceChildren(...automation.upcoming.map((iso) => el('li', {}, scheduleDate(iso))));
-    show(byId('automation-upcoming-none'), automation.upcoming.length === 0);
-    show(byId('automation-pause'), automation.status === 'active');
-    show(byId('automation-resume'), automation.status === 'paused');
-    show(byId('automation-actions'), automation.status !== 'ended');
+    byId(ids.automationUpcoming).replaceChildren(...automation.upcoming.map((iso) => el('li', {}, scheduleDate(iso))));
+    show(byId(ids.automationUpcomingNone), automation.upcoming.length === 0);
+    show(byId(ids.automationPause), automation.status === 'active');
+    show(byId(ids.automationResume), automation.status === 'paused');
+    show(byId(ids.automationActions), automation.status !== 'ended');
   }
 
   async function load(): Promise<void> {
@@ -128,9 +129,9 @@ export function createAutomationView({ onChange }: { readonly onChange: () => vo
     });
   }
 
-  const pause = byId('automation-pause', HTMLButtonElement);
-  const resume = byId('automation-resume', HTMLButtonElement);
-  const end = byId('automation-end-now', HTMLButtonElement);
+  const pause = byId(ids.automationPause, HTMLButtonElement);
+  const resume = byId(ids.automationResume, HTMLButtonElement);
+  const end = byId(ids.automationEndNow, HTMLButtonElement);
   pause.addEventListener('click', () => act(pause, 'pause'));
   resume.addEventListener('click', () => act(resume, 'resume'));
   end.addEventListener('click', () => {
@@ -143,10 +144,10 @@ export function createAutomationView({ onChange }: { readonly onChange: () => vo
     async show(selected, automationId) {
       workspace = selected;
       automation = { id: automationId };
-      byId('automation-name-heading').textContent = 'Loading…';
-      for (const id of ['automation-facts', 'automation-upcoming']) byId(id).replaceChildren();
+      byId(ids.automationNameHeading).textContent = 'Loading…';
+      for (const id of [ids.automationFacts, ids.automationUpcoming]) byId(id).replaceChildren();
       invoices.reset();
-      show(byId('automation-actions'), false);
+      show(byId(ids.automationActions), false);
       await load();
     },
   };

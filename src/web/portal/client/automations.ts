@@ -16,6 +16,7 @@ import {
   submitButton,
   timeEl,
 } from './dom.js';
+import { ids } from '../portal.ids.js';
 
 /** The `schedule` of POST /automations (and of the preview's query). */
 type ScheduleFields = {
@@ -96,15 +97,15 @@ function scheduleOf(form: HTMLFormElement): ScheduleFields {
 export function createAutomationsView({ onCreated }: { readonly onCreated: (automation: Automation) => void }): {
   show(selected: Workspace): Promise<void>;
 } {
-  const form = byId('automation-form', HTMLFormElement);
-  const previewList = byId('automation-preview');
-  const previewStatus = byId('automation-preview-status');
+  const form = byId(ids.automationForm, HTMLFormElement);
+  const previewList = byId(ids.automationPreview);
+  const previewStatus = byId(ids.automationPreviewStatus);
   let workspace: Workspace | undefined;
 
   const list = pagedList({
-    rows: byId('automation-rows'),
-    more: byId('automation-more', HTMLButtonElement),
-    status: byId('automation-list-status'),
+    rows: byId(ids.automationRows),
+    more: byId(ids.automationMore, HTMLButtonElement),
+    status: byId(ids.automationListStatus),
     empty: 'No automations yet. Create one below.',
     render: row,
     fetchPage: async (ws, cursor) => {

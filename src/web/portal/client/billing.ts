@@ -4,6 +4,7 @@ import { ApiError, api, newIdempotencyKey, workspacePath } from './api.js';
 import type { Billing, CreditPurchase, CreditPurchaseList, Ledger, Workspace } from './api-types.js';
 import { badge, busy, byId, el, formatAmount, pagedList, reportError, show, timeEl } from './dom.js';
 import { createPurchaseView } from './purchase.js';
+import { ids } from '../portal.ids.js';
 
 const PAGE = 25;
 
@@ -80,17 +81,17 @@ function purchaseRow(purchase: CreditPurchase, open: (id: string) => void): HTML
 export function createBillingView({ onChange }: { readonly onChange: () => void }): {
   show(selected: Workspace): Promise<void>;
 } {
-  const packages = byId('package-list');
-  const unavailable = byId('purchases-unavailable');
+  const packages = byId(ids.packageList);
+  const unavailable = byId(ids.purchasesUnavailable);
   let workspace: Workspace | undefined;
   // One Idempotency-Key per package a click asks for: a retry after a lost answer reuses it, so it
   // cannot make a second purchase; a success starts a new one.
   const attempts = new Map<string, string>();
 
   const purchases = pagedList({
-    rows: byId('purchase-rows'),
-    more: byId('purchase-more', HTMLButtonElement),
-    status: byId('purchase-list-status'),
+    rows: byId(ids.purchaseRows),
+    more: byId(ids.purchaseMore, HTMLButtonElement),
+    status: byId(ids.purchaseListStatus),
     empty: 'No purchases yet.',
     render: (purchase: CreditPurchase) =>
       purchaseRow(purchase, (id) => {
@@ -104,9 +105,9 @@ export function createBillingView({ onChange }: { readonly onChange: () => void 
     },
   });
   const ledger = pagedList({
-    rows: byId('ledger-rows'),
-    more: byId('ledger-more', HTMLButtonElement),
-    status: byId('ledger-status'),
+    rows: byId(ids.ledgerRows),
+    more: byId(ids.ledgerMore, HTMLButtonElement),
+    status: byId(ids.ledgerStatus),
     empty: 'No entries.',
     render: ledgerRow,
     fetchPage: async (ws, cursor) => {
@@ -120,9 +121,9 @@ export function createBillingView({ onChange }: { readonly onChange: () => void 
   async function loadBalance(selected: Workspace): Promise<Billing | undefined> {
     const billing = await api.get<Billing>(workspacePath(selected.id, 'billing'));
     if (workspace !== selected) return undefined;
-    byId('billing-tab-balance').textContent = String(billing.creditBalance);
-    byId('billing-tab-available').textContent = String(billing.availableCredits);
-    show(byId('billing-tab-grant-note'), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
+    byId(ids.billingTabBalance).textContent = String(billing.creditBalance);
+    byId(ids.billingTabAvailable).textContent = String(billing.availableCredits);
+    show(byId(ids.billingTabGrantNote), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
     return billing;
   }
 
@@ -202,7 +203,7 @@ export function createBillingView({ onChange }: { readonly onChange: () => void 
         purchases.load(selected).catch((error) => {
           if (!(error instanceof ApiError && error.code === 'purchases_unavailable')) throw error;
           showUnavailable(error);
-          byId('purchase-list-status').textContent = 'Credit purchases are not available on this service.';
+          byId(ids.purchaseListStatus).textContent = 'Credit purchases are not available on this service.';
         }),
         ledger.load(selected),
       ]);

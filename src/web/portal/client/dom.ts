@@ -2,6 +2,7 @@
 import type { ApiError } from './api.js';
 import type { Workspace } from './api-types.js';
 import { byId } from '../../checkout/client/dom.js';
+import { ids } from '../portal.ids.js';
 
 export { byId };
 
@@ -70,7 +71,7 @@ let noticeTimer: number | undefined;
 
 /** The page-wide message line at the top; `undefined` hides it. Errors stay, other kinds fade after a while. */
 export function notify(message: string | undefined, kind: 'error' | 'info' | 'success' = 'error'): void {
-  const node = byId('notice');
+  const node = byId(ids.notice);
   window.clearTimeout(noticeTimer);
   node.textContent = message ?? '';
   node.className = `notice ${kind}`;

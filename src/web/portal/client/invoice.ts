@@ -16,6 +16,7 @@ import {
   show,
   timeEl,
 } from './dom.js';
+import { ids } from '../portal.ids.js';
 
 /** Timeline kinds (GET …/timeline) in words; `record` adds the details that kind carries. */
 const KINDS: Readonly<Record<TimelineRecord['kind'], (record: TimelineRecord) => string>> = {
@@ -46,7 +47,7 @@ const REFRESH_MS: Readonly<Partial<Record<Invoice['status'], number>>> = { open:
 export function createInvoiceView({ onChange }: { readonly onChange: () => void }): {
   show(selected: Workspace, invoiceId: string): Promise<void>;
 } {
-  const card = byId('invoice-detail');
+  const card = byId(ids.invoiceDetail);
   let workspace: Workspace;
   /** The invoice shown; only its id until the first answer arrives. */
   let invoice: Invoice | { readonly id: string; readonly status?: undefined };
@@ -61,9 +62,9 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
     button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom ?? ''), button));
 
   function renderInvoice(invoice: Invoice): void {
-    byId('invoice-number').textContent = invoice.number;
-    byId('invoice-status').replaceWith(Object.assign(badge(invoice.status), { id: 'invoice-status' }));
-    fillFacts(byId('invoice-facts'), [
+    byId(ids.invoiceNumber).textContent = invoice.number;
+    byId(ids.invoiceStatus).replaceWith(Object.assign(badge(invoice.status), { id: ids.invoiceStatus }));
+    fillFacts(byId(ids.invoiceFacts), [
       ['Amount', `${formatAmount(invoice.amount)} USDC`],
       ['Order reference', invoice.externalId ?? undefined],
       [
@@ -85,15 +86,15 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
       ['Receiving wallet', el('code', {}, invoice.payTo)],
       ['Link version', String(invoice.linkVersion)],
     ]);
-    byId('invoice-checkout-url').textContent = invoice.checkoutUrl;
-    byId('invoice-checkout-open', HTMLAnchorElement).href = invoice.checkoutUrl;
-    byId('invoice-url').textContent = invoice.url;
-    show(byId('invoice-actions'), CHANGEABLE.has(invoice.status));
-    byId('renew-expires', HTMLSelectElement).value = String(invoice.expiresIn);
+    byId(ids.invoiceCheckoutUrl).textContent = invoice.checkoutUrl;
+    byId(ids.invoiceCheckoutOpen, HTMLAnchorElement).href = invoice.checkoutUrl;
+    byId(ids.invoiceUrl).textContent = invoice.url;
+    show(byId(ids.invoiceActions), CHANGEABLE.has(invoice.status));
+    byId(ids.renewExpires, HTMLSelectElement).value = String(invoice.expiresIn);
   }
 
   function renderTimeline(timeline: Timeline): void {
-    byId('invoice-timeline').replaceChildren(
+    byId(ids.invoiceTimeline).replaceChildren(
       ...timeline.records.map((record) =>
         el(
           'li',
@@ -104,13 +105,13 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
         ),
       ),
     );
-    show(byId('invoice-timeline-note'), timeline.truncated);
+    show(byId(ids.invoiceTimelineNote), timeline.truncated);
   }
 
   function renderReceipt(receipt: Receipt | undefined): void {
-    show(byId('invoice-receipt'), Boolean(receipt));
+    show(byId(ids.invoiceReceipt), Boolean(receipt));
     if (!receipt) return;
-    fillFacts(byId('receipt-facts'), [
+    fillFacts(byId(ids.receiptFacts), [
       ['Amount', `${formatAmount(receipt.amount)} USDC on ${receipt.network}`],
       ['Paid', timeEl(receipt.paidAt)],
       ['Payer', receipt.payer ? el('code', {}, receipt.payer) : undefined],
@@ -212,7 +213,7 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
   /** The invoice on screen, once loaded: the actions are shown only then. */
   const loaded = (): Invoice | undefined => ('number' in invoice ? invoice : undefined);
 
-  const cancelButton = byId('cancel-invoice', HTMLButtonElement);
+  const cancelButton = byId(ids.cancelInvoice, HTMLButtonElement);
   cancelButton.addEventListener('click', () => {
     const shown = loaded();
     if (!shown) return;
@@ -220,10 +221,10 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
     if (window.confirm(question)) act(cancelButton, shown, 'cancel');
   });
   // Renewing spends credits (the window's tariff), so it asks first, like cancelling.
-  const renewButton = byId('renew-invoice', HTMLButtonElement);
+  const renewButton = byId(ids.renewInvoice, HTMLButtonElement);
   renewButton.addEventListener('click', () => {
     const shown = loaded();
-    const choice = byId('renew-expires', HTMLSelectElement).selectedOptions[0];
+    const choice = byId(ids.renewExpires, HTMLSelectElement).selectedOptions[0];
     if (!shown || !choice) return;
     const credits = Number(choice.dataset.credits);
     const question = `Renew ${shown.number} for ${choice.dataset.label}?\n\nThis costs ${credits} credit${credits === 1 ? '' : 's'}. The payment link stays the same.`;
@@ -234,10 +235,10 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
     async show(selected, invoiceId) {
       workspace = selected;
       invoice = { id: invoiceId };
-      byId('invoice-number').textContent = 'Loading…';
-      for (const id of ['invoice-facts', 'invoice-timeline']) byId(id).replaceChildren();
-      show(byId('invoice-actions'), false);
-      show(byId('invoice-receipt'), false);
+      byId(ids.invoiceNumber).textContent = 'Loading…';
+      for (const id of [ids.invoiceFacts, ids.invoiceTimeline]) byId(id).replaceChildren();
+      show(byId(ids.invoiceActions), false);
+      show(byId(ids.invoiceReceipt), false);
       await load();
     },
   };

@@ -15,6 +15,7 @@ import {
   submitButton,
   timeEl,
 } from './dom.js';
+import { ids } from '../portal.ids.js';
 
 const PAGE = 25;
 
@@ -48,13 +49,13 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
   startCreate(): void;
   show(selected: Workspace): Promise<void>;
 } {
-  const rows = byId('invoice-rows');
-  const more = byId('invoice-more', HTMLButtonElement);
-  const status = byId('invoice-list-status');
-  const searchForm = byId('invoice-search', HTMLFormElement);
-  const filters = byId('invoice-filters', HTMLFieldSetElement);
-  const clear = byId('invoice-search-clear');
-  const form = byId('invoice-form', HTMLFormElement);
+  const rows = byId(ids.invoiceRows);
+  const more = byId(ids.invoiceMore, HTMLButtonElement);
+  const status = byId(ids.invoiceListStatus);
+  const searchForm = byId(ids.invoiceSearch, HTMLFormElement);
+  const filters = byId(ids.invoiceFilters, HTMLFieldSetElement);
+  const clear = byId(ids.invoiceSearchClear);
+  const form = byId(ids.invoiceForm, HTMLFormElement);
   let workspace: Workspace | undefined;
   let query = ''; // a search replaces the status filter until cleared
   let cursor: string | null = null;
@@ -96,7 +97,7 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
     show(more, cursor !== null);
     const shown = rows.children.length;
     // An empty table under "No invoices yet" would read as a broken list: the message stands alone.
-    show(byId('invoice-table'), shown > 0);
+    show(byId(ids.invoiceTable), shown > 0);
     status.textContent =
       shown > 0
         ? ''
@@ -127,8 +128,8 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
   });
   more.addEventListener('click', () => busy(more, () => load(true).catch((error) => reportError(error))));
 
-  const exportButton = byId('invoice-export', HTMLButtonElement);
-  const exportStatus = byId('invoice-export-status');
+  const exportButton = byId(ids.invoiceExport, HTMLButtonElement);
+  const exportStatus = byId(ids.invoiceExportStatus);
   exportButton.addEventListener('click', () =>
     busy(exportButton, () =>
       exportCsv().catch((error) => {

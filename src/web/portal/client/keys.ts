@@ -3,11 +3,12 @@ import { api, workspacePath } from './api.js';
 import type { ApiKey, ApiKeyList, NewApiKey, Workspace } from './api-types.js';
 import { busy, byId, el, field, formError, notify, reportError, show, submitButton, timeEl } from './dom.js';
 import { secretBox } from './secret.js';
+import { ids } from '../portal.ids.js';
 
 export function createKeysView(): { hideSecret(): void; show(selected: Workspace | undefined): Promise<void> } {
-  const card = byId('keys');
-  const body = byId('keys-body');
-  const form = byId('key-form', HTMLFormElement);
+  const card = byId(ids.keys);
+  const body = byId(ids.keysBody);
+  const form = byId(ids.keyForm, HTMLFormElement);
   const boxes = [...form.querySelectorAll<HTMLInputElement>('input[name=permissions]')];
   const presets = [...form.querySelectorAll<HTMLElement>('[data-preset]')];
   const secret = secretBox('key');
@@ -64,7 +65,7 @@ export function createKeysView(): { hideSecret(): void; show(selected: Workspace
     const { keys } = await api.get<ApiKeyList>(workspacePath(workspace.id, 'keys'));
     if (mine !== generation) return;
     body.replaceChildren(...keys.map(row));
-    show(byId('keys-empty'), keys.length === 0);
+    show(byId(ids.keysEmpty), keys.length === 0);
   }
 
   async function revokeKey(key: ApiKey, button: HTMLButtonElement): Promise<void> {

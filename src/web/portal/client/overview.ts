@@ -3,6 +3,7 @@ import { api, workspacePath } from './api.js';
 import type { Billing, Dashboard, Issue, Issues, Workspace } from './api-types.js';
 import { barChart, niceMax } from './chart.js';
 import { byId, el, formatAmount, show, timeEl } from './dom.js';
+import { ids } from '../portal.ids.js';
 
 /** Issue kinds (GET /issues) in words, the panel where the fix is, and the link's words when not "Go there". */
 const ISSUES: Readonly<Record<Issue['kind'], readonly [title: string, href: string, action?: string]>> = {
@@ -63,25 +64,25 @@ function issueItem(issue: Issue, hints: Hints): HTMLElement {
 }
 
 function renderBilling(billing: Billing): void {
-  byId('billing-available').textContent = String(billing.availableCredits);
-  byId('billing-balance').textContent = String(billing.creditBalance);
-  byId('billing-reserved').textContent = String(billing.reservedCredits);
-  byId('billing-tariff').textContent = Object.entries(billing.tariff)
+  byId(ids.billingAvailable).textContent = String(billing.availableCredits);
+  byId(ids.billingBalance).textContent = String(billing.creditBalance);
+  byId(ids.billingReserved).textContent = String(billing.reservedCredits);
+  byId(ids.billingTariff).textContent = Object.entries(billing.tariff)
     .map(([seconds, credits]) => `${plural(credits, 'credit')} for ${WINDOW_LABELS[seconds] ?? `${seconds} s`}`)
     .join(', ');
-  byId('billing-fee').textContent = plural(billing.successFeeCredits, 'credit');
-  byId('billing-max').textContent = `${formatAmount(billing.maxInvoiceAmount)} USDC`;
+  byId(ids.billingFee).textContent = plural(billing.successFeeCredits, 'credit');
+  byId(ids.billingMax).textContent = `${formatAmount(billing.maxInvoiceAmount)} USDC`;
   // A later workspace of a wallet starts with nothing: say why rather than leave a bare 0.
-  show(byId('billing-grant-note'), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
+  show(byId(ids.billingGrantNote), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
 }
 
 function renderActivity({ days, totals }: Dashboard): void {
   // Drawn at the width the card gives it (600 while hidden), so that labels keep the page's text size.
-  const measured = byId('chart-volume').clientWidth;
+  const measured = byId(ids.chartVolume).clientWidth;
   const width = measured > 0 ? Math.max(measured, 280) : 600;
   const volumes = days.map((day) => Number(day.paidAmount));
   const volumeMax = niceMax(Math.max(...volumes));
-  byId('chart-volume').replaceChildren(
+  byId(ids.chartVolume).replaceChildren(
     barChart({
       width,
       max: volumeMax,
@@ -97,9 +98,9 @@ function renderActivity({ days, totals }: Dashboard): void {
   const rate =
     totals.webhookAttempts === 0 ? undefined : Math.round((100 * totals.webhookSucceeded) / totals.webhookAttempts);
   // Without a single attempt a share chart would read as 0 %: say so instead.
-  if (rate === undefined) byId('chart-webhooks').replaceChildren(el('p', { class: 'muted' }, 'No deliveries yet'));
+  if (rate === undefined) byId(ids.chartWebhooks).replaceChildren(el('p', { class: 'muted' }, 'No deliveries yet'));
   else
-    byId('chart-webhooks').replaceChildren(
+    byId(ids.chartWebhooks).replaceChildren(
       barChart({
         width,
         max: 1,
@@ -122,7 +123,7 @@ function renderActivity({ days, totals }: Dashboard): void {
         }),
       }),
     );
-  byId('activity-summary').textContent =
+  byId(ids.activitySummary).textContent =
     `${formatAmount(totals.paidAmount)} USDC paid in ${plural(totals.paidInvoices, 'invoice')}. ` +
     (rate === undefined
       ? 'No webhook attempts.'
@@ -142,7 +143,7 @@ export function createOverviewView({ retrySchedule }: { readonly retrySchedule: 
 
   // The charts are drawn at their real width: draw them again when it changes (a phone turned sideways).
   window.addEventListener('resize', () => {
-    const width = byId('chart-volume').clientWidth;
+    const width = byId(ids.chartVolume).clientWidth;
     if (activity && width > 0 && width !== drawnWidth) {
       drawnWidth = width;
       renderActivity(activity);
@@ -156,10 +157,10 @@ export function createOverviewView({ retrySchedule }: { readonly retrySchedule: 
       if (!workspace) return;
       const { issues } = await api.get<Issues>(workspacePath(workspace.id, 'issues'));
       if (issuesFor !== workspace) return;
-      byId('issues-list').replaceChildren(...issues.map((issue) => issueItem(issue, hints)));
+      byId(ids.issuesList).replaceChildren(...issues.map((issue) => issueItem(issue, hints)));
       // Red only when something has stopped; warnings alone get the calmer colour.
-      byId('issues').classList.toggle('warning-only', !issues.some((issue) => issue.severity === 'critical'));
-      show(byId('issues'), issues.length > 0);
+      byId(ids.issues).classList.toggle('warning-only', !issues.some((issue) => issue.severity === 'critical'));
+      show(byId(ids.issues), issues.length > 0);
     },
     async show(workspace) {
       current = workspace;
@@ -170,7 +171,7 @@ export function createOverviewView({ retrySchedule }: { readonly retrySchedule: 
       if (current !== workspace) return;
       renderBilling(billing);
       activity = dashboard;
-      drawnWidth = byId('chart-volume').clientWidth;
+      drawnWidth = byId(ids.chartVolume).clientWidth;
       renderActivity(dashboard);
     },
   };

@@ -4,6 +4,7 @@ import { api, workspacePath } from './api.js';
 import type { CreditPurchase, Workspace } from './api-types.js';
 import { badge, busy, byId, copyFrom, el, field, fillFacts, formError, formatAmount, show, timeEl } from './dom.js';
 import { type Wallet, listWallets, onWalletsChanged, signPurchasePayment } from './wallet.js';
+import { ids } from '../portal.ids.js';
 
 /** What a failed payment leaves: the service's refusal (`reason`), a wallet's sentence, or anything thrown. */
 type Failure =
@@ -58,12 +59,12 @@ export function createPurchaseView({ onChange }: { readonly onChange: (purchase:
   open(ws: Workspace, purchaseId: string): Promise<void>;
   hide(): void;
 } {
-  const card = byId('purchase-detail');
-  const status = byId('purchase-status');
-  const walletList = byId('purchase-wallets');
-  const stepLine = byId('purchase-pay-step');
-  const payError = byId('purchase-pay-error');
-  const txForm = byId('purchase-tx-form', HTMLFormElement);
+  const card = byId(ids.purchaseDetail);
+  const status = byId(ids.purchaseStatus);
+  const walletList = byId(ids.purchaseWallets);
+  const stepLine = byId(ids.purchasePayStep);
+  const payError = byId(ids.purchasePayError);
+  const txForm = byId(ids.purchaseTxForm, HTMLFormElement);
   let workspace: Workspace;
   let purchase: CreditPurchase;
   // Bumped whenever another purchase (or none) is shown, so answers and timers for the last one are dropped.
@@ -99,15 +100,15 @@ export function createPurchaseView({ onChange }: { readonly onChange: (purchase:
         return button;
       }),
     );
-    show(byId('purchase-no-wallet'), wallets.length === 0);
+    show(byId(ids.purchaseNoWallet), wallets.length === 0);
   }
 
   function render(): void {
     const open = purchase.status === 'open';
     status.textContent = purchase.status;
     status.className = `badge ${purchase.status}`;
-    byId('purchase-state').textContent = stateText(purchase);
-    fillFacts(byId('purchase-facts'), [
+    byId(ids.purchaseState).textContent = stateText(purchase);
+    fillFacts(byId(ids.purchaseFacts), [
       ['Package', `${purchase.packageId}: ${plural(purchase.credits, 'credit')}`],
       ['Price', `${formatAmount(purchase.price)} USDC`],
       ['Pay to', el('code', {}, purchase.recipient)],
@@ -116,9 +117,9 @@ export function createPurchaseView({ onChange }: { readonly onChange: (purchase:
       ['Purchase id', el('code', {}, purchase.id)],
     ]);
     const last = purchase.lastPayment;
-    show(byId('purchase-payment'), Boolean(last));
+    show(byId(ids.purchasePayment), Boolean(last));
     if (last)
-      fillFacts(byId('purchase-payment-facts'), [
+      fillFacts(byId(ids.purchasePaymentFacts), [
         ['Status', [badge(last.status), last.failureReason ? ` ${words(last.failureReason)}` : '']],
         ['Method', last.method === 'authorization' ? 'Signed authorization (gasless)' : 'Submitted transaction'],
         ['Network', last.network],
@@ -129,14 +130,14 @@ export function createPurchaseView({ onChange }: { readonly onChange: (purchase:
     // The payment details exist only while open; a purchase being paid takes no second payment.
     const networks = purchase.payment.networks;
     const payable = open && networks.length > 0;
-    show(byId('purchase-pay'), payable);
-    show(byId('purchase-other-ways'), payable);
+    show(byId(ids.purchasePay), payable);
+    show(byId(ids.purchaseOtherWays), payable);
     if (!payable) return;
-    fillFacts(byId('purchase-links'), [
+    fillFacts(byId(ids.purchaseLinks), [
       ['Payment URL (x402 clients)', copyable(purchase.url)],
       ...networks.map((network) => [`Payment URI on ${network.name} (EIP-681)`, copyable(network.paymentUri)] as const),
     ]);
-    const select = byId('purchase-tx-network', HTMLSelectElement);
+    const select = byId(ids.purchaseTxNetwork, HTMLSelectElement);
     if ([...select.options].map((o) => o.value).join() !== networks.map((n) => n.name).join())
       select.replaceChildren(...networks.map((network) => el('option', { value: network.name }, network.name)));
   }

@@ -2,15 +2,17 @@
 import { api, workspacePath } from './api.js';
 import type { CheckoutSettings, Workspace } from './api-types.js';
 import { bindCounter, busy, byId, field, formError, notify, reportError, submitButton } from './dom.js';
+import { ids, profileFieldIds } from '../portal.ids.js';
 
 /** `onProfileSaved(workspace)` runs with the workspace as the server saved it. */
 export function createSettingsView({ onProfileSaved }: { readonly onProfileSaved: (workspace: Workspace) => void }): {
   show(selected: Workspace): Promise<void>;
 } {
-  const profile = byId('profile-form', HTMLFormElement);
-  const description = byId('profile-description-input', HTMLTextAreaElement);
-  const updateCounter = bindCounter(description, byId('profile-description-count'));
-  const origins = byId('origins-form', HTMLFormElement);
+  const profile = byId(ids.profileForm, HTMLFormElement);
+  const fields = profileFieldIds('profile');
+  const description = byId(fields.description, HTMLTextAreaElement);
+  const updateCounter = bindCounter(description, byId(fields.descriptionCount));
+  const origins = byId(ids.originsForm, HTMLFormElement);
   let workspace: Workspace | undefined;
 
   const lines = (text: string) =>

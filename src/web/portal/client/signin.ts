@@ -3,6 +3,7 @@
 import type { Session } from './api-types.js';
 import { busy, byId, el, notify, reportError, show } from './dom.js';
 import { type Wallet, listWallets, onWalletsChanged, signInWithWallet, startWalletDiscovery } from './wallet.js';
+import { ids } from '../portal.ids.js';
 
 // Wallets announce themselves within moments of the page loading; after this, "no wallet" is the answer.
 const WALLET_WAIT_MS = 600;
@@ -15,8 +16,8 @@ export function createSignInView({
   readonly chainIds: readonly number[];
   readonly onSignedIn: (session: Session) => Promise<void>;
 }): { show(): void } {
-  const list = byId('wallet-list');
-  const status = byId('sign-in-status');
+  const list = byId(ids.walletList);
+  const status = byId(ids.signInStatus);
   let waited = false;
   let signingIn = false;
 
@@ -35,8 +36,8 @@ export function createSignInView({
   function render() {
     const wallets = listWallets();
     list.replaceChildren(...wallets.map(button));
-    show(byId('wallet-searching'), !waited && wallets.length === 0);
-    show(byId('no-wallet'), waited && wallets.length === 0);
+    show(byId(ids.walletSearching), !waited && wallets.length === 0);
+    show(byId(ids.noWallet), waited && wallets.length === 0);
   }
 
   async function signIn(wallet: Wallet, clicked: HTMLButtonElement): Promise<void> {

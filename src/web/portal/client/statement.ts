@@ -3,6 +3,7 @@
 import { api, workspacePath } from './api.js';
 import type { Statement, Workspace } from './api-types.js';
 import { busy, byId, el, formatAmount, reportError, show } from './dom.js';
+import { ids } from '../portal.ids.js';
 
 /** Ledger kinds as statement lines: what added credits, what took them. */
 type Movement = Statement['credits']['movements'][number];
@@ -121,13 +122,13 @@ function csvField(value: string): string {
 }
 
 export function createStatementView(): { show(selected: Workspace): Promise<void> } {
-  const input = byId('statement-month', HTMLInputElement);
-  const prev = byId('statement-prev', HTMLButtonElement);
-  const next = byId('statement-next', HTMLButtonElement);
-  const print = byId('statement-print', HTMLButtonElement);
-  const csv = byId('statement-csv', HTMLButtonElement);
-  const status = byId('statement-status');
-  const sheet = byId('statement-sheet');
+  const input = byId(ids.statementMonth, HTMLInputElement);
+  const prev = byId(ids.statementPrev, HTMLButtonElement);
+  const next = byId(ids.statementNext, HTMLButtonElement);
+  const print = byId(ids.statementPrint, HTMLButtonElement);
+  const csv = byId(ids.statementCsv, HTMLButtonElement);
+  const status = byId(ids.statementStatus);
+  const sheet = byId(ids.statementSheet);
   let workspace: Workspace | undefined;
   let shown: Statement | undefined;
   let latest: string | undefined;
@@ -154,18 +155,18 @@ export function createStatementView(): { show(selected: Workspace): Promise<void
     csv.disabled = false;
     status.textContent = '';
     const month = monthName.format(new Date(statement.from));
-    byId('statement-heading').textContent = `${statement.workspace.name} — ${month}`;
-    byId('statement-period').textContent =
+    byId(ids.statementHeading).textContent = `${statement.workspace.name} — ${month}`;
+    byId(ids.statementPeriod).textContent =
       `${month}, in UTC: from ${instant.format(new Date(statement.from))} up to ${instant.format(new Date(statement.to))}, not included.`;
-    show(byId('statement-partial'), !statement.final);
+    show(byId(ids.statementPartial), !statement.final);
     const { invoices } = statement;
-    byId('statement-invoices').replaceChildren(
+    byId(ids.statementInvoices).replaceChildren(
       line('Created', String(invoices.created)),
       line('Paid', String(invoices.paid)),
       line('Cancelled', String(invoices.cancelled)),
       line('Expired unpaid', String(invoices.expired)),
     );
-    byId('statement-volume').replaceChildren(
+    byId(ids.statementVolume).replaceChildren(
       ...(invoices.paidVolume.length === 0
         ? [el('tr', {}, el('td', { colspan: '4', class: 'muted' }, 'Nothing was paid this month.'))]
         : invoices.paidVolume.map((volume) =>
@@ -179,9 +180,9 @@ export function createStatementView(): { show(selected: Workspace): Promise<void
             ),
           )),
     );
-    byId('statement-credits').replaceChildren(...creditLines(statement));
-    byId('statement-workspace-id').textContent = statement.workspace.id;
-    const generated = byId('statement-generated');
+    byId(ids.statementCredits).replaceChildren(...creditLines(statement));
+    byId(ids.statementWorkspaceId).textContent = statement.workspace.id;
+    const generated = byId(ids.statementGenerated);
     generated.replaceChildren(
       el('time', { datetime: statement.generatedAt }, `${instant.format(new Date(statement.generatedAt))} UTC`),
     );

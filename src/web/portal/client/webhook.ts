@@ -22,6 +22,7 @@ type DeliveryRow = Webhook['deliveries'][number];
 /** The PUT /webhook body this card sends: a new endpoint, pause or resume, or a new secret. */
 type WebhookChange = { endpoint: string } | { enabled: boolean } | { rotate: true };
 import { secretBox } from './secret.js';
+import { ids } from '../portal.ids.js';
 
 const result = (statusCode: number | null, error: string | null): string =>
   error === null ? `${statusCode} OK` : attemptError({ statusCode, error });
@@ -31,9 +32,9 @@ export function createWebhookView({ onChange }: { readonly onChange: () => void 
   hideSecret(): void;
   show(selected: Workspace): Promise<void>;
 } {
-  const form = byId('webhook-form', HTMLFormElement);
-  const toggle = byId('webhook-toggle', HTMLButtonElement);
-  const testResult = byId('webhook-test-result');
+  const form = byId(ids.webhookForm, HTMLFormElement);
+  const toggle = byId(ids.webhookToggle, HTMLButtonElement);
+  const testResult = byId(ids.webhookTestResult);
   const secret = secretBox('webhook');
   let workspace: Workspace;
   let view: Webhook | undefined;
@@ -84,17 +85,17 @@ export function createWebhookView({ onChange }: { readonly onChange: () => void 
 
   function render(view: Webhook): void {
     const configured = view.endpoint !== null;
-    byId('webhook-state').textContent = !configured
+    byId(ids.webhookState).textContent = !configured
       ? 'No endpoint yet: payments are recorded, but your server is not told.'
       : view.enabled
         ? 'Delivering events to this endpoint.'
         : `Paused${view.pausedAt ? ` since ${new Date(view.pausedAt).toLocaleString()}` : ''}: events wait and are sent when you resume.`;
-    show(byId('webhook-controls'), configured);
+    show(byId(ids.webhookControls), configured);
     toggle.textContent = view.enabled ? 'Pause delivery' : 'Resume delivery';
-    byId('deliveries-body').replaceChildren(...view.deliveries.map(deliveryRow));
-    show(byId('deliveries-empty'), view.deliveries.length === 0);
-    byId('attempts-body').replaceChildren(...view.recentAttempts.map(attemptRow));
-    show(byId('attempts-empty'), view.recentAttempts.length === 0);
+    byId(ids.deliveriesBody).replaceChildren(...view.deliveries.map(deliveryRow));
+    show(byId(ids.deliveriesEmpty), view.deliveries.length === 0);
+    byId(ids.attemptsBody).replaceChildren(...view.recentAttempts.map(attemptRow));
+    show(byId(ids.attemptsEmpty), view.recentAttempts.length === 0);
   }
 
   /** Reloads the card; `fillEndpoint` also puts the saved endpoint in the form (on arrival and after saving). */
@@ -149,13 +150,13 @@ export function createWebhookView({ onChange }: { readonly onChange: () => void 
   toggle.addEventListener('click', () => {
     if (view) configure(toggle, { enabled: !view.enabled }, view.enabled ? 'Delivery paused.' : 'Delivery resumed.');
   });
-  const rotate = byId('webhook-rotate', HTMLButtonElement);
+  const rotate = byId(ids.webhookRotate, HTMLButtonElement);
   rotate.addEventListener('click', () => {
     const question =
       'Rotate the signing secret?\n\nThe old secret stops working and delivery pauses until you resume it, so nothing is sent with a secret your receiver does not know yet.';
     if (window.confirm(question)) configure(rotate, { rotate: true }, 'New secret made; delivery is paused.');
   });
-  const testButton = byId('webhook-test', HTMLButtonElement);
+  const testButton = byId(ids.webhookTest, HTMLButtonElement);
   testButton.addEventListener('click', () =>
     busy(testButton, async () => {
       testResult.textContent = 'Sending a test event…';
@@ -171,7 +172,7 @@ export function createWebhookView({ onChange }: { readonly onChange: () => void 
       }
     }),
   );
-  const reload = byId('webhook-refresh', HTMLButtonElement);
+  const reload = byId(ids.webhookRefresh, HTMLButtonElement);
   reload.addEventListener('click', () => busy(reload, () => refresh().catch((error: unknown) => reportError(error))));
 
   return {

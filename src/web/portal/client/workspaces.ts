@@ -14,6 +14,7 @@ import {
   show,
   submitButton,
 } from './dom.js';
+import { ids, profileFieldIds } from '../portal.ids.js';
 
 /** `onSelect(workspace | undefined)` runs whenever the selected workspace changes. */
 export function createWorkspacesView({ onSelect }: { readonly onSelect: (workspace: Workspace | undefined) => void }): {
@@ -21,11 +22,12 @@ export function createWorkspacesView({ onSelect }: { readonly onSelect: (workspa
   update(changed: Workspace): void;
   reset(): void;
 } {
-  const select = byId('workspace-select', HTMLSelectElement);
-  const createCard = byId('workspace-create');
-  const form = byId('workspace-form', HTMLFormElement);
-  const description = byId('workspace-description-input', HTMLTextAreaElement);
-  const updateCounter = bindCounter(description, byId('workspace-description-count'));
+  const select = byId(ids.workspaceSelect, HTMLSelectElement);
+  const createCard = byId(ids.workspaceCreate);
+  const form = byId(ids.workspaceForm, HTMLFormElement);
+  const fields = profileFieldIds('workspace');
+  const description = byId(fields.description, HTMLTextAreaElement);
+  const updateCounter = bindCounter(description, byId(fields.descriptionCount));
   let workspaces: Workspace[] = [];
   let selected: Workspace | undefined;
 
@@ -49,16 +51,16 @@ export function createWorkspacesView({ onSelect }: { readonly onSelect: (workspa
     );
     if (select.parentElement) show(select.parentElement, workspaces.length > 0);
     if (selected) {
-      byId('workspace-title').textContent = selected.name;
-      byId('workspace-description').textContent = selected.description;
-      show(byId('workspace-description'), selected.description !== '');
-      byId('workspace-id').textContent = selected.id;
-      byId('workspace-wallet').textContent = selected.wallet;
-      byId('workspace-api-base').textContent = `${window.location.origin}/w/${selected.id}/v1`;
+      byId(ids.workspaceTitle).textContent = selected.name;
+      byId(ids.workspaceDescription).textContent = selected.description;
+      show(byId(ids.workspaceDescription), selected.description !== '');
+      byId(ids.workspaceId).textContent = selected.id;
+      byId(ids.workspaceWallet).textContent = selected.wallet;
+      byId(ids.workspaceApiBase).textContent = `${window.location.origin}/w/${selected.id}/v1`;
     }
     // With no workspace yet, creating one is the only thing to do.
     if (workspaces.length === 0) openCreate(true);
-    byId('cancel-create-workspace').hidden = workspaces.length === 0;
+    byId(ids.cancelCreateWorkspace).hidden = workspaces.length === 0;
   }
 
   function choose(id: string | null): void {
@@ -69,9 +71,9 @@ export function createWorkspacesView({ onSelect }: { readonly onSelect: (workspa
   }
 
   select.addEventListener('change', () => choose(select.value));
-  byId('show-create-workspace').addEventListener('click', () => openCreate(true));
-  byId('cancel-create-workspace').addEventListener('click', () => openCreate(false));
-  for (const button of byId('workspace').querySelectorAll<HTMLElement>('[data-copy-from]')) {
+  byId(ids.showCreateWorkspace).addEventListener('click', () => openCreate(true));
+  byId(ids.cancelCreateWorkspace).addEventListener('click', () => openCreate(false));
+  for (const button of byId(ids.workspace).querySelectorAll<HTMLElement>('[data-copy-from]')) {
     button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom ?? ''), button));
   }
 
