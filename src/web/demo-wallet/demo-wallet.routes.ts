@@ -8,7 +8,7 @@ import { scriptAsset, sendAsset } from '../assets.js';
 import { answerDemoRequest, type DemoRole } from './demo-wallet.js';
 
 // By path (not `new URL(file, import.meta.url)`, which bundlers and Vitest treat as a module import).
-const SCRIPT_ENTRY = path.join(fileURLToPath(new URL('./client/', import.meta.url)), 'demo-wallet.ts');
+export const DEMO_WALLET_ENTRY = path.join(fileURLToPath(new URL('./client/', import.meta.url)), 'demo-wallet.ts');
 
 const RpcBody = Type.Object(
   {
@@ -32,7 +32,7 @@ export async function registerDemoWallet(app: FastifyInstance, services: Service
   const wallet = services.demoWallet;
   if (!wallet) return;
   const origin = services.config.publicBaseUrl.origin;
-  const script = await scriptAsset(SCRIPT_ENTRY);
+  const script = await scriptAsset(DEMO_WALLET_ENTRY);
   app.get('/demo-wallet.js', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, script));
   app.post<{ Body: { role: DemoRole; method: string; params?: unknown[] } }>(
     '/demo-wallet/rpc',
