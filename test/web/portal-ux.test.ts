@@ -1,7 +1,9 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.js';
-import { failedDelivery, signedInWithWorkspace, startPortalApp } from '../support/portal-browser.js';
+import { newWallet } from '../support/app.js';
+import { auditPage } from '../support/axe.js';
+import { injectTestWallet, launchBrowser } from '../support/browser.js';
+import { failedDelivery, signedInWithWorkspace, startPortalApp, watchPage } from '../support/portal-browser.js';
 import { startTestReceiver } from '../support/webhook-receiver.js';
 const portal = await startPortalApp({
   env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '5,30,7200' },
@@ -13,24 +15,157 @@ const tab = (page: Page, name: string) =>
   page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name });
 
 /** A signed-in page with a fresh workspace, at `width` × 900. */
-const signedIn = (width: number) => signedInWithWorkspace(browser, portal, { viewport: { width, height: 900 } });
+const signedIn = (width: number) =>
+  signedInWithWorkspace(browser, portal, { viewport: { width, height: 900 }, colorScheme: 'light' });
+
+/**
+ * Every tab, and the states within them people meet (empty lists, forms with errors, a one-time secret),
+ * in the order a new workspace reaches them: each step starts where the one before it left off.
+ */
+const PORTAL_STATES: readonly { name: string; reach: (page: Page) => Promise<void> }[] = [
+  {
+    name: 'overview-empty',
+    reach: async (page) => {
+      await tab(page, 'Overview').click();
+      await page.locator('#chart-webhooks', { hasText: 'No deliveries yet' }).waitFor();
+    },
+  },
+  {
+    name: 'invoices-empty',
+    reach: async (page) => {
+      await tab(page, 'Invoices').click();
+      await page.locator('#invoice-list-status', { hasText: 'No invoices yet' }).waitFor();
+    },
+  },
+  {
+    name: 'invoice-form-errors',
+    reach: async (page) => {
+      await page.locator('#invoice-amount').fill('1.1234567');
+      await page.getByRole('button', { name: 'Create invoice' }).click();
+      await page.locator('#invoice-amount-error').waitFor();
+    },
+  },
+  {
+    name: 'invoice-detail',
+    reach: async (page) => {
+      await page.locator('#invoice-amount').fill('12.50');
+      await page.getByRole('button', { name: 'Create invoice' }).click();
+      await page.locator('#invoice-facts dt').first().waitFor();
+    },
+  },
+  {
+    name: 'invoices-list',
+    reach: async (page) => {
+      await tab(page, 'Invoices').click();
+      await page.locator('#invoice-rows tr').first().waitFor();
+    },
+  },
+  {
+    name: 'automations-empty',
+    reach: async (page) => {
+      await tab(page, 'Automations').click();
+      await page.locator('#automation-list-status', { hasText: 'No automations yet' }).waitFor();
+    },
+  },
+  {
+    name: 'automation-form-errors',
+    reach: async (page) => {
+      await page.getByRole('button', { name: 'Create automation' }).click();
+      await page.locator('#automation-name-error').waitFor();
+    },
+  },
+  {
+    name: 'automation-detail',
+    reach: async (page) => {
+      await page.locator('#automation-name').fill('Monthly retainer, Acme');
+      await page.locator('#automation-amount').fill('250');
+      await page.getByRole('button', { name: 'Create automation' }).click();
+      await page.locator('#automation-facts dt').first().waitFor();
+    },
+  },
+  {
+    name: 'billing',
+    reach: async (page) => {
+      await tab(page, 'Billing').click();
+      await page.locator('#ledger-rows tr').first().waitFor();
+    },
+  },
+  {
+    name: 'statement',
+    reach: async (page) => {
+      await tab(page, 'Statement').click();
+      await page.locator('#statement-sheet').waitFor();
+    },
+  },
+  {
+    name: 'api-empty',
+    reach: async (page) => {
+      await tab(page, 'API').click();
+      await page.locator('#keys-empty').waitFor();
+      await page.locator('#deliveries-empty').waitFor();
+    },
+  },
+  {
+    name: 'api-key-secret',
+    reach: async (page) => {
+      await page.locator('#key-name-input').fill('production server');
+      await page.getByRole('button', { name: 'Create invoices' }).click();
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.locator('#key-secret-box').waitFor();
+    },
+  },
+  {
+    name: 'settings',
+    reach: async (page) => {
+      await tab(page, 'Settings').click();
+      await expect.poll(() => page.locator('#origins-input').isEnabled()).toBe(true);
+    },
+  },
+  {
+    name: 'settings-form-errors',
+    reach: async (page) => {
+      await page.locator('#profile-name-input').fill('');
+      await page.getByRole('button', { name: 'Save profile' }).click();
+      await page.locator('#profile-name-input-error').waitFor();
+      await page.locator('#origins-input').fill('http://shop.example.com/cart');
+      await page.getByRole('button', { name: 'Save origins' }).click();
+      await page.locator('#origins-input-error').waitFor();
+    },
+  },
+  {
+    name: 'workspace-create-errors',
+    reach: async (page) => {
+      await page.getByRole('button', { name: 'New workspace' }).click();
+      await page.locator('#workspace-create').getByRole('button', { name: 'Create workspace' }).click();
+      await page.locator('#workspace-name-input-error').waitFor();
+    },
+  },
+];
 
 for (const width of [390, 1280]) {
-  it(`no portal tab scrolls sideways at ${width} px`, { timeout: 60_000 }, async () => {
-    const { context, page, problems } = await signedIn(width);
-    const names = await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link').allTextContents();
-    expect(names.length).toBeGreaterThan(5);
-    const wide: string[] = [];
-    for (const name of names) {
-      await tab(page, name).click();
-      await page.waitForTimeout(300);
-      const scrollWidth = await page.evaluate('document.documentElement.scrollWidth');
-      if (scrollWidth !== width) wide.push(`${name}: ${scrollWidth}`);
-    }
-    expect(wide).toEqual([]);
-    expect(problems).toEqual([]);
-    await context.close();
-  });
+  it(
+    `every portal state fits ${width} px without sideways scrolling and has no serious accessibility violations (screenshots in test-results/)`,
+    { timeout: 120_000 },
+    async () => {
+      const signedOut = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: 'light' });
+      await injectTestWallet(signedOut, newWallet(), 'http://127.0.0.1:9', 84532);
+      const signIn = await signedOut.newPage();
+      await signIn.goto(`${portal.origin}/portal`);
+      await signIn.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
+      const found = await auditPage(signIn, `portal-sign-in-${width}`);
+      await signedOut.close();
+
+      const { context, page, problems } = await signedIn(width);
+      for (const state of PORTAL_STATES) {
+        await state.reach(page);
+        found.push(...(await auditPage(page, `portal-${state.name}-${width}`)));
+      }
+      expect(found.join('\n')).toBe('');
+      // The form errors are the point of some states: their 400 answers are expected.
+      expect(problems.filter((problem) => !problem.includes('400'))).toEqual([]);
+      await context.close();
+    },
+  );
 }
 
 it('shows form errors next to their field in plain words', { timeout: 60_000 }, async () => {
@@ -63,6 +198,133 @@ it('shows form errors next to their field in plain words', { timeout: 60_000 }, 
   expect(problems.filter((problem) => !problem.includes('400'))).toEqual([]);
   await context.close();
 });
+
+it(
+  'opened at another address than the configured one, sign-in names the right address and its wallet buttons are disabled',
+  { timeout: 60_000 },
+  async () => {
+    // The same service, reached by another name: the browser would send that origin with the sign-in.
+    const elsewhere = portal.origin.replace('127.0.0.1', 'localhost');
+    const found: string[] = [];
+    for (const width of [390, 1280]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: 'light' });
+      await injectTestWallet(context, newWallet(), 'http://127.0.0.1:9', 84532);
+      const page = await context.newPage();
+      const problems = watchPage(page, elsewhere);
+      await page.goto(`${elsewhere}/portal`);
+      const warning = page.locator('#origin-warning');
+      await warning.waitFor();
+      expect((await warning.innerText()).replace(/\s+/g, ' ')).toContain(
+        `Sign in at ${portal.origin} — this address is not the one the service is configured for.`,
+      );
+      expect(await warning.getByRole('link').getAttribute('href')).toBe(`${portal.origin}/portal`);
+      const signIn = page.getByRole('button', { name: 'Sign in with Test Wallet' });
+      await signIn.waitFor();
+      expect(await signIn.isDisabled()).toBe(true);
+      // Wallets that announce themselves later join a list that is already disabled.
+      await page.evaluate("window.dispatchEvent(new Event('eip6963:requestProvider'))");
+      expect(await signIn.isDisabled()).toBe(true);
+      found.push(...(await auditPage(page, `portal-sign-in-other-origin-${width}`)));
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+    expect(found.join('\n')).toBe('');
+
+    // At the configured address nothing stands in the way.
+    const context = await browser.newContext();
+    await injectTestWallet(context, newWallet(), 'http://127.0.0.1:9', 84532);
+    const page = await context.newPage();
+    await page.goto(`${portal.origin}/portal`);
+    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Sign in with Test Wallet' }).isEnabled()).toBe(true);
+    expect(await page.locator('#origin-warning').isHidden()).toBe(true);
+    await context.close();
+  },
+);
+
+/** The error shown next to the field `id`, and the marks it left on the field for screen readers. */
+async function fieldErrorOf(page: Page, id: string) {
+  const field = page.locator(`#${id}`);
+  const error = page.locator(`#${id}-error`);
+  await error.waitFor();
+  return {
+    text: await error.textContent(),
+    invalid: await field.getAttribute('aria-invalid'),
+    describedBy: (await field.getAttribute('aria-describedby'))?.split(' ') ?? [],
+    focused: await page.evaluate('document.activeElement?.id'),
+  };
+}
+
+it(
+  'the automation and workspace profile forms show their own checks next to the field',
+  { timeout: 60_000 },
+  async () => {
+    const { context, page, problems } = await signedIn(1280);
+
+    await tab(page, 'Automations').click();
+    const create = page.getByRole('button', { name: 'Create automation' });
+    await create.click();
+    expect(await fieldErrorOf(page, 'automation-name')).toEqual({
+      text: 'Give the automation a name, e.g. "Monthly retainer, Acme".',
+      invalid: 'true',
+      describedBy: ['automation-name-error'],
+      focused: 'automation-name',
+    });
+    // The next check moves to its own field, and the one fixed is clean again.
+    await page.locator('#automation-name').fill('Monthly retainer, Acme');
+    await create.click();
+    expect(await fieldErrorOf(page, 'automation-amount')).toMatchObject({
+      text: 'Enter the amount of each invoice in USDC, e.g. 250,00.',
+      invalid: 'true',
+      focused: 'automation-amount',
+    });
+    expect(await page.locator('#automation-name').getAttribute('aria-invalid')).toBeNull();
+    expect(await page.locator('#automation-name-error').count()).toBe(0);
+    await page.locator('#automation-amount').fill('250');
+    await page.locator('#automation-start').fill('');
+    await create.click();
+    expect(await fieldErrorOf(page, 'automation-start')).toEqual({
+      text: 'Choose when the first invoice is created.',
+      invalid: 'true',
+      describedBy: ['automation-start-error', 'automation-start-hint'],
+      focused: 'automation-start',
+    });
+    expect(await page.locator('#automation-form .form-error').isVisible()).toBe(false);
+
+    await tab(page, 'Settings').click();
+    const save = page.getByRole('button', { name: 'Save profile' });
+    await page.locator('#profile-name-input').fill(' ');
+    await save.click();
+    expect(await fieldErrorOf(page, 'profile-name-input')).toEqual({
+      text: 'The workspace needs a name.',
+      invalid: 'true',
+      describedBy: ['profile-name-input-error'],
+      focused: 'profile-name-input',
+    });
+    await page.locator('#profile-name-input').fill('Corner Shop');
+    await page.locator('#profile-description-input').fill('x'.repeat(501));
+    await save.click();
+    expect(await fieldErrorOf(page, 'profile-description-input')).toEqual({
+      text: 'The description is too long: at most 500 characters.',
+      invalid: 'true',
+      describedBy: ['profile-description-input-error', 'profile-description-count'],
+      focused: 'profile-description-input',
+    });
+    expect(await page.locator('#profile-form .form-error').isVisible()).toBe(false);
+
+    // The form that creates a workspace has the same fields, and the same checks.
+    await page.getByRole('button', { name: 'New workspace' }).click();
+    await page.locator('#workspace-create').getByRole('button', { name: 'Create workspace' }).click();
+    expect(await fieldErrorOf(page, 'workspace-name-input')).toMatchObject({
+      text: 'Give the workspace a name.',
+      invalid: 'true',
+      focused: 'workspace-name-input',
+    });
+
+    expect(problems).toEqual([]);
+    await context.close();
+  },
+);
 
 it(
   'the webhook banner points at the Retry button, follows the retry and states the configured schedule',

@@ -40,12 +40,19 @@ describe('portal page', () => {
     const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
     const refs = references(page);
     expect(refs.length).toBeGreaterThan(3);
-    // Same-origin paths, or fragments of this page (the tab links, and a tab's form: #invoices/new).
-    for (const ref of refs) expect(ref).toMatch(/^(\/(?!\/)|#[a-z]+(\/[a-z]+)?$)/);
-    // The service origin appears only as data for the script (to warn when the page is opened elsewhere);
-    // other addresses are examples in placeholders and help text, which nothing loads.
+    // Same-origin paths, or fragments of this page (the tab links, and a tab's form: #invoices/new); the
+    // one absolute link is the service's own portal address, which the page offers when it is opened at
+    // another address (a link to follow, not an asset).
+    const own = `${ORIGIN}/portal`;
+    for (const ref of refs) if (ref !== own) expect(ref).toMatch(/^(\/(?!\/)|#[a-z]+(\/[a-z]+)?$)/);
+    expect(page).toContain(`<a id="origin-link" href="${own}">${ORIGIN}</a>`);
+    // Otherwise the service origin appears only as data for the script (to tell when the page is opened
+    // elsewhere); other addresses are examples in placeholders and help text, which nothing loads.
     const addresses =
-      page.replace(/<script type="application\/json"[^]*?<\/script>/, '').match(/https?:\/\/[^\s"<]*/g) ?? [];
+      page
+        .replace(/<script type="application\/json"[^]*?<\/script>/, '')
+        .replace(/<a id="origin-link"[^]*?<\/a>/, '')
+        .match(/https?:\/\/[^\s"<]*/g) ?? [];
     for (const address of addresses) expect(address).toMatch(/^https:\/\/(host|([a-z]+\.)*example\.com)(\/|$)/);
     expect(page).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
     // The only script without src is the JSON data block, which browsers never execute.

@@ -20,7 +20,6 @@ export const ids = {
   signInStatus: 'sign-in-status',
   noWallet: 'no-wallet',
   originWarning: 'origin-warning',
-  originLink: 'origin-link',
 
   // Workspace picker and create form (sections/workspace.ts)
   workspaceSelect: 'workspace-select',

@@ -34,8 +34,9 @@ export function renderPortalHome({
   demoWallet = false,
 }: PortalHomeOptions): string {
   const body = html`<p id="${ids.loading}" class="muted">Loading…</p>
-${signInSection(networks, demoWallet)}
+${signInSection(networks, demoWallet, config.origin)}
 <div id="${ids.signedIn}" hidden>
+<h1 class="visually-hidden">Merchant portal</h1>
 ${workspaceToolbar()}
 <div id="${ids.workspaceArea}" hidden>
 ${issuesBanner()}

@@ -139,11 +139,11 @@ async function signOut(button: HTMLButtonElement): Promise<void> {
 async function start(): Promise<void> {
   onSessionLost(() => showSignIn('Your session has ended. Sign in again to continue.'));
   window.addEventListener('hashchange', () => route(true));
+  // The service checks each sign-in's Origin, which the browser takes from this address: elsewhere
+  // every wallet button would fail, so they are disabled (all at once, through their fieldset).
   if (window.location.origin !== config.origin) {
-    const link = byId(ids.originLink, HTMLAnchorElement);
-    link.href = `${config.origin}/portal`;
-    link.textContent = `${config.origin}/portal`;
     show(byId(ids.originWarning), true);
+    byId(ids.walletList, HTMLFieldSetElement).disabled = true;
   }
   const signOutButton = byId(ids.signOut, HTMLButtonElement);
   signOutButton.addEventListener('click', () => signOut(signOutButton));

@@ -9,6 +9,7 @@ import {
   byId,
   el,
   field,
+  fieldError,
   formError,
   formatAmount,
   pagedList,
@@ -165,11 +166,14 @@ export function createAutomationsView({ onCreated }: { readonly onCreated: (auto
     event.preventDefault();
     const name = field(form, 'name').value.trim();
     const template = invoiceFields(form);
-    if (name === '') return formError(form, 'Give the automation a name, e.g. "Monthly retainer, Acme".');
-    if (template.amount === '') return formError(form, 'Enter the amount of each invoice in USDC, e.g. 250,00.');
-    if (!field(form, 'startAt').value) return formError(form, 'Choose when the first invoice is created.');
-    const body = { name, template, schedule: scheduleOf(form) };
     formError(form);
+    if (name === '')
+      return fieldError(field(form, 'name'), 'Give the automation a name, e.g. "Monthly retainer, Acme".');
+    if (template.amount === '')
+      return fieldError(field(form, 'amount'), 'Enter the amount of each invoice in USDC, e.g. 250,00.');
+    const startAt = field(form, 'startAt');
+    if (!startAt.value) return fieldError(startAt, 'Choose when the first invoice is created.');
+    const body = { name, template, schedule: scheduleOf(form) };
     const target = workspace;
     if (!target) return;
     busy(submitButton(form), async () => {

@@ -204,6 +204,13 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
         );
         onChange();
         await load();
+        // A cancel hides the actions, and with them the focused button: the heading, which now says
+        // the new status, takes the focus rather than the top of the page.
+        const heading = byId(ids.invoiceNumber).parentElement;
+        if (button.offsetParent === null && heading) {
+          heading.tabIndex = -1;
+          heading.focus();
+        }
       } catch (error) {
         reportError(error);
       }

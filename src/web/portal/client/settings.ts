@@ -1,7 +1,7 @@
 // The settings panel: the workspace profile buyers see, and the checkout return origins.
 import { api, workspacePath } from './api.js';
 import type { CheckoutSettings, Workspace } from './api-types.js';
-import { bindCounter, busy, byId, field, formError, notify, reportError, submitButton } from './dom.js';
+import { bindCounter, busy, byId, field, fieldError, formError, notify, reportError, submitButton } from './dom.js';
 import { ids, profileFieldIds } from '../portal.ids.js';
 
 /** `onProfileSaved(workspace)` runs with the workspace as the server saved it. */
@@ -24,10 +24,10 @@ export function createSettingsView({ onProfileSaved }: { readonly onProfileSaved
   profile.addEventListener('submit', (event) => {
     event.preventDefault();
     const name = field(profile, 'name').value.trim();
-    if (name === '') return formError(profile, 'The workspace needs a name.');
-    if (!updateCounter())
-      return formError(profile, `The description is too long: at most ${description.dataset.max} characters.`);
     formError(profile);
+    if (name === '') return fieldError(field(profile, 'name'), 'The workspace needs a name.');
+    if (!updateCounter())
+      return fieldError(description, `The description is too long: at most ${description.dataset.max} characters.`);
     const target = workspace;
     if (!target) return;
     busy(submitButton(profile), async () => {

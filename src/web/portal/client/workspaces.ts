@@ -8,6 +8,7 @@ import {
   copyFrom,
   el,
   field,
+  fieldError,
   formError,
   notify,
   reportError,
@@ -81,10 +82,10 @@ export function createWorkspacesView({ onSelect }: { readonly onSelect: (workspa
     event.preventDefault();
     const name = field(form, 'name').value.trim();
     const text = description.value.trim();
-    if (name === '') return formError(form, 'Give the workspace a name.');
-    if (!updateCounter())
-      return formError(form, `The description is too long: at most ${description.dataset.max} characters.`);
     formError(form);
+    if (name === '') return fieldError(field(form, 'name'), 'Give the workspace a name.');
+    if (!updateCounter())
+      return fieldError(description, `The description is too long: at most ${description.dataset.max} characters.`);
     busy(submitButton(form), async () => {
       try {
         const created = await api.post<Workspace>(
@@ -96,6 +97,8 @@ export function createWorkspacesView({ onSelect }: { readonly onSelect: (workspa
         openCreate(false);
         workspaces = [...workspaces, created];
         choose(created.id);
+        // The form that had the focus is gone: the picker, which now names the new workspace, takes it.
+        select.focus();
         notify(`Workspace “${created.name}” created.`, 'success');
       } catch (error) {
         reportError(error, form);
