@@ -49,6 +49,34 @@ export default tseslint.config(
       ],
     },
   },
+  // Browser code (bundled by esbuild at start): it takes only types from the server, which esbuild drops,
+  // so no server code and no Node API ends up in a page.
+  {
+    files: ['src/web/*/client/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // Values only from browser folders, a page's shared element ids, @noble/hashes, and the two
+              // pure server files the checkout renders its words with.
+              regex:
+                '^(?!\\./|\\.\\./[a-z-]+\\.ids\\.js$|\\.\\./\\.\\./[a-z-]+/client/|@noble/hashes/|\\.\\./checkout\\.text\\.js$|\\.\\./\\.\\./\\.\\./chain/chain-names\\.js$)',
+              allowTypeImports: true,
+              message: 'Browser code takes only types from the server and from packages: import type.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'process', message: 'Not in a browser.' },
+        { name: 'Buffer', message: 'Not in a browser.' },
+        { name: 'global', message: 'Not in a browser: globalThis or window.' },
+      ],
+    },
+  },
   {
     files: ['eslint.config.js', 'vitest.config.ts', 'test/setup/**'],
     rules: { 'no-restricted-syntax': 'off' },

@@ -1,3 +1,5 @@
+// Pure and without imports: the checkout's browser script bundles it too, so a live receipt names a chain as the page does.
+
 /** How a chain reads to people: its usual name, and whether its tokens are worthless test tokens. */
 export interface ChainName {
   readonly label: string;

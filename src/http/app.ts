@@ -75,8 +75,9 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     merchantApiPrefix: MERCHANT_API_PREFIX,
     originCheckedPrefixes: [`${PORTAL_API_PREFIX}/`, '/auth/'],
   });
-  registerPortalPages(app, services);
-  registerDemoWallet(app, services);
+  // The browser code is bundled here, once per process (src/web/browser-bundle.ts).
+  await registerPortalPages(app, services);
+  await registerDemoWallet(app, services);
   await app.register(async (x402) => {
     limitPerClientIp(x402, services.config.checkoutRateLimitPerMinute, httpProcessesOf(services));
     registerX402(x402, services);

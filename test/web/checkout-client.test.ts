@@ -7,36 +7,15 @@ import { authorizationMessage, transferWithAuthorizationTypes, usdcDomain } from
 import type { TransferAuthorization } from '../../src/modules/payments/chain.port.js';
 import { checkoutNonce, eip681TransferUri } from '../../src/modules/payments/checkout.js';
 import { qrSvg } from '../../src/web/checkout/checkout.qr.js';
-import { KNOWN_CHAINS, chainName } from '../../src/chain/chain-names.js';
+import { chainName } from '../../src/chain/chain-names.js';
+import * as eip3009 from '../../src/web/checkout/client/authorization.js';
 import { displayAmount, formatRemaining, shortHash } from '../../src/web/checkout/checkout.text.js';
 
-// The browser modules themselves, run in Node: they touch no DOM at import time.
-const clientDir = new URL('../../src/web/checkout/client/', import.meta.url);
-const time = (await import(new URL('time.js', clientDir).href)) as { formatRemaining(ms: number): string };
-const receipt = (await import(new URL('receipt.js', clientDir).href)) as {
-  shortHash(hash: string): string;
-  chainName(chains: typeof KNOWN_CHAINS, chainId: number, name: string): { label: string; testnet: boolean };
-};
-const eip3009 = (await import(new URL('authorization.js', clientDir).href)) as {
-  microUnits(amount: string): string;
-  normalizeSignature(signature: string): string;
-  transferAuthorization(
-    details: { recipient: string; amount: string; authorizationNonce: string },
-    network: { chainId: number; token: string; tokenName: string; tokenVersion: string },
-    from: string,
-    serverNowMs: number,
-  ): {
-    authorization: TransferAuthorization;
-    typedData: { types: Record<string, unknown>; primaryType: string; domain: object; message: object };
-  };
-};
-
+// The live page uses the same formatRemaining, shortHash and chainName (its script bundles these modules),
+// and the browser's authorization builder is pure: all of it runs here in Node.
 describe('checkout client modules', () => {
-  it('spell the time left exactly as the server does', () => {
-    const samples = [
-      0, -5000, 1, 999, 1000, 1001, 59_000, 60_000, 3_599_001, 3_600_000, 86_399_999, 86_400_000, 432_000_000,
-    ];
-    for (const ms of samples) expect(time.formatRemaining(ms)).toBe(formatRemaining(ms));
+  it('spell the time left as people read a timer', () => {
+    const samples = [0, -5000, 1, 999, 1000, 1001, 59_000, 60_000, 3_599_001, 3_600_000, 86_399_999, 86_400_000];
     expect(samples.map(formatRemaining).slice(0, 10)).toEqual([
       '0:00',
       '0:00',
@@ -86,7 +65,8 @@ describe('checkout client modules', () => {
       domain: usdcDomain(network),
       types: transferWithAuthorizationTypes,
       primaryType: 'TransferWithAuthorization',
-      message: authorizationMessage(authorization),
+      // The service reads the same strings, checked against 0x patterns, as its own TransferAuthorization.
+      message: authorizationMessage(authorization as TransferAuthorization),
       signature,
     });
     expect(signer).toBe(payer.address);
@@ -117,17 +97,9 @@ describe('checkout client modules', () => {
 });
 
 describe('checkout receipt', () => {
-  it('shortens a transaction hash and names a network exactly as the server does', () => {
+  it('shortens a transaction hash and names a network', () => {
     const hash = `0x${'0123456789abcdef'.repeat(4)}`;
-    expect(receipt.shortHash(hash)).toBe(shortHash(hash));
     expect(shortHash(hash)).toBe('0x01234567…89abcdef');
-    for (const [chainId, name] of [
-      [84532, 'base-sepolia'],
-      [31337, 'anvil'],
-      [8453, 'base'],
-      [999_999, 'my-chain'],
-    ] as const)
-      expect(receipt.chainName(KNOWN_CHAINS, chainId, name)).toEqual(chainName(chainId, name));
     expect(chainName(84532, 'base-sepolia')).toEqual({ label: 'Base Sepolia', testnet: true });
     expect(chainName(31337, 'anvil')).toEqual({ label: 'Local test chain', testnet: true });
     expect(chainName(8453, 'base')).toEqual({ label: 'Base', testnet: false });

@@ -3,3 +3,5 @@ export { MAX_RETURN_ORIGINS } from './checkout-settings.js';
 export { checkoutSettingsPortalRoutes } from './checkout-settings.portal-routes.js';
 export { checkoutSettingsRoutes } from './checkout-settings.routes.js';
 export { CheckoutSettingsService } from './checkout-settings.service.js';
+// Response schemas, as types: the portal's browser code reads its JSON by them.
+export type { CheckoutSettingsView } from './checkout-settings.schemas.js';

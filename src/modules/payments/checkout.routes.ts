@@ -60,7 +60,7 @@ const AUTHORIZATION_DOCS: OperationDocs = {
 export function checkoutRoutes(services: Services): FastifyPluginAsyncTypebox {
   return async (root) => {
     // The page's static files sit beside the API, outside its rate limit and its no-store rule.
-    registerCheckoutAssets(root);
+    await registerCheckoutAssets(root);
     await root.register(checkoutApi(services));
   };
 }

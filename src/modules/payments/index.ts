@@ -1,7 +1,7 @@
 /** What other modules may use of payments; everything else is the module's own. */
 export type { ChainPort, ReceiptStatus, SignedSettlement, TransferAuthorization, TransferLog } from './chain.port.js';
 export { checkoutRoutes } from './checkout.routes.js';
-export type { CheckoutView } from './checkout.schemas.js';
+export type { AuthorizationBody, CheckoutView, SubmittedPayment } from './checkout.schemas.js';
 export { CheckoutService } from './checkout.service.js';
 export type { FailureReason } from './payment-intent.js';
 export { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from './payment.jobs.js';
@@ -15,3 +15,5 @@ export { registerX402 } from './x402.routes.js';
 export { x402Operations, X402_SCHEMAS } from './x402.openapi.js';
 export { PaymentIntentView } from './payment.schemas.js';
 export { PAYMENT_INTENT_EXAMPLE } from './payment.examples.js';
+// Response schemas, as types: the portal's browser code reads its JSON by them.
+export type { ReceiptView } from './payment.schemas.js';

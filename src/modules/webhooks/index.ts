@@ -14,3 +14,5 @@ export { webhookDeliveryBacklog } from './webhook.repo.js';
 export { webhookRoutes } from './webhook.routes.js';
 export { WebhookService } from './webhook.service.js';
 export type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './webhook.table.js';
+// Response schemas, as types: the portal's browser code reads its JSON by them.
+export type { DeliveryView, TestResult, WebhookSettingsView, WebhookView } from './webhook.schemas.js';

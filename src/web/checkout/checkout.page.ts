@@ -2,9 +2,9 @@ import type { Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { CheckoutView } from '../../modules/payments/index.js';
 import { html, jsonScript, type Html } from '../portal/html.js';
-import { CHECKOUT_ASSET_BASE } from './checkout.assets.js';
+import { CHECKOUT_ASSET_BASE, CHECKOUT_SCRIPT } from './checkout.assets.js';
 import { qrSvg } from './checkout.qr.js';
-import { KNOWN_CHAINS, chainName } from '../../chain/chain-names.js';
+import { chainName } from '../../chain/chain-names.js';
 import { networkName, receiptSection } from './checkout.receipt.js';
 import {
   FAILURE_TEXTS,
@@ -14,6 +14,7 @@ import {
   formatInstantUtc,
   formatRemaining,
 } from './checkout.text.js';
+import { ids, statusNoticeIds } from './checkout.ids.js';
 
 export type CheckoutDetails = Static<typeof CheckoutView>;
 type CheckoutNetwork = CheckoutDetails['networks'][number];
@@ -34,16 +35,14 @@ export const CHECKOUT_PAGE_HEADERS: Readonly<Record<string, string>> = {
   'X-Robots-Tag': 'noindex, nofollow',
 };
 
-/** What the browser script reads from `#checkout-config`. */
+/**
+ * What the browser script reads from `#checkout-config`. Its words (status labels, failure texts, chain
+ * names) it bundles from the same modules this page is rendered with.
+ */
 export interface CheckoutClientConfig {
   /** Where the script polls the payment details and posts payments. */
   readonly path: string;
   readonly details: CheckoutDetails;
-  readonly statusLabels: typeof STATUS_LABELS;
-  readonly failureTexts: typeof FAILURE_TEXTS;
-  readonly unknownFailureText: string;
-  /** Names the receipt gives a network when a payment lands while the page is open. */
-  readonly chains: typeof KNOWN_CHAINS;
 }
 
 export interface CheckoutPageOptions {
@@ -80,18 +79,14 @@ export function renderCheckoutPage(details: CheckoutDetails, options: CheckoutPa
   const config: CheckoutClientConfig = {
     path: `/w/${encodeURIComponent(options.workspaceId)}/i/${encodeURIComponent(details.invoiceId)}`,
     details,
-    statusLabels: STATUS_LABELS,
-    failureTexts: FAILURE_TEXTS,
-    unknownFailureText: UNKNOWN_FAILURE_TEXT,
-    chains: KNOWN_CHAINS,
   };
   const failed = status === 'open' && details.payment?.status === 'failed' ? details.payment : undefined;
   const back = backLink(details);
   return page(
     `${details.number} — ${details.merchantName}`,
-    html`<script type="module" src="${CHECKOUT_ASSET_BASE}checkout.js"></script>
+    html`<script type="module" src="${CHECKOUT_ASSET_BASE}${CHECKOUT_SCRIPT}"></script>
 ${options.demoWallet && html`<script type="module" src="/demo-wallet.js?roles=buyer"></script>`}
-${jsonScript('checkout-config', config)}`,
+${jsonScript(ids.config, config)}`,
     html`<header class="merchant">
   <p class="eyebrow">Payment to</p>
   <h1>${details.merchantName}</h1>
@@ -100,16 +95,16 @@ ${jsonScript('checkout-config', config)}`,
 <section class="card summary">
   <p class="invoice-number">Invoice <strong>${details.number}</strong></p>
   <p class="amount"><span id="amount">${displayAmount(details.amount)}</span> <span class="unit">USDC</span></p>
-  <p><span id="status" class="badge" data-status="${status}">${STATUS_LABELS[status]}</span></p>
-  <p id="deadline-line" class="deadline" ${status === 'paid' && 'hidden'}>
-    <span id="time-left" ${status !== 'open' && 'hidden'}>Time left <strong id="countdown" role="timer">${formatRemaining(Date.parse(details.expiresAt) - Date.parse(details.serverTime))}</strong> ·</span>
-    Deadline <time id="deadline" datetime="${details.expiresAt}">${formatInstantUtc(details.expiresAt)}</time>
+  <p><span id="${ids.status}" class="badge" data-status="${status}">${STATUS_LABELS[status]}</span></p>
+  <p id="${ids.deadlineLine}" class="deadline" ${status === 'paid' && 'hidden'}>
+    <span id="${ids.timeLeft}" ${status !== 'open' && 'hidden'}>Time left <strong id="${ids.countdown}" role="timer">${formatRemaining(Date.parse(details.expiresAt) - Date.parse(details.serverTime))}</strong> ·</span>
+    Deadline <time id="${ids.deadline}" datetime="${details.expiresAt}">${formatInstantUtc(details.expiresAt)}</time>
   </p>
 </section>
 ${notices(details, failed?.failureReason ?? null)}
 ${receiptSection(details)}
 ${details.networks.length > 0 && paySection(details)}
-<p class="back">${back ? html`<a id="back-link" href="${back}" rel="noreferrer">Back to merchant</a>` : html`<a id="back-link" rel="noreferrer" hidden>Back to merchant</a>`}</p>
+<p class="back">${back ? html`<a id="${ids.backLink}" href="${back}" rel="noreferrer">Back to merchant</a>` : html`<a id="${ids.backLink}" rel="noreferrer" hidden>Back to merchant</a>`}</p>
 <footer class="footer">Only people with this link can see this page.</footer>`,
   );
 }
@@ -150,18 +145,18 @@ ${body}
 function notices(details: CheckoutDetails, failure: string | null): Html {
   const status = details.status;
   const failureText = failure ? (FAILURE_TEXTS[failure as keyof typeof FAILURE_TEXTS] ?? UNKNOWN_FAILURE_TEXT) : '';
-  return html`<p id="notice-processing" class="notice warn" role="status" ${status !== 'processing' && 'hidden'}><strong>Your payment is being verified. Do not pay again.</strong> This page updates by itself; verification can finish after the timer runs out.</p>
-<p id="notice-failed" class="notice error" role="alert" ${!failure && 'hidden'}>The last payment attempt did not count: <span id="failure-reason">${failureText}</span> The invoice is still unpaid. If money left your wallet for it, contact the merchant before paying again.</p>
-<p id="notice-paid" class="notice ok" role="status" ${status !== 'paid' && 'hidden'}><strong>Paid. Thank you!</strong> The merchant has been notified.</p>
-<p id="notice-expired" class="notice" role="status" ${status !== 'expired' && 'hidden'}><strong>The payment deadline has passed.</strong> Do not send a payment for this invoice; ask the merchant for a new link.</p>
-<p id="notice-cancelled" class="notice" role="status" ${status !== 'cancelled' && 'hidden'}><strong>The merchant cancelled this invoice.</strong> Do not send a payment for it.</p>
-<p id="notice-reopened" class="notice" role="status" hidden>This invoice can be paid again: reload the page to see how.</p>`;
+  return html`<p id="${statusNoticeIds.processing}" class="notice warn" role="status" ${status !== 'processing' && 'hidden'}><strong>Your payment is being verified. Do not pay again.</strong> This page updates by itself; verification can finish after the timer runs out.</p>
+<p id="${ids.noticeFailed}" class="notice error" role="alert" ${!failure && 'hidden'}>The last payment attempt did not count: <span id="${ids.failureReason}">${failureText}</span> The invoice is still unpaid. If money left your wallet for it, contact the merchant before paying again.</p>
+<p id="${statusNoticeIds.paid}" class="notice ok" role="status" ${status !== 'paid' && 'hidden'}><strong>Paid. Thank you!</strong> The merchant has been notified.</p>
+<p id="${statusNoticeIds.expired}" class="notice" role="status" ${status !== 'expired' && 'hidden'}><strong>The payment deadline has passed.</strong> Do not send a payment for this invoice; ask the merchant for a new link.</p>
+<p id="${statusNoticeIds.cancelled}" class="notice" role="status" ${status !== 'cancelled' && 'hidden'}><strong>The merchant cancelled this invoice.</strong> Do not send a payment for it.</p>
+<p id="${ids.noticeReopened}" class="notice" role="status" hidden>This invoice can be paid again: reload the page to see how.</p>`;
 }
 
 function paySection(details: CheckoutDetails): Html {
   const [first] = details.networks;
   const amount = displayAmount(details.amount);
-  return html`<div id="pay" ${details.status !== 'open' && 'hidden'}>
+  return html`<div id="${ids.pay}" ${details.status !== 'open' && 'hidden'}>
 ${
   details.networks.length > 1
     ? html`<fieldset class="card networks"><legend>Network</legend>${details.networks.map(
@@ -170,13 +165,13 @@ ${
       )}</fieldset>`
     : html`<p class="network">Network ${first && networkName(first)}</p>`
 }
-<section id="wallet-pay" class="card" hidden>
+<section id="${ids.walletPay}" class="card" hidden>
   <h2>Pay with a browser wallet</h2>
   <p class="muted">Your wallet signs a transfer of exactly ${amount} USDC. No gas fee: the payment service submits it.</p>
-  <div id="wallets" class="wallets"></div>
-  <p id="no-wallet" hidden>No browser wallet found. Pay from any wallet below, or open this page in your wallet app's browser.</p>
-  <p id="wallet-status" class="status-line" aria-live="polite"></p>
-  <p id="wallet-error" class="form-error" role="alert" hidden></p>
+  <div id="${ids.wallets}" class="wallets"></div>
+  <p id="${ids.noWallet}" hidden>No browser wallet found. Pay from any wallet below, or open this page in your wallet app's browser.</p>
+  <p id="${ids.walletStatus}" class="status-line" aria-live="polite"></p>
+  <p id="${ids.walletError}" class="form-error" role="alert" hidden></p>
 </section>
 <section id="transfer-pay" class="card">
   <h2>Pay from any wallet</h2>
@@ -188,11 +183,11 @@ ${
     <dt>Amount</dt>
     <dd><code id="amount-exact">${amount}</code> USDC <button type="button" class="copy small" data-copy="amount-exact" hidden>Copy</button></dd>
   </dl>
-  <form id="tx-form" class="tx-form" hidden>
-    <label for="tx-hash">Sent it? Paste the transaction hash</label>
-    <input id="tx-hash" name="txHash" autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="0x…" required>
+  <form id="${ids.txForm}" class="tx-form" hidden>
+    <label for="${ids.txHash}">Sent it? Paste the transaction hash</label>
+    <input id="${ids.txHash}" name="txHash" autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="0x…" required>
     <button type="submit" class="primary">Submit transaction</button>
-    <p id="tx-error" class="form-error" role="alert" hidden></p>
+    <p id="${ids.txError}" class="form-error" role="alert" hidden></p>
   </form>
 </section>
 </div>`;

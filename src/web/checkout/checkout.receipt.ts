@@ -2,6 +2,7 @@ import { chainName } from '../../chain/chain-names.js';
 import { html, type Html } from '../portal/html.js';
 import type { CheckoutDetails } from './checkout.page.js';
 import { displayAmount, formatInstantUtc, shortHash } from './checkout.text.js';
+import { ids } from './checkout.ids.js';
 
 /** A network as buyers read it: "Base Sepolia" with a Testnet badge, not "base-sepolia chain 84532". */
 export function networkName(network: { name: string; chainId: number }): Html {
@@ -12,26 +13,26 @@ export function networkName(network: { name: string; chainId: number }): Html {
 /**
  * The buyer's receipt: everything needed to prove the payment, on its own (the print stylesheet prints
  * this section alone). Drawn filled in when the page is drawn paid; drawn empty and hidden otherwise,
- * and then filled by the script (client/receipt.js) when the payment lands while the page is open.
+ * and then filled by the script (client/receipt.ts) when the payment lands while the page is open.
  */
 export function receiptSection(details: CheckoutDetails): Html {
   const receipt = details.status === 'paid' ? details.receipt : null;
   const hash = receipt?.transactionHash ?? '';
-  return html`<section id="receipt" class="card receipt" aria-labelledby="receipt-title" ${!receipt && 'hidden'}>
+  return html`<section id="${ids.receipt}" class="card receipt" aria-labelledby="receipt-title" ${!receipt && 'hidden'}>
   <h2 id="receipt-title">Receipt</h2>
   <dl class="receipt-list">
     <dt>Paid to</dt><dd>${details.merchantName}</dd>
     <dt>Invoice</dt><dd>${details.number}</dd>
     <dt>Amount</dt><dd><strong>${displayAmount(details.amount)} USDC</strong></dd>
-    <dt>Paid on</dt><dd><time id="receipt-paid-at" datetime="${receipt?.paidAt ?? ''}">${receipt ? formatInstantUtc(receipt.paidAt) : ''}</time></dd>
-    <dt>Network</dt><dd id="receipt-network">${receipt ? networkName({ name: receipt.network, chainId: receipt.chainId }) : ''}</dd>
+    <dt>Paid on</dt><dd><time id="${ids.receiptPaidAt}" datetime="${receipt?.paidAt ?? ''}">${receipt ? formatInstantUtc(receipt.paidAt) : ''}</time></dd>
+    <dt>Network</dt><dd id="${ids.receiptNetwork}">${receipt ? networkName({ name: receipt.network, chainId: receipt.chainId }) : ''}</dd>
     <dt>Transaction</dt>
     <dd class="receipt-tx">
-      <code id="receipt-tx" title="${hash}" data-full="${hash}">${shortHash(hash)}</code>
-      <button type="button" class="copy small" data-copy="receipt-tx" hidden>Copy</button>
-      <a id="receipt-tx-link" ${receipt?.transactionUrl ? html`href="${receipt.transactionUrl}"` : 'hidden'} rel="noreferrer" target="_blank">View on block explorer</a>
+      <code id="${ids.receiptTx}" title="${hash}" data-full="${hash}">${shortHash(hash)}</code>
+      <button type="button" class="copy small" data-copy="${ids.receiptTx}" hidden>Copy</button>
+      <a id="${ids.receiptTxLink}" ${receipt?.transactionUrl ? html`href="${receipt.transactionUrl}"` : 'hidden'} rel="noreferrer" target="_blank">View on block explorer</a>
     </dd>
   </dl>
-  <p class="receipt-actions"><button type="button" id="print-receipt" hidden>Print receipt</button></p>
+  <p class="receipt-actions"><button type="button" id="${ids.printReceipt}" hidden>Print receipt</button></p>
 </section>`;
 }

@@ -2,9 +2,10 @@ import type { InvoiceStatus } from '../../modules/invoices/index.js';
 import type { FailureReason } from '../../modules/payments/index.js';
 
 /**
- * Everything the buyer reads about a status or a failed attempt, in one place. The server renders it
- * and hands the same table to the browser script (config block), so a live update says exactly what a
- * reload would. Records, so a new status or failure reason fails to compile until it has a sentence.
+ * Everything the buyer reads about a status or a failed attempt, in one place. The server renders with
+ * it and the browser script bundles this same module, so a live update says exactly what a reload
+ * would. Records, so a new status or failure reason fails to compile until it has a sentence. Pure and
+ * with type-only imports: it goes into the browser bundle as it is.
  */
 export const STATUS_LABELS: Readonly<Record<InvoiceStatus, string>> = {
   open: 'Awaiting payment',
@@ -32,8 +33,8 @@ export const FAILURE_TEXTS: Readonly<Record<FailureReason, string>> = {
 export const UNKNOWN_FAILURE_TEXT = 'the payment could not be completed.';
 
 /**
- * Time left as people read a timer: `4d 23:59:58`, `1:05:09`, `4:07`, `0:00`. Mirrored by
- * client/time.js (a test keeps the two equal): the server's first paint and the live countdown agree.
+ * Time left as people read a timer: `4d 23:59:58`, `1:05:09`, `4:07`, `0:00`. The live countdown
+ * (client/checkout.ts) uses this same function, so it agrees with the server's first paint.
  */
 export function formatRemaining(ms: number): string {
   const total = Math.max(0, Math.ceil(ms / 1000));

@@ -1,14 +1,14 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../http/services.js';
 import { AppError } from '../../shared/errors.js';
+import { scriptAsset, sendAsset } from '../assets.js';
 import { answerDemoRequest, type DemoRole } from './demo-wallet.js';
 
-// Read by path (not `new URL(file, import.meta.url)`, which bundlers and Vitest treat as a module import).
-const SCRIPT = readFileSync(path.join(fileURLToPath(new URL('./client/', import.meta.url)), 'demo-wallet.js'));
+// By path (not `new URL(file, import.meta.url)`, which bundlers and Vitest treat as a module import).
+export const DEMO_WALLET_ENTRY = path.join(fileURLToPath(new URL('./client/', import.meta.url)), 'demo-wallet.ts');
 
 const RpcBody = Type.Object(
   {
@@ -28,17 +28,12 @@ export function demoWalletScriptTag(services: Services): string {
  * The built-in demo wallet: registered only when the service runs the local demo chain. Its signing
  * endpoint answers same-origin requests only, so no other site can make it sign.
  */
-export function registerDemoWallet(app: FastifyInstance, services: Services): void {
+export async function registerDemoWallet(app: FastifyInstance, services: Services): Promise<void> {
   const wallet = services.demoWallet;
   if (!wallet) return;
   const origin = services.config.publicBaseUrl.origin;
-  app.get('/demo-wallet.js', { schema: { hide: true } }, async (_request, reply) =>
-    reply
-      .header('Cache-Control', 'no-cache')
-      .header('X-Content-Type-Options', 'nosniff')
-      .type('text/javascript; charset=utf-8')
-      .send(SCRIPT),
-  );
+  const script = await scriptAsset(DEMO_WALLET_ENTRY);
+  app.get('/demo-wallet.js', { schema: { hide: true } }, async (request, reply) => sendAsset(request, reply, script));
   app.post<{ Body: { role: DemoRole; method: string; params?: unknown[] } }>(
     '/demo-wallet/rpc',
     { schema: { hide: true, body: RpcBody } },

@@ -1,7 +1,8 @@
 import { html, jsonScript, type Html } from './html.js';
-import { ASSET_BASE } from './portal.assets.js';
+import { ASSET_BASE, PORTAL_SCRIPT } from './portal.assets.js';
+import { ids } from './portal.ids.js';
 
-/** What every portal page tells its script. Read by client/app.js from `#portal-config`. */
+/** What every portal page tells its script. Read by client/app.ts from `#portal-config`. */
 export interface PortalClientConfig {
   /** The origin of PUBLIC_BASE_URL: sign-in only works when the page is opened there. */
   readonly origin: string;
@@ -42,20 +43,20 @@ ${
   demoWallet &&
   html`<script type="module" src="/demo-wallet.js"></script>
 `
-}<script type="module" src="${ASSET_BASE}app.js"></script>
-${jsonScript('portal-config', config)}
+}<script type="module" src="${ASSET_BASE}${PORTAL_SCRIPT}"></script>
+${jsonScript(ids.portalConfig, config)}
 </head>
 <body>
 <header class="topbar">
   <a class="brand" href="/portal">Invoice Service <span class="muted">portal</span></a>
   <nav class="topnav"><a href="/docs">API reference</a></nav>
-  <div id="session" class="session" hidden>
-    <code id="session-address" class="address"></code>
-    <button type="button" id="sign-out" class="secondary small">Sign out</button>
+  <div id="${ids.session}" class="session" hidden>
+    <code id="${ids.sessionAddress}" class="address"></code>
+    <button type="button" id="${ids.signOut}" class="secondary small">Sign out</button>
   </div>
 </header>
 <main>
-<div id="notice" class="notice" role="alert" hidden></div>
+<div id="${ids.notice}" class="notice" role="alert" hidden></div>
 <noscript><p class="notice">The portal needs JavaScript and a browser wallet. The API itself works without either: see the <a href="/docs">API reference</a>.</p></noscript>
 ${body}
 </main>

@@ -9,6 +9,7 @@ import { settingsPanel } from './sections/settings.js';
 import { signInSection, type SignInNetwork } from './sections/sign-in.js';
 import { statementPanel } from './sections/statement.js';
 import { tabNav, workspaceToolbar } from './sections/workspace.js';
+import { ids } from './portal.ids.js';
 
 export type { SignInNetwork } from './sections/sign-in.js';
 
@@ -32,12 +33,12 @@ export function renderPortalHome({
   paymentNetworks = [],
   demoWallet = false,
 }: PortalHomeOptions): string {
-  const body = html`<p id="loading" class="muted">Loading…</p>
+  const body = html`<p id="${ids.loading}" class="muted">Loading…</p>
 ${signInSection(networks, demoWallet, config.origin)}
-<div id="signed-in" hidden>
+<div id="${ids.signedIn}" hidden>
 <h1 class="visually-hidden">Merchant portal</h1>
 ${workspaceToolbar()}
-<div id="workspace-area" hidden>
+<div id="${ids.workspaceArea}" hidden>
 ${issuesBanner()}
 ${tabNav()}
 ${overviewPanel()}

@@ -1,9 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LOCAL_CHAIN_ID, networkNames, signInChainIds, type Config } from '../../config/config.js';
-import path from 'node:path';
 import type { Services } from '../../http/services.js';
-import { CHECKOUT_CLIENT_DIR } from '../checkout/checkout.assets.js';
-import { ASSET_BASE, CLIENT_DIR, serveAssets } from './portal.assets.js';
+import { registerPortalAssets } from './portal.assets.js';
 import { renderPortalHome, type SignInNetwork } from './portal.page.js';
 
 /**
@@ -16,16 +14,10 @@ export const PORTAL_CSP =
 const hide = { hide: true } as const;
 
 /**
- * The checkout's EIP-3009 authorization builder, served to the portal as well: the billing tab signs
- * the same authorization for a credit purchase, and one copy keeps the two exactly alike.
- */
-const SHARED_CLIENT_FILES = [path.join(CHECKOUT_CLIENT_DIR, 'authorization.js')];
-
-/**
  * The web portal's pages and their static assets, outside the OpenAPI document. Pages only render the
  * shell; the browser script talks to the JSON API (/auth, /portal/api), which owns every check.
  */
-export function registerPortalPages(app: FastifyInstance, services: Services): void {
+export async function registerPortalPages(app: FastifyInstance, services: Services): Promise<void> {
   const networks = signInNetworks(services.config);
   // The page depends on configuration only, so it is rendered once.
   const home = renderPortalHome({
@@ -45,7 +37,7 @@ export function registerPortalPages(app: FastifyInstance, services: Services): v
   });
   app.get('/portal/', { schema: hide }, async (_request, reply) => reply.redirect('/portal', 301));
 
-  serveAssets(app, ASSET_BASE, CLIENT_DIR, SHARED_CLIENT_FILES);
+  await registerPortalAssets(app);
 }
 
 function pageHeaders(reply: FastifyReply): void {

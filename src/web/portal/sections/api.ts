@@ -1,6 +1,7 @@
 import { MAX_ACTIVE_KEYS, PERMISSION_PRESETS, PERMISSIONS, type Permission } from '../../../modules/api-keys/index.js';
 import { CreateApiKeyBody } from '../../../modules/api-keys/index.js';
 import { html, type Html } from '../html.js';
+import { ids, secretBoxIds } from '../portal.ids.js';
 
 /** What each permission allows; a Record, so a new permission fails to compile until described. */
 const PERMISSION_HINTS: Readonly<Record<Permission, string>> = {
@@ -23,18 +24,19 @@ const PRESET_LABELS: Readonly<Record<keyof typeof PERMISSION_PRESETS, string>> =
 const KEY_NAME_MAX_CHARS = CreateApiKeyBody.properties.name.maxLength ?? 100;
 
 /** A one-time secret: shown after creation or rotation, then gone from the page for good. */
-export function secretBox(prefix: string, title: string, body: Html): Html {
-  return html`<div id="${prefix}-secret-box" class="secret" hidden>
+export function secretBox(prefix: 'key' | 'webhook', title: string, body: Html): Html {
+  const id = secretBoxIds(prefix);
+  return html`<div id="${id.box}" class="secret" hidden>
     <h3>${title}</h3>
     ${body}
-    <div class="secret-row"><code id="${prefix}-secret-value" class="secret-value"></code><button type="button" id="${prefix}-copy-secret" class="primary">Copy</button></div>
-    <button type="button" id="${prefix}-dismiss-secret" class="secondary">I have stored it</button>
+    <div class="secret-row"><code id="${id.value}" class="secret-value"></code><button type="button" id="${id.copy}" class="primary">Copy</button></div>
+    <button type="button" id="${id.dismiss}" class="secondary">I have stored it</button>
   </div>`;
 }
 
 function keysCard(): Html {
   const presets = Object.entries(PERMISSION_PRESETS) as [keyof typeof PERMISSION_PRESETS, readonly Permission[]][];
-  return html`<section id="keys" class="card" aria-labelledby="keys-title">
+  return html`<section id="${ids.keys}" class="card" aria-labelledby="keys-title">
   <h2 id="keys-title">API keys</h2>
   <p class="muted">Your server sends a key as <code>Authorization: Bearer …</code> to act on this workspace. At most ${MAX_ACTIVE_KEYS} active keys.</p>
   ${secretBox(
@@ -45,12 +47,12 @@ function keysCard(): Html {
   <div class="table-wrap">
     <table class="stack-table">
       <thead><tr><th>Name</th><th>Prefix</th><th>Permissions</th><th>Status</th><th>Created</th><th>Last used</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
-      <tbody id="keys-body"></tbody>
+      <tbody id="${ids.keysBody}"></tbody>
     </table>
   </div>
-  <p id="keys-empty" class="muted" hidden>No keys yet. Create one below.</p>
+  <p id="${ids.keysEmpty}" class="muted" hidden>No keys yet. Create one below.</p>
   <h3>Create a key</h3>
-  <form id="key-form" novalidate>
+  <form id="${ids.keyForm}" novalidate>
     <label for="key-name-input">Name</label>
     <input id="key-name-input" name="name" required maxlength="${KEY_NAME_MAX_CHARS}" autocomplete="off" placeholder="e.g. production server">
     <fieldset>
@@ -73,40 +75,40 @@ function webhookCard(): Html {
   return html`<section id="webhook" class="card" aria-labelledby="webhook-title">
   <h2 id="webhook-title">Webhook</h2>
   <p class="muted">Your server hears about every confirmed payment as a signed POST (<code>payment_intent.succeeded</code>), retried until it answers 2xx. <a href="/docs">How to check the signature</a>.</p>
-  <p id="webhook-state" class="status-line" aria-live="polite"></p>
-  <form id="webhook-form" novalidate>
+  <p id="${ids.webhookState}" class="status-line" aria-live="polite"></p>
+  <form id="${ids.webhookForm}" novalidate>
     <label for="webhook-endpoint">Endpoint URL</label>
     <input id="webhook-endpoint" name="endpoint" type="url" required autocomplete="off" placeholder="https://shop.example.com/hooks/payments" aria-describedby="webhook-endpoint-hint">
     <p id="webhook-endpoint-hint" class="hint">A public https address on port 443.</p>
     <div class="actions"><button type="submit" class="primary">Save endpoint</button></div>
   </form>
-  <div id="webhook-controls" class="actions" hidden>
-    <button type="button" id="webhook-toggle" class="secondary"></button>
-    <button type="button" id="webhook-rotate" class="secondary">Rotate the secret</button>
-    <button type="button" id="webhook-test" class="secondary">Send a test event</button>
+  <div id="${ids.webhookControls}" class="actions" hidden>
+    <button type="button" id="${ids.webhookToggle}" class="secondary"></button>
+    <button type="button" id="${ids.webhookRotate}" class="secondary">Rotate the secret</button>
+    <button type="button" id="${ids.webhookTest}" class="secondary">Send a test event</button>
   </div>
-  <p id="webhook-test-result" class="status-line" aria-live="polite"></p>
+  <p id="${ids.webhookTestResult}" class="status-line" aria-live="polite"></p>
   ${secretBox(
     'webhook',
     'Copy your signing secret now',
     html`<p><strong>It is shown once.</strong> Your receiver checks each request's signature with it. After a rotation delivery is paused and events wait: put the new secret in your receiver, send a test event, then resume delivery.</p>`,
   )}
-  <div class="heading-row"><h3>Recent deliveries</h3><button type="button" id="webhook-refresh" class="secondary small">Refresh</button></div>
+  <div class="heading-row"><h3>Recent deliveries</h3><button type="button" id="${ids.webhookRefresh}" class="secondary small">Refresh</button></div>
   <div class="table-wrap">
     <table class="stack-table">
       <thead><tr><th>Event</th><th>Type</th><th>Status</th><th>Attempts</th><th>Last result</th><th>Last attempt</th><th>Next attempt</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
-      <tbody id="deliveries-body"></tbody>
+      <tbody id="${ids.deliveriesBody}"></tbody>
     </table>
   </div>
-  <p id="deliveries-empty" class="muted" hidden>No deliveries yet.</p>
+  <p id="${ids.deliveriesEmpty}" class="muted" hidden>No deliveries yet.</p>
   <h3>Recent attempts</h3>
   <div class="table-wrap">
     <table class="stack-table">
       <thead><tr><th>Event</th><th>Attempt</th><th>Started</th><th>Result</th><th>Duration</th></tr></thead>
-      <tbody id="attempts-body"></tbody>
+      <tbody id="${ids.attemptsBody}"></tbody>
     </table>
   </div>
-  <p id="attempts-empty" class="muted" hidden>No attempts yet.</p>
+  <p id="${ids.attemptsEmpty}" class="muted" hidden>No attempts yet.</p>
 </section>`;
 }
 

@@ -1,5 +1,6 @@
 import { html, type Html } from '../html.js';
 import { windowOptions } from './invoices.js';
+import { ids } from '../portal.ids.js';
 
 const PERIODS = [
   ['month', 'months'],
@@ -12,21 +13,21 @@ function listCard(): Html {
   return html`<section id="automation-list" class="card" aria-labelledby="automation-list-title">
   <h2 id="automation-list-title">Automations</h2>
   <p class="muted">An automation creates an invoice on a schedule — a monthly retainer, a weekly subscription — each numbered and charged like any invoice, with an <code>invoice.scheduled</code> webhook. Pausing one never stops the payment of invoices it already created.</p>
-  <p id="automation-list-status" class="status-line" aria-live="polite"></p>
+  <p id="${ids.automationListStatus}" class="status-line" aria-live="polite"></p>
   <div class="table-wrap">
     <table class="stack-table">
       <thead><tr><th>Name</th><th>Amount</th><th>Schedule</th><th>Status</th><th>Next invoice</th><th>Invoices</th></tr></thead>
-      <tbody id="automation-rows"></tbody>
+      <tbody id="${ids.automationRows}"></tbody>
     </table>
   </div>
-  <div class="actions"><button type="button" id="automation-more" class="secondary" hidden>Show older automations</button></div>
+  <div class="actions"><button type="button" id="${ids.automationMore}" class="secondary" hidden>Show older automations</button></div>
 </section>`;
 }
 
 function createCard(networks: readonly string[]): Html {
   return html`<section id="automation-create" class="card" aria-labelledby="automation-create-title">
   <h2 id="automation-create-title">New automation</h2>
-  <form id="automation-form" novalidate>
+  <form id="${ids.automationForm}" novalidate>
     <label for="automation-name">Name <span class="muted">(for you; buyers never see it)</span></label>
     <input id="automation-name" name="name" required maxlength="100" autocomplete="off" placeholder="e.g. Monthly retainer, Acme">
     <div class="row">
@@ -49,8 +50,8 @@ function createCard(networks: readonly string[]): Html {
     </fieldset>
     <section class="preview" aria-labelledby="automation-preview-title">
       <h3 id="automation-preview-title">Next five invoices</h3>
-      <p id="automation-preview-status" class="status-line" aria-live="polite"></p>
-      <ol id="automation-preview" class="dates"></ol>
+      <p id="${ids.automationPreviewStatus}" class="status-line" aria-live="polite"></p>
+      <ol id="${ids.automationPreview}" class="dates"></ol>
     </section>
     <label for="automation-external-id">Each invoice's order reference <span class="muted">(optional; <code>{n}</code> is the occurrence number, <code>{date}</code> its UTC date)</span></label>
     <input id="automation-external-id" name="externalId" autocomplete="off" maxlength="128" placeholder="retainer-{date}">
@@ -75,32 +76,32 @@ function createCard(networks: readonly string[]): Html {
 }
 
 function detailCard(): Html {
-  return html`<section id="automation-detail" class="card" aria-labelledby="automation-name-heading">
+  return html`<section id="${ids.automationDetail}" class="card" aria-labelledby="${ids.automationNameHeading}">
   <p><a href="#automations">← All automations</a></p>
-  <h2><span id="automation-name-heading"></span> <span id="automation-status" class="badge"></span></h2>
-  <p id="automation-paused-reason" class="callout warn" role="status" hidden></p>
-  <dl id="automation-facts" class="facts"></dl>
-  <div id="automation-actions" class="actions">
-    <button type="button" id="automation-pause" class="secondary">Pause</button>
-    <button type="button" id="automation-resume" class="primary">Resume</button>
-    <button type="button" id="automation-end-now" class="danger">End for good</button>
+  <h2><span id="${ids.automationNameHeading}"></span> <span id="${ids.automationStatus}" class="badge"></span></h2>
+  <p id="${ids.automationPausedReason}" class="callout warn" role="status" hidden></p>
+  <dl id="${ids.automationFacts}" class="facts"></dl>
+  <div id="${ids.automationActions}" class="actions">
+    <button type="button" id="${ids.automationPause}" class="secondary">Pause</button>
+    <button type="button" id="${ids.automationResume}" class="primary">Resume</button>
+    <button type="button" id="${ids.automationEndNow}" class="danger">End for good</button>
   </div>
   <h3>Next invoices</h3>
-  <ol id="automation-upcoming" class="dates"></ol>
-  <p id="automation-upcoming-none" class="muted" hidden>None: the schedule has run its course.</p>
+  <ol id="${ids.automationUpcoming}" class="dates"></ol>
+  <p id="${ids.automationUpcomingNone}" class="muted" hidden>None: the schedule has run its course.</p>
   <h3>Its invoices</h3>
-  <p id="automation-invoices-status" class="status-line" aria-live="polite"></p>
+  <p id="${ids.automationInvoicesStatus}" class="status-line" aria-live="polite"></p>
   <div class="table-wrap">
     <table class="stack-table">
       <thead><tr><th>#</th><th>Number</th><th>Amount</th><th>Status</th><th>Order reference</th><th>Created</th></tr></thead>
-      <tbody id="automation-invoice-rows"></tbody>
+      <tbody id="${ids.automationInvoiceRows}"></tbody>
     </table>
   </div>
-  <div class="actions"><button type="button" id="automation-invoices-more" class="secondary" hidden>Show older invoices</button></div>
+  <div class="actions"><button type="button" id="${ids.automationInvoicesMore}" class="secondary" hidden>Show older invoices</button></div>
 </section>`;
 }
 
-/** The automations tab (the list and the create form) and one automation's page. Filled by automations.js. */
+/** The automations tab (the list and the create form) and one automation's page. Filled by client/automations.ts. */
 export function automationsPanel(networks: readonly string[]): Html {
   return html`<div id="panel-automations" data-panel="automations" hidden>${listCard()}${createCard(networks)}</div>
 <div id="panel-automation" data-panel="automation" hidden>${detailCard()}</div>`;

@@ -1,5 +1,6 @@
 import { EXPIRES_IN_CREDITS, INVOICE_STATUSES } from '../../../modules/invoices/index.js';
 import { html, type Html } from '../html.js';
+import { ids } from '../portal.ids.js';
 
 const WINDOWS: readonly [seconds: keyof typeof EXPIRES_IN_CREDITS, label: string][] = [
   [3600, '1 hour'],
@@ -21,7 +22,7 @@ export function windowOptions(): Html {
 function createCard(networks: readonly string[]): Html {
   return html`<section id="invoice-create" class="card" aria-labelledby="invoice-create-title">
   <h2 id="invoice-create-title">New invoice</h2>
-  <form id="invoice-form" novalidate>
+  <form id="${ids.invoiceForm}" novalidate>
     <div class="row">
       <div><label for="invoice-amount">Amount in USDC</label>
       <input id="invoice-amount" name="amount" required inputmode="decimal" autocomplete="off" placeholder="12,50" aria-describedby="invoice-amount-hint">
@@ -48,57 +49,57 @@ function createCard(networks: readonly string[]): Html {
 function listCard(): Html {
   return html`<section id="invoice-list" class="card" aria-labelledby="invoice-list-title">
   <h2 id="invoice-list-title">Invoices</h2>
-  <form id="invoice-search" class="search" role="search">
+  <form id="${ids.invoiceSearch}" class="search" role="search">
     <label for="invoice-query" class="visually-hidden">Find an invoice</label>
     <input id="invoice-query" name="q" type="search" autocomplete="off" placeholder="Number, order reference, link or transaction hash">
     <button type="submit" class="secondary">Search</button>
-    <button type="button" id="invoice-search-clear" class="secondary" hidden>Show all</button>
+    <button type="button" id="${ids.invoiceSearchClear}" class="secondary" hidden>Show all</button>
   </form>
-  <fieldset class="filters" id="invoice-filters">
+  <fieldset class="filters" id="${ids.invoiceFilters}">
     <legend class="visually-hidden">Status</legend>
     <label class="chip-radio"><input type="radio" name="status" value="" checked><span>All</span></label>
     ${INVOICE_STATUSES.map((s) => html`<label class="chip-radio"><input type="radio" name="status" value="${s}"><span>${s}</span></label>`)}
   </fieldset>
-  <p id="invoice-list-status" class="status-line" aria-live="polite"></p>
-  <div id="invoice-table" class="table-wrap" hidden>
+  <p id="${ids.invoiceListStatus}" class="status-line" aria-live="polite"></p>
+  <div id="${ids.invoiceTable}" class="table-wrap" hidden>
     <table class="stack-table">
       <thead><tr><th>Number</th><th>Amount</th><th>Status</th><th>Order reference</th><th>Created</th><th>Deadline</th></tr></thead>
-      <tbody id="invoice-rows"></tbody>
+      <tbody id="${ids.invoiceRows}"></tbody>
     </table>
   </div>
   <div class="actions">
-    <button type="button" id="invoice-more" class="secondary" hidden>Show older invoices</button>
-    <button type="button" id="invoice-export" class="secondary">Export CSV</button>
-    <span id="invoice-export-status" class="status-line" aria-live="polite"></span>
+    <button type="button" id="${ids.invoiceMore}" class="secondary" hidden>Show older invoices</button>
+    <button type="button" id="${ids.invoiceExport}" class="secondary">Export CSV</button>
+    <span id="${ids.invoiceExportStatus}" class="status-line" aria-live="polite"></span>
   </div>
 </section>`;
 }
 
 function detailCard(): Html {
-  return html`<section id="invoice-detail" class="card" aria-labelledby="invoice-number">
+  return html`<section id="${ids.invoiceDetail}" class="card" aria-labelledby="${ids.invoiceNumber}">
   <p><a href="#invoices">← All invoices</a></p>
-  <h2><span id="invoice-number"></span> <span id="invoice-status" class="badge"></span></h2>
-  <dl id="invoice-facts" class="facts"></dl>
+  <h2><span id="${ids.invoiceNumber}"></span> <span id="${ids.invoiceStatus}" class="badge"></span></h2>
+  <dl id="${ids.invoiceFacts}" class="facts"></dl>
   <h3>Links</h3>
   <dl class="facts">
     <dt>Checkout link <small class="muted">send it to the buyer</small></dt>
-    <dd><code id="invoice-checkout-url"></code> <button type="button" class="secondary small" data-copy-from="invoice-checkout-url">Copy</button> <a id="invoice-checkout-open" target="_blank" rel="noopener">Open</a></dd>
+    <dd><code id="${ids.invoiceCheckoutUrl}"></code> <button type="button" class="secondary small" data-copy-from="${ids.invoiceCheckoutUrl}">Copy</button> <a id="${ids.invoiceCheckoutOpen}" target="_blank" rel="noopener">Open</a></dd>
     <dt>Payment URL <small class="muted">for x402 clients</small></dt>
-    <dd><code id="invoice-url"></code> <button type="button" class="secondary small" data-copy-from="invoice-url">Copy</button></dd>
+    <dd><code id="${ids.invoiceUrl}"></code> <button type="button" class="secondary small" data-copy-from="${ids.invoiceUrl}">Copy</button></dd>
   </dl>
-  <div id="invoice-actions" class="actions">
-    <label for="renew-expires" class="inline">New window</label>
-    <select id="renew-expires" class="auto">${windowOptions()}</select>
-    <button type="button" id="renew-invoice" class="secondary">Renew the link</button>
-    <button type="button" id="cancel-invoice" class="danger">Cancel the invoice</button>
+  <div id="${ids.invoiceActions}" class="actions">
+    <label for="${ids.renewExpires}" class="inline">New window</label>
+    <select id="${ids.renewExpires}" class="auto">${windowOptions()}</select>
+    <button type="button" id="${ids.renewInvoice}" class="secondary">Renew the link</button>
+    <button type="button" id="${ids.cancelInvoice}" class="danger">Cancel the invoice</button>
   </div>
-  <section id="invoice-receipt" hidden>
+  <section id="${ids.invoiceReceipt}" hidden>
     <h3>Receipt</h3>
-    <dl id="receipt-facts" class="facts"></dl>
+    <dl id="${ids.receiptFacts}" class="facts"></dl>
   </section>
   <h3>Timeline</h3>
-  <ol id="invoice-timeline" class="timeline"></ol>
-  <p id="invoice-timeline-note" class="muted" hidden>Older records are not shown.</p>
+  <ol id="${ids.invoiceTimeline}" class="timeline"></ol>
+  <p id="${ids.invoiceTimelineNote}" class="muted" hidden>Older records are not shown.</p>
 </section>`;
 }
 

@@ -1,12 +1,13 @@
 import { DASHBOARD_DAYS } from '../../../modules/dashboard/index.js';
 import { html, type Html } from '../html.js';
 import { GRANT_ONCE_NOTE } from './billing.js';
+import { ids } from '../portal.ids.js';
 
-/** Health issues, above the tabs so that they are seen whatever tab is open. Filled by overview.js. */
+/** Health issues, above the tabs so that they are seen whatever tab is open. Filled by client/overview.ts. */
 export function issuesBanner(): Html {
-  return html`<section id="issues" class="issues" aria-labelledby="issues-title" hidden>
+  return html`<section id="${ids.issues}" class="issues" aria-labelledby="issues-title" hidden>
   <h2 id="issues-title">Needs your attention</h2>
-  <ul id="issues-list" class="issue-list"></ul>
+  <ul id="${ids.issuesList}" class="issue-list"></ul>
 </section>`;
 }
 
@@ -16,37 +17,37 @@ function stat(id: string, label: string): Html {
 
 export function overviewPanel(): Html {
   return html`<div id="panel-overview" data-panel="overview" hidden>
-<section id="workspace" class="card">
-  <div class="heading-row"><h2 id="workspace-title"></h2><a id="overview-create-invoice" class="button primary" href="#invoices/new">Create invoice</a></div>
-  <p id="workspace-description" class="muted"></p>
+<section id="${ids.workspace}" class="card">
+  <div class="heading-row"><h2 id="${ids.workspaceTitle}"></h2><a id="overview-create-invoice" class="button primary" href="#invoices/new">Create invoice</a></div>
+  <p id="${ids.workspaceDescription}" class="muted"></p>
   <dl class="facts">
-    <dt>Workspace id</dt><dd><code id="workspace-id"></code> <button type="button" class="secondary small" data-copy-from="workspace-id">Copy</button></dd>
-    <dt>Receiving wallet</dt><dd><code id="workspace-wallet"></code></dd>
-    <dt>API base URL</dt><dd><code id="workspace-api-base"></code> <button type="button" class="secondary small" data-copy-from="workspace-api-base">Copy</button></dd>
+    <dt>Workspace id</dt><dd><code id="${ids.workspaceId}"></code> <button type="button" class="secondary small" data-copy-from="${ids.workspaceId}">Copy</button></dd>
+    <dt>Receiving wallet</dt><dd><code id="${ids.workspaceWallet}"></code></dd>
+    <dt>API base URL</dt><dd><code id="${ids.workspaceApiBase}"></code> <button type="button" class="secondary small" data-copy-from="${ids.workspaceApiBase}">Copy</button></dd>
   </dl>
 </section>
 <section id="credits" class="card" aria-labelledby="billing-title">
   <h2 id="billing-title">Credits</h2>
   <div class="stats">
-    ${stat('billing-available', 'Available')}
-    ${stat('billing-balance', 'Balance')}
-    ${stat('billing-reserved', 'Reserved')}
+    ${stat(ids.billingAvailable, 'Available')}
+    ${stat(ids.billingBalance, 'Balance')}
+    ${stat(ids.billingReserved, 'Reserved')}
   </div>
-  <p class="muted">Available = balance − reserved. An invoice costs <span id="billing-tariff">…</span> by its payment window, and
-  <span id="billing-fee">…</span> is reserved while it is open, taken when it is paid, released when it expires or is cancelled.
-  Largest invoice: <span id="billing-max" class="nowrap">…</span>.</p>
-  <p id="billing-grant-note" hidden>${GRANT_ONCE_NOTE} <a href="#billing">Buy credits</a>.</p>
+  <p class="muted">Available = balance − reserved. An invoice costs <span id="${ids.billingTariff}">…</span> by its payment window, and
+  <span id="${ids.billingFee}">…</span> is reserved while it is open, taken when it is paid, released when it expires or is cancelled.
+  Largest invoice: <span id="${ids.billingMax}" class="nowrap">…</span>.</p>
+  <p id="${ids.billingGrantNote}" hidden>${GRANT_ONCE_NOTE} <a href="#billing">Buy credits</a>.</p>
 </section>
 <section id="activity" class="card" aria-labelledby="activity-title">
   <h2 id="activity-title">Last ${DASHBOARD_DAYS} days</h2>
-  <p id="activity-summary" class="muted"></p>
+  <p id="${ids.activitySummary}" class="muted"></p>
   <figure class="chart">
     <figcaption>Paid volume per day, USDC (UTC days)</figcaption>
-    <div id="chart-volume"></div>
+    <div id="${ids.chartVolume}"></div>
   </figure>
   <figure class="chart">
     <figcaption>Webhook deliveries acknowledged per day (share of attempts)</figcaption>
-    <div id="chart-webhooks"></div>
+    <div id="${ids.chartWebhooks}"></div>
   </figure>
 </section>
 </div>`;

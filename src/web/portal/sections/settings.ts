@@ -1,13 +1,14 @@
 import { MAX_RETURN_ORIGINS } from '../../../modules/checkout-settings/index.js';
 import { html, type Html } from '../html.js';
 import { profileFields } from './workspace.js';
+import { ids } from '../portal.ids.js';
 
 export function settingsPanel(): Html {
   return html`<div id="panel-settings" data-panel="settings" hidden>
 <section id="profile" class="card" aria-labelledby="profile-title">
   <h2 id="profile-title">Workspace profile</h2>
   <p class="muted">Buyers see the name and the description on the checkout page.</p>
-  <form id="profile-form" novalidate>
+  <form id="${ids.profileForm}" novalidate>
     ${profileFields('profile')}
     <div class="actions"><button type="submit" class="primary">Save profile</button></div>
   </form>
@@ -15,7 +16,7 @@ export function settingsPanel(): Html {
 <section id="origins" class="card" aria-labelledby="origins-title">
   <h2 id="origins-title">Checkout return origins</h2>
   <p class="muted">The <code>successUrl</code> and <code>cancelUrl</code> of new invoices must be on one of these sites: exact <code>https://host</code> origins on port 443, no paths or wildcards, at most ${MAX_RETURN_ORIGINS}. Invoices already created keep their links.</p>
-  <form id="origins-form" novalidate>
+  <form id="${ids.originsForm}" novalidate>
     <label for="origins-input">Allowed origins, one per line</label>
     <textarea id="origins-input" name="origins" rows="4" autocomplete="off" spellcheck="false" placeholder="https://shop.example.com"></textarea>
     <div class="actions"><button type="submit" class="primary">Save origins</button></div>

@@ -1,7 +1,21 @@
-/* global fetch, URL, Blob, document, setTimeout */
 // The invoices panel: the list, status filters, exact search, older pages, CSV export and the create form.
 import { ApiError, api, idempotentCreate, workspacePath } from './api.js';
-import { badge, busy, byId, el, fieldError, formError, formatAmount, reportError, show, timeEl } from './dom.js';
+import type { Invoice, InvoiceList, InvoiceSearch, Workspace } from './api-types.js';
+import {
+  badge,
+  busy,
+  byId,
+  el,
+  field,
+  fieldError,
+  formError,
+  formatAmount,
+  reportError,
+  show,
+  submitButton,
+  timeEl,
+} from './dom.js';
+import { ids } from '../portal.ids.js';
 
 const PAGE = 25;
 
@@ -9,35 +23,48 @@ const PAGE = 25;
  * The POST /invoices fields of a form (the invoice form, an automation's template): empty optional
  * fields are left out rather than sent empty, which the API would refuse.
  */
-export function invoiceFields(fields) {
+export function invoiceFields(form: HTMLFormElement): InvoiceFields {
   const optional = ['externalId', 'network', 'successUrl', 'cancelUrl']
-    .map((name) => [name, fields[name].value.trim()])
+    .map((name) => [name, field(form, name).value.trim()] as const)
     .filter(([, value]) => value !== '');
   return {
-    amount: fields.amount.value.trim(),
-    expiresIn: Number(fields.expiresIn.value),
+    amount: field(form, 'amount').value.trim(),
+    expiresIn: Number(field(form, 'expiresIn').value),
     ...Object.fromEntries(optional),
   };
 }
 
+/** The body of POST /invoices a form describes (and an automation's `template`). */
+export interface InvoiceFields {
+  readonly amount: string;
+  readonly expiresIn: number;
+  readonly externalId?: string;
+  readonly network?: string;
+  readonly successUrl?: string;
+  readonly cancelUrl?: string;
+}
+
 /** `onCreated(invoice)` runs after the create form made one. */
-export function createInvoicesView({ onCreated }) {
-  const rows = byId('invoice-rows');
-  const more = byId('invoice-more');
-  const status = byId('invoice-list-status');
-  const searchForm = byId('invoice-search');
-  const filters = byId('invoice-filters');
-  const clear = byId('invoice-search-clear');
-  const form = byId('invoice-form');
-  let workspace;
+export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice: Invoice) => void }): {
+  startCreate(): void;
+  show(selected: Workspace): Promise<void>;
+} {
+  const rows = byId(ids.invoiceRows);
+  const more = byId(ids.invoiceMore, HTMLButtonElement);
+  const status = byId(ids.invoiceListStatus);
+  const searchForm = byId(ids.invoiceSearch, HTMLFormElement);
+  const filters = byId(ids.invoiceFilters, HTMLFieldSetElement);
+  const clear = byId(ids.invoiceSearchClear);
+  const form = byId(ids.invoiceForm, HTMLFormElement);
+  let workspace: Workspace | undefined;
   let query = ''; // a search replaces the status filter until cleared
-  let cursor = null;
+  let cursor: string | null = null;
   // Bumped by every new listing, so a slow answer for an older one is dropped.
   let generation = 0;
 
-  const statusFilter = () => filters.querySelector('input[name=status]:checked')?.value ?? '';
+  const statusFilter = (): string => filters.querySelector<HTMLInputElement>('input[name=status]:checked')?.value ?? '';
 
-  const row = (invoice) =>
+  const row = (invoice: Invoice) =>
     el(
       'tr',
       {},
@@ -50,16 +77,17 @@ export function createInvoicesView({ onCreated }) {
     );
 
   /** The first page (`append` false) or the next one. */
-  async function load(append = false) {
+  async function load(append = false): Promise<void> {
     const mine = ++generation;
     const target = workspace;
+    if (!target) return;
     if (!append) cursor = null;
     status.textContent = 'Loading…';
-    const page = query
-      ? await api.get(
+    const page: InvoiceList | InvoiceSearch = query
+      ? await api.get<InvoiceSearch>(
           workspacePath(target.id, 'invoice-search', { q: query, cursor: cursor ?? undefined, limit: PAGE }),
         )
-      : await api.get(
+      : await api.get<InvoiceList>(
           workspacePath(target.id, 'invoices', { status: statusFilter(), cursor: cursor ?? undefined, limit: PAGE }),
         );
     if (mine !== generation) return;
@@ -69,7 +97,7 @@ export function createInvoicesView({ onCreated }) {
     show(more, cursor !== null);
     const shown = rows.children.length;
     // An empty table under "No invoices yet" would read as a broken list: the message stands alone.
-    show(byId('invoice-table'), shown > 0);
+    show(byId(ids.invoiceTable), shown > 0);
     status.textContent =
       shown > 0
         ? ''
@@ -82,7 +110,7 @@ export function createInvoicesView({ onCreated }) {
 
   const reload = () => load().catch((error) => reportError(error));
 
-  function setQuery(text) {
+  function setQuery(text: string): void {
     query = text;
     show(clear, query !== '');
     filters.disabled = query !== '';
@@ -92,7 +120,7 @@ export function createInvoicesView({ onCreated }) {
   filters.addEventListener('change', reload);
   searchForm.addEventListener('submit', (event) => {
     event.preventDefault();
-    setQuery(searchForm.elements.q.value.trim());
+    setQuery(field(searchForm, 'q').value.trim());
   });
   clear.addEventListener('click', () => {
     searchForm.reset();
@@ -100,8 +128,8 @@ export function createInvoicesView({ onCreated }) {
   });
   more.addEventListener('click', () => busy(more, () => load(true).catch((error) => reportError(error))));
 
-  const exportButton = byId('invoice-export');
-  const exportStatus = byId('invoice-export-status');
+  const exportButton = byId(ids.invoiceExport, HTMLButtonElement);
+  const exportStatus = byId(ids.invoiceExportStatus);
   exportButton.addEventListener('click', () =>
     busy(exportButton, () =>
       exportCsv().catch((error) => {
@@ -112,23 +140,26 @@ export function createInvoicesView({ onCreated }) {
   );
 
   /** Downloads the CSV of the invoices with the chosen status, counting them as they stream in. */
-  async function exportCsv() {
+  async function exportCsv(): Promise<void> {
+    if (!workspace) return;
     const path = workspacePath(workspace.id, 'invoices', 'export', { status: statusFilter() });
     exportStatus.textContent = 'Exporting…';
-    let response;
+    let response: Response;
     try {
       response = await fetch(path, { credentials: 'same-origin', cache: 'no-store' });
     } catch {
       throw new ApiError(0, { message: 'Could not reach the service. Check your connection and try again.' });
     }
     if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => undefined));
+    if (!response.body) throw new ApiError(0, { message: 'The service sent no file.' });
     const reader = response.body.getReader();
-    const parts = [];
+    const parts: BlobPart[] = [];
     let lines = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      parts.push(value);
+      // A fetch body is read into plain ArrayBuffers, never shared memory.
+      parts.push(value as Uint8Array<ArrayBuffer>);
       for (const byte of value) if (byte === 10) lines += 1;
       exportStatus.textContent = `Exporting… ${invoices(lines - 1)}`;
     }
@@ -143,16 +174,17 @@ export function createInvoicesView({ onCreated }) {
   }
 
   /** `1 invoice`, `12,000 invoices` (the header line is not one). */
-  const invoices = (count) => `${Math.max(0, count).toLocaleString()} invoice${count === 1 ? '' : 's'}`;
+  const invoices = (count: number) => `${Math.max(0, count).toLocaleString()} invoice${count === 1 ? '' : 's'}`;
 
-  const createInvoice = idempotentCreate();
+  const createInvoice = idempotentCreate<Invoice>();
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const body = invoiceFields(form.elements);
+    const body = invoiceFields(form);
     formError(form);
-    if (body.amount === '') return fieldError(form.elements.amount, 'Enter an amount like 12.50.');
+    if (body.amount === '') return fieldError(field(form, 'amount'), 'Enter an amount like 12.50.');
     const target = workspace;
-    busy(form.querySelector('[type=submit]'), async () => {
+    if (!target) return;
+    busy(submitButton(form), async () => {
       try {
         const created = await createInvoice(workspacePath(target.id, 'invoices'), body);
         form.reset();
@@ -167,14 +199,15 @@ export function createInvoicesView({ onCreated }) {
     /** Takes the person to the create form, ready for the amount. */
     startCreate() {
       form.scrollIntoView({ block: 'start' });
-      form.elements.amount.focus({ preventScroll: true });
+      field(form, 'amount').focus({ preventScroll: true });
     },
     async show(selected) {
       if (selected.id !== workspace?.id) {
         searchForm.reset();
         form.reset();
         formError(form);
-        filters.querySelector('input[value=""]').checked = true;
+        const all = filters.querySelector('input[value=""]');
+        if (all instanceof HTMLInputElement) all.checked = true;
         query = '';
         show(clear, false);
         filters.disabled = false;

@@ -1,37 +1,36 @@
-/* global window */
 // The selected workspace's API keys: table, revoke, create form with presets, one-time secret box.
 import { api, workspacePath } from './api.js';
-import { busy, byId, el, formError, notify, reportError, show, timeEl } from './dom.js';
+import type { ApiKey, ApiKeyList, NewApiKey, Workspace } from './api-types.js';
+import { busy, byId, el, field, formError, notify, reportError, show, submitButton, timeEl } from './dom.js';
 import { secretBox } from './secret.js';
+import { ids } from '../portal.ids.js';
 
-export function createKeysView() {
-  const card = byId('keys');
-  const body = byId('keys-body');
-  const form = byId('key-form');
-  const boxes = [...form.querySelectorAll('input[name=permissions]')];
-  const presets = [...form.querySelectorAll('[data-preset]')];
+export function createKeysView(): { hideSecret(): void; show(selected: Workspace | undefined): Promise<void> } {
+  const card = byId(ids.keys);
+  const body = byId(ids.keysBody);
+  const form = byId(ids.keyForm, HTMLFormElement);
+  const boxes = [...form.querySelectorAll<HTMLInputElement>('input[name=permissions]')];
+  const presets = [...form.querySelectorAll<HTMLElement>('[data-preset]')];
   const secret = secretBox('key');
-  let workspace;
+  let workspace: Workspace | undefined;
   // Bumped on every workspace switch, so a slow answer for the previous workspace is dropped.
   let generation = 0;
 
   const chosen = () => boxes.filter((box) => box.checked).map((box) => box.value);
 
-  function syncPresets() {
+  function syncPresets(): void {
     const current = chosen().sort().join(' ');
     for (const button of presets)
-      button.setAttribute('aria-pressed', String(button.dataset.preset.split(' ').sort().join(' ') === current));
+      button.setAttribute(
+        'aria-pressed',
+        String((button.dataset.preset ?? '').split(' ').sort().join(' ') === current),
+      );
   }
 
-  function row(key) {
+  function row(key: ApiKey): HTMLElement {
     const active = key.status === 'active';
-    const revoke = active
-      ? el(
-          'button',
-          { type: 'button', class: 'danger small', onclick: (event) => revokeKey(key, event.currentTarget) },
-          'Revoke',
-        )
-      : undefined;
+    const revoke = active ? el('button', { type: 'button', class: 'danger small' }, 'Revoke') : undefined;
+    revoke?.addEventListener('click', () => revokeKey(key, revoke));
     return el(
       'tr',
       { class: active ? '' : 'revoked' },
@@ -61,22 +60,24 @@ export function createKeysView() {
     );
   }
 
-  async function refresh() {
+  async function refresh(workspace: Workspace): Promise<void> {
     const mine = generation;
-    const { keys } = await api.get(workspacePath(workspace.id, 'keys'));
+    const { keys } = await api.get<ApiKeyList>(workspacePath(workspace.id, 'keys'));
     if (mine !== generation) return;
     body.replaceChildren(...keys.map(row));
-    show(byId('keys-empty'), keys.length === 0);
+    show(byId(ids.keysEmpty), keys.length === 0);
   }
 
-  async function revokeKey(key, button) {
+  async function revokeKey(key: ApiKey, button: HTMLButtonElement): Promise<void> {
     const question = `Revoke the key “${key.name}” (${key.prefix}…)?\n\nRequests that use it will be refused at once. This cannot be undone.`;
     if (!window.confirm(question)) return;
+    const target = workspace;
+    if (!target) return;
     await busy(button, async () => {
       try {
-        await api.delete(workspacePath(workspace.id, 'keys', key.id));
+        await api.delete(workspacePath(target.id, 'keys', key.id));
         notify(`Key “${key.name}” revoked.`, 'success');
-        await refresh();
+        await refresh(target);
       } catch (error) {
         reportError(error);
       }
@@ -85,7 +86,7 @@ export function createKeysView() {
 
   for (const button of presets) {
     button.addEventListener('click', () => {
-      const wanted = new Set(button.dataset.preset.split(' '));
+      const wanted = new Set((button.dataset.preset ?? '').split(' '));
       for (const box of boxes) box.checked = wanted.has(box.value);
       syncPresets();
     });
@@ -94,20 +95,21 @@ export function createKeysView() {
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const name = form.elements.name.value.trim();
+    const name = field(form, 'name').value.trim();
     const permissions = chosen();
     if (name === '') return formError(form, 'Give the key a name, e.g. the server that will use it.');
     if (permissions.length === 0) return formError(form, 'Choose at least one permission, or a preset.');
     formError(form);
     const target = workspace;
-    busy(form.querySelector('[type=submit]'), async () => {
+    if (!target) return;
+    busy(submitButton(form), async () => {
       try {
-        const created = await api.post(workspacePath(target.id, 'keys'), { name, permissions });
+        const created = await api.post<NewApiKey>(workspacePath(target.id, 'keys'), { name, permissions });
         if (target !== workspace) return;
         form.reset();
         syncPresets();
         secret.reveal(created.secret);
-        await refresh();
+        await refresh(target);
       } catch (error) {
         reportError(error, form);
       }
@@ -124,7 +126,7 @@ export function createKeysView() {
       formError(form);
       body.replaceChildren();
       show(card, Boolean(selected));
-      if (selected) await refresh();
+      if (selected) await refresh(selected);
     },
   };
 }

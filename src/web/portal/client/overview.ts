@@ -1,11 +1,12 @@
-/* global window */
 // The overview panel (credits, the 30-day chart) and the health issues shown above every panel.
 import { api, workspacePath } from './api.js';
+import type { Billing, Dashboard, Issue, Issues, Workspace } from './api-types.js';
 import { barChart, niceMax } from './chart.js';
 import { byId, el, formatAmount, show, timeEl } from './dom.js';
+import { ids } from '../portal.ids.js';
 
 /** Issue kinds (GET /issues) in words, the panel where the fix is, and the link's words when not "Go there". */
-const ISSUES = {
+const ISSUES: Readonly<Record<Issue['kind'], readonly [title: string, href: string, action?: string]>> = {
   automation_paused: ['An automation is paused', '#automations', 'Review automations'],
   webhook_deliveries_failed: ['Webhook deliveries failed', '#api'],
   webhook_paused: ['Webhook delivery is paused', '#api'],
@@ -15,14 +16,14 @@ const ISSUES = {
   webhook_deliveries_retrying: ['Webhook deliveries are being retried', '#api'],
 };
 
-const WINDOW_LABELS = { 3600: '1 hour', 86400: '1 day', 432000: '5 days' };
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const shortDate = (date) => date.slice(5).replace('-', '/');
+const WINDOW_LABELS: Readonly<Record<string, string>> = { 3600: '1 hour', 86400: '1 day', 432000: '5 days' };
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const shortDate = (date: string) => date.slice(5).replace('-', '/');
 
-const events = (n) => (n === 1 ? '1 event' : `${n} events`);
+const events = (n: number) => (n === 1 ? '1 event' : `${n} events`);
 
 /** "30 seconds", "30 minutes", "2 hours": a retry delay as people say it. */
-export function durationWords(seconds) {
+export function durationWords(seconds: number): string {
   if (seconds < 120) return plural(seconds, 'second');
   if (seconds < 7200) return plural(Math.round(seconds / 60), 'minute');
   return plural(Math.round(seconds / 3600), 'hour');
@@ -32,7 +33,9 @@ export function durationWords(seconds) {
  * What to do about a webhook issue from this page. The service's hints are written for API clients
  * (endpoints and request bodies); here the buttons of the API tab do the same.
  */
-function portalHints(retrySchedule) {
+type Hints = Readonly<Partial<Record<Issue['kind'], (issue: Issue) => string>>>;
+
+function portalHints(retrySchedule: readonly number[]): Hints {
   const longest = Math.max(0, ...retrySchedule);
   return {
     webhook_deliveries_failed: ({ count = 0 }) =>
@@ -48,7 +51,7 @@ function portalHints(retrySchedule) {
   };
 }
 
-function issueItem(issue, hints) {
+function issueItem(issue: Issue, hints: Hints): HTMLElement {
   const [title, href, action = 'Go there'] = ISSUES[issue.kind] ?? [issue.kind, '#overview'];
   const hint = hints[issue.kind]?.(issue) ?? issue.hint;
   return el(
@@ -60,33 +63,33 @@ function issueItem(issue, hints) {
   );
 }
 
-function renderBilling(billing) {
-  byId('billing-available').textContent = String(billing.availableCredits);
-  byId('billing-balance').textContent = String(billing.creditBalance);
-  byId('billing-reserved').textContent = String(billing.reservedCredits);
-  byId('billing-tariff').textContent = Object.entries(billing.tariff)
+function renderBilling(billing: Billing): void {
+  byId(ids.billingAvailable).textContent = String(billing.availableCredits);
+  byId(ids.billingBalance).textContent = String(billing.creditBalance);
+  byId(ids.billingReserved).textContent = String(billing.reservedCredits);
+  byId(ids.billingTariff).textContent = Object.entries(billing.tariff)
     .map(([seconds, credits]) => `${plural(credits, 'credit')} for ${WINDOW_LABELS[seconds] ?? `${seconds} s`}`)
     .join(', ');
-  byId('billing-fee').textContent = plural(billing.successFeeCredits, 'credit');
-  byId('billing-max').textContent = `${formatAmount(billing.maxInvoiceAmount)} USDC`;
+  byId(ids.billingFee).textContent = plural(billing.successFeeCredits, 'credit');
+  byId(ids.billingMax).textContent = `${formatAmount(billing.maxInvoiceAmount)} USDC`;
   // A later workspace of a wallet starts with nothing: say why rather than leave a bare 0.
-  show(byId('billing-grant-note'), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
+  show(byId(ids.billingGrantNote), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
 }
 
-function renderActivity({ days, totals }) {
+function renderActivity({ days, totals }: Dashboard): void {
   // Drawn at the width the card gives it (600 while hidden), so that labels keep the page's text size.
-  const measured = byId('chart-volume').clientWidth;
+  const measured = byId(ids.chartVolume).clientWidth;
   const width = measured > 0 ? Math.max(measured, 280) : 600;
   const volumes = days.map((day) => Number(day.paidAmount));
   const volumeMax = niceMax(Math.max(...volumes));
-  byId('chart-volume').replaceChildren(
+  byId(ids.chartVolume).replaceChildren(
     barChart({
       width,
       max: volumeMax,
       formatTick: (v) => (volumeMax >= 10 ? String(Math.round(v)) : v.toFixed(1)),
       summary: `Paid volume per day over ${days.length} days: ${formatAmount(totals.paidAmount)} USDC in total.`,
       bars: days.map((day, i) => ({
-        value: volumes[i],
+        value: volumes[i] ?? 0,
         label: shortDate(day.date),
         title: `${day.date}: ${formatAmount(day.paidAmount)} USDC, ${plural(day.paidInvoices, 'invoice')} paid`,
       })),
@@ -95,9 +98,9 @@ function renderActivity({ days, totals }) {
   const rate =
     totals.webhookAttempts === 0 ? undefined : Math.round((100 * totals.webhookSucceeded) / totals.webhookAttempts);
   // Without a single attempt a share chart would read as 0 %: say so instead.
-  if (rate === undefined) byId('chart-webhooks').replaceChildren(el('p', { class: 'muted' }, 'No deliveries yet'));
+  if (rate === undefined) byId(ids.chartWebhooks).replaceChildren(el('p', { class: 'muted' }, 'No deliveries yet'));
   else
-    byId('chart-webhooks').replaceChildren(
+    byId(ids.chartWebhooks).replaceChildren(
       barChart({
         width,
         max: 1,
@@ -120,7 +123,7 @@ function renderActivity({ days, totals }) {
         }),
       }),
     );
-  byId('activity-summary').textContent =
+  byId(ids.activitySummary).textContent =
     `${formatAmount(totals.paidAmount)} USDC paid in ${plural(totals.paidInvoices, 'invoice')}. ` +
     (rate === undefined
       ? 'No webhook attempts.'
@@ -128,16 +131,19 @@ function renderActivity({ days, totals }) {
 }
 
 /** `retrySchedule`: the service's webhook retry delays in seconds, for the banner's words. */
-export function createOverviewView({ retrySchedule }) {
+export function createOverviewView({ retrySchedule }: { readonly retrySchedule: readonly number[] }): {
+  refreshIssues(workspace: Workspace | undefined): Promise<void>;
+  show(workspace: Workspace): Promise<void>;
+} {
   const hints = portalHints(retrySchedule);
-  let current;
-  let issuesFor;
-  let activity;
+  let current: Workspace | undefined;
+  let issuesFor: Workspace | undefined;
+  let activity: Dashboard | undefined;
   let drawnWidth = 0;
 
   // The charts are drawn at their real width: draw them again when it changes (a phone turned sideways).
   window.addEventListener('resize', () => {
-    const width = byId('chart-volume').clientWidth;
+    const width = byId(ids.chartVolume).clientWidth;
     if (activity && width > 0 && width !== drawnWidth) {
       drawnWidth = width;
       renderActivity(activity);
@@ -149,23 +155,23 @@ export function createOverviewView({ retrySchedule }) {
     async refreshIssues(workspace) {
       issuesFor = workspace;
       if (!workspace) return;
-      const { issues } = await api.get(workspacePath(workspace.id, 'issues'));
+      const { issues } = await api.get<Issues>(workspacePath(workspace.id, 'issues'));
       if (issuesFor !== workspace) return;
-      byId('issues-list').replaceChildren(...issues.map((issue) => issueItem(issue, hints)));
+      byId(ids.issuesList).replaceChildren(...issues.map((issue) => issueItem(issue, hints)));
       // Red only when something has stopped; warnings alone get the calmer colour.
-      byId('issues').classList.toggle('warning-only', !issues.some((issue) => issue.severity === 'critical'));
-      show(byId('issues'), issues.length > 0);
+      byId(ids.issues).classList.toggle('warning-only', !issues.some((issue) => issue.severity === 'critical'));
+      show(byId(ids.issues), issues.length > 0);
     },
     async show(workspace) {
       current = workspace;
       const [billing, dashboard] = await Promise.all([
-        api.get(workspacePath(workspace.id, 'billing')),
-        api.get(workspacePath(workspace.id, 'dashboard')),
+        api.get<Billing>(workspacePath(workspace.id, 'billing')),
+        api.get<Dashboard>(workspacePath(workspace.id, 'dashboard')),
       ]);
       if (current !== workspace) return;
       renderBilling(billing);
       activity = dashboard;
-      drawnWidth = byId('chart-volume').clientWidth;
+      drawnWidth = byId(ids.chartVolume).clientWidth;
       renderActivity(dashboard);
     },
   };

@@ -1,50 +1,69 @@
-/* global document, fetch, navigator, performance, window */
 // The checkout page's script. The server's first paint already says everything; this adds the live
 // countdown and status (server-sent events, polling the JSON details when those fail), the wallet buttons, copy buttons and the hash form.
-import { formatRemaining, serverClock } from './time.js';
-import { chainName, renderReceipt } from './receipt.js';
-import { discoverWallets, signPayment, wallets } from './wallet.js';
+import { chainName } from '../../../chain/chain-names.js';
+import type { CheckoutClientConfig, CheckoutDetails } from '../checkout.page.js';
+import { FAILURE_TEXTS, STATUS_LABELS, UNKNOWN_FAILURE_TEXT, formatRemaining } from '../checkout.text.js';
+import { byId } from './dom.js';
+import { renderReceipt } from './receipt.js';
+import { serverClock } from './time.js';
+import { type PayNetwork, type Wallet, discoverWallets, signPayment, wallets } from './wallet.js';
+import { ids, statusNoticeIds } from '../checkout.ids.js';
 
-const $ = (id) => document.getElementById(id);
-const config = JSON.parse($('checkout-config').textContent);
+type Status = CheckoutDetails['status'];
+/**
+ * The details as shown: the service's last answer, except that after a 202 the page says "processing"
+ * at once, before the next answer brings the payment attempt itself.
+ */
+type ShownDetails = Omit<CheckoutDetails, 'payment'> & {
+  readonly payment: Pick<NonNullable<CheckoutDetails['payment']>, 'status' | 'failureReason'> | null;
+};
+
+const $ = (id: string) => document.getElementById(id);
+const config = JSON.parse(byId(ids.config).textContent ?? '') as CheckoutClientConfig;
 const pageHadNetworks = config.details.networks.length > 0;
 const clock = serverClock(config.details.serverTime, () => performance.now());
-let details = config.details;
-let pollTimer;
+let details: ShownDetails = config.details;
+let pollTimer: number | undefined;
 /** The live event stream while it works; polling takes over when it fails or ends. */
-let stream;
+let stream: EventSource | undefined;
+
+/** The sentence for a failure reason; a reason this page does not know yet still gets a sentence. */
+const failureText = (reason: string): string =>
+  (FAILURE_TEXTS as Readonly<Record<string, string>>)[reason] ?? UNKNOWN_FAILURE_TEXT;
 
 /** An open invoice past its deadline is expired: the server's rule, applied the moment the timer ends. */
-const effectiveStatus = () =>
+const effectiveStatus = (): Status =>
   details.status === 'open' && Date.parse(details.expiresAt) <= clock.now() ? 'expired' : details.status;
-const show = (node, visible) => node && (node.hidden = !visible);
+const show = (node: HTMLElement | null, visible: boolean) => {
+  if (node) node.hidden = !visible;
+};
 
-function render() {
+function render(): void {
   const status = effectiveStatus();
-  const badge = $('status');
-  badge.textContent = config.statusLabels[status] ?? status;
+  const badge = byId(ids.status);
+  badge.textContent = STATUS_LABELS[status] ?? status;
   badge.dataset.status = status;
-  $('countdown').textContent = formatRemaining(Date.parse(details.expiresAt) - clock.now());
-  show($('time-left'), status === 'open');
-  show($('deadline-line'), status !== 'paid'); // a paid invoice's deadline no longer matters
-  renderReceipt(status === 'paid' ? details.receipt : null, config.chains);
-  show($('print-receipt'), status === 'paid' && Boolean(details.receipt));
-  for (const name of ['processing', 'paid', 'expired', 'cancelled']) show($(`notice-${name}`), status === name);
+  byId(ids.countdown).textContent = formatRemaining(Date.parse(details.expiresAt) - clock.now());
+  show($(ids.timeLeft), status === 'open');
+  show($(ids.deadlineLine), status !== 'paid'); // a paid invoice's deadline no longer matters
+  renderReceipt(status === 'paid' ? details.receipt : null);
+  show($(ids.printReceipt), status === 'paid' && Boolean(details.receipt));
+  for (const [name, id] of Object.entries(statusNoticeIds)) show($(id), status === name);
   const failure = status === 'open' && details.payment?.status === 'failed' ? details.payment.failureReason : null;
-  $('failure-reason').textContent = failure ? (config.failureTexts[failure] ?? config.unknownFailureText) : '';
-  show($('notice-failed'), Boolean(failure));
+  byId(ids.failureReason).textContent = failure ? failureText(failure) : '';
+  show($(ids.noticeFailed), Boolean(failure));
   // A page drawn without payment options (not open then) offers a reload when the merchant reopens the link.
-  show($('notice-reopened'), status === 'open' && !pageHadNetworks);
-  show($('pay'), status === 'open');
+  show($(ids.noticeReopened), status === 'open' && !pageHadNetworks);
+  show($(ids.pay), status === 'open');
   const back = status === 'paid' ? details.successUrl : details.cancelUrl;
-  const link = $('back-link');
+  const link = byId(ids.backLink, HTMLAnchorElement);
   if (back && /^https?:\/\//i.test(back)) link.href = back;
   show(link, Boolean(back));
 }
 
 /** GET the details, or POST `payload` to `<checkout path>/<suffix>`; a refusal throws the API's own sentence. */
-async function request(suffix, payload) {
-  let response;
+async function request(suffix?: string, payload?: object): Promise<unknown> {
+  let response: Response;
   try {
     response = await fetch(suffix ? `${config.path}/${suffix}` : config.path, {
       method: payload ? 'POST' : 'GET',
@@ -57,7 +76,7 @@ async function request(suffix, payload) {
   } catch {
     throw new Error('Could not reach the payment service. Check your connection and try again.');
   }
-  const data = await response.json().catch(() => undefined);
+  const data: unknown = await response.json().catch(() => undefined);
   if (!response.ok) throw new Error(refusal(data, response.status));
   return data;
 }
@@ -66,43 +85,47 @@ async function request(suffix, payload) {
  * What the buyer reads when the service refuses: the page's own sentence for a refusal with a known
  * `reason` (the API's message may quote a chain code such as `insufficient_balance`), else the API's.
  */
-function refusal(data, httpStatus) {
-  const reason = data?.reason && config.failureTexts[data.reason];
+function refusal(data: unknown, httpStatus: number): string {
+  const body = data as { reason?: unknown; message?: unknown } | undefined;
+  const reason = typeof body?.reason === 'string' && (FAILURE_TEXTS as Readonly<Record<string, string>>)[body.reason];
   if (reason) return `This payment was not accepted: ${reason}`;
-  return data?.message ?? `The payment service could not answer (HTTP ${httpStatus}). Try again in a moment.`;
+  return typeof body?.message === 'string'
+    ? body.message
+    : `The payment service could not answer (HTTP ${httpStatus}). Try again in a moment.`;
 }
 
-function apply(fresh) {
+function apply(fresh: CheckoutDetails): void {
   details = fresh;
   clock.sync(details.serverTime);
   render();
 }
 
-async function refresh() {
-  apply(await request());
-  return { details, serverNow: clock.now() };
+async function refresh(): Promise<{ details: CheckoutDetails; serverNow: number }> {
+  const fresh = (await request()) as CheckoutDetails;
+  apply(fresh);
+  return { details: fresh, serverNow: clock.now() };
 }
 
 /** Follows the invoice by server-sent events (a change shows at once); polls where that is not possible. */
-function follow() {
+function follow(): void {
   if (!window.EventSource) return schedulePoll();
   stream = new window.EventSource(`${config.path}/events`);
   stream.addEventListener('state', (event) => {
-    apply(JSON.parse(event.data));
+    apply(JSON.parse((event as MessageEvent<string>).data) as CheckoutDetails);
     // The server ends the stream after a final status; an expired link may still be reopened, which polling sees.
     if (['paid', 'expired', 'cancelled'].includes(details.status)) stopFollowing();
   });
   stream.addEventListener('error', stopFollowing); // refused, broken or ended: poll instead
 }
 
-function stopFollowing() {
+function stopFollowing(): void {
   stream?.close();
   stream = undefined;
   schedulePoll();
 }
 
 /** Polls while something can still change: fast while verifying, slower while open, rarely once expired. */
-function schedulePoll(delayMs) {
+function schedulePoll(delayMs?: number): void {
   window.clearTimeout(pollTimer);
   if (stream) return; // the stream tells every change
   const status = effectiveStatus();
@@ -115,8 +138,8 @@ function schedulePoll(delayMs) {
   }, delay);
 }
 
-function tick() {
-  const before = $('status').dataset.status;
+function tick(): void {
+  const before = byId(ids.status).dataset.status;
   render();
   // The timer just ran out: ask the server at once, it enforces the deadline.
   if (before === 'open' && effectiveStatus() !== 'open') schedulePoll(0);
@@ -126,36 +149,41 @@ function tick() {
 }
 
 /** After a 202: the invoice is processing; say so at once, then follow it closely. */
-function submitted() {
-  details = { ...details, status: 'processing', payment: { ...(details.payment ?? {}), status: 'processing' } };
+function submitted(): void {
+  const payment = { ...(details.payment ?? { failureReason: null }), status: 'processing' as const };
+  details = { ...details, status: 'processing', payment };
   render();
   schedulePoll(1000);
 }
 
 /** The buyer's network choice among the page's networks (the details list none while processing). */
-const selectedNetwork = () => {
-  const checked = document.querySelector('input[name="network"]:checked')?.value;
+const selectedNetwork = (): PayNetwork | undefined => {
+  const checked = document.querySelector<HTMLInputElement>('input[name="network"]:checked')?.value;
   const network = config.details.networks.find((each) => each.name === checked) ?? config.details.networks[0];
-  return network && { ...network, label: chainName(config.chains, network.chainId, network.name).label };
+  return network && { ...network, label: chainName(network.chainId, network.name).label };
 };
 
-function showNetwork() {
+function showNetwork(): void {
   const name = selectedNetwork()?.name;
-  for (const panel of document.querySelectorAll('.network-panel')) show(panel, panel.dataset.network === name);
+  for (const panel of document.querySelectorAll<HTMLElement>('.network-panel'))
+    show(panel, panel.dataset.network === name);
 }
 
-function message(id, text) {
-  $(id).textContent = text ?? '';
-  show($(id), Boolean(text));
+function message(id: string, text?: string): void {
+  byId(id).textContent = text ?? '';
+  show(byId(id), Boolean(text));
 }
 
-async function payWith(wallet, button) {
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+async function payWith(wallet: Wallet, button: HTMLButtonElement): Promise<void> {
   const network = selectedNetwork();
-  const buttons = [...$('wallets').querySelectorAll('button')];
+  const buttons = [...byId(ids.wallets).querySelectorAll('button')];
   buttons.forEach((b) => (b.disabled = true));
-  message('wallet-error');
-  const step = (text) => ($('wallet-status').textContent = text);
+  message(ids.walletError);
+  const step = (text: string) => (byId(ids.walletStatus).textContent = text);
   try {
+    if (!network) throw new Error('This invoice cannot take a payment now.');
     const payment = await signPayment(wallet, network, refresh, step);
     step('Submitting the payment…');
     await request('authorizations', payment);
@@ -163,7 +191,7 @@ async function payWith(wallet, button) {
     submitted();
   } catch (error) {
     step('');
-    message('wallet-error', error.message);
+    message(ids.walletError, errorMessage(error));
     await refresh().catch(() => {});
   } finally {
     buttons.forEach((b) => (b.disabled = false));
@@ -171,8 +199,8 @@ async function payWith(wallet, button) {
   }
 }
 
-function renderWallets() {
-  const list = $('wallets');
+function renderWallets(): void {
+  const list = byId(ids.wallets);
   const found = wallets();
   list.replaceChildren(
     ...found.map((wallet) => {
@@ -188,71 +216,72 @@ function renderWallets() {
       return button;
     }),
   );
-  show($('no-wallet'), found.length === 0 && walletGraceOver);
+  show($(ids.noWallet), found.length === 0 && walletGraceOver);
 }
 
 // Wallets announce themselves within moments of the page loading; after this, "no wallet" is the answer.
 let walletGraceOver = false;
 window.setTimeout(() => {
   walletGraceOver = true;
-  if ($('wallets')) renderWallets();
+  if ($(ids.wallets)) renderWallets();
 }, 600);
 
-async function copy(button) {
-  const target = $(button.dataset.copy);
-  const text = target.dataset.full || target.textContent; // a shortened hash copies in full
+async function copy(button: HTMLElement): Promise<void> {
+  const target = byId(button.dataset.copy ?? '');
+  const text = target.dataset.full || target.textContent || ''; // a shortened hash copies in full
   const label = button.textContent;
   try {
     await navigator.clipboard.writeText(text);
     button.textContent = 'Copied';
   } catch {
-    window.getSelection()?.selectAllChildren($(button.dataset.copy)); // no clipboard (plain http): select it
+    window.getSelection()?.selectAllChildren(target); // no clipboard (plain http): select it
     button.textContent = 'Selected';
   }
   window.setTimeout(() => (button.textContent = label), 1500);
 }
 
-async function submitHash(event) {
+async function submitHash(event: SubmitEvent): Promise<void> {
   event.preventDefault();
-  const input = $('tx-hash');
+  const input = byId(ids.txHash, HTMLInputElement);
   const txHash = input.value.trim();
   if (!/^0x[0-9a-fA-F]{64}$/.test(txHash))
-    return message('tx-error', 'A transaction hash is 0x followed by 64 hexadecimal characters.');
-  const button = event.submitter ?? $('tx-form').querySelector('button');
-  button.disabled = true;
-  message('tx-error');
+    return message(ids.txError, 'A transaction hash is 0x followed by 64 hexadecimal characters.');
+  const submitter = event.submitter ?? byId(ids.txForm).querySelector('button');
+  const button = submitter instanceof HTMLButtonElement ? submitter : undefined;
+  if (button) button.disabled = true;
+  message(ids.txError);
   try {
-    await request('transactions', { network: selectedNetwork().name, txHash });
+    await request('transactions', { network: selectedNetwork()?.name, txHash });
     input.value = '';
     submitted();
   } catch (error) {
-    message('tx-error', error.message);
+    message(ids.txError, errorMessage(error));
   } finally {
-    button.disabled = false;
+    if (button) button.disabled = false;
   }
 }
 
-function start() {
-  const deadline = $('deadline');
+function start(): void {
+  const deadline = byId(ids.deadline);
   deadline.textContent = new Date(details.expiresAt).toLocaleString(undefined, {
     dateStyle: 'medium',
     timeStyle: 'short',
   });
-  for (const button of document.querySelectorAll('button.copy')) {
+  for (const button of document.querySelectorAll<HTMLButtonElement>('button.copy')) {
     button.addEventListener('click', () => copy(button));
     show(button, true);
   }
-  $('print-receipt').addEventListener('click', () => window.print());
-  if ($('pay')) {
+  byId(ids.printReceipt).addEventListener('click', () => window.print());
+  if ($(ids.pay)) {
     // On a phone the wallet-app link is the way to pay; the QR code is for a second device.
     if (window.matchMedia('(max-width: 59.99rem)').matches)
-      for (const box of document.querySelectorAll('.qr-box')) box.open = false;
+      for (const box of document.querySelectorAll<HTMLDetailsElement>('.qr-box')) box.open = false;
     for (const radio of document.querySelectorAll('input[name="network"]'))
       radio.addEventListener('change', showNetwork);
     showNetwork();
-    $('tx-form').addEventListener('submit', submitHash);
-    show($('tx-form'), true);
-    show($('wallet-pay'), true);
+    byId(ids.txForm, HTMLFormElement).addEventListener('submit', submitHash);
+    show($(ids.txForm), true);
+    show($(ids.walletPay), true);
     discoverWallets(renderWallets);
     renderWallets();
   }

@@ -1,35 +1,51 @@
-/* global window */
 // The webhook card: endpoint, pause and resume, secret rotation, test event, recent deliveries and
 // attempts, and a retry for a failed delivery.
 import { api, workspacePath } from './api.js';
-import { attemptError, badge, busy, byId, el, formError, notify, reportError, show, timeEl } from './dom.js';
-import { secretBox } from './secret.js';
+import type { Delivery, Webhook, WebhookSettings, WebhookTest, Workspace } from './api-types.js';
+import {
+  attemptError,
+  badge,
+  busy,
+  byId,
+  el,
+  field,
+  formError,
+  notify,
+  reportError,
+  show,
+  submitButton,
+  timeEl,
+} from './dom.js';
 
-const result = (statusCode, error) => (error === null ? `${statusCode} OK` : attemptError({ statusCode, error }));
+type Attempt = Webhook['recentAttempts'][number];
+type DeliveryRow = Webhook['deliveries'][number];
+/** The PUT /webhook body this card sends: a new endpoint, pause or resume, or a new secret. */
+type WebhookChange = { endpoint: string } | { enabled: boolean } | { rotate: true };
+import { secretBox } from './secret.js';
+import { ids } from '../portal.ids.js';
+
+const result = (statusCode: number | null, error: string | null): string =>
+  error === null ? `${statusCode} OK` : attemptError({ statusCode, error });
 
 /** `onChange()` runs after anything that may raise or clear a health issue (pause, resume, retry). */
-export function createWebhookView({ onChange }) {
-  const form = byId('webhook-form');
-  const toggle = byId('webhook-toggle');
-  const testResult = byId('webhook-test-result');
+export function createWebhookView({ onChange }: { readonly onChange: () => void }): {
+  hideSecret(): void;
+  show(selected: Workspace): Promise<void>;
+} {
+  const form = byId(ids.webhookForm, HTMLFormElement);
+  const toggle = byId(ids.webhookToggle, HTMLButtonElement);
+  const testResult = byId(ids.webhookTestResult);
   const secret = secretBox('webhook');
-  let workspace;
-  let view;
+  let workspace: Workspace;
+  let view: Webhook | undefined;
   let generation = 0;
 
-  function deliveryRow(delivery) {
+  function deliveryRow(delivery: DeliveryRow): HTMLElement {
     const retry =
       delivery.status === 'failed' && !delivery.eventId.startsWith('test_')
-        ? el(
-            'button',
-            {
-              type: 'button',
-              class: 'secondary small',
-              onclick: (event) => retryDelivery(delivery, event.currentTarget),
-            },
-            'Retry now',
-          )
+        ? el('button', { type: 'button', class: 'secondary small' }, 'Retry now')
         : undefined;
+    retry?.addEventListener('click', () => retryDelivery(delivery, retry));
     return el(
       'tr',
       {},
@@ -49,14 +65,14 @@ export function createWebhookView({ onChange }) {
   }
 
   /** The event id, linking to its invoice's detail when the event is about one. */
-  const eventLink = (attempt) => {
+  const eventLink = (attempt: Attempt): HTMLElement => {
     const id = el('code', {}, attempt.eventId);
     return attempt.invoiceId
       ? el('a', { href: `#invoice/${encodeURIComponent(attempt.invoiceId)}`, title: 'Open its invoice' }, id)
       : id;
   };
 
-  const attemptRow = (attempt) =>
+  const attemptRow = (attempt: Attempt): HTMLElement =>
     el(
       'tr',
       {},
@@ -67,50 +83,50 @@ export function createWebhookView({ onChange }) {
       el('td', { 'data-label': 'Duration', class: 'num' }, `${attempt.durationMs} ms`),
     );
 
-  function render() {
+  function render(view: Webhook): void {
     const configured = view.endpoint !== null;
-    byId('webhook-state').textContent = !configured
+    byId(ids.webhookState).textContent = !configured
       ? 'No endpoint yet: payments are recorded, but your server is not told.'
       : view.enabled
         ? 'Delivering events to this endpoint.'
         : `Paused${view.pausedAt ? ` since ${new Date(view.pausedAt).toLocaleString()}` : ''}: events wait and are sent when you resume.`;
-    show(byId('webhook-controls'), configured);
+    show(byId(ids.webhookControls), configured);
     toggle.textContent = view.enabled ? 'Pause delivery' : 'Resume delivery';
-    byId('deliveries-body').replaceChildren(...view.deliveries.map(deliveryRow));
-    show(byId('deliveries-empty'), view.deliveries.length === 0);
-    byId('attempts-body').replaceChildren(...view.recentAttempts.map(attemptRow));
-    show(byId('attempts-empty'), view.recentAttempts.length === 0);
+    byId(ids.deliveriesBody).replaceChildren(...view.deliveries.map(deliveryRow));
+    show(byId(ids.deliveriesEmpty), view.deliveries.length === 0);
+    byId(ids.attemptsBody).replaceChildren(...view.recentAttempts.map(attemptRow));
+    show(byId(ids.attemptsEmpty), view.recentAttempts.length === 0);
   }
 
   /** Reloads the card; `fillEndpoint` also puts the saved endpoint in the form (on arrival and after saving). */
-  async function refresh(fillEndpoint = false) {
+  async function refresh(fillEndpoint = false): Promise<void> {
     const mine = ++generation;
-    const fresh = await api.get(workspacePath(workspace.id, 'webhook'));
+    const fresh = await api.get<Webhook>(workspacePath(workspace.id, 'webhook'));
     if (mine !== generation) return;
     view = fresh;
-    if (fillEndpoint) form.elements.endpoint.value = view.endpoint ?? '';
-    render();
+    if (fillEndpoint) field(form, 'endpoint').value = fresh.endpoint ?? '';
+    render(fresh);
   }
 
   /** PUT /webhook with `body`; shows the secret when the answer carries one (creation, rotation). */
-  async function configure(button, body, done) {
+  async function configure(button: HTMLButtonElement, body: WebhookChange, done: string): Promise<void> {
     await busy(button, async () => {
       try {
-        const answer = await api.put(workspacePath(workspace.id, 'webhook'), body);
+        const answer = await api.put<WebhookSettings>(workspacePath(workspace.id, 'webhook'), body);
         if (answer.secret) secret.reveal(answer.secret);
         notify(done, 'success');
         onChange();
         await refresh(true);
       } catch (error) {
-        reportError(error, body.endpoint ? form : undefined);
+        reportError(error, 'endpoint' in body && body.endpoint ? form : undefined);
       }
     });
   }
 
-  async function retryDelivery(delivery, button) {
+  async function retryDelivery(delivery: DeliveryRow, button: HTMLButtonElement): Promise<void> {
     await busy(button, async () => {
       try {
-        await api.post(workspacePath(workspace.id, 'webhook', 'retry'), { eventId: delivery.eventId });
+        await api.post<Delivery>(workspacePath(workspace.id, 'webhook', 'retry'), { eventId: delivery.eventId });
         notify(`Event ${delivery.eventId} will be sent again in a moment.`, 'success');
         onChange();
         await refresh();
@@ -122,29 +138,30 @@ export function createWebhookView({ onChange }) {
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const endpoint = form.elements.endpoint.value.trim();
+    const endpoint = field(form, 'endpoint').value.trim();
     if (endpoint === '') return formError(form, 'Enter the https address of your webhook receiver.');
     formError(form);
     configure(
-      form.querySelector('[type=submit]'),
+      submitButton(form),
       { endpoint },
       view?.endpoint ? 'Endpoint saved.' : 'Endpoint saved. Copy the signing secret below.',
     );
   });
-  toggle.addEventListener('click', () =>
-    configure(toggle, { enabled: !view.enabled }, view.enabled ? 'Delivery paused.' : 'Delivery resumed.'),
-  );
-  byId('webhook-rotate').addEventListener('click', (event) => {
+  toggle.addEventListener('click', () => {
+    if (view) configure(toggle, { enabled: !view.enabled }, view.enabled ? 'Delivery paused.' : 'Delivery resumed.');
+  });
+  const rotate = byId(ids.webhookRotate, HTMLButtonElement);
+  rotate.addEventListener('click', () => {
     const question =
       'Rotate the signing secret?\n\nThe old secret stops working and delivery pauses until you resume it, so nothing is sent with a secret your receiver does not know yet.';
-    if (window.confirm(question))
-      configure(event.currentTarget, { rotate: true }, 'New secret made; delivery is paused.');
+    if (window.confirm(question)) configure(rotate, { rotate: true }, 'New secret made; delivery is paused.');
   });
-  byId('webhook-test').addEventListener('click', (event) =>
-    busy(event.currentTarget, async () => {
+  const testButton = byId(ids.webhookTest, HTMLButtonElement);
+  testButton.addEventListener('click', () =>
+    busy(testButton, async () => {
       testResult.textContent = 'Sending a test event…';
       try {
-        const test = await api.post(workspacePath(workspace.id, 'webhook', 'test'));
+        const test = await api.post<WebhookTest>(workspacePath(workspace.id, 'webhook', 'test'));
         testResult.textContent = test.delivered
           ? `Test event ${test.id} acknowledged (${test.statusCode}) in ${test.durationMs} ms.`
           : `Test event ${test.id} was not acknowledged: ${attemptError(test)}.`;
@@ -155,9 +172,8 @@ export function createWebhookView({ onChange }) {
       }
     }),
   );
-  byId('webhook-refresh').addEventListener('click', (event) =>
-    busy(event.currentTarget, () => refresh().catch((error) => reportError(error))),
-  );
+  const reload = byId(ids.webhookRefresh, HTMLButtonElement);
+  reload.addEventListener('click', () => busy(reload, () => refresh().catch((error: unknown) => reportError(error))));
 
   return {
     hideSecret: secret.hide,
@@ -171,7 +187,7 @@ export function createWebhookView({ onChange }) {
       workspace = selected;
       secret.hide();
       // Not editable until the saved endpoint is in, so nothing typed meanwhile is overwritten.
-      const endpoint = form.elements.endpoint;
+      const endpoint = field(form, 'endpoint');
       endpoint.disabled = true;
       try {
         await refresh(true);

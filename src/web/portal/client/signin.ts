@@ -1,42 +1,46 @@
-/* global window */
 // The signed-out screen: one button per wallet the browser offers, each labelled with the wallet's own
 // name (EIP-6963), and the Sign-In with Ethereum flow behind it.
+import type { Session } from './api-types.js';
 import { busy, byId, el, notify, reportError, show } from './dom.js';
-import { listWallets, onWalletsChanged, signInWithWallet, startWalletDiscovery } from './wallet.js';
+import { type Wallet, listWallets, onWalletsChanged, signInWithWallet, startWalletDiscovery } from './wallet.js';
+import { ids } from '../portal.ids.js';
 
 // Wallets announce themselves within moments of the page loading; after this, "no wallet" is the answer.
 const WALLET_WAIT_MS = 600;
 
 /** `onSignedIn(session)` runs after a successful sign-in. */
-export function createSignInView({ chainIds, onSignedIn }) {
-  const list = byId('wallet-list');
-  const status = byId('sign-in-status');
+export function createSignInView({
+  chainIds,
+  onSignedIn,
+}: {
+  readonly chainIds: readonly number[];
+  readonly onSignedIn: (session: Session) => Promise<void>;
+}): { show(): void } {
+  const list = byId(ids.walletList);
+  const status = byId(ids.signInStatus);
   let waited = false;
   let signingIn = false;
 
-  function button(wallet) {
+  function button(wallet: Wallet): HTMLButtonElement {
     const label = wallet.name ? `Sign in with ${wallet.name}` : 'Sign in with your browser wallet';
-    return el(
+    const node = el(
       'button',
-      {
-        type: 'button',
-        class: 'primary wide',
-        disabled: signingIn,
-        onclick: (event) => signIn(wallet, event.currentTarget),
-      },
+      { type: 'button', class: 'primary wide', disabled: signingIn },
       wallet.icon ? el('img', { class: 'wallet-icon', src: wallet.icon, alt: '' }) : undefined,
       el('span', {}, label),
     );
+    node.addEventListener('click', () => signIn(wallet, node));
+    return node;
   }
 
   function render() {
     const wallets = listWallets();
     list.replaceChildren(...wallets.map(button));
-    show(byId('wallet-searching'), !waited && wallets.length === 0);
-    show(byId('no-wallet'), waited && wallets.length === 0);
+    show(byId(ids.walletSearching), !waited && wallets.length === 0);
+    show(byId(ids.noWallet), waited && wallets.length === 0);
   }
 
-  async function signIn(wallet, clicked) {
+  async function signIn(wallet: Wallet, clicked: HTMLButtonElement): Promise<void> {
     notify(undefined);
     // One sign-in at a time: a second wallet prompt while the first is open only confuses.
     signingIn = true;

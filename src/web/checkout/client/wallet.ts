@@ -1,29 +1,44 @@
-/* global window, Event */
 // Browser wallets: EIP-6963 discovery (every announced wallet is offered), the injected `window.ethereum`
 // as the fallback, and the gasless payment: connect, switch chain, sign the EIP-3009 authorization.
+import type { Static } from '@sinclair/typebox';
+import type { AuthorizationBody } from '../../../modules/payments/index.js';
+import type { CheckoutDetails } from '../checkout.page.js';
 import { normalizeSignature, transferAuthorization } from './authorization.js';
+import { type Eip1193Provider, announcement, errorCode, isProvider, safeIcon } from './eip1193.js';
 
-const announced = [];
+/** A wallet the buyer can pay with. */
+export interface Wallet {
+  readonly provider: Eip1193Provider;
+  readonly uuid?: unknown;
+  readonly name: string;
+  readonly icon?: string | undefined;
+}
+
+/** A network of the payment details, with the name people read (`Base Sepolia`). */
+export type PayNetwork = CheckoutDetails['networks'][number] & { readonly label?: string };
+
+/** The body of POST …/authorizations. The signature is as the wallet gave it: the service judges it. */
+export type AuthorizationPayment = Omit<Static<typeof AuthorizationBody>, 'signature'> & { signature: unknown };
+
+const announced: Wallet[] = [];
 
 /** A wallet request that failed, with a sentence for people. */
-export class WalletError extends Error {}
+export class WalletError extends Error {
+  code?: unknown;
+}
 
 /** Listens for announcements (`onChange` runs on each new wallet), then asks wallets to announce. */
-export function discoverWallets(onChange) {
+export function discoverWallets(onChange: () => void): void {
   window.addEventListener('eip6963:announceProvider', (event) => {
-    const detail = event.detail;
-    if (typeof detail?.provider?.request !== 'function') return;
-    if (
-      announced.some(
-        (wallet) => wallet.provider === detail.provider || (detail.info?.uuid && wallet.uuid === detail.info.uuid),
-      )
-    )
-      return;
+    const found = announcement(event.detail);
+    if (!found) return;
+    const { provider, info } = found;
+    if (announced.some((wallet) => wallet.provider === provider || (info.uuid && wallet.uuid === info.uuid))) return;
     announced.push({
-      provider: detail.provider,
-      uuid: detail.info?.uuid,
-      name: String(detail.info?.name ?? 'Browser wallet'),
-      icon: safeIcon(detail.info?.icon),
+      provider,
+      uuid: info.uuid,
+      name: String(info.name ?? 'Browser wallet'),
+      icon: safeIcon(info.icon),
     });
     onChange();
   });
@@ -31,43 +46,43 @@ export function discoverWallets(onChange) {
 }
 
 /** The announced wallets, else the injected one (older wallets do not announce). */
-export function wallets() {
+export function wallets(): readonly Wallet[] {
   if (announced.length > 0) return announced;
   const injected = window.ethereum;
-  return typeof injected?.request === 'function' ? [{ provider: injected, name: 'Browser wallet' }] : [];
+  return isProvider(injected) ? [{ provider: injected, name: 'Browser wallet' }] : [];
 }
 
-// EIP-6963 icons are data URIs; only images are shown (the CSP allows nothing else anyway).
-const safeIcon = (icon) =>
-  typeof icon === 'string' && /^data:image\/(png|svg\+xml|webp|jpeg|gif)[;,]/.test(icon) ? icon : undefined;
-
-const MESSAGES = {
+const MESSAGES: Readonly<Record<string, string>> = {
   4001: 'You declined the request in your wallet. Nothing was paid.',
   4100: 'Your wallet has not given this page access. Connect it, then try again.',
   4900: 'Your wallet is disconnected from the network.',
   [-32002]: 'Your wallet already has a request waiting: open it to continue.',
 };
 
-async function ask(provider, method, params) {
+async function ask(provider: Eip1193Provider, method: string, params?: readonly unknown[]): Promise<unknown> {
   try {
     return await provider.request(params === undefined ? { method } : { method, params });
   } catch (error) {
-    const code = error?.code ?? error?.data?.originalError?.code;
-    throw Object.assign(new WalletError(MESSAGES[code] ?? `Your wallet reported: ${error?.message ?? String(error)}`), {
-      code,
-    });
+    const code = errorCode(error);
+    const known = MESSAGES[String(code)];
+    throw Object.assign(
+      new WalletError(
+        known ?? `Your wallet reported: ${(error as { message?: unknown } | null)?.message ?? String(error)}`,
+      ),
+      { code },
+    );
   }
 }
 
-const chainOf = async (provider) => Number.parseInt(await ask(provider, 'eth_chainId'), 16);
+const chainOf = async (provider: Eip1193Provider) => Number.parseInt(String(await ask(provider, 'eth_chainId')), 16);
 
-async function useChain(provider, network, onStep) {
+async function useChain(provider: Eip1193Provider, network: PayNetwork, onStep: (text: string) => void): Promise<void> {
   if ((await chainOf(provider)) === network.chainId) return;
   onStep(`Approve the switch to ${network.label ?? network.name} in your wallet…`);
   try {
     await ask(provider, 'wallet_switchEthereumChain', [{ chainId: `0x${network.chainId.toString(16)}` }]);
   } catch (error) {
-    if (error.code === 4902)
+    if (error instanceof WalletError && error.code === 4902)
       throw new WalletError(
         `Your wallet does not know ${network.label ?? network.name} (chain ${network.chainId}). Add it to your wallet, or pay from any wallet below.`,
       );
@@ -83,16 +98,26 @@ async function useChain(provider, network, onStep) {
  * Has `wallet` sign the authorization for the current details and returns the POST body. The caller
  * passes a getter so the details are fresh (status, nonce, server time) at the moment of signing.
  */
-export async function signPayment(wallet, network, fresh, onStep) {
+export async function signPayment(
+  wallet: Wallet,
+  network: PayNetwork,
+  fresh: () => Promise<{ details: CheckoutDetails; serverNow: number }>,
+  onStep: (text: string) => void,
+): Promise<AuthorizationPayment> {
   onStep('Approve the connection in your wallet…');
   const accounts = await ask(wallet.provider, 'eth_requestAccounts');
-  const from = Array.isArray(accounts) ? accounts[0] : undefined;
+  const from: unknown = Array.isArray(accounts) ? accounts[0] : undefined;
   if (typeof from !== 'string') throw new WalletError('Your wallet shared no account. Unlock it and try again.');
   await useChain(wallet.provider, network, onStep);
   const { details, serverNow } = await fresh();
   if (details.status !== 'open' || !details.authorizationNonce)
     throw new WalletError('This invoice cannot take a payment now.');
-  const { authorization, typedData } = transferAuthorization(details, network, from, serverNow);
+  const { authorization, typedData } = transferAuthorization(
+    { ...details, authorizationNonce: details.authorizationNonce },
+    network,
+    from,
+    serverNow,
+  );
   onStep('Sign the payment in your wallet. No gas fee: the payment service submits it.');
   const signature = await ask(wallet.provider, 'eth_signTypedData_v4', [from, JSON.stringify(typedData)]);
   return { network: network.name, authorization, signature: normalizeSignature(signature) };

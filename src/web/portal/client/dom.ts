@@ -1,52 +1,77 @@
-/* global document, navigator, window, HTMLElement */
 // Tiny DOM helpers. Text always goes in as text nodes, never as markup, so nothing from the API can inject HTML.
+import type { ApiError } from './api.js';
+import type { Workspace } from './api-types.js';
+import { byId } from '../../checkout/client/dom.js';
+import { ids } from '../portal.ids.js';
 
-/** The element with this id; a missing one is a bug in the page template, so it throws. */
-export function byId(id) {
-  const node = document.getElementById(id);
-  if (!node) throw new Error(`The page has no #${id}.`);
-  return node;
-}
+export { byId };
+
+/** A child of `el`: text, a node, or nothing (left out). */
+export type Child = Node | string | undefined | null | false;
+/** Attributes of `el`: `class`, `on<event>` handlers, and attributes (true is present, false or nothing absent). */
+export type Props = Readonly<Record<string, string | number | boolean | undefined | null | ((event: Event) => void)>>;
 
 /** document.createElement with attributes, `class`, `on<event>` handlers and children (strings or nodes). */
-export function el(tag, props = {}, ...children) {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  ...children: (Child | readonly Child[])[]
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
-    if (key === 'class') node.className = value;
-    else if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    if (key === 'class') node.className = String(value);
+    else if (typeof value === 'function') node.addEventListener(key.slice(2), value);
     else node.setAttribute(key, value === true ? '' : String(value));
   }
   node.append(...children.flat().filter((child) => child !== undefined && child !== null && child !== false));
   return node;
 }
 
-export function show(node, visible = true) {
+export function show(node: HTMLElement, visible = true): void {
   node.hidden = !visible;
+}
+
+/** A form control: what `field` returns and `fieldError` marks. */
+export type Field = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** The control named `name` of `form`; a missing one is a bug in the page's markup, so it throws. */
+export function field(form: HTMLFormElement, name: string): Field {
+  const node = form.elements.namedItem(name);
+  if (node instanceof HTMLInputElement || node instanceof HTMLSelectElement || node instanceof HTMLTextAreaElement)
+    return node;
+  throw new Error(`The form #${form.id} has no field ${name}.`);
+}
+
+/** The submit button of `form`. */
+export function submitButton(form: HTMLFormElement): HTMLButtonElement {
+  const button = form.querySelector('[type=submit]');
+  if (!(button instanceof HTMLButtonElement)) throw new Error(`The form #${form.id} has no submit button.`);
+  return button;
 }
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const secondsFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** An ISO timestamp as people read it, to the minute. */
-export const formatTime = (iso) => dateFormat.format(new Date(iso));
+export const formatTime = (iso: string): string => dateFormat.format(new Date(iso));
 
 /**
  * A <time> for an ISO timestamp, or `fallback` text when there is none; `seconds` where events follow
  * each other within a minute (webhook attempts).
  */
-export function timeEl(iso, fallback = '—', { seconds = false } = {}) {
+export function timeEl(iso: string | null | undefined, fallback = '—', { seconds = false } = {}): HTMLElement {
   if (!iso) return el('span', { class: 'muted' }, fallback);
   return el('time', { datetime: iso, title: iso }, (seconds ? secondsFormat : dateFormat).format(new Date(iso)));
 }
 
-export const shortAddress = (address) => `${address.slice(0, 6)}…${address.slice(-4)}`;
+export const shortAddress = (address: string): string => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
-let noticeTimer;
+let noticeTimer: number | undefined;
 
 /** The page-wide message line at the top; `undefined` hides it. Errors stay, other kinds fade after a while. */
-export function notify(message, kind = 'error') {
-  const node = byId('notice');
+export function notify(message: string | undefined, kind: 'error' | 'info' | 'success' = 'error'): void {
+  const node = byId(ids.notice);
   window.clearTimeout(noticeTimer);
   node.textContent = message ?? '';
   node.className = `notice ${kind}`;
@@ -60,24 +85,28 @@ export function notify(message, kind = 'error') {
  * when it concerns one), else at the top of the page. A lost session is skipped: the sign-in screen
  * that replaced the portal already says so.
  */
-export function reportError(error, form) {
-  if (error?.sessionLost) return;
-  const field = form && fieldOf(form, error);
-  const plain = PLAIN_MESSAGES[error?.code];
-  const message = plain ? plain(example(field)) : (error?.message ?? String(error));
+export function reportError(error: unknown, form?: HTMLFormElement): void {
+  const failure = error as Partial<Pick<ApiError, 'sessionLost' | 'code' | 'message' | 'details'>> | null | undefined;
+  if (failure?.sessionLost) return;
+  const field = form && fieldOf(form, failure);
+  const plain = typeof failure?.code === 'string' ? PLAIN_MESSAGES[failure.code] : undefined;
+  const message = plain ? plain(example(field)) : (failure?.message ?? String(error));
   if (field) fieldError(field, message);
   else if (form) formError(form, message);
   else notify(message);
 }
 
 /** " like <the field's placeholder>", the example the page shows in the field, or nothing. */
-const example = (field) => (field?.placeholder ? ` like ${field.placeholder}` : '');
+const example = (field: HTMLElement | undefined): string =>
+  (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement) && field.placeholder
+    ? ` like ${field.placeholder}`
+    : '';
 
 /**
  * What to do, in the merchant's words, for API error codes whose message is written for developers
  * (field names, patterns, endpoints); each gets the field's example. Other codes keep the service's message.
  */
-const PLAIN_MESSAGES = {
+const PLAIN_MESSAGES: Readonly<Record<string, (like: string) => string>> = {
   invalid_amount: () => 'Enter an amount like 12.50, with at most 6 decimals.',
   amount_too_large: () => 'This amount is above the largest invoice the service accepts.',
   external_id_too_long: () => 'The order reference is too long: shorten it to at most 128 characters.',
@@ -91,7 +120,7 @@ const PLAIN_MESSAGES = {
 };
 
 /** The field an answer without `details` concerns, by its error code. */
-const FIELD_OF_CODE = {
+const FIELD_OF_CODE: Readonly<Record<string, string>> = {
   invalid_amount: 'amount',
   amount_too_large: 'amount',
   external_id_too_long: 'externalId',
@@ -105,10 +134,13 @@ const FIELD_OF_CODE = {
  * (`origins.0` is the origins field), else the field its code is about, else the field its message
  * starts with (`successUrl must be…`). Undefined for errors about no field of this form.
  */
-function fieldOf(form, error) {
+function fieldOf(
+  form: HTMLFormElement,
+  error: Partial<Pick<ApiError, 'code' | 'message' | 'details'>> | null | undefined,
+): HTMLElement | undefined {
   const candidates = [
     error?.details?.[0]?.path?.split('.')[0],
-    FIELD_OF_CODE[error?.code],
+    typeof error?.code === 'string' ? FIELD_OF_CODE[error.code] : undefined,
     /^(\w+) /.exec(error?.message ?? '')?.[1],
   ];
   for (const name of candidates) {
@@ -119,7 +151,7 @@ function fieldOf(form, error) {
 }
 
 /** Shows `message` right after `field`, marks it invalid and tells screen readers why. */
-export function fieldError(field, message) {
+export function fieldError(field: HTMLElement, message: string): void {
   const id = `${field.id}-error`;
   let node = document.getElementById(id);
   if (!node) {
@@ -135,7 +167,7 @@ export function fieldError(field, message) {
 }
 
 /** Removes the field errors of `form`, and the marks they left on their fields. */
-function clearFieldErrors(form) {
+function clearFieldErrors(form: HTMLFormElement): void {
   for (const field of form.querySelectorAll('[aria-invalid="true"]')) {
     const id = `${field.id}-error`;
     field.removeAttribute('aria-invalid');
@@ -147,8 +179,8 @@ function clearFieldErrors(form) {
 }
 
 /** Shows `message` inside `form` (next to its buttons); without a message, clears it and every field error. */
-export function formError(form, message) {
-  let node = form.querySelector('.form-error');
+export function formError(form: HTMLFormElement, message?: string): void {
+  let node = form.querySelector<HTMLElement>('.form-error');
   if (!node) {
     node = el('p', { class: 'form-error', role: 'alert' });
     form.append(node);
@@ -159,7 +191,7 @@ export function formError(form, message) {
 }
 
 /** Disables `button` while `work` runs, so a slow request cannot be sent twice. */
-export async function busy(button, work) {
+export async function busy<T>(button: HTMLButtonElement, work: () => Promise<T>): Promise<T> {
   button.disabled = true;
   button.setAttribute('aria-busy', 'true');
   try {
@@ -174,7 +206,7 @@ export async function busy(button, work) {
  * Copies the text of `source` and says so on `button`. The Clipboard API needs a secure context
  * (https or localhost); elsewhere the text is selected so the person can press Ctrl+C.
  */
-export async function copyFrom(source, button) {
+export async function copyFrom(source: HTMLElement, button: HTMLElement): Promise<void> {
   const text = source.textContent ?? '';
   const label = button.textContent;
   try {
@@ -193,13 +225,13 @@ export async function copyFrom(source, button) {
 }
 
 /** "12.500000" (the API's form) → "12.50": at least two decimals, no trailing zeros beyond. Text only, no float. */
-export function formatAmount(amount) {
+export function formatAmount(amount: string): string {
   const [whole, fraction = ''] = String(amount).split('.');
   return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
 }
 
 /** Replaces the content of a <dl> with [term, description] pairs; descriptions that are undefined are left out. */
-export function fillFacts(dl, pairs) {
+export function fillFacts(dl: HTMLElement, pairs: readonly (readonly [string, Child | readonly Child[]])[]): void {
   dl.replaceChildren(
     ...pairs
       .filter(([, value]) => value !== undefined)
@@ -207,10 +239,10 @@ export function fillFacts(dl, pairs) {
   );
 }
 
-export const badge = (status) => el('span', { class: `badge ${status}` }, status);
+export const badge = (status: string): HTMLElement => el('span', { class: `badge ${status}` }, status);
 
 /** Characters as the server's maxLength counts them (code points), shown live next to a textarea. */
-export function bindCounter(textarea, counter) {
+export function bindCounter(textarea: HTMLTextAreaElement, counter: HTMLElement): () => boolean {
   const max = Number(textarea.dataset.max);
   const update = () => {
     const used = [...textarea.value].length;
@@ -223,19 +255,46 @@ export function bindCounter(textarea, counter) {
 }
 
 /** A failed webhook attempt in words: the receiver's status when it answered, else the safe error category. */
-export const attemptError = (attempt) =>
-  attempt.statusCode ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'failed').replaceAll('_', ' ');
+export const attemptError = (attempt: {
+  readonly statusCode?: number | null;
+  readonly error?: string | null;
+}): string => (attempt.statusCode ? `HTTP ${attempt.statusCode}` : (attempt.error ?? 'failed').replaceAll('_', ' '));
+
+/** One page of a list, as `pagedList` wants it: the items and the cursor of the next page (null: no more). */
+export interface Page<T> {
+  readonly items: readonly T[];
+  readonly nextCursor: string | null;
+}
 
 /**
  * A list with "show older" paging: `load(workspace)` fetches the first page; the `more` button appends
  * the next page of the workspace last loaded.
  */
-export function pagedList({ rows, more, status, fetchPage, render, empty }) {
-  let cursor = null;
+export function pagedList<T>({
+  rows,
+  more,
+  status,
+  fetchPage,
+  render,
+  empty,
+}: {
+  readonly rows: HTMLElement;
+  readonly more: HTMLButtonElement;
+  readonly status: HTMLElement;
+  readonly fetchPage: (workspace: Workspace, cursor: string | null) => Promise<Page<T>>;
+  readonly render: (item: T) => Node;
+  readonly empty: string;
+}): { load(workspace: Workspace, append?: boolean): Promise<void>; reset(): void } {
+  let cursor: string | null = null;
   let generation = 0;
-  let loaded;
-  more.addEventListener('click', () => busy(more, () => load(loaded, true).catch((error) => reportError(error))));
-  async function load(workspace, append = false) {
+  let loaded: Workspace | undefined;
+  // The button shows only once a page was loaded, so there is always a workspace to page on.
+  more.addEventListener('click', () =>
+    busy(more, async () => {
+      if (loaded) await load(loaded, true).catch((error: unknown) => reportError(error));
+    }),
+  );
+  async function load(workspace: Workspace, append = false): Promise<void> {
     const mine = ++generation;
     loaded = workspace;
     if (!append) cursor = null;

@@ -1,25 +1,27 @@
-/* global window */
 // One automation: its facts, pause / resume / end, its next dates and the invoices it created. While it
 // is on screen and active, it reloads just after its next run, so the new invoice shows up by itself.
 import { api, serverNow, workspacePath } from './api.js';
+import type { Automation, Invoice, InvoiceList, Workspace } from './api-types.js';
 import { describeSchedule, scheduleDate } from './automations.js';
 import { badge, busy, byId, el, fillFacts, formatAmount, notify, pagedList, reportError, show, timeEl } from './dom.js';
+import { ids } from '../portal.ids.js';
 
 const PAGE = 25;
-const WINDOWS = { 3600: '1 hour', 86400: '1 day', 432000: '5 days' };
+const WINDOWS: Readonly<Record<number, string>> = { 3600: '1 hour', 86400: '1 day', 432000: '5 days' };
 /** How soon after its due time the new invoice is looked for: an occurrence takes milliseconds, not seconds. */
 const AFTER_RUN_MS = 1000;
 /** Bounds on the wait between reloads while active: a changed schedule or a pause elsewhere shows within a minute. */
 const MIN_WAIT_MS = 2000;
 const MAX_WAIT_MS = 60_000;
 
-const VERBS = {
+type Verb = 'pause' | 'resume' | 'end';
+const VERBS: Readonly<Record<Verb, (automation: Automation) => string>> = {
   pause: (a) => `${a.name} is paused: it creates no invoice until you resume it.`,
   resume: (a) => `${a.name} is running again, from its next date.`,
   end: (a) => `${a.name} has ended. Its invoices stay payable.`,
 };
 
-function invoiceRow(invoice) {
+function invoiceRow(invoice: Invoice): HTMLElement {
   return el(
     'tr',
     {},
@@ -33,35 +35,38 @@ function invoiceRow(invoice) {
 }
 
 /** `onChange()` runs after a pause, resume or end (the health issues may have moved). */
-export function createAutomationView({ onChange }) {
-  const card = byId('automation-detail');
-  let workspace;
-  let automation;
+export function createAutomationView({ onChange }: { readonly onChange: () => void }): {
+  show(selected: Workspace, automationId: string): Promise<void>;
+} {
+  const card = byId(ids.automationDetail);
+  let workspace: Workspace;
+  /** The automation shown; only its id until the first answer arrives. */
+  let automation: Automation | { readonly id: string; readonly name?: undefined };
   let generation = 0;
-  let refresh;
+  let refresh: number | undefined;
 
   const invoices = pagedList({
-    rows: byId('automation-invoice-rows'),
-    more: byId('automation-invoices-more'),
-    status: byId('automation-invoices-status'),
+    rows: byId(ids.automationInvoiceRows),
+    more: byId(ids.automationInvoicesMore, HTMLButtonElement),
+    status: byId(ids.automationInvoicesStatus),
     empty: 'None yet: the first one is created at the first date above.',
     render: invoiceRow,
     fetchPage: async (ws, cursor) => {
-      const page = await api.get(
+      const page = await api.get<InvoiceList>(
         workspacePath(ws.id, 'invoices', { automationId: automation.id, cursor: cursor ?? undefined, limit: PAGE }),
       );
       return { items: page.invoices, nextCursor: page.nextCursor };
     },
   });
 
-  function render() {
+  function render(automation: Automation): void {
     const { template, schedule } = automation;
-    byId('automation-name-heading').textContent = automation.name;
-    byId('automation-status').replaceWith(Object.assign(badge(automation.status), { id: 'automation-status' }));
-    const reason = byId('automation-paused-reason');
+    byId(ids.automationNameHeading).textContent = automation.name;
+    byId(ids.automationStatus).replaceWith(Object.assign(badge(automation.status), { id: ids.automationStatus }));
+    const reason = byId(ids.automationPausedReason);
     reason.textContent = automation.pausedReason ? `Paused: ${automation.pausedReason.message}` : '';
     show(reason, Boolean(automation.pausedReason));
-    fillFacts(byId('automation-facts'), [
+    fillFacts(byId(ids.automationFacts), [
       ['Amount', `${formatAmount(template.amount)} USDC`],
       ['Payment window', WINDOWS[template.expiresIn ?? 3600] ?? `${template.expiresIn} s`],
       ['Order reference', template.externalId ? el('code', {}, template.externalId) : undefined],
@@ -79,25 +84,25 @@ export function createAutomationView({ onChange }) {
       ],
       ['Automation id', el('code', {}, automation.id)],
     ]);
-    byId('automation-upcoming').replaceChildren(...automation.upcoming.map((iso) => el('li', {}, scheduleDate(iso))));
-    show(byId('automation-upcoming-none'), automation.upcoming.length === 0);
-    show(byId('automation-pause'), automation.status === 'active');
-    show(byId('automation-resume'), automation.status === 'paused');
-    show(byId('automation-actions'), automation.status !== 'ended');
+    byId(ids.automationUpcoming).replaceChildren(...automation.upcoming.map((iso) => el('li', {}, scheduleDate(iso))));
+    show(byId(ids.automationUpcomingNone), automation.upcoming.length === 0);
+    show(byId(ids.automationPause), automation.status === 'active');
+    show(byId(ids.automationResume), automation.status === 'paused');
+    show(byId(ids.automationActions), automation.status !== 'ended');
   }
 
-  async function load() {
+  async function load(): Promise<void> {
     const mine = ++generation;
-    const fresh = await api.get(workspacePath(workspace.id, 'automations', automation.id));
+    const fresh = await api.get<Automation>(workspacePath(workspace.id, 'automations', automation.id));
     if (mine !== generation) return;
     automation = fresh;
-    render();
+    render(fresh);
     await invoices.load(workspace);
-    scheduleRefresh(mine);
+    scheduleRefresh(mine, fresh);
   }
 
   /** While active and on screen: reload just after the next run (within bounds); any navigation ends it. */
-  function scheduleRefresh(mine) {
+  function scheduleRefresh(mine: number, automation: Automation): void {
     window.clearTimeout(refresh);
     if (automation.status !== 'active' || !automation.nextRunAt) return;
     const untilRun = Date.parse(automation.nextRunAt) - serverNow() + AFTER_RUN_MS;
@@ -111,10 +116,10 @@ export function createAutomationView({ onChange }) {
     );
   }
 
-  async function act(button, verb) {
+  async function act(button: HTMLButtonElement, verb: Verb): Promise<void> {
     await busy(button, async () => {
       try {
-        const updated = await api.post(workspacePath(workspace.id, 'automations', automation.id, verb));
+        const updated = await api.post<Automation>(workspacePath(workspace.id, 'automations', automation.id, verb));
         notify(VERBS[verb](updated), 'success');
         onChange();
         await load();
@@ -124,21 +129,25 @@ export function createAutomationView({ onChange }) {
     });
   }
 
-  byId('automation-pause').addEventListener('click', (event) => act(event.currentTarget, 'pause'));
-  byId('automation-resume').addEventListener('click', (event) => act(event.currentTarget, 'resume'));
-  byId('automation-end-now').addEventListener('click', (event) => {
+  const pause = byId(ids.automationPause, HTMLButtonElement);
+  const resume = byId(ids.automationResume, HTMLButtonElement);
+  const end = byId(ids.automationEndNow, HTMLButtonElement);
+  pause.addEventListener('click', () => act(pause, 'pause'));
+  resume.addEventListener('click', () => act(resume, 'resume'));
+  end.addEventListener('click', () => {
+    if (automation.name === undefined) return; // not loaded yet: the buttons are hidden until it is
     const question = `End ${automation.name} for good?\n\nIt creates no further invoice and cannot be resumed. The invoices it created stay payable.`;
-    if (window.confirm(question)) act(event.currentTarget, 'end');
+    if (window.confirm(question)) act(end, 'end');
   });
 
   return {
     async show(selected, automationId) {
       workspace = selected;
       automation = { id: automationId };
-      byId('automation-name-heading').textContent = 'Loading…';
-      for (const id of ['automation-facts', 'automation-upcoming']) byId(id).replaceChildren();
+      byId(ids.automationNameHeading).textContent = 'Loading…';
+      for (const id of [ids.automationFacts, ids.automationUpcoming]) byId(id).replaceChildren();
       invoices.reset();
-      show(byId('automation-actions'), false);
+      show(byId(ids.automationActions), false);
       await load();
     },
   };

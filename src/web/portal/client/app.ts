@@ -1,8 +1,9 @@
-/* global window, document */
 // Entry point of /portal: the sign-in screen or the signed-in portal. The workspace is in the query
 // (?workspace=ws_…) and the open panel in the fragment (#invoices, #invoice/inv_…), so a reload or a
 // shared link opens the same view, and Back goes where people expect.
+import type { PortalClientConfig } from '../portal.layout.js';
 import { ApiError, api, onSessionLost } from './api.js';
+import type { Session, Workspace } from './api-types.js';
 import { createAutomationView } from './automation.js';
 import { createAutomationsView } from './automations.js';
 import { createBillingView } from './billing.js';
@@ -16,11 +17,12 @@ import { createSignInView } from './signin.js';
 import { createStatementView } from './statement.js';
 import { createWebhookView } from './webhook.js';
 import { createWorkspacesView } from './workspaces.js';
+import { ids } from '../portal.ids.js';
 
 /** Rendered by the server: { origin, chainIds, webhookRetrySchedule }. */
-const config = JSON.parse(byId('portal-config').textContent);
+const config = JSON.parse(byId(ids.portalConfig).textContent ?? '') as PortalClientConfig;
 
-let workspace;
+let workspace: Workspace | undefined;
 const overview = createOverviewView({ retrySchedule: config.webhookRetrySchedule ?? [] });
 const refreshIssues = () => overview.refreshIssues(workspace).catch((error) => reportError(error));
 const keys = createKeysView();
@@ -50,29 +52,29 @@ const settings = createSettingsView({
 const signInView = createSignInView({ chainIds: config.chainIds, onSignedIn: enterPortal });
 
 /** What each panel loads when it is shown; the argument is the rest of the fragment (an invoice id). */
-const PANELS = {
+const PANELS: Readonly<Record<string, (workspace: Workspace, arg: string | undefined) => Promise<unknown>>> = {
   overview: (ws) => overview.show(ws),
   // #invoices/new opens the list with the create form ready to fill in (the overview's "Create invoice").
   invoices: (ws, arg) => invoices.show(ws).then(() => arg === 'new' && invoices.startCreate()),
-  invoice: (ws, id) => invoice.show(ws, id),
+  invoice: (ws, id) => invoice.show(ws, id ?? ''),
   automations: (ws) => automations.show(ws),
-  automation: (ws, id) => automation.show(ws, id),
+  automation: (ws, id) => automation.show(ws, id ?? ''),
   billing: (ws) => billing.show(ws),
   statement: (ws) => statement.show(ws),
   api: (ws) => Promise.all([keys.show(ws), webhook.show(ws)]),
   settings: (ws) => settings.show(ws),
 };
 /** The tab that stays highlighted while a panel without a tab of its own is open. */
-const TAB_OF = { invoice: 'invoices', automation: 'automations' };
+const TAB_OF: Readonly<Record<string, string>> = { invoice: 'invoices', automation: 'automations' };
 
 /** Shows the panel the fragment names; `moveFocus` (after a click, not on load) takes keyboard and screen reader users there. */
-function route(moveFocus = false) {
+function route(moveFocus = false): void {
   if (!workspace) return;
   const [name = '', arg] = window.location.hash.slice(1).split('/');
   const panel = Object.hasOwn(PANELS, name) ? name : 'overview';
   const tab = TAB_OF[panel] ?? panel;
-  for (const node of document.querySelectorAll('[data-panel]')) show(node, node.dataset.panel === panel);
-  for (const link of document.querySelectorAll('[data-tab]')) {
+  for (const node of document.querySelectorAll<HTMLElement>('[data-panel]')) show(node, node.dataset.panel === panel);
+  for (const link of document.querySelectorAll<HTMLElement>('[data-tab]')) {
     if (link.dataset.tab === tab) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
@@ -81,18 +83,18 @@ function route(moveFocus = false) {
     keys.hideSecret();
     webhook.hideSecret();
   }
-  const heading = document.querySelector(`[data-panel="${panel}"] h2`);
+  const heading = document.querySelector<HTMLElement>(`[data-panel="${panel}"] h2`);
   if (moveFocus && heading) {
     heading.tabIndex = -1;
     heading.focus({ preventScroll: true });
   }
-  PANELS[panel](workspace, arg && decodeURIComponent(arg)).catch((error) => reportError(error));
+  PANELS[panel]?.(workspace, arg && decodeURIComponent(arg)).catch((error: unknown) => reportError(error));
 }
 
-function select(selected) {
+function select(selected: Workspace | undefined): void {
   const switched = workspace !== undefined && selected?.id !== workspace.id;
   workspace = selected;
-  show(byId('workspace-area'), Boolean(selected));
+  show(byId(ids.workspaceArea), Boolean(selected));
   if (!selected) return;
   refreshIssues();
   // An invoice or automation of the previous workspace is not in this one.
@@ -101,29 +103,29 @@ function select(selected) {
   else route();
 }
 
-function showSignIn(message) {
+function showSignIn(message?: string): void {
   workspace = undefined;
   workspaces.reset();
-  show(byId('loading'), false);
-  show(byId('session'), false);
-  show(byId('signed-in'), false);
-  show(byId('signed-out'), true);
+  show(byId(ids.loading), false);
+  show(byId(ids.session), false);
+  show(byId(ids.signedIn), false);
+  show(byId(ids.signedOut), true);
   notify(message, 'info');
   signInView.show();
 }
 
-async function enterPortal(session) {
-  const address = byId('session-address');
+async function enterPortal(session: Session): Promise<void> {
+  const address = byId(ids.sessionAddress);
   address.textContent = shortAddress(session.address);
   address.title = session.address;
-  show(byId('loading'), false);
-  show(byId('signed-out'), false);
-  show(byId('session'), true);
-  show(byId('signed-in'), true);
+  show(byId(ids.loading), false);
+  show(byId(ids.signedOut), false);
+  show(byId(ids.session), true);
+  show(byId(ids.signedIn), true);
   await workspaces.load();
 }
 
-async function signOut(button) {
+async function signOut(button: HTMLButtonElement): Promise<void> {
   await busy(button, async () => {
     try {
       await api.post('/auth/logout');
@@ -134,20 +136,21 @@ async function signOut(button) {
   });
 }
 
-async function start() {
+async function start(): Promise<void> {
   onSessionLost(() => showSignIn('Your session has ended. Sign in again to continue.'));
   window.addEventListener('hashchange', () => route(true));
   // The service checks each sign-in's Origin, which the browser takes from this address: elsewhere
   // every wallet button would fail, so they are disabled (all at once, through their fieldset).
   if (window.location.origin !== config.origin) {
-    show(byId('origin-warning'), true);
-    byId('wallet-list').disabled = true;
+    show(byId(ids.originWarning), true);
+    byId(ids.walletList, HTMLFieldSetElement).disabled = true;
   }
-  byId('sign-out').addEventListener('click', (event) => signOut(event.currentTarget));
+  const signOutButton = byId(ids.signOut, HTMLButtonElement);
+  signOutButton.addEventListener('click', () => signOut(signOutButton));
 
-  let session;
+  let session: Session | undefined;
   try {
-    session = await api.get('/auth/session');
+    session = await api.get<Session>('/auth/session');
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 401)) throw error;
   }
@@ -155,8 +158,8 @@ async function start() {
   else showSignIn();
 }
 
-start().catch((error) => {
-  show(byId('loading'), false);
-  if (error?.sessionLost) return;
-  notify(`The portal could not start: ${error.message}`);
+start().catch((error: unknown) => {
+  show(byId(ids.loading), false);
+  if (error instanceof ApiError && error.sessionLost) return;
+  notify(`The portal could not start: ${error instanceof Error ? error.message : String(error)}`);
 });

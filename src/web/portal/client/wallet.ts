@@ -1,18 +1,47 @@
-/* global window, Event */
 // Browser wallets through EIP-1193 (`provider.request`), found by EIP-6963 discovery with the injected
 // `window.ethereum` as the fallback, and on top the Sign-In with Ethereum flow and the gasless payment
 // of a credit purchase (an EIP-3009 authorization the service settles).
+import { VALIDITY_SECONDS, normalizeSignature, transferAuthorization } from '../../checkout/client/authorization.js';
+import type { TransferAuthorization } from '../../checkout/client/authorization.js';
+import {
+  type Eip1193Provider,
+  type Eip6963Info,
+  announcement,
+  errorCode,
+  isProvider,
+  safeIcon,
+} from '../../checkout/client/eip1193.js';
 import { api, serverNow } from './api.js';
-import { VALIDITY_SECONDS, normalizeSignature, transferAuthorization } from './authorization.js';
+import type { CreditPurchase, Nonce, Session } from './api-types.js';
 import { createSiweMessage, utf8ToHex } from './siwe.js';
 
 const STATEMENT = 'Sign in to the Invoice Service portal.';
-const announced = [];
-const listeners = new Set();
+const announced: { provider: Eip1193Provider; info: Eip6963Info }[] = [];
+const listeners = new Set<() => void>();
+
+/** A wallet found in this browser. */
+export interface Wallet {
+  readonly id: string;
+  readonly provider: Eip1193Provider;
+  readonly name: string | undefined;
+  readonly icon: string | undefined;
+}
+
+/** A network a credit purchase can be paid on, as its payment details list it. */
+export type PurchaseNetwork = CreditPurchase['payment']['networks'][number];
+
+/** The body of POST …/credit-purchases/<id>/authorizations. The signature is as the wallet gave it. */
+export interface PurchasePayment {
+  readonly network: string;
+  readonly authorization: TransferAuthorization;
+  readonly signature: unknown;
+}
 
 /** A wallet request that failed, with a sentence for people and the EIP-1193 `code` when there is one. */
 export class WalletError extends Error {
-  constructor(message, code) {
+  readonly code: unknown;
+
+  constructor(message: string, code?: unknown) {
     super(message);
     this.name = 'WalletError';
     this.code = code;
@@ -20,12 +49,13 @@ export class WalletError extends Error {
 }
 
 /** Starts listening for EIP-6963 announcements and asks wallets to announce themselves. Call once. */
-export function startWalletDiscovery() {
+export function startWalletDiscovery(): void {
   window.addEventListener('eip6963:announceProvider', (event) => {
-    const detail = event.detail;
-    if (!detail || typeof detail.provider?.request !== 'function') return;
-    if (detail.info?.uuid && announced.some((w) => w.info?.uuid === detail.info.uuid)) return;
-    announced.push(detail);
+    const found = announcement(event.detail);
+    if (!found) return;
+    const uuid = found.info.uuid;
+    if (uuid && announced.some((w) => w.info.uuid === uuid)) return;
+    announced.push(found);
     listeners.forEach((listener) => listener());
   });
   // Some wallets inject window.ethereum late and say so with this event.
@@ -34,69 +64,67 @@ export function startWalletDiscovery() {
 }
 
 /** `listener` runs whenever another wallet shows up. */
-export function onWalletsChanged(listener) {
+export function onWalletsChanged(listener: () => void): void {
   listeners.add(listener);
 }
 
 /**
- * Every wallet found, `{ id, provider, name?, icon? }`: the ones announced through EIP-6963 in the
- * order they announced, or else the injected `window.ethereum`, the only one older wallets offer.
+ * Every wallet found: the ones announced through EIP-6963 in the order they announced, or else the
+ * injected `window.ethereum`, the only one older wallets offer.
  */
-export function listWallets() {
+export function listWallets(): Wallet[] {
   if (announced.length > 0) {
-    return announced.map((detail, i) => ({
-      id: detail.info?.uuid ?? `wallet-${i}`,
-      provider: detail.provider,
-      name: detail.info?.name,
-      icon: safeIcon(detail.info?.icon),
+    return announced.map(({ provider, info }, i) => ({
+      id: info.uuid === undefined || info.uuid === null ? `wallet-${i}` : String(info.uuid),
+      provider,
+      name: info.name === undefined || info.name === null ? undefined : String(info.name),
+      icon: safeIcon(info.icon),
     }));
   }
   const injected = window.ethereum;
-  if (injected && typeof injected.request === 'function')
-    return [{ id: 'injected', provider: injected, name: undefined, icon: undefined }];
+  if (isProvider(injected)) return [{ id: 'injected', provider: injected, name: undefined, icon: undefined }];
   return [];
 }
 
-// EIP-6963 icons are data URIs; only images are shown (the CSP allows nothing else anyway).
-const safeIcon = (icon) =>
-  typeof icon === 'string' && /^data:image\/(png|svg\+xml|webp|jpeg|gif)[;,]/.test(icon) ? icon : undefined;
-
-const WALLET_MESSAGES = {
+const WALLET_MESSAGES: Readonly<Record<string, string>> = {
   4001: 'You declined the request in your wallet.',
   4100: 'Your wallet has not given this site access. Connect it, then try again.',
   4900: 'Your wallet is disconnected from the network.',
   [-32002]: 'Your wallet already has a request waiting: open it to continue.',
 };
 
-/** Error code of an EIP-1193 failure; some wallets wrap the original in `data.originalError`. */
-const codeOf = (error) => error?.code ?? error?.data?.originalError?.code;
-
-async function ask(provider, method, params) {
+async function ask(provider: Eip1193Provider, method: string, params?: readonly unknown[]): Promise<unknown> {
   try {
     return await provider.request(params === undefined ? { method } : { method, params });
   } catch (error) {
-    const code = codeOf(error);
-    throw new WalletError(WALLET_MESSAGES[code] ?? `Your wallet reported: ${error?.message ?? String(error)}`, code);
+    const code = errorCode(error);
+    const message = (error as { message?: unknown } | null | undefined)?.message;
+    throw new WalletError(WALLET_MESSAGES[String(code)] ?? `Your wallet reported: ${message ?? String(error)}`, code);
   }
 }
 
-const readChainId = async (provider) => Number.parseInt(await ask(provider, 'eth_chainId'), 16);
+const readChainId = async (provider: Eip1193Provider): Promise<number> =>
+  Number.parseInt(String(await ask(provider, 'eth_chainId')), 16);
 
 /** The wallet's chain when the service accepts it; otherwise asks the wallet to switch to the first accepted one. */
-async function acceptedChain(provider, chainIds, onStep) {
+async function acceptedChain(
+  provider: Eip1193Provider,
+  chainIds: readonly number[],
+  onStep: (text: string) => void,
+): Promise<number> {
   const current = await readChainId(provider);
   if (chainIds.includes(current)) return current;
-  const target = chainIds[0];
+  const target = chainIds[0] ?? current;
   onStep(`Your wallet is on chain ${current}; approve the switch to chain ${target} in your wallet…`);
   try {
     await ask(provider, 'wallet_switchEthereumChain', [{ chainId: `0x${target.toString(16)}` }]);
   } catch (error) {
-    if (error.code === 4902)
+    if (error instanceof WalletError && error.code === 4902)
       throw new WalletError(
         `Your wallet does not know chain ${target}. Add that network to your wallet, then sign in again.`,
         4902,
       );
-    if (error.code === 4001)
+    if (error instanceof WalletError && error.code === 4001)
       throw new WalletError(
         `Signing in needs your wallet on chain ${chainIds.join(' or ')}; the switch was declined.`,
         4001,
@@ -111,17 +139,20 @@ async function acceptedChain(provider, chainIds, onStep) {
 
 /**
  * Connects, makes sure the chain is accepted, has the wallet sign an EIP-4361 message with a fresh
- * nonce and exchanges it for a session cookie. Resolves to `{ address, expiresAt }`.
- * `onStep(text)` narrates what the person should do next.
+ * nonce and exchanges it for a session cookie. `onStep(text)` narrates what the person should do next.
  */
-export async function signInWithWallet(wallet, chainIds, onStep) {
+export async function signInWithWallet(
+  wallet: Wallet,
+  chainIds: readonly number[],
+  onStep: (text: string) => void,
+): Promise<Session> {
   const { provider } = wallet;
   onStep('Approve the connection in your wallet…');
   const accounts = await ask(provider, 'eth_requestAccounts');
-  const address = Array.isArray(accounts) ? accounts[0] : undefined;
+  const address: unknown = Array.isArray(accounts) ? accounts[0] : undefined;
   if (typeof address !== 'string') throw new WalletError('Your wallet shared no account. Unlock it and try again.');
   const chainId = await acceptedChain(provider, chainIds, onStep);
-  const { nonce } = await api.get('/auth/nonce');
+  const { nonce } = await api.get<Nonce>('/auth/nonce');
   const message = createSiweMessage({
     domain: window.location.host,
     address,
@@ -135,17 +166,21 @@ export async function signInWithWallet(wallet, chainIds, onStep) {
   onStep('Sign the message in your wallet (no transaction, no fee)…');
   const signature = await ask(provider, 'personal_sign', [utf8ToHex(message), address]);
   onStep('Checking the signature…');
-  return api.post('/auth/verify', { message, signature });
+  return api.post<Session>('/auth/verify', { message, signature });
 }
 
 /** Makes the wallet use `network`'s chain, asking it to switch when it is on another. */
-async function useChain(provider, network, onStep) {
+async function useChain(
+  provider: Eip1193Provider,
+  network: PurchaseNetwork,
+  onStep: (text: string) => void,
+): Promise<void> {
   if ((await readChainId(provider)) === network.chainId) return;
   onStep(`Approve the switch to ${network.name} in your wallet…`);
   try {
     await ask(provider, 'wallet_switchEthereumChain', [{ chainId: `0x${network.chainId.toString(16)}` }]);
   } catch (error) {
-    if (error.code === 4902)
+    if (error instanceof WalletError && error.code === 4902)
       throw new WalletError(
         `Your wallet does not know ${network.name} (chain ${network.chainId}). Add it to your wallet, or pay another way.`,
         4902,
@@ -163,11 +198,16 @@ async function useChain(provider, network, onStep) {
  * the body of POST …/credit-purchases/<id>/authorizations. `fresh()` reads the purchase again once the
  * wallet is ready, so the status and nonce are those of the moment of signing.
  */
-export async function signPurchasePayment(wallet, network, fresh, onStep) {
+export async function signPurchasePayment(
+  wallet: Wallet,
+  network: PurchaseNetwork,
+  fresh: () => Promise<CreditPurchase>,
+  onStep: (text: string | undefined) => void,
+): Promise<PurchasePayment> {
   const { provider } = wallet;
   onStep('Approve the connection in your wallet…');
   const accounts = await ask(provider, 'eth_requestAccounts');
-  const from = Array.isArray(accounts) ? accounts[0] : undefined;
+  const from: unknown = Array.isArray(accounts) ? accounts[0] : undefined;
   if (typeof from !== 'string') throw new WalletError('Your wallet shared no account. Unlock it and try again.');
   await useChain(provider, network, onStep);
   const purchase = await fresh();

@@ -1,6 +1,6 @@
-/* global window */
 // One invoice: its facts, links to copy, cancel and renew, the receipt once paid, and the timeline.
 import { ApiError, api, workspacePath } from './api.js';
+import type { Invoice, Receipt, Timeline, TimelineRecord, Workspace } from './api-types.js';
 import {
   attemptError,
   badge,
@@ -16,9 +16,10 @@ import {
   show,
   timeEl,
 } from './dom.js';
+import { ids } from '../portal.ids.js';
 
 /** Timeline kinds (GET …/timeline) in words; `record` adds the details that kind carries. */
-const KINDS = {
+const KINDS: Readonly<Record<TimelineRecord['kind'], (record: TimelineRecord) => string>> = {
   created: () => 'Created',
   scheduled: () => 'Created by an automation',
   payment_submitted: () => 'Payment found, verifying',
@@ -35,32 +36,35 @@ const KINDS = {
     `Webhook attempt ${r.attempt} for event ${r.eventId}: ${r.error === null ? `acknowledged (${r.statusCode})` : attemptError(r)}`,
 };
 
-const CHANGEABLE = new Set(['open', 'expired']);
+const CHANGEABLE: ReadonlySet<string> = new Set(['open', 'expired']);
 /**
  * Statuses that can change by themselves (a buyer pays, a payment confirms): the detail follows the
  * invoice's event stream, and polls this often where it cannot.
  */
-const REFRESH_MS = { open: 5000, processing: 2000 };
+const REFRESH_MS: Readonly<Partial<Record<Invoice['status'], number>>> = { open: 5000, processing: 2000 };
 
 /** `onChange()` runs after a cancel or a renewal (credits and issues may have moved). */
-export function createInvoiceView({ onChange }) {
-  const card = byId('invoice-detail');
-  let workspace;
-  let invoice;
+export function createInvoiceView({ onChange }: { readonly onChange: () => void }): {
+  show(selected: Workspace, invoiceId: string): Promise<void>;
+} {
+  const card = byId(ids.invoiceDetail);
+  let workspace: Workspace;
+  /** The invoice shown; only its id until the first answer arrives. */
+  let invoice: Invoice | { readonly id: string; readonly status?: undefined };
   let generation = 0;
-  let refresh;
-  /** The open invoice's event stream while it works: `{ id, stream }`. */
-  let live;
+  let refresh: number | undefined;
+  /** The open invoice's event stream while it works. */
+  let live: { readonly id: string; readonly stream: EventSource } | undefined;
   /** The invoice whose stream failed or ended: it is polled from then on. */
-  let unfollowable;
+  let unfollowable: string | undefined;
 
-  for (const button of card.querySelectorAll('[data-copy-from]'))
-    button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom), button));
+  for (const button of card.querySelectorAll<HTMLElement>('[data-copy-from]'))
+    button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom ?? ''), button));
 
-  function renderInvoice() {
-    byId('invoice-number').textContent = invoice.number;
-    byId('invoice-status').replaceWith(Object.assign(badge(invoice.status), { id: 'invoice-status' }));
-    fillFacts(byId('invoice-facts'), [
+  function renderInvoice(invoice: Invoice): void {
+    byId(ids.invoiceNumber).textContent = invoice.number;
+    byId(ids.invoiceStatus).replaceWith(Object.assign(badge(invoice.status), { id: ids.invoiceStatus }));
+    fillFacts(byId(ids.invoiceFacts), [
       ['Amount', `${formatAmount(invoice.amount)} USDC`],
       ['Order reference', invoice.externalId ?? undefined],
       [
@@ -82,15 +86,15 @@ export function createInvoiceView({ onChange }) {
       ['Receiving wallet', el('code', {}, invoice.payTo)],
       ['Link version', String(invoice.linkVersion)],
     ]);
-    byId('invoice-checkout-url').textContent = invoice.checkoutUrl;
-    byId('invoice-checkout-open').href = invoice.checkoutUrl;
-    byId('invoice-url').textContent = invoice.url;
-    show(byId('invoice-actions'), CHANGEABLE.has(invoice.status));
-    byId('renew-expires').value = String(invoice.expiresIn);
+    byId(ids.invoiceCheckoutUrl).textContent = invoice.checkoutUrl;
+    byId(ids.invoiceCheckoutOpen, HTMLAnchorElement).href = invoice.checkoutUrl;
+    byId(ids.invoiceUrl).textContent = invoice.url;
+    show(byId(ids.invoiceActions), CHANGEABLE.has(invoice.status));
+    byId(ids.renewExpires, HTMLSelectElement).value = String(invoice.expiresIn);
   }
 
-  function renderTimeline(timeline) {
-    byId('invoice-timeline').replaceChildren(
+  function renderTimeline(timeline: Timeline): void {
+    byId(ids.invoiceTimeline).replaceChildren(
       ...timeline.records.map((record) =>
         el(
           'li',
@@ -101,13 +105,13 @@ export function createInvoiceView({ onChange }) {
         ),
       ),
     );
-    show(byId('invoice-timeline-note'), timeline.truncated);
+    show(byId(ids.invoiceTimelineNote), timeline.truncated);
   }
 
-  function renderReceipt(receipt) {
-    show(byId('invoice-receipt'), Boolean(receipt));
+  function renderReceipt(receipt: Receipt | undefined): void {
+    show(byId(ids.invoiceReceipt), Boolean(receipt));
     if (!receipt) return;
-    fillFacts(byId('receipt-facts'), [
+    fillFacts(byId(ids.receiptFacts), [
       ['Amount', `${formatAmount(receipt.amount)} USDC on ${receipt.network}`],
       ['Paid', timeEl(receipt.paidAt)],
       ['Payer', receipt.payer ? el('code', {}, receipt.payer) : undefined],
@@ -117,29 +121,31 @@ export function createInvoiceView({ onChange }) {
     ]);
   }
 
-  async function load() {
+  async function load(): Promise<void> {
     const mine = ++generation;
-    const path = (...rest) => workspacePath(workspace.id, 'invoices', invoice?.id ?? '', ...rest);
-    const [fresh, timeline] = await Promise.all([api.get(path()), api.get(path('timeline'))]);
+    const path = (...rest: string[]) => workspacePath(workspace.id, 'invoices', invoice.id, ...rest);
+    const [fresh, timeline] = await Promise.all([api.get<Invoice>(path()), api.get<Timeline>(path('timeline'))]);
     // A receipt exists only once paid; asking earlier answers 409 invoice_not_paid.
     const receipt =
       fresh.status === 'paid'
         ? await api
-            .get(path('receipt'))
-            .catch((error) => (error instanceof ApiError && error.status === 409 ? undefined : Promise.reject(error)))
+            .get<Receipt>(path('receipt'))
+            .catch((error: unknown) =>
+              error instanceof ApiError && error.status === 409 ? undefined : Promise.reject(error),
+            )
         : undefined;
     if (mine !== generation) return;
     invoice = fresh;
-    renderInvoice();
+    renderInvoice(fresh);
     renderTimeline(timeline);
     renderReceipt(receipt);
     scheduleRefresh(mine);
   }
 
   /** Reloads while the invoice may still change and this detail is on screen; any navigation ends it. */
-  function scheduleRefresh(mine) {
+  function scheduleRefresh(mine: number): void {
     window.clearTimeout(refresh);
-    const delay = REFRESH_MS[invoice.status];
+    const delay = invoice.status && REFRESH_MS[invoice.status];
     if (delay === undefined) return stopFollowing();
     if (follow()) return;
     refresh = window.setTimeout(() => {
@@ -154,7 +160,7 @@ export function createInvoiceView({ onChange }) {
    * what the invoice's checkout link shows anyone holding it, and each change is then read through this
    * session's own API. Returns false where there is no stream (then the caller polls).
    */
-  function follow() {
+  function follow(): boolean {
     if (live?.id === invoice.id) return true;
     stopFollowing();
     if (!window.EventSource || unfollowable === invoice.id) return false;
@@ -173,7 +179,7 @@ export function createInvoiceView({ onChange }) {
     return true;
   }
 
-  function stopFollowing() {
+  function stopFollowing(): void {
     live?.stream.close();
     live = undefined;
   }
@@ -181,22 +187,27 @@ export function createInvoiceView({ onChange }) {
   // Leaving the detail ends its stream.
   window.addEventListener('hashchange', () => live && !window.location.hash.includes(live.id) && stopFollowing());
 
-  async function act(button, verb, body) {
+  async function act(
+    button: HTMLButtonElement,
+    shown: Invoice,
+    verb: 'cancel' | 'renew',
+    body?: { expiresIn: number },
+  ): Promise<void> {
     await busy(button, async () => {
       try {
-        const answer = await api.post(workspacePath(workspace.id, 'invoices', invoice.id, verb), body);
+        const answer = await api.post<Invoice>(workspacePath(workspace.id, 'invoices', shown.id, verb), body);
         notify(
           verb === 'cancel'
-            ? `${invoice.number} is cancelled.`
-            : `${invoice.number} is renewed until ${formatTime(answer.expiresAt)}; the payment link is unchanged.`,
+            ? `${shown.number} is cancelled.`
+            : `${shown.number} is renewed until ${formatTime(answer.expiresAt)}; the payment link is unchanged.`,
           'success',
         );
         onChange();
         await load();
         // A cancel hides the actions, and with them the focused button: the heading, which now says
         // the new status, takes the focus rather than the top of the page.
-        if (button.offsetParent === null) {
-          const heading = byId('invoice-number').parentElement;
+        const heading = byId(ids.invoiceNumber).parentElement;
+        if (button.offsetParent === null && heading) {
           heading.tabIndex = -1;
           heading.focus();
         }
@@ -206,26 +217,35 @@ export function createInvoiceView({ onChange }) {
     });
   }
 
-  byId('cancel-invoice').addEventListener('click', (event) => {
-    const question = `Cancel ${invoice.number} (${formatAmount(invoice.amount)} USDC)?\n\nIts checkout link stops accepting payments. This cannot be undone.`;
-    if (window.confirm(question)) act(event.currentTarget, 'cancel');
+  /** The invoice on screen, once loaded: the actions are shown only then. */
+  const loaded = (): Invoice | undefined => ('number' in invoice ? invoice : undefined);
+
+  const cancelButton = byId(ids.cancelInvoice, HTMLButtonElement);
+  cancelButton.addEventListener('click', () => {
+    const shown = loaded();
+    if (!shown) return;
+    const question = `Cancel ${shown.number} (${formatAmount(shown.amount)} USDC)?\n\nIts checkout link stops accepting payments. This cannot be undone.`;
+    if (window.confirm(question)) act(cancelButton, shown, 'cancel');
   });
   // Renewing spends credits (the window's tariff), so it asks first, like cancelling.
-  byId('renew-invoice').addEventListener('click', (event) => {
-    const choice = byId('renew-expires').selectedOptions[0];
+  const renewButton = byId(ids.renewInvoice, HTMLButtonElement);
+  renewButton.addEventListener('click', () => {
+    const shown = loaded();
+    const choice = byId(ids.renewExpires, HTMLSelectElement).selectedOptions[0];
+    if (!shown || !choice) return;
     const credits = Number(choice.dataset.credits);
-    const question = `Renew ${invoice.number} for ${choice.dataset.label}?\n\nThis costs ${credits} credit${credits === 1 ? '' : 's'}. The payment link stays the same.`;
-    if (window.confirm(question)) act(event.currentTarget, 'renew', { expiresIn: Number(choice.value) });
+    const question = `Renew ${shown.number} for ${choice.dataset.label}?\n\nThis costs ${credits} credit${credits === 1 ? '' : 's'}. The payment link stays the same.`;
+    if (window.confirm(question)) act(renewButton, shown, 'renew', { expiresIn: Number(choice.value) });
   });
 
   return {
     async show(selected, invoiceId) {
       workspace = selected;
       invoice = { id: invoiceId };
-      byId('invoice-number').textContent = 'Loading…';
-      for (const id of ['invoice-facts', 'invoice-timeline']) byId(id).replaceChildren();
-      show(byId('invoice-actions'), false);
-      show(byId('invoice-receipt'), false);
+      byId(ids.invoiceNumber).textContent = 'Loading…';
+      for (const id of [ids.invoiceFacts, ids.invoiceTimeline]) byId(id).replaceChildren();
+      show(byId(ids.invoiceActions), false);
+      show(byId(ids.invoiceReceipt), false);
       await load();
     },
   };

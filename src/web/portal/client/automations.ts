@@ -1,12 +1,35 @@
-/* global window */
 // The automations panel: the list, and the create form with a live preview of the next five dates
 // (asked from the service, so the preview follows the very rules the schedule will run by).
 import { ApiError, api, idempotentCreate, workspacePath } from './api.js';
+import type { Automation, AutomationList, Preview, Workspace } from './api-types.js';
 import { invoiceFields } from './invoices.js';
-import { badge, busy, byId, el, fieldError, formError, formatAmount, pagedList, reportError, timeEl } from './dom.js';
+import {
+  badge,
+  busy,
+  byId,
+  el,
+  field,
+  fieldError,
+  formError,
+  formatAmount,
+  pagedList,
+  reportError,
+  submitButton,
+  timeEl,
+} from './dom.js';
+import { ids } from '../portal.ids.js';
+
+/** The `schedule` of POST /automations (and of the preview's query). */
+type ScheduleFields = {
+  every: string;
+  interval: number;
+  startAt?: string;
+  endAt?: string;
+  maxOccurrences?: number;
+};
 
 const PAGE = 25;
-const PERIOD_NAMES = {
+const PERIOD_NAMES: Readonly<Record<string, readonly [one: string, many: string]>> = {
   hour: ['hour', 'hours'],
   day: ['day', 'days'],
   week: ['week', 'weeks'],
@@ -14,13 +37,13 @@ const PERIOD_NAMES = {
 };
 
 /** "Every month", "Every 2 weeks". */
-export function describeSchedule({ every, interval }) {
+export function describeSchedule({ every, interval }: { readonly every: string; readonly interval: number }): string {
   const [one, many] = PERIOD_NAMES[every] ?? [every, every];
   return interval === 1 ? `Every ${one}` : `Every ${interval} ${many}`;
 }
 
 /** A date as this browser's local time, with its UTC time beside it: schedules run in UTC. */
-export function scheduleDate(iso) {
+export function scheduleDate(iso: string): HTMLElement {
   return el(
     'span',
     {},
@@ -31,19 +54,19 @@ export function scheduleDate(iso) {
 }
 
 /** `<input type=datetime-local>` values are local wall-clock times without a zone; Date reads them as local. */
-const fromLocalInput = (value) => new Date(value).toISOString();
-const pad = (n) => String(n).padStart(2, '0');
-const toLocalInput = (date) =>
+const fromLocalInput = (value: string) => new Date(value).toISOString();
+const pad = (n: number) => String(n).padStart(2, '0');
+const toLocalInput = (date: Date) =>
   `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 
 /** The start of the next full hour, local time: the form's default first invoice. */
-function nextFullHour() {
+function nextFullHour(): Date {
   const date = new Date(Date.now() + 3_600_000);
   date.setMinutes(0, 0, 0);
   return date;
 }
 
-function row(automation) {
+function row(automation: Automation): HTMLElement {
   return el(
     'tr',
     {},
@@ -62,40 +85,44 @@ function row(automation) {
 }
 
 /** The fields of `schedule` in POST /automations, from the form; empty optional ones left out. */
-function scheduleOf(fields) {
-  const schedule = { every: fields.every.value, interval: Number(fields.interval.value) };
-  if (fields.startAt.value) schedule.startAt = fromLocalInput(fields.startAt.value);
-  if (fields.endAt.value) schedule.endAt = fromLocalInput(fields.endAt.value);
-  if (fields.maxOccurrences.value) schedule.maxOccurrences = Number(fields.maxOccurrences.value);
+function scheduleOf(form: HTMLFormElement): ScheduleFields {
+  const value = (name: string) => field(form, name).value;
+  const schedule: ScheduleFields = { every: value('every'), interval: Number(value('interval')) };
+  if (value('startAt')) schedule.startAt = fromLocalInput(value('startAt'));
+  if (value('endAt')) schedule.endAt = fromLocalInput(value('endAt'));
+  if (value('maxOccurrences')) schedule.maxOccurrences = Number(value('maxOccurrences'));
   return schedule;
 }
 
 /** `onCreated(automation)` runs after the form made one. */
-export function createAutomationsView({ onCreated }) {
-  const form = byId('automation-form');
-  const fields = form.elements;
-  const previewList = byId('automation-preview');
-  const previewStatus = byId('automation-preview-status');
-  let workspace;
+export function createAutomationsView({ onCreated }: { readonly onCreated: (automation: Automation) => void }): {
+  show(selected: Workspace): Promise<void>;
+} {
+  const form = byId(ids.automationForm, HTMLFormElement);
+  const previewList = byId(ids.automationPreview);
+  const previewStatus = byId(ids.automationPreviewStatus);
+  let workspace: Workspace | undefined;
 
   const list = pagedList({
-    rows: byId('automation-rows'),
-    more: byId('automation-more'),
-    status: byId('automation-list-status'),
+    rows: byId(ids.automationRows),
+    more: byId(ids.automationMore, HTMLButtonElement),
+    status: byId(ids.automationListStatus),
     empty: 'No automations yet. Create one below.',
     render: row,
     fetchPage: async (ws, cursor) => {
-      const page = await api.get(workspacePath(ws.id, 'automations', { cursor: cursor ?? undefined, limit: PAGE }));
+      const page = await api.get<AutomationList>(
+        workspacePath(ws.id, 'automations', { cursor: cursor ?? undefined, limit: PAGE }),
+      );
       return { items: page.automations, nextCursor: page.nextCursor };
     },
   });
 
   // The preview asks the service once typing pauses; an answer for older values is dropped.
-  let previewTimer;
+  let previewTimer: number | undefined;
   let previewGeneration = 0;
-  async function preview() {
+  async function preview(): Promise<void> {
     const mine = ++previewGeneration;
-    const schedule = scheduleOf(fields);
+    const schedule = scheduleOf(form);
     const unfit = !schedule.startAt
       ? 'Choose when the first invoice is created.'
       : !Number.isInteger(schedule.interval) || schedule.interval < 1
@@ -107,7 +134,8 @@ export function createAutomationsView({ onCreated }) {
       return;
     }
     try {
-      const { upcoming } = await api.get(workspacePath(workspace.id, 'automations', 'preview', schedule));
+      if (!workspace) return;
+      const { upcoming } = await api.get<Preview>(workspacePath(workspace.id, 'automations', 'preview', schedule));
       if (mine !== previewGeneration) return;
       previewList.replaceChildren(...upcoming.map((iso) => el('li', {}, scheduleDate(iso))));
       previewStatus.textContent = upcoming.length < 5 ? `Only ${upcoming.length} in all.` : '';
@@ -123,29 +151,32 @@ export function createAutomationsView({ onCreated }) {
     previewTimer = window.setTimeout(() => void preview(), 250);
   };
   for (const name of ['every', 'interval', 'startAt', 'endAt', 'maxOccurrences']) {
-    fields[name].addEventListener('input', previewSoon);
-    fields[name].addEventListener('change', previewSoon);
+    field(form, name).addEventListener('input', previewSoon);
+    field(form, name).addEventListener('change', previewSoon);
   }
 
-  function resetForm() {
+  function resetForm(): void {
     form.reset();
     formError(form);
-    fields.startAt.value = toLocalInput(nextFullHour());
+    field(form, 'startAt').value = toLocalInput(nextFullHour());
   }
 
-  const createAutomation = idempotentCreate();
+  const createAutomation = idempotentCreate<Automation>();
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const name = fields.name.value.trim();
-    const template = invoiceFields(fields);
+    const name = field(form, 'name').value.trim();
+    const template = invoiceFields(form);
     formError(form);
-    if (name === '') return fieldError(fields.name, 'Give the automation a name, e.g. "Monthly retainer, Acme".');
+    if (name === '')
+      return fieldError(field(form, 'name'), 'Give the automation a name, e.g. "Monthly retainer, Acme".');
     if (template.amount === '')
-      return fieldError(fields.amount, 'Enter the amount of each invoice in USDC, e.g. 250,00.');
-    if (!fields.startAt.value) return fieldError(fields.startAt, 'Choose when the first invoice is created.');
-    const body = { name, template, schedule: scheduleOf(fields) };
+      return fieldError(field(form, 'amount'), 'Enter the amount of each invoice in USDC, e.g. 250,00.');
+    const startAt = field(form, 'startAt');
+    if (!startAt.value) return fieldError(startAt, 'Choose when the first invoice is created.');
+    const body = { name, template, schedule: scheduleOf(form) };
     const target = workspace;
-    busy(form.querySelector('[type=submit]'), async () => {
+    if (!target) return;
+    busy(submitButton(form), async () => {
       try {
         const created = await createAutomation(workspacePath(target.id, 'automations'), body);
         resetForm();

@@ -1,13 +1,18 @@
-// The billing panel: the credit packages with a buy button each, the purchase being paid (purchase.js),
+// The billing panel: the credit packages with a buy button each, the purchase being paid (purchase.ts),
 // the purchases made, and the ledger.
 import { ApiError, api, newIdempotencyKey, workspacePath } from './api.js';
+import type { Billing, CreditPurchase, CreditPurchaseList, Ledger, Workspace } from './api-types.js';
 import { badge, busy, byId, el, formatAmount, pagedList, reportError, show, timeEl } from './dom.js';
 import { createPurchaseView } from './purchase.js';
+import { ids } from '../portal.ids.js';
 
 const PAGE = 25;
 
 /** Ledger kinds (GET /billing/ledger) in words. */
-const KINDS = {
+type LedgerEntry = Ledger['entries'][number];
+type CreditPackage = Billing['packages'][number];
+
+const KINDS: Readonly<Record<string, string>> = {
   grant: 'New-workspace grant',
   manual_grant: 'Granted by the operator',
   purchase: 'Credit purchase',
@@ -18,17 +23,17 @@ const KINDS = {
   'invoice.expired': 'Invoice expired: reserve released',
 };
 
-const signed = (n) => (n > 0 ? `+${n}` : String(n));
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function ledgerRow(entry) {
+function ledgerRow(entry: LedgerEntry): HTMLElement {
   const reference = entry.reference?.startsWith('inv_')
     ? el('a', { href: `#invoice/${entry.reference}` }, 'the invoice')
     : entry.reference && el('code', {}, entry.reference);
   return el(
     'tr',
     {},
-    el('td', { 'data-label': '#', class: 'num' }, entry.id),
+    el('td', { 'data-label': '#', class: 'num' }, String(entry.id)),
     el('td', { 'data-label': 'When' }, timeEl(entry.createdAt)),
     el(
       'td',
@@ -44,7 +49,7 @@ function ledgerRow(entry) {
 }
 
 /** A row of the purchase history; its button opens the purchase (`open(id)`) to pay or follow it. */
-function purchaseRow(purchase, open) {
+function purchaseRow(purchase: CreditPurchase, open: (id: string) => void): HTMLElement {
   const label = purchase.status === 'open' ? 'Pay' : 'Show';
   return el(
     'tr',
@@ -73,48 +78,52 @@ function purchaseRow(purchase, open) {
 }
 
 /** `onChange()` runs when a purchase was paid or changed status (the balance and the issues may have moved). */
-export function createBillingView({ onChange }) {
-  const packages = byId('package-list');
-  const unavailable = byId('purchases-unavailable');
-  let workspace;
+export function createBillingView({ onChange }: { readonly onChange: () => void }): {
+  show(selected: Workspace): Promise<void>;
+} {
+  const packages = byId(ids.packageList);
+  const unavailable = byId(ids.purchasesUnavailable);
+  let workspace: Workspace | undefined;
   // One Idempotency-Key per package a click asks for: a retry after a lost answer reuses it, so it
   // cannot make a second purchase; a success starts a new one.
-  const attempts = new Map();
+  const attempts = new Map<string, string>();
 
   const purchases = pagedList({
-    rows: byId('purchase-rows'),
-    more: byId('purchase-more'),
-    status: byId('purchase-list-status'),
+    rows: byId(ids.purchaseRows),
+    more: byId(ids.purchaseMore, HTMLButtonElement),
+    status: byId(ids.purchaseListStatus),
     empty: 'No purchases yet.',
-    render: (purchase) =>
-      purchaseRow(purchase, (id) => detail.open(workspace, id).catch((error) => reportError(error))),
+    render: (purchase: CreditPurchase) =>
+      purchaseRow(purchase, (id) => {
+        if (workspace) detail.open(workspace, id).catch((error: unknown) => reportError(error));
+      }),
     fetchPage: async (ws, cursor) => {
-      const page = await api.get(
+      const page = await api.get<CreditPurchaseList>(
         workspacePath(ws.id, 'credit-purchases', { cursor: cursor ?? undefined, limit: PAGE }),
       );
       return { items: page.purchases, nextCursor: page.nextCursor };
     },
   });
   const ledger = pagedList({
-    rows: byId('ledger-rows'),
-    more: byId('ledger-more'),
-    status: byId('ledger-status'),
+    rows: byId(ids.ledgerRows),
+    more: byId(ids.ledgerMore, HTMLButtonElement),
+    status: byId(ids.ledgerStatus),
     empty: 'No entries.',
     render: ledgerRow,
     fetchPage: async (ws, cursor) => {
-      const page = await api.get(
+      const page = await api.get<Ledger>(
         workspacePath(ws.id, 'billing', 'ledger', { after: cursor ?? undefined, limit: PAGE }),
       );
       return { items: page.entries, nextCursor: page.nextCursor };
     },
   });
 
-  async function loadBalance(selected) {
-    const billing = await api.get(workspacePath(selected.id, 'billing'));
+  async function loadBalance(selected: Workspace): Promise<Billing | undefined> {
+    const billing = await api.get<Billing>(workspacePath(selected.id, 'billing'));
     if (workspace !== selected) return undefined;
-    byId('billing-tab-balance').textContent = String(billing.creditBalance);
-    byId('billing-tab-available').textContent = String(billing.availableCredits);
-    show(byId('billing-tab-grant-note'), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
+    byId(ids.billingTabBalance).textContent = String(billing.creditBalance);
+    byId(ids.billingTabAvailable).textContent = String(billing.availableCredits);
+    show(byId(ids.billingTabGrantNote), billing.creditBalance === 0 && !billing.firstWorkspaceOfWallet);
     return billing;
   }
 
@@ -123,20 +132,23 @@ export function createBillingView({ onChange }) {
   const detail = createPurchaseView({
     onChange: (purchase) => {
       const target = workspace;
-      const reloads = [purchases.load(target)];
-      if (purchase.status === 'paid') reloads.push(loadBalance(target), ledger.load(target));
-      Promise.all(reloads).catch((error) => reportError(error));
+      if (target) {
+        const reloads: Promise<unknown>[] = [purchases.load(target)];
+        if (purchase.status === 'paid') reloads.push(loadBalance(target), ledger.load(target));
+        Promise.all(reloads).catch((error: unknown) => reportError(error));
+      }
       onChange();
     },
   });
 
-  async function buy(button, creditPackage) {
+  async function buy(button: HTMLButtonElement, creditPackage: CreditPackage): Promise<void> {
     const target = workspace;
+    if (!target) return;
     await busy(button, async () => {
       try {
         const key = attempts.get(creditPackage.id) ?? newIdempotencyKey();
         attempts.set(creditPackage.id, key);
-        const purchase = await api.post(
+        const purchase = await api.post<CreditPurchase>(
           workspacePath(target.id, 'credit-purchases'),
           { packageId: creditPackage.id },
           { 'idempotency-key': key },
@@ -152,13 +164,13 @@ export function createBillingView({ onChange }) {
     });
   }
 
-  function showUnavailable(error) {
+  function showUnavailable(error: ApiError): void {
     unavailable.textContent = error.message;
     show(unavailable, true);
     for (const button of packages.querySelectorAll('button')) button.disabled = true;
   }
 
-  function renderPackages(offered) {
+  function renderPackages(offered: readonly CreditPackage[]): void {
     packages.replaceChildren(
       ...offered.map((creditPackage) => {
         const button = el('button', { type: 'button', class: 'primary small' }, `Buy ${creditPackage.id}`);
@@ -191,7 +203,7 @@ export function createBillingView({ onChange }) {
         purchases.load(selected).catch((error) => {
           if (!(error instanceof ApiError && error.code === 'purchases_unavailable')) throw error;
           showUnavailable(error);
-          byId('purchase-list-status').textContent = 'Credit purchases are not available on this service.';
+          byId(ids.purchaseListStatus).textContent = 'Credit purchases are not available on this service.';
         }),
         ledger.load(selected),
       ]);

@@ -1,4 +1,3 @@
-/* global document */
 // Bar charts as inline SVG, drawn from numbers the server already summed per day: no chart library,
 // nothing fetched. Colours come from CSS classes, so dark mode and the CSP need nothing special.
 const SVG = 'http://www.w3.org/2000/svg';
@@ -7,7 +6,11 @@ const LEFT = 44; // y-axis labels
 const BOTTOM = 20; // x-axis labels
 const TOP = 8;
 
-function svg(tag, attributes = {}, ...children) {
+function svg(
+  tag: string,
+  attributes: Readonly<Record<string, string | number | undefined>> = {},
+  ...children: (Node | string)[]
+): SVGElement {
   const node = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attributes))
     if (value !== undefined) node.setAttribute(name, String(value));
@@ -15,7 +18,7 @@ function svg(tag, attributes = {}, ...children) {
   return node;
 }
 
-const text = (x, y, content, anchor, className = 'axis') =>
+const text = (x: number, y: number, content: string, anchor: string, className = 'axis') =>
   svg('text', { x, y, 'text-anchor': anchor, class: className }, content);
 
 /**
@@ -25,10 +28,29 @@ const text = (x, y, content, anchor, className = 'axis') =>
  * accessible name. `width` is the width it will be shown at, in CSS pixels, so that its text is drawn
  * at the page's own size on a phone as on a desktop.
  */
-export function barChart({ bars, max, formatTick, summary, width = 600 }) {
+export interface Bar {
+  readonly value: number | null;
+  readonly label: string;
+  readonly title: string;
+  readonly tone?: string | undefined;
+}
+
+export function barChart({
+  bars,
+  max,
+  formatTick,
+  summary,
+  width = 600,
+}: {
+  readonly bars: readonly Bar[];
+  readonly max: number;
+  readonly formatTick: (value: number) => string;
+  readonly summary: string;
+  readonly width?: number;
+}): SVGElement {
   const plotHeight = HEIGHT - TOP - BOTTOM;
   const band = (width - LEFT) / Math.max(bars.length, 1);
-  const y = (value) => TOP + plotHeight - (max > 0 ? (value / max) * plotHeight : 0);
+  const y = (value: number) => TOP + plotHeight - (max > 0 ? (value / max) * plotHeight : 0);
   const grid = [0, max / 2, max].map((tick) =>
     svg(
       'g',
@@ -61,14 +83,15 @@ export function barChart({ bars, max, formatTick, summary, width = 600 }) {
   });
   // First, middle and last day only: thirty labels do not fit a phone. The outer ones align to the plot's edges.
   const middle = Math.floor((bars.length - 1) / 2);
+  const [first, center, last] = [bars[0], bars[middle], bars.at(-1)];
   const labels =
-    bars.length === 0
-      ? []
-      : [
-          text(LEFT, HEIGHT - 4, bars[0].label, 'start'),
-          text(LEFT + middle * band + band / 2, HEIGHT - 4, bars[middle].label, 'middle'),
-          text(width, HEIGHT - 4, bars.at(-1).label, 'end'),
-        ];
+    first && center && last
+      ? [
+          text(LEFT, HEIGHT - 4, first.label, 'start'),
+          text(LEFT + middle * band + band / 2, HEIGHT - 4, center.label, 'middle'),
+          text(width, HEIGHT - 4, last.label, 'end'),
+        ]
+      : [];
   return svg(
     'svg',
     { viewBox: `0 0 ${width} ${HEIGHT}`, role: 'img', 'aria-label': summary, class: 'bars' },
@@ -79,8 +102,8 @@ export function barChart({ bars, max, formatTick, summary, width = 600 }) {
 }
 
 /** A round scale top at or above `value`: 1, 2 or 5 times a power of ten. */
-export function niceMax(value) {
+export function niceMax(value: number): number {
   if (!(value > 0)) return 1;
   const power = 10 ** Math.floor(Math.log10(value));
-  return [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= value);
+  return [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= value) ?? 10 * power;
 }

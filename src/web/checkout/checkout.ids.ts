@@ -1,0 +1,43 @@
+// The ids of the checkout page's elements that its browser script looks up: the server-rendered page
+// (checkout.page.ts, checkout.receipt.ts) and the script (client/*.ts) both take them from here.
+// Ids that only the markup uses (labels, data-copy targets) stay in the markup.
+
+export const ids = {
+  config: 'checkout-config',
+  // The summary
+  status: 'status',
+  deadlineLine: 'deadline-line',
+  timeLeft: 'time-left',
+  countdown: 'countdown',
+  deadline: 'deadline',
+  // Notices
+  noticeFailed: 'notice-failed',
+  failureReason: 'failure-reason',
+  noticeReopened: 'notice-reopened',
+  // The receipt (checkout.receipt.ts)
+  receipt: 'receipt',
+  receiptPaidAt: 'receipt-paid-at',
+  receiptNetwork: 'receipt-network',
+  receiptTx: 'receipt-tx',
+  receiptTxLink: 'receipt-tx-link',
+  printReceipt: 'print-receipt',
+  // Paying
+  pay: 'pay',
+  walletPay: 'wallet-pay',
+  wallets: 'wallets',
+  noWallet: 'no-wallet',
+  walletStatus: 'wallet-status',
+  walletError: 'wallet-error',
+  txForm: 'tx-form',
+  txHash: 'tx-hash',
+  txError: 'tx-error',
+  backLink: 'back-link',
+} as const;
+
+/** The notice for each status that has one; the script shows the one that fits. */
+export const statusNoticeIds = {
+  processing: 'notice-processing',
+  paid: 'notice-paid',
+  expired: 'notice-expired',
+  cancelled: 'notice-cancelled',
+} as const;
