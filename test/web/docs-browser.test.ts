@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../support/app.js';
 import { auditPage } from '../support/axe.js';
-import { launchBrowser, screenshot } from '../support/browser.js';
+import { launchBrowser } from '../support/browser.js';
 
 const { app } = await createTestApp();
 await app.listen({ host: '127.0.0.1', port: 0 });
