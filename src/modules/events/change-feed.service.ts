@@ -3,7 +3,7 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { cursorExpired, invalidCursor, parseCursor } from './change-feed.js';
 import { ReadAhead } from './change-feed.read-ahead.js';
-import { readFeedBounds, readFeedPage, type FeedPage, type StoredEvent } from './change-feed.repo.js';
+import { readFeedBounds, readFeedPage, type StoredEvent } from './change-feed.repo.js';
 
 export interface ChangeFeedDeps {
   readonly db: Executor;
@@ -15,9 +15,19 @@ export type ChangePageJson = string;
 /** A page read ahead of its request: at most this many wait at once in a process, for at most this long. */
 const READ_AHEAD = { maxEntries: 16, maxAgeMs: 2_000 } as const;
 
+/** A page as it will be served, with what it was read against. */
+interface Answer {
+  readonly json: ChangePageJson;
+  readonly latestId: bigint;
+  readonly prunedThrough: bigint;
+  /** More events were committed beyond the page when it was read. */
+  readonly hasMore: boolean;
+  readonly nextCursor: bigint;
+}
+
 /** GET /changes: a workspace's events in commit order, from a cursor. */
 export class ChangeFeedService {
-  private readonly readAhead: ReadAhead<FeedPage>;
+  private readonly readAhead: ReadAhead<Answer>;
 
   constructor(
     private readonly deps: ChangeFeedDeps,
@@ -30,28 +40,22 @@ export class ChangeFeedService {
    * The events after `rawAfter`, at most `limit`. "0" starts at the oldest retained event and never
    * expires; any other cursor below the retention bound answers cursor_expired with restartCursor.
    *
-   * When a page is full, the next one is read while this one is on its way (a reader catching up asks
-   * for it next). It is served only if the workspace still agrees with it: the same retention bound and,
-   * unless the page was full anyway, no event appended since. Otherwise the page is read again.
+   * When a page is full, the next one is read and rendered while this one is on its way (a reader
+   * catching up asks for it next). It is served only if the workspace still agrees with it: the same
+   * retention bound and, unless more events were beyond it anyway, no event appended since. Otherwise
+   * the page is read again.
    */
   async page(workspaceId: WorkspaceId, rawAfter: string, limit: number): Promise<ChangePageJson> {
     const after = parseCursor(rawAfter);
-    const page =
-      (await this.readAheadPage(workspaceId, after, limit)) ??
-      // One extra row tells whether more events are committed beyond this page.
-      (await readFeedPage(this.deps.db, workspaceId, after, limit + 1));
-    if (!page) throw new AppError('not_found', 'No such workspace.');
-    if (after > page.latestId) throw invalidCursor(rawAfter);
-    if (after > 0n && after < page.prunedThrough) throw cursorExpired(page.prunedThrough);
-    const events = page.events.slice(0, limit);
-    const hasMore = page.events.length > limit;
-    const nextCursor = events.length > 0 ? events[events.length - 1]!.id : after;
-    if (hasMore) {
-      this.readAhead.start(pageKey(workspaceId, nextCursor, limit), () =>
-        readFeedPage(this.deps.db, workspaceId, nextCursor, limit + 1).then((next) => next ?? Promise.reject()),
+    const answer =
+      (await this.readAheadAnswer(workspaceId, after, limit)) ?? (await this.read(workspaceId, after, rawAfter, limit));
+    if (answer.hasMore) {
+      const next = answer.nextCursor;
+      this.readAhead.start(pageKey(workspaceId, next, limit), () =>
+        this.read(workspaceId, next, next.toString(), limit),
       );
     }
-    return `{"events":[${events.map(present).join(',')}],"nextCursor":"${nextCursor}","hasMore":${hasMore}}`;
+    return answer.json;
   }
 
   /** Resolves once the pages being read ahead are in. */
@@ -59,13 +63,30 @@ export class ChangeFeedService {
     return this.readAhead.settled();
   }
 
-  private async readAheadPage(workspaceId: WorkspaceId, after: bigint, limit: number): Promise<FeedPage | undefined> {
-    const page = await this.readAhead.take(pageKey(workspaceId, after, limit));
-    if (!page) return undefined;
+  private async read(workspaceId: WorkspaceId, after: bigint, rawAfter: string, limit: number): Promise<Answer> {
+    // One extra row tells whether more events are committed beyond this page.
+    const page = await readFeedPage(this.deps.db, workspaceId, after, limit + 1);
+    if (!page) throw new AppError('not_found', 'No such workspace.');
+    if (after > page.latestId) throw invalidCursor(rawAfter);
+    if (after > 0n && after < page.prunedThrough) throw cursorExpired(page.prunedThrough);
+    const events = page.events.slice(0, limit);
+    const hasMore = page.events.length > limit;
+    const nextCursor = events.length > 0 ? events[events.length - 1]!.id : after;
+    return {
+      json: `{"events":[${events.map(present).join(',')}],"nextCursor":"${nextCursor}","hasMore":${hasMore}}`,
+      latestId: page.latestId,
+      prunedThrough: page.prunedThrough,
+      hasMore,
+      nextCursor,
+    };
+  }
+
+  private async readAheadAnswer(workspaceId: WorkspaceId, after: bigint, limit: number): Promise<Answer | undefined> {
+    const answer = await this.readAhead.take(pageKey(workspaceId, after, limit));
+    if (!answer) return undefined;
     const now = await readFeedBounds(this.deps.db, workspaceId);
-    if (!now || now.prunedThrough !== page.prunedThrough) return undefined;
-    const full = page.events.length > limit;
-    return full || now.latestId === page.latestId ? page : undefined;
+    if (!now || now.prunedThrough !== answer.prunedThrough) return undefined;
+    return answer.hasMore || now.latestId === answer.latestId ? answer : undefined;
   }
 }
 
