@@ -45,3 +45,42 @@ export function errorCode(error: unknown): unknown {
 // EIP-6963 icons are data URIs; only images are shown (the CSP allows nothing else anyway).
 export const safeIcon = (icon: unknown): string | undefined =>
   typeof icon === 'string' && /^data:image\/(png|svg\+xml|webp|jpeg|gif)[;,]/.test(icon) ? icon : undefined;
+
+/** A wallet request that failed, with a sentence for people and the EIP-1193 `code` when there is one. */
+export class WalletError extends Error {
+  readonly code: unknown;
+
+  constructor(message: string, code?: unknown) {
+    super(message);
+    this.name = 'WalletError';
+    this.code = code;
+  }
+}
+
+/** What a page tells people for the wallet errors they meet, by EIP-1193 code. */
+export type WalletMessages = Readonly<Record<string, string>>;
+
+/** Errors every page words alike: the wallet's state, not the page's request. */
+export const COMMON_WALLET_MESSAGES: WalletMessages = {
+  4900: 'Your wallet is disconnected from the network.',
+  [-32002]: 'Your wallet already has a request waiting: open it to continue.',
+};
+
+/**
+ * Sends one request to the wallet. A failure becomes a WalletError in `messages`' words for its code,
+ * else in the wallet's own ("Your wallet reported: …").
+ */
+export async function askWallet(
+  provider: Eip1193Provider,
+  messages: WalletMessages,
+  method: string,
+  params?: readonly unknown[],
+): Promise<unknown> {
+  try {
+    return await provider.request(params === undefined ? { method } : { method, params });
+  } catch (error) {
+    const code = errorCode(error);
+    const reported = (error as { message?: unknown } | null | undefined)?.message;
+    throw new WalletError(messages[String(code)] ?? `Your wallet reported: ${reported ?? String(error)}`, code);
+  }
+}

@@ -4,7 +4,15 @@ import type { Static } from '@sinclair/typebox';
 import type { AuthorizationBody } from '../../../modules/payments/index.js';
 import type { CheckoutDetails } from '../checkout.page.js';
 import { normalizeSignature, transferAuthorization } from './authorization.js';
-import { type Eip1193Provider, announcement, errorCode, isProvider, safeIcon } from './eip1193.js';
+import {
+  COMMON_WALLET_MESSAGES,
+  type Eip1193Provider,
+  WalletError,
+  announcement,
+  askWallet,
+  isProvider,
+  safeIcon,
+} from './eip1193.js';
 
 /** A wallet the buyer can pay with. */
 export interface Wallet {
@@ -21,11 +29,6 @@ export type PayNetwork = CheckoutDetails['networks'][number] & { readonly label?
 export type AuthorizationPayment = Omit<Static<typeof AuthorizationBody>, 'signature'> & { signature: unknown };
 
 const announced: Wallet[] = [];
-
-/** A wallet request that failed, with a sentence for people. */
-export class WalletError extends Error {
-  code?: unknown;
-}
 
 /** Listens for announcements (`onChange` runs on each new wallet), then asks wallets to announce. */
 export function discoverWallets(onChange: () => void): void {
@@ -52,27 +55,14 @@ export function wallets(): readonly Wallet[] {
   return isProvider(injected) ? [{ provider: injected, name: 'Browser wallet' }] : [];
 }
 
-const MESSAGES: Readonly<Record<string, string>> = {
+const MESSAGES = {
+  ...COMMON_WALLET_MESSAGES,
   4001: 'You declined the request in your wallet. Nothing was paid.',
   4100: 'Your wallet has not given this page access. Connect it, then try again.',
-  4900: 'Your wallet is disconnected from the network.',
-  [-32002]: 'Your wallet already has a request waiting: open it to continue.',
 };
 
-async function ask(provider: Eip1193Provider, method: string, params?: readonly unknown[]): Promise<unknown> {
-  try {
-    return await provider.request(params === undefined ? { method } : { method, params });
-  } catch (error) {
-    const code = errorCode(error);
-    const known = MESSAGES[String(code)];
-    throw Object.assign(
-      new WalletError(
-        known ?? `Your wallet reported: ${(error as { message?: unknown } | null)?.message ?? String(error)}`,
-      ),
-      { code },
-    );
-  }
-}
+const ask = (provider: Eip1193Provider, method: string, params?: readonly unknown[]) =>
+  askWallet(provider, MESSAGES, method, params);
 
 const chainOf = async (provider: Eip1193Provider) => Number.parseInt(String(await ask(provider, 'eth_chainId')), 16);
 

@@ -4,10 +4,12 @@
 import { VALIDITY_SECONDS, normalizeSignature, transferAuthorization } from '../../checkout/client/authorization.js';
 import type { TransferAuthorization } from '../../checkout/client/authorization.js';
 import {
+  COMMON_WALLET_MESSAGES,
   type Eip1193Provider,
   type Eip6963Info,
+  WalletError,
   announcement,
-  errorCode,
+  askWallet,
   isProvider,
   safeIcon,
 } from '../../checkout/client/eip1193.js';
@@ -35,17 +37,6 @@ export interface PurchasePayment {
   readonly network: string;
   readonly authorization: TransferAuthorization;
   readonly signature: unknown;
-}
-
-/** A wallet request that failed, with a sentence for people and the EIP-1193 `code` when there is one. */
-export class WalletError extends Error {
-  readonly code: unknown;
-
-  constructor(message: string, code?: unknown) {
-    super(message);
-    this.name = 'WalletError';
-    this.code = code;
-  }
 }
 
 /** Starts listening for EIP-6963 announcements and asks wallets to announce themselves. Call once. */
@@ -86,22 +77,14 @@ export function listWallets(): Wallet[] {
   return [];
 }
 
-const WALLET_MESSAGES: Readonly<Record<string, string>> = {
+const WALLET_MESSAGES = {
+  ...COMMON_WALLET_MESSAGES,
   4001: 'You declined the request in your wallet.',
   4100: 'Your wallet has not given this site access. Connect it, then try again.',
-  4900: 'Your wallet is disconnected from the network.',
-  [-32002]: 'Your wallet already has a request waiting: open it to continue.',
 };
 
-async function ask(provider: Eip1193Provider, method: string, params?: readonly unknown[]): Promise<unknown> {
-  try {
-    return await provider.request(params === undefined ? { method } : { method, params });
-  } catch (error) {
-    const code = errorCode(error);
-    const message = (error as { message?: unknown } | null | undefined)?.message;
-    throw new WalletError(WALLET_MESSAGES[String(code)] ?? `Your wallet reported: ${message ?? String(error)}`, code);
-  }
-}
+const ask = (provider: Eip1193Provider, method: string, params?: readonly unknown[]) =>
+  askWallet(provider, WALLET_MESSAGES, method, params);
 
 const readChainId = async (provider: Eip1193Provider): Promise<number> =>
   Number.parseInt(String(await ask(provider, 'eth_chainId')), 16);
