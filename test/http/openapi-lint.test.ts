@@ -66,9 +66,12 @@ describe('the API document', () => {
 
     const page = (await app.inject({ method: 'GET', url: '/docs' })).body;
     const contents = page.slice(page.indexOf('id="nav"'));
-    const sections = [...contents.matchAll(/<a class="section" href="\/docs\/[^"]*">([^<]+)<\/a>/g)].map(
+    // Each section is a disclosure whose summary names it, then links to its own page.
+    const sections = [...contents.matchAll(/<summary>([^<]+?) <span class="count">/g)].map((match) => match[1]);
+    const pages = [...contents.matchAll(/<a class="section" href="\/docs\/[^"]*"[^>]*>All of ([^<]+)<\/a>/g)].map(
       (match) => match[1],
     );
+    expect(pages).toEqual(sections);
     expect(sections.slice(0, 2)).toEqual(['Invoices', 'Invoice batches']);
     expect(sections.indexOf('Portal')).toBeGreaterThan(sections.indexOf('Billing'));
   });
