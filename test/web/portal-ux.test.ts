@@ -412,6 +412,16 @@ it('the overview leads to a new invoice, and empty lists and charts say so plain
   const { context, page, problems } = await signedIn(1280);
   await page.locator('#chart-webhooks', { hasText: 'No deliveries yet' }).waitFor();
   expect(await page.locator('#chart-webhooks').textContent()).not.toContain('%');
+  // Ids and the credit rules are there for whoever needs them, folded away from the first look.
+  const overview = page.locator('#panel-overview');
+  expect(await page.locator('#workspace-id').isVisible()).toBe(false);
+  expect(await page.locator('#billing-tariff').isVisible()).toBe(false);
+  await overview.getByText('For your developers').click();
+  expect(await page.locator('#workspace-id').textContent()).toMatch(/^ws_/);
+  expect(await page.locator('#workspace-id').isVisible()).toBe(true);
+  await overview.getByText('How credits work').click();
+  expect(await page.locator('#billing-tariff').isVisible()).toBe(true);
+  expect(await auditPage(page, 'portal-overview-unfolded')).toEqual([]);
 
   await page.locator('#panel-overview').getByRole('link', { name: 'Create invoice' }).click();
   await page.locator('#invoice-list-status', { hasText: 'No invoices yet' }).waitFor();

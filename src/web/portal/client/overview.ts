@@ -3,57 +3,15 @@ import { api, workspacePath } from './api.js';
 import type { Billing, Dashboard, Issue, Issues, Workspace } from './api-types.js';
 import { barChart, niceMax } from './chart.js';
 import { byId, el, formatAmount, show, timeEl } from './dom.js';
+import { issueWords, portalHints, type Hints } from './issue-words.js';
 import { ids } from '../portal.ids.js';
-
-/** Issue kinds (GET /issues) in words, the panel where the fix is, and the link's words when not "Go there". */
-const ISSUES: Readonly<Record<Issue['kind'], readonly [title: string, href: string, action?: string]>> = {
-  automation_paused: ['An automation is paused', '#automations', 'Review automations'],
-  webhook_deliveries_failed: ['Webhook deliveries failed', '#api'],
-  webhook_paused: ['Webhook delivery is paused', '#api'],
-  overpayments_received: ['A payment arrived for an invoice already settled', '#invoices', 'Find the invoice'],
-  low_credits: ['Credits are running low', '#billing', 'Buy credits'],
-  verification_delayed: ['Payments are slow to verify', '#invoices'],
-  webhook_deliveries_retrying: ['Webhook deliveries are being retried', '#api'],
-};
 
 const WINDOW_LABELS: Readonly<Record<string, string>> = { 3600: '1 hour', 86400: '1 day', 432000: '5 days' };
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const shortDate = (date: string) => date.slice(5).replace('-', '/');
 
-const events = (n: number) => (n === 1 ? '1 event' : `${n} events`);
-
-/** "30 seconds", "30 minutes", "2 hours": a retry delay as people say it. */
-export function durationWords(seconds: number): string {
-  if (seconds < 120) return plural(seconds, 'second');
-  if (seconds < 7200) return plural(Math.round(seconds / 60), 'minute');
-  return plural(Math.round(seconds / 3600), 'hour');
-}
-
-/**
- * What to do about a webhook issue from this page. The service's hints are written for API clients
- * (endpoints and request bodies); here the buttons of the API tab do the same.
- */
-type Hints = Readonly<Partial<Record<Issue['kind'], (issue: Issue) => string>>>;
-
-function portalHints(retrySchedule: readonly number[]): Hints {
-  const longest = Math.max(0, ...retrySchedule);
-  return {
-    webhook_deliveries_failed: ({ count = 0 }) =>
-      `${events(count)} ${count === 1 ? 'was' : 'were'} given up after the retry window without a 2xx answer from your receiver. ` +
-      'Fix the receiver, then press Retry now next to each failed delivery in the API tab.',
-    webhook_deliveries_retrying: ({ count = 0 }) =>
-      `${events(count)} failed at least once and ${count === 1 ? 'is' : 'are'} retried automatically` +
-      `${longest > 0 ? `, up to about ${durationWords(longest)} apart` : ''}. ` +
-      'Check that your receiver answers 2xx within 8 seconds: the API tab shows the last status of each delivery.',
-    webhook_paused: ({ count = 0 }) =>
-      `Webhook delivery is paused; ${events(count)} waiting for it ${count === 1 ? 'is' : 'are'} kept. ` +
-      'Put the current signing secret in your receiver and send a test event, then press Resume delivery in the API tab: the backlog is delivered.',
-  };
-}
-
 function issueItem(issue: Issue, hints: Hints): HTMLElement {
-  const [title, href, action = 'Go there'] = ISSUES[issue.kind] ?? [issue.kind, '#overview'];
-  const hint = hints[issue.kind]?.(issue) ?? issue.hint;
+  const { title, href, action, hint } = issueWords(issue, hints);
   return el(
     'li',
     { class: `issue ${issue.severity}` },

@@ -21,10 +21,16 @@ export function overviewPanel(): Html {
   <div class="heading-row"><h2 id="${ids.workspaceTitle}"></h2><a id="overview-create-invoice" class="button primary" href="#invoices/new">Create invoice</a></div>
   <p id="${ids.workspaceDescription}" class="muted"></p>
   <dl class="facts">
-    <dt>Workspace id</dt><dd><code id="${ids.workspaceId}"></code> <button type="button" class="secondary small" data-copy-from="${ids.workspaceId}">Copy</button></dd>
     <dt>Receiving wallet</dt><dd><code id="${ids.workspaceWallet}"></code></dd>
-    <dt>API base URL</dt><dd><code id="${ids.workspaceApiBase}"></code> <button type="button" class="secondary small" data-copy-from="${ids.workspaceApiBase}">Copy</button></dd>
   </dl>
+  <details>
+    <summary>For your developers</summary>
+    <dl class="facts">
+      <dt>Workspace id</dt><dd><code id="${ids.workspaceId}"></code> <button type="button" class="secondary small" data-copy-from="${ids.workspaceId}">Copy</button></dd>
+      <dt>API base URL</dt><dd><code id="${ids.workspaceApiBase}"></code> <button type="button" class="secondary small" data-copy-from="${ids.workspaceApiBase}">Copy</button></dd>
+    </dl>
+    <p class="muted">API keys and the webhook endpoint are in the <a href="#api">API tab</a>; the reference is at <a href="/docs">/docs</a>.</p>
+  </details>
 </section>
 <section id="credits" class="card" aria-labelledby="billing-title">
   <h2 id="billing-title">Credits</h2>
@@ -33,9 +39,12 @@ export function overviewPanel(): Html {
     ${stat(ids.billingBalance, 'Balance')}
     ${stat(ids.billingReserved, 'Reserved')}
   </div>
-  <p class="muted">Available = balance − reserved. An invoice costs <span id="${ids.billingTariff}">…</span> by its payment window, and
-  <span id="${ids.billingFee}">…</span> is reserved while it is open, taken when it is paid, released when it expires or is cancelled.
-  Largest invoice: <span id="${ids.billingMax}" class="nowrap">…</span>.</p>
+  <details>
+    <summary>How credits work</summary>
+    <p class="muted">Available credits are the balance less what open invoices hold in reserve. An invoice costs
+    <span id="${ids.billingTariff}">…</span> by its payment window, and <span id="${ids.billingFee}">…</span> is held while it is open:
+    taken when it is paid, given back when it expires or is cancelled. Largest invoice: <span id="${ids.billingMax}" class="nowrap">…</span>.</p>
+  </details>
   <p id="${ids.billingGrantNote}" hidden>${GRANT_ONCE_NOTE} <a href="#billing">Buy credits</a>.</p>
 </section>
 <section id="activity" class="card" aria-labelledby="activity-title">

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { ISSUE_KINDS } from '../../src/modules/health/health.js';
+import { issueWords, portalHints } from '../../src/web/portal/client/issue-words.js';
+import type { Issue } from '../../src/web/portal/client/api-types.js';
+
+const hints = portalHints([60, 600, 7200]);
+/** What the service's hints say and the portal must not: request lines and error codes. */
+const API_TERMS = /\b(GET|POST|PUT|PATCH|DELETE) \/|\{id\}|\b[a-z]+_[a-z_]+\b/;
+
+describe('the health banner in the portal', () => {
+  it.each(ISSUE_KINDS.flatMap((kind) => [1, 3].map((count) => [kind, count] as const)))(
+    '%s (count %i) reads in plain words and points at a tab',
+    (kind, count) => {
+      const issue: Issue = {
+        kind,
+        severity: 'warning',
+        since: '2026-01-02T03:04:05.000Z',
+        count,
+        hint: 'the service hint, GET /issues',
+      };
+      const words = issueWords(issue, hints);
+      expect(words.title).not.toMatch(API_TERMS);
+      expect(words.hint).not.toBe(issue.hint);
+      expect(words.hint).not.toMatch(API_TERMS);
+      expect(words.href).toMatch(/^#[a-z]+$/);
+      if (kind !== 'low_credits') expect(words.hint).toContain(String(count));
+    },
+  );
+
+  it('keeps the service words for a kind it does not know yet', () => {
+    const issue = {
+      kind: 'something_new',
+      severity: 'warning',
+      since: '2026-01-02T03:04:05.000Z',
+      hint: 'As the service says.',
+    };
+    expect(issueWords(issue as unknown as Issue, hints)).toMatchObject({
+      title: 'something_new',
+      hint: 'As the service says.',
+    });
+  });
+});
