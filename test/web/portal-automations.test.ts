@@ -99,6 +99,12 @@ it(
     const banner = page.locator('#issues');
     await banner.getByText('An automation is paused').waitFor();
     expect(await banner.getByRole('link', { name: 'Review automations' }).getAttribute('href')).toBe('#automations');
+    // In the portal's words: the tab and button to use, never the API's paths.
+    expect(await banner.textContent()).toContain('press Resume');
+    expect(await banner.textContent()).not.toMatch(/(GET|POST) \//);
+    expect(await detail.locator('#automation-paused-reason').textContent()).toBe(
+      'Paused by you. Resume it to create the next invoice on its date.',
+    );
     await detail.getByRole('button', { name: 'Resume' }).click();
     await detail.locator('#automation-status').getByText('active').waitFor();
     await banner.waitFor({ state: 'hidden' });

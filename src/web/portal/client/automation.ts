@@ -2,7 +2,7 @@
 // is on screen and active, it reloads just after its next run, so the new invoice shows up by itself.
 import { api, serverNow, workspacePath } from './api.js';
 import type { Automation, Invoice, InvoiceList, Workspace } from './api-types.js';
-import { describeSchedule, scheduleDate } from './automations.js';
+import { describeSchedule, pausedWords, scheduleDate } from './automations.js';
 import { badge, busy, byId, el, fillFacts, formatAmount, notify, pagedList, reportError, show, timeEl } from './dom.js';
 import { ids } from '../portal.ids.js';
 
@@ -64,7 +64,7 @@ export function createAutomationView({ onChange }: { readonly onChange: () => vo
     byId(ids.automationNameHeading).textContent = automation.name;
     byId(ids.automationStatus).replaceWith(Object.assign(badge(automation.status), { id: ids.automationStatus }));
     const reason = byId(ids.automationPausedReason);
-    reason.textContent = automation.pausedReason ? `Paused: ${automation.pausedReason.message}` : '';
+    reason.textContent = automation.pausedReason ? pausedWords(automation.pausedReason) : '';
     show(reason, Boolean(automation.pausedReason));
     fillFacts(byId(ids.automationFacts), [
       ['Amount', `${formatAmount(template.amount)} USDC`],

@@ -77,7 +77,7 @@ function row(automation: Automation): HTMLElement {
       'td',
       { 'data-label': 'Status' },
       badge(automation.status),
-      automation.pausedReason && el('span', { class: 'muted' }, ` ${automation.pausedReason.message}`),
+      automation.pausedReason && el('span', { class: 'muted' }, ` ${pausedWords(automation.pausedReason)}`),
     ),
     el('td', { 'data-label': 'Next invoice' }, timeEl(automation.nextRunAt)),
     el('td', { 'data-label': 'Invoices', class: 'num' }, String(automation.occurrences)),
@@ -197,4 +197,24 @@ export function createAutomationsView({ onCreated }: { readonly onCreated: (auto
       await Promise.all([list.load(selected), preview()]);
     },
   };
+}
+
+/**
+ * Why an automation stopped and what to do here, for the refusals that pause one. The service's own
+ * message is written for API clients and may name an endpoint; it stays the words of a code not listed.
+ */
+const PAUSED_WORDS: Readonly<Record<string, string>> = {
+  paused_by_owner: 'Paused by you. Resume it to create the next invoice on its date.',
+  insufficient_credits:
+    'Paused: there were not enough credits for the next invoice. Buy credits in the Billing tab, then resume.',
+  return_origin_not_allowed:
+    'Paused: its return address is no longer an allowed return origin. Allow it again in Settings, then resume.',
+  amount_too_large:
+    'Paused: its amount is above the largest invoice allowed. End it and create an automation with a smaller amount.',
+  unsupported_network:
+    'Paused: its network is no longer offered. End it and create an automation on a network that is.',
+};
+
+export function pausedWords(reason: NonNullable<Automation['pausedReason']>): string {
+  return PAUSED_WORDS[reason.code] ?? `Paused: ${reason.message}`;
 }
