@@ -8,7 +8,7 @@ import { healthRoutes } from '../modules/health/index.js';
 import { invoiceSearchRoutes } from '../modules/invoice-search/index.js';
 import { automationRoutes } from '../modules/automations/index.js';
 import { invoiceRoutes } from '../modules/invoices/index.js';
-import { purchasePaymentRoutes, receiptRoutes } from '../modules/payments/index.js';
+import { invoiceChangePortalRoutes, purchasePaymentRoutes, receiptRoutes } from '../modules/payments/index.js';
 import { statementRoutes } from '../modules/statements/index.js';
 import { timelineRoutes } from '../modules/timeline/index.js';
 import { webhookRoutes } from '../modules/webhooks/index.js';
@@ -50,6 +50,7 @@ export function workspaceRouteTable(services: Services): WorkspaceRouteTable {
       ...apiKeyPortalRoutes(services),
       ...checkoutSettingsPortalRoutes(services),
       ...dashboardPortalRoutes(services),
+      ...invoiceChangePortalRoutes(services),
     ],
   };
 }

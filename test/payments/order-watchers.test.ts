@@ -46,4 +46,33 @@ describe('order watchers', () => {
     expect(heard).toEqual(['changed', 'deaf']);
     expect(watchers.watch(WS, 'inv_2', () => {})).toBeUndefined();
   });
+
+  it("tells a workspace's watcher of each of its orders by id, of a workspace change without one, and nothing of another workspace", () => {
+    const watchers = new OrderWatchers();
+    expect(watchers.watchWorkspace(WS, () => {})).toBeUndefined();
+    watchers.heard();
+    const heard: string[] = [];
+    const stop = watchers.watchWorkspace(WS, (event, orderId) => heard.push(`${event} ${orderId ?? 'any'}`))!;
+    watchers.changed(`${WS} inv_1`);
+    watchers.changed(`${WS} cp_2`);
+    watchers.changed(`${OTHER} inv_3`);
+    watchers.changed(WS);
+    watchers.heard();
+    expect(heard).toEqual(['changed inv_1', 'changed cp_2', 'changed any', 'changed any']);
+    stop();
+    stop();
+    watchers.changed(`${WS} inv_1`);
+    expect(heard).toHaveLength(4);
+  });
+
+  it("tells a workspace's watcher when it goes deaf, beside the watchers of single orders", () => {
+    const watchers = new OrderWatchers();
+    watchers.heard();
+    const heard: string[] = [];
+    watchers.watchWorkspace(WS, (event) => heard.push(`workspace ${event}`));
+    watchers.watch(WS, 'inv_1', (event) => heard.push(`order ${event}`));
+    watchers.changed(`${WS} inv_1`);
+    watchers.deaf();
+    expect(heard).toEqual(['workspace changed', 'order changed', 'workspace deaf', 'order deaf']);
+  });
 });

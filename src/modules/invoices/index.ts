@@ -4,6 +4,7 @@ export {
   INVOICE_STATUSES,
   effectiveStatus,
   formatInvoiceNumber,
+  isInvoiceId,
   transition,
   type Invoice,
   type InvoiceAutomation,

@@ -47,6 +47,9 @@ export function newInvoiceId(): InvoiceId {
   return `inv_${randomToken()}` as InvoiceId;
 }
 
+/** Whether an order id is an invoice's (credit purchases are orders too, and share their notifications). */
+export const isInvoiceId = (id: string): id is InvoiceId => id.startsWith('inv_');
+
 /** `INV-000001`; past 999999 the number simply grows (`INV-1000000`). */
 export function formatInvoiceNumber(number: bigint): string {
   return `INV-${number.toString().padStart(6, '0')}`;

@@ -5,6 +5,7 @@ export type { AuthorizationBody, CheckoutView, SubmittedPayment } from './checko
 export { CheckoutService } from './checkout.service.js';
 export type { FailureReason } from './payment-intent.js';
 export { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from './payment.jobs.js';
+export { invoiceChangePortalRoutes } from './invoice-changes.portal-routes.js';
 export { paymentsInFlight } from './payment.repo.js';
 export { paymentIntentRoutes, receiptRoutes } from './payment.routes.js';
 export { purchasePaymentRoutes } from './purchase-payment.routes.js';
@@ -17,3 +18,4 @@ export { PaymentIntentView } from './payment.schemas.js';
 export { PAYMENT_INTENT_EXAMPLE } from './payment.examples.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { ReceiptView } from './payment.schemas.js';
+export type { InvoiceChange } from './invoice-changes.schemas.js';

@@ -3,16 +3,24 @@ import type { WorkspaceId } from '../../shared/ids.js';
 /** What a watcher of one order hears: it changed (read it again), or changes may go unheard from now on. */
 export type OrderWatchEvent = 'changed' | 'deaf';
 export type OrderWatcher = (event: OrderWatchEvent) => void;
+/**
+ * What a watcher of every order of a workspace hears: 'changed' with the order's id, 'changed' without
+ * one when any order of the workspace may have changed (read again whatever is shown), or 'deaf'.
+ */
+export type WorkspaceOrderWatcher = (event: OrderWatchEvent, orderId?: string) => void;
 
 /**
  * Fans the notifications of ORDER_CHANGES_CHANNEL out to whoever watches one order (the event streams of
- * checkout pages), so that one listener per process serves every open stream. The payload only says
- * which order changed; watchers read the order again. Watching is refused while the listener does not
- * hear every change, and every watcher is told when it stops hearing (then it falls back to polling).
+ * checkout pages) or every order of a workspace (the portal's invoice list), so that one listener per
+ * process serves every open stream. The payload only says which order changed; watchers read the order
+ * again. Watching is refused while the listener does not hear every change, and every watcher is told
+ * when it stops hearing (then it falls back to polling).
  */
 export class OrderWatchers {
   /** Per workspace, per order id. */
   private readonly watchers = new Map<WorkspaceId, Map<string, Set<OrderWatcher>>>();
+  /** Per workspace: those told of each of its orders. */
+  private readonly workspaceWatchers = new Map<WorkspaceId, Set<WorkspaceOrderWatcher>>();
   private listening = false;
 
   /** Starts telling `watcher` of the order's changes; returns how to stop, or undefined while deaf. */
@@ -31,12 +39,26 @@ export class OrderWatchers {
     };
   }
 
+  /** Starts telling `watcher` of every change of the workspace's orders; how to stop, or undefined while deaf. */
+  watchWorkspace(workspaceId: WorkspaceId, watcher: WorkspaceOrderWatcher): (() => void) | undefined {
+    if (!this.listening) return undefined;
+    let set = this.workspaceWatchers.get(workspaceId);
+    if (!set) this.workspaceWatchers.set(workspaceId, (set = new Set()));
+    set.add(watcher);
+    return () => {
+      if (set.delete(watcher) && set.size === 0) this.workspaceWatchers.delete(workspaceId);
+    };
+  }
+
   /** A notification: tells the watchers of the order it names, or of every order of the workspace. */
   changed(payload: string): void {
     const space = payload.indexOf(' ');
-    const orders = this.watchers.get((space < 0 ? payload : payload.slice(0, space)) as WorkspaceId);
+    const workspaceId = (space < 0 ? payload : payload.slice(0, space)) as WorkspaceId;
+    const orderId = space < 0 ? undefined : payload.slice(space + 1);
+    for (const watcher of [...(this.workspaceWatchers.get(workspaceId) ?? [])]) watcher('changed', orderId);
+    const orders = this.watchers.get(workspaceId);
     if (!orders) return;
-    const sets = space < 0 ? [...orders.values()] : [orders.get(payload.slice(space + 1))];
+    const sets = orderId === undefined ? [...orders.values()] : [orders.get(orderId)];
     for (const set of sets) for (const watcher of [...(set ?? [])]) watcher('changed');
   }
 
@@ -53,6 +75,7 @@ export class OrderWatchers {
   }
 
   private tellAll(event: OrderWatchEvent): void {
+    for (const set of [...this.workspaceWatchers.values()]) for (const watcher of [...set]) watcher(event);
     for (const orders of [...this.watchers.values()])
       for (const set of [...orders.values()]) for (const watcher of [...set]) watcher(event);
   }

@@ -94,6 +94,9 @@ export const paymentExamples = {
   checkoutEvents: {
     response: `retry: 3000\n\nevent: state\ndata: ${JSON.stringify(CHECKOUT_EXAMPLE)}\n\n: heartbeat\n\n`,
   },
+  invoiceChanges: {
+    response: `retry: 3000\n\nevent: invoice\ndata: ${JSON.stringify({ id: EXAMPLE_IDS.invoice })}\n\n: heartbeat\n\n`,
+  },
   checkoutTransaction: { request: TRANSACTION_EXAMPLE, response: SUBMITTED },
   checkoutAuthorization: { request: AUTHORIZATION_EXAMPLE, response: SUBMITTED },
   purchaseAuthorization: {

@@ -15,7 +15,7 @@ import type { ChainPort, TransferAuthorization } from './chain.port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import { heldByAnother, invoiceOrder, type OrderRef, type PayableOrder } from './order.js';
 import { ORDER_CHANGES_CHANNEL, OrderStateCache } from './order-state-cache.js';
-import { OrderWatchers, type OrderWatcher } from './order-watchers.js';
+import { OrderWatchers, type OrderWatcher, type WorkspaceOrderWatcher } from './order-watchers.js';
 import { Orders } from './orders.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {
@@ -85,7 +85,10 @@ export class PaymentService {
 
   /** What the 402 challenges read of orders, kept while their changes are heard (listenForOrderChanges). */
   private readonly orderStates = new OrderStateCache();
-  /** Who follows an order's changes as they happen (checkout event streams), told by the same listener. */
+  /**
+   * Who follows an order's changes, or a workspace's, as they happen (checkout event streams, the portal's
+   * invoice list), told by the same listener.
+   */
   private readonly orderWatchers = new OrderWatchers();
 
   constructor(private readonly deps: PaymentServiceDeps) {
@@ -127,6 +130,15 @@ export class PaymentService {
    */
   watchOrder(workspaceId: WorkspaceId, ref: OrderRef, watcher: OrderWatcher): (() => void) | undefined {
     return this.orderWatchers.watch(workspaceId, ref.id, watcher);
+  }
+
+  /**
+   * As watchOrder, for every order of the workspace (invoices and credit purchases alike): `watcher` is
+   * told the id of each order that changed, or no id when any of them may have. Undefined while the
+   * listener does not hear every change.
+   */
+  watchWorkspaceOrders(workspaceId: WorkspaceId, watcher: WorkspaceOrderWatcher): (() => void) | undefined {
+    return this.orderWatchers.watchWorkspace(workspaceId, watcher);
   }
 
   /**
