@@ -12,7 +12,7 @@ import type { DashboardView } from '../../../modules/dashboard/index.js';
 import type { IssuesView } from '../../../modules/health/index.js';
 import type { SearchPage } from '../../../modules/invoice-search/index.js';
 import type { InvoicePage, InvoiceView } from '../../../modules/invoices/index.js';
-import type { ReceiptView } from '../../../modules/payments/index.js';
+import type { InvoiceChange as InvoiceChangeData, ReceiptView } from '../../../modules/payments/index.js';
 import type { StatementView } from '../../../modules/statements/index.js';
 import type { InvoiceTimelineView } from '../../../modules/timeline/index.js';
 import type { DeliveryView, TestResult, WebhookSettingsView, WebhookView } from '../../../modules/webhooks/index.js';
@@ -37,6 +37,8 @@ export type Dashboard = Static<typeof DashboardView>;
 export type Invoice = Static<typeof InvoiceView>;
 export type InvoiceList = Static<typeof InvoicePage>;
 export type InvoiceSearch = Static<typeof SearchPage>;
+/** The data of an `invoice` event of GET …/invoices/events. */
+export type InvoiceChange = Static<typeof InvoiceChangeData>;
 export type Timeline = Static<typeof InvoiceTimelineView>;
 export type TimelineRecord = Timeline['records'][number];
 export type Receipt = Static<typeof ReceiptView>;

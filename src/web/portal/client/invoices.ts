@@ -1,4 +1,5 @@
 // The invoices panel: the list, status filters, exact search, older pages, CSV export and the create form.
+// The list shows each change of a shown invoice as it happens (invoices-live.ts).
 import { ApiError, api, idempotentCreate, workspacePath } from './api.js';
 import type { Invoice, InvoiceList, InvoiceSearch, Workspace } from './api-types.js';
 import {
@@ -15,9 +16,24 @@ import {
   submitButton,
   timeEl,
 } from './dom.js';
+import { followInvoices } from './invoices-live.js';
 import { ids } from '../portal.ids.js';
 
 const PAGE = 25;
+/** The most invoices one answer of the list, and of the search, holds (their `limit` maximum). */
+const MAX_LIST_LIMIT = 200;
+const MAX_SEARCH_LIMIT = 100;
+
+/** What a row shows of an invoice: a row whose invoice still reads the same is left as it is. */
+const shownOf = (invoice: Invoice): string =>
+  JSON.stringify([
+    invoice.number,
+    invoice.amount,
+    invoice.status,
+    invoice.externalId,
+    invoice.createdAt,
+    invoice.expiresAt,
+  ]);
 
 /**
  * The POST /invoices fields of a form (the invoice form, an automation's template): empty optional
@@ -61,13 +77,19 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
   let cursor: string | null = null;
   // Bumped by every new listing, so a slow answer for an older one is dropped.
   let generation = 0;
+  /** The listing under way, if any (settled either way). */
+  let listing: Promise<void> = Promise.resolve();
+  /** The latest read of each invoice re-read on its own, so that an older answer never replaces a newer one. */
+  const rowReads = new Map<string, number>();
+  let rowReadCount = 0;
+  const shownAs = new WeakMap<Element, string>();
 
   const statusFilter = (): string => filters.querySelector<HTMLInputElement>('input[name=status]:checked')?.value ?? '';
 
-  const row = (invoice: Invoice) =>
-    el(
+  const row = (invoice: Invoice) => {
+    const tr = el(
       'tr',
-      {},
+      { 'data-invoice-id': invoice.id },
       el('td', { 'data-label': 'Number' }, el('a', { href: `#invoice/${invoice.id}` }, invoice.number)),
       el('td', { 'data-label': 'Amount', class: 'num' }, `${formatAmount(invoice.amount)} USDC`),
       el('td', { 'data-label': 'Status' }, badge(invoice.status)),
@@ -75,24 +97,58 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
       el('td', { 'data-label': 'Created' }, timeEl(invoice.createdAt)),
       el('td', { 'data-label': 'Deadline' }, timeEl(invoice.expiresAt)),
     );
+    shownAs.set(tr, shownOf(invoice));
+    return tr;
+  };
 
-  /** The first page (`append` false) or the next one. */
-  async function load(append = false): Promise<void> {
+  const rowOf = (invoiceId: string): HTMLElement | undefined =>
+    Array.from(rows.children as HTMLCollectionOf<HTMLElement>).find((tr) => tr.dataset.invoiceId === invoiceId);
+
+  /** Replaces the invoice's row if it is shown and reads differently now; the focus stays on it. */
+  function replaceRow(invoice: Invoice): void {
+    const old = rowOf(invoice.id);
+    if (!old || shownAs.get(old) === shownOf(invoice)) return;
+    const focused = old.contains(document.activeElement);
+    const fresh = row(invoice);
+    old.replaceWith(fresh);
+    if (focused) fresh.querySelector('a')?.focus({ preventScroll: true });
+  }
+
+  /** Shows a listing: rows of the same invoices in the same order are kept unless they changed. */
+  function render(invoices: readonly Invoice[], append: boolean): void {
+    if (append) return rows.append(...invoices.map(row));
+    const shown = Array.from(rows.children as HTMLCollectionOf<HTMLElement>);
+    if (shown.length === invoices.length && invoices.every((invoice, i) => shown[i]?.dataset.invoiceId === invoice.id))
+      return invoices.forEach(replaceRow);
+    const focused = rows.contains(document.activeElement)
+      ? document.activeElement?.closest<HTMLElement>('tr')?.dataset.invoiceId
+      : undefined;
+    rows.replaceChildren(...invoices.map(row));
+    if (focused) rowOf(focused)?.querySelector('a')?.focus({ preventScroll: true });
+  }
+
+  /** The first page (`append` false) or the next one; `quiet` reads without saying "Loading…". */
+  function load(append = false, { quiet = false, limit = PAGE } = {}): Promise<void> {
+    const work = list(append, quiet, limit);
+    listing = work.catch(() => {});
+    return work;
+  }
+
+  async function list(append: boolean, quiet: boolean, limit: number): Promise<void> {
     const mine = ++generation;
     const target = workspace;
     if (!target) return;
     if (!append) cursor = null;
-    status.textContent = 'Loading…';
+    if (!quiet) status.textContent = 'Loading…';
     const page: InvoiceList | InvoiceSearch = query
       ? await api.get<InvoiceSearch>(
-          workspacePath(target.id, 'invoice-search', { q: query, cursor: cursor ?? undefined, limit: PAGE }),
+          workspacePath(target.id, 'invoice-search', { q: query, cursor: cursor ?? undefined, limit }),
         )
       : await api.get<InvoiceList>(
-          workspacePath(target.id, 'invoices', { status: statusFilter(), cursor: cursor ?? undefined, limit: PAGE }),
+          workspacePath(target.id, 'invoices', { status: statusFilter(), cursor: cursor ?? undefined, limit }),
         );
     if (mine !== generation) return;
-    if (append) rows.append(...page.invoices.map(row));
-    else rows.replaceChildren(...page.invoices.map(row));
+    render(page.invoices, append);
     cursor = page.nextCursor;
     show(more, cursor !== null);
     const shown = rows.children.length;
@@ -109,6 +165,46 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
   }
 
   const reload = () => load().catch((error) => reportError(error));
+
+  /**
+   * Reads again as many invoices as are shown (up to one answer's worth), once the listing under way is
+   * done: the list as it is now, new invoices included.
+   */
+  async function refreshShown(): Promise<void> {
+    await listing;
+    const max = query ? MAX_SEARCH_LIMIT : MAX_LIST_LIMIT;
+    await load(false, { quiet: true, limit: Math.min(max, Math.max(PAGE, rows.children.length)) });
+  }
+
+  /** Reads one shown invoice again and replaces its row. */
+  async function refreshRow(invoiceId: string): Promise<void> {
+    const target = workspace;
+    // A listing read before the change must not land after this row's answer: it goes first.
+    await listing;
+    if (!target || workspace?.id !== target.id || !rowOf(invoiceId)) return;
+    const mine = ++rowReadCount;
+    rowReads.set(invoiceId, mine);
+    try {
+      const fresh = await api.get<Invoice>(workspacePath(target.id, 'invoices', invoiceId));
+      if (rowReads.get(invoiceId) === mine && workspace?.id === target.id) replaceRow(fresh);
+    } finally {
+      if (rowReads.get(invoiceId) === mine) rowReads.delete(invoiceId);
+    }
+  }
+
+  const listShown = () => searchForm.offsetParent !== null;
+  const live = followInvoices({ visible: listShown, changed: refreshRow, refresh: refreshShown });
+  // Another panel (the router shows it next) or another page: the list is no longer followed.
+  window.addEventListener('hashchange', () => {
+    if (window.location.hash.slice(1).split('/')[0] !== 'invoices') live.stop();
+  });
+  window.addEventListener('pagehide', () => live.stop());
+  // Back from the browser's page cache: follow again, and catch up on what changed meanwhile.
+  window.addEventListener('pageshow', (event) => {
+    if (!event.persisted || !workspace || !listShown()) return;
+    live.start(workspace.id);
+    refreshShown().catch(() => {});
+  });
 
   function setQuery(text: string): void {
     query = text;
@@ -214,6 +310,9 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
         rows.replaceChildren();
       }
       workspace = selected;
+      // Following starts before the first read, so that no change falls between the two.
+      live.start(selected.id);
+      await live.ready();
       await load();
     },
   };
