@@ -80,7 +80,10 @@ export function openEventStream(reply: FastifyReply, onClose: () => void): Event
     body.end();
     onClose();
   };
-  reply.raw.once('close', finish);
+  // A client gone while its request was checked closed its connection before anyone could listen:
+  // end at once (on the next turn, once the caller holds the stream) rather than keep its slot forever.
+  if (reply.raw.destroyed) setImmediate(finish);
+  else reply.raw.once('close', finish);
   body.write(`retry: ${RETRY_MS}\n\n`);
   void reply
     .code(200)

@@ -63,9 +63,8 @@ export function streamInvoiceChanges(
   // A stream does not outlive the session that opened it: the client's reconnect meets the sign-in check.
   const left = sessionExpiresAt.getTime() - deps.clock.now().getTime();
   const sessionTimer = setTimeout(end, Math.min(MAX_TIMER_MS, Math.max(0, left)));
-  // Not hearing every change now: the page polls. A client gone while its request was checked has
-  // closed its connection before the stream could hear of it.
-  if (!stopWatching || reply.raw.destroyed) end();
+  // Not hearing every change now: the page polls.
+  if (!stopWatching) end();
 
   function end(): void {
     if (ended) return;
