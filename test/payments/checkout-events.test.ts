@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createTestChain } from '../support/chain.js';
+import { readEventStream } from '../support/event-stream-reader.js';
 import { openShop, startPayingApp } from '../support/paying-app.js';
 
 const chain = await createTestChain();
@@ -13,47 +14,16 @@ interface StateEvent {
   readonly [field: string]: unknown;
 }
 
-/** An open event stream read as it arrives: its status and headers, the `state` events so far, and its end. */
+/** A checkout event stream as it arrives: its answer, the details of its `state` events so far, and its end. */
 function openStream(path: string) {
-  const states: StateEvent[] = [];
-  let text = '';
-  let waiters: (() => void)[] = [];
-  let request: http.ClientRequest;
-  const response = new Promise<http.IncomingMessage>((resolve, reject) => {
-    request = http.get(`${paying.origin}${path}`, { headers: { accept: 'text/event-stream' } }, resolve);
-    request.on('error', reject);
-  });
-  const ended = response.then(
-    (res) =>
-      new Promise<void>((resolve) => {
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-          for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-            const block = text.slice(0, end);
-            text = text.slice(end + 2);
-            const data = /^event: state\ndata: (.*)$/m.exec(block);
-            if (data) states.push(JSON.parse(data[1]!) as StateEvent);
-          }
-          for (const wake of waiters) wake();
-          waiters = [];
-        });
-        res.on('end', () => resolve());
-        res.on('close', () => resolve());
-      }),
-  );
-  const next = async (count: number, timeoutMs = 5000): Promise<StateEvent> => {
-    const deadline = Date.now() + timeoutMs;
-    while (states.length < count) {
-      if (Date.now() > deadline) throw new Error(`no state event ${count} within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        waiters.push(resolve);
-        setTimeout(resolve, 100);
-      });
-    }
-    return states[count - 1]!;
+  const stream = readEventStream(`${paying.origin}${path}`);
+  return {
+    ...stream,
+    next: async (count: number) => (await stream.next(count)).data as StateEvent,
+    get states() {
+      return stream.events.map((event) => event.data as StateEvent);
+    },
   };
-  return { response, ended, states, next, close: () => request.destroy() };
 }
 
 /** The status a new stream is answered with; the stream is closed at once. */

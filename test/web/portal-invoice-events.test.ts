@@ -1,8 +1,8 @@
-import http from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChannelListener } from '../../src/db/listener.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { ORIGIN, createTestApp, createWorkspace, newWallet, signIn } from '../support/app.js';
+import { readEventStream } from '../support/event-stream-reader.js';
 
 const testApp = await createTestApp({}, systemClock);
 const { app, services, database } = testApp;
@@ -37,39 +37,7 @@ async function portal(cookie: string, workspace: string, method: 'GET' | 'POST',
   return response.json<{ id: string; status: string }>();
 }
 
-interface StreamEvent {
-  readonly event: string;
-  readonly data: unknown;
-}
-
-/** An open event stream read as it arrives: its answer, the events so far, and its end. */
-function openStream(path: string, cookie: string) {
-  const events: StreamEvent[] = [];
-  let text = '';
-  let request: http.ClientRequest;
-  const response = new Promise<http.IncomingMessage>((resolve, reject) => {
-    request = http.get(`${origin}${path}`, { headers: { accept: 'text/event-stream', cookie } }, resolve);
-    request.on('error', reject);
-  });
-  const ended = response.then(
-    (res) =>
-      new Promise<void>((resolve) => {
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-          for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
-            const block = text.slice(0, end);
-            text = text.slice(end + 2);
-            const found = /^event: (\w+)\ndata: (.*)$/m.exec(block);
-            if (found) events.push({ event: found[1]!, data: JSON.parse(found[2]!) });
-          }
-        });
-        res.on('end', () => resolve());
-        res.on('close', () => resolve());
-      }),
-  );
-  return { response, ended, events, close: () => request.destroy() };
-}
+const openStream = (path: string, cookie: string) => readEventStream(`${origin}${path}`, { cookie });
 
 describe("the portal's invoice event stream", () => {
   it('refuses a request without a session: 401 session_required', async () => {
