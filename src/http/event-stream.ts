@@ -4,6 +4,8 @@ import { AppError } from '../shared/errors.js';
 
 /** A comment line this often keeps proxies and load balancers from closing an idle stream. */
 export const HEARTBEAT_MS = 15_000;
+/** The longest a stream's timer may wait (setTimeout's limit): a deadline or session end further off waits this long. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 /** How long an EventSource waits before it reconnects after the stream ends or breaks. */
 export const RETRY_MS = 3_000;
 

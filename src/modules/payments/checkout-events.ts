@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { openEventStream, type EventStream, type StreamSlots } from '../../http/event-stream.js';
+import { MAX_TIMER_MS, openEventStream, type EventStream, type StreamSlots } from '../../http/event-stream.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceId } from '../invoices/index.js';
@@ -10,8 +10,6 @@ import type { PaymentService } from './payment.service.js';
 
 /** After these the invoice's public state no longer changes by itself: the stream ends. */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(['paid', 'expired', 'cancelled']);
-/** The longest a timer may wait (setTimeout's limit). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface InvoiceEventsDeps {
   readonly checkout: CheckoutService;

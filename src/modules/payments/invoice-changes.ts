@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import { openEventStream, type StreamSlots } from '../../http/event-stream.js';
+import { MAX_TIMER_MS, openEventStream, type StreamSlots } from '../../http/event-stream.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { isInvoiceId } from '../invoices/index.js';
@@ -11,8 +11,6 @@ import type { PaymentService } from './payment.service.js';
 const COALESCE_MS = 100;
 /** More invoices than this in one burst (the expiry job's batches) go out as one `invoices` event. */
 const MAX_NAMED_PER_BURST = 100;
-/** The longest a timer may wait (setTimeout's limit). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface InvoiceChangesDeps {
   readonly payments: PaymentService;
