@@ -87,4 +87,15 @@ describe('unknown key ids and wrong secrets are told apart by nothing', () => {
       keyId: shop.keyId,
     });
   });
+
+  it("writes a key's last use once while it is remembered, not on every request", async () => {
+    // A key never used: its cached row says so for as long as it is remembered.
+    const unused = await merchant(app, ['billing:read']);
+    const { keys, counter } = service();
+    for (let i = 0; i < 20; i++) {
+      await keys.authenticate(unused.workspaceId as WorkspaceId, unused.apiKey, '192.0.2.78');
+    }
+    // The lookup and one write of last_used_at.
+    expect(counter.count).toBe(2);
+  });
 });

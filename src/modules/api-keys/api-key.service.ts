@@ -30,6 +30,19 @@ const DAY_MS = 24 * HOUR_MS;
 
 type KeyLookup = NonNullable<Awaited<ReturnType<typeof findKey>>>;
 
+interface CachedKey {
+  readonly row: KeyLookup | undefined;
+  readonly until: number;
+  /**
+   * When this process last wrote the key's `last_used_at`. The cached row keeps the value it was read
+   * with, so without this every request within the cache's lifetime would write it again.
+   */
+  touchedAt: number;
+}
+
+/** `last_used_at` is bookkeeping for the portal: written at most once a minute per key and process. */
+const TOUCH_INTERVAL_MS = 60_000;
+
 /**
  * How long a looked-up key id — found or not — is reused without asking the database. A key revoked
  * through this process is forgotten at once; one revoked through another process stops working within
@@ -55,7 +68,7 @@ export interface ApiKeyServiceDeps {
 }
 
 export class ApiKeyService {
-  private readonly cache = new Map<string, { row: KeyLookup | undefined; until: number }>();
+  private readonly cache = new Map<string, CachedKey>();
   private readonly failedAttempts: Limit;
 
   constructor(private readonly deps: ApiKeyServiceDeps) {
@@ -148,7 +161,8 @@ export class ApiKeyService {
         'invalid_api_key',
         'The API key is malformed. Send "Authorization: Bearer isk_…" with a key from the portal.',
       );
-    const row = await this.lookup(workspaceId, parsed.id);
+    const cached = await this.lookup(workspaceId, parsed.id);
+    const row = cached.row;
     const matches = secretMatches(parsed, row?.secret_hash ?? ABSENT_KEY_HASH);
     if (!row || !matches) {
       throw new AppError('invalid_api_key', 'The API key is not valid for this workspace.');
@@ -161,7 +175,9 @@ export class ApiKeyService {
         'This key was bound to a different receiving address than the workspace wallet and is blocked. Revoke it and create a new key.',
       );
     }
-    if (!row.last_used_at || Date.now() - row.last_used_at.getTime() > 60_000) {
+    const now = (this.deps.now ?? Date.now)();
+    if (now - Math.max(row.last_used_at?.getTime() ?? 0, cached.touchedAt) > TOUCH_INTERVAL_MS) {
+      cached.touchedAt = now;
       // Bookkeeping only: a failure here must not fail the request.
       touchKey(this.deps.db, workspaceId, parsed.id).catch(() => {});
     }
@@ -169,15 +185,19 @@ export class ApiKeyService {
   }
 
   /** The key row or its absence, from the short-lived cache (bounded in size) or the database. */
-  private async lookup(workspaceId: WorkspaceId, keyId: ApiKeyId): Promise<KeyLookup | undefined> {
+  private async lookup(workspaceId: WorkspaceId, keyId: ApiKeyId): Promise<CachedKey> {
     const now = (this.deps.now ?? Date.now)();
     const cacheKey = `${workspaceId}/${keyId}`;
     const cached = this.cache.get(cacheKey);
-    if (cached && cached.until > now) return cached.row;
-    const row = await findKey(this.deps.db, workspaceId, keyId);
+    if (cached && cached.until > now) return cached;
+    const fresh: CachedKey = {
+      row: await findKey(this.deps.db, workspaceId, keyId),
+      until: now + KEY_CACHE_MS,
+      touchedAt: 0,
+    };
     if (this.cache.size >= KEY_CACHE_MAX) this.cache.clear();
-    this.cache.set(cacheKey, { row, until: now + KEY_CACHE_MS });
-    return row;
+    this.cache.set(cacheKey, fresh);
+    return fresh;
   }
 }
 
