@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type KyselyPlugin } from 'kysely';
 import { expect, it } from 'vitest';
 import { AppError } from '../../src/shared/errors.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
+import { CreateBatcher } from '../../src/modules/invoices/invoice.batcher.js';
 import {
   createInvoices,
   type CreateInvoiceParams,
@@ -132,13 +133,42 @@ it('decides every item of a group in order, then writes numbers, credits, ledger
   expect(numberOf(again[0])).toBe(3n);
 });
 
-it('goes one by one when a group holds the same key twice, so the second replays the first', async () => {
+it('sends the second of two items with one key after their group, so that it replays the first', async () => {
+  let statements = 0;
+  const counting: KyselyPlugin = {
+    transformQuery: (args) => (statements++, args.node),
+    transformResult: async (args) => args.result,
+  };
+  const batcher = new CreateBatcher(database.db.withPlugin(counting));
+  const lone = item(shopB);
   const first = item(shopB);
   const second = item(shopB, { idempotencyKey: first.params.idempotencyKey, requestHash: first.params.requestHash });
-  const outcomes = await createInvoices(database.db, [first, second]);
-  expect(outcomes.map(describe)).toEqual([`created ${first.params.id}`, `replayed ${first.params.id}`]);
+  const other = item(shopB);
+  // The lone item goes at once; the three sent while it runs form the next group.
+  const outcomes = await Promise.all(
+    [lone, first, second, other].map(({ workspaceId, params }) => batcher.create(workspaceId, params)),
+  );
+  expect(outcomes.map(describe)).toEqual([
+    `created ${lone.params.id}`,
+    `created ${first.params.id}`,
+    `replayed ${first.params.id}`,
+    `created ${other.params.id}`,
+  ]);
+  // The lone item, the group of two, the repeat: not a group that fails and goes again one by one.
+  expect(statements).toBe(3);
   const { rows } = await sql<{ count: number }>`
     SELECT count(*)::int AS count FROM invoices WHERE workspace_id = ${shopB} AND id = ${second.params.id}`.execute(
+    database.db,
+  );
+  expect(rows[0]!.count).toBe(0);
+});
+
+it('refuses a group holding one key twice as a whole, writing nothing', async () => {
+  const first = item(shopA);
+  const second = item(shopA, { idempotencyKey: first.params.idempotencyKey, requestHash: first.params.requestHash });
+  await expect(createInvoices(database.db, [first, second])).rejects.toThrow(/one idempotency key twice/);
+  const { rows } = await sql<{ count: number }>`
+    SELECT count(*)::int AS count FROM idempotency_keys WHERE workspace_id = ${shopA} AND key = ${first.params.idempotencyKey}`.execute(
     database.db,
   );
   expect(rows[0]!.count).toBe(0);

@@ -37,6 +37,25 @@ export class CreateBatcher {
 
   private async run(items: CreateItem[]): Promise<Settled[]> {
     if (items.length === 1) return [await this.runAlone(items[0]!)];
+    // A key sent twice at once: the second goes after the group, when it replays what the first created.
+    const seen = new Set<string>();
+    const repeats = new Set<number>();
+    items.forEach(({ workspaceId, params: { idempotencyKey } }, index) => {
+      if (idempotencyKey === null) return;
+      const key = `${workspaceId}/${idempotencyKey}`;
+      if (seen.has(key)) repeats.add(index);
+      else seen.add(key);
+    });
+    if (repeats.size === 0) return this.runGroup(items);
+    const settled = await this.runGroup(items.filter((_, index) => !repeats.has(index)));
+    const all: Settled[] = [];
+    for (const [index, item] of items.entries())
+      all.push(repeats.has(index) ? await this.runAlone(item) : settled.shift()!);
+    return all;
+  }
+
+  private async runGroup(items: CreateItem[]): Promise<Settled[]> {
+    if (items.length === 1) return [await this.runAlone(items[0]!)];
     // One lock order for every batch in every process: by workspace, then idempotency key.
     const order = items
       .map((_, index) => index)

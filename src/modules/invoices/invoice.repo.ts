@@ -143,7 +143,7 @@ export async function createInvoices(
     cost: p.cost.toString(),
     fee: p.fee.toString(),
     source: p.source,
-    createdEvent: p.createdEvent,
+    eventTail: eventTail(p.createdEvent),
   }));
   const { rows } = await sql<{
     idx: number;
@@ -152,7 +152,7 @@ export async function createInvoices(
     error_detail: string | null;
     invoice: StoredInvoice | null;
   }>`
-    SELECT idx, outcome, error_code, error_detail, invoice FROM create_invoices(${JSON.stringify(payload)}::jsonb)`.execute(
+    SELECT idx, outcome, error_code, error_detail, invoice FROM create_invoices(${JSON.stringify(payload)}::json)`.execute(
     db,
   );
   const results: (CreateOutcome | AppError)[] = new Array(items.length);
@@ -163,6 +163,15 @@ export async function createInvoices(
         : toOutcome(row.outcome, row.invoice);
   }
   return results;
+}
+
+/**
+ * The invoice of an `invoice.created` event as JSON text without its number and wallet, which the
+ * database puts in front once it has decided them, and without its opening brace.
+ */
+function eventTail(event: InvoiceEventData): string {
+  const { number: _number, payTo: _payTo, ...rest } = event.invoice;
+  return JSON.stringify(rest).slice(1);
 }
 
 function toOutcome(outcome: string, invoice: StoredInvoice | null): CreateOutcome {
