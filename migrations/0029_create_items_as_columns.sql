@@ -56,17 +56,10 @@ DECLARE
   v_seq      bigint[];
   v_after    bigint[];
   v_pay_to   text[];
-  -- Per workspace with accepted items: its counters and account as the group leaves them.
-  w_ids      text[]   := '{}';
-  w_invoice  bigint[] := '{}';
-  w_event    bigint[] := '{}';
-  w_balance  bigint[] := '{}';
-  w_reserved bigint[] := '{}';
   v_ws_id    text;
   v_ws       record;
   v_account  record;
   v_found    boolean;
-  v_accepted integer;
   v_ledger   bigint;
   v_origin   text;
   v_stored   record;
@@ -144,15 +137,7 @@ BEGIN
   FOREACH i IN ARRAY v_order LOOP
     CONTINUE WHEN v_outcome[i] IS NOT NULL;
     IF v_ws_id IS DISTINCT FROM v_ws_ids[i] THEN
-      IF v_accepted > 0 THEN
-        w_ids := w_ids || v_ws_id;
-        w_invoice := w_invoice || v_ws.invoice_seq;
-        w_event := w_event || v_ws.event_seq;
-        w_balance := w_balance || v_account.balance;
-        w_reserved := w_reserved || v_account.reserved;
-      END IF;
       v_ws_id := v_ws_ids[i];
-      v_accepted := 0;
       -- No row: every field reads null, and the items are refused as not found.
       SELECT invoice_seq, event_seq, wallet_address, return_origins INTO v_ws
         FROM workspaces WHERE id = v_ws_id FOR NO KEY UPDATE;
@@ -187,7 +172,6 @@ BEGIN
     v_account.balance := v_account.balance - v_costs[i];
     v_account.reserved := v_account.reserved + v_fees[i];
     v_ledger := v_ledger + 1;
-    v_accepted := v_accepted + 1;
     v_outcome[i] := 'created';
     v_number[i] := v_ws.invoice_seq;
     v_event[i] := v_ws.event_seq;
@@ -195,31 +179,28 @@ BEGIN
     v_after[i] := v_account.balance;
     v_pay_to[i] := v_ws.wallet_address;
   END LOOP;
-  IF v_accepted > 0 THEN
-    w_ids := w_ids || v_ws_id;
-    w_invoice := w_invoice || v_ws.invoice_seq;
-    w_event := w_event || v_ws.event_seq;
-    w_balance := w_balance || v_account.balance;
-    w_reserved := w_reserved || v_account.reserved;
-  END IF;
-
   DELETE FROM idempotency_keys k
    USING unnest(v_ws_ids, v_keys, v_claimed, v_outcome) AS t(ws, key, claimed, outcome)
    WHERE t.claimed AND t.outcome = 'refused'
      AND k.workspace_id = t.ws AND k.scope = 'invoices.create' AND k.key = t.key;
 
-  IF cardinality(w_ids) = 0 THEN
+  IF NOT 'created' = ANY (v_outcome) THEN
     RETURN QUERY SELECT (t.ord - 1)::integer, t.outcome, t.code, t.detail, t.response
       FROM unnest(v_outcome, v_code, v_detail, v_response) WITH ORDINALITY AS t(outcome, code, detail, response, ord);
     RETURN;
   END IF;
 
+  -- Each workspace as its accepted items leave it (its row and account are locked since they were read).
   UPDATE workspaces w SET invoice_seq = t.invoice_seq, event_seq = t.event_seq
-    FROM unnest(w_ids, w_invoice, w_event) AS t(id, invoice_seq, event_seq)
-   WHERE w.id = t.id;
-  UPDATE credit_accounts a SET balance = t.balance, reserved = t.reserved
-    FROM unnest(w_ids, w_balance, w_reserved) AS t(id, balance, reserved)
-   WHERE a.workspace_id = t.id;
+    FROM (SELECT u.ws, max(u.number) AS invoice_seq, max(u.event) AS event_seq
+            FROM unnest(v_ws_ids, v_number, v_event, v_outcome) AS u(ws, number, event, outcome)
+           WHERE u.outcome = 'created' GROUP BY u.ws) t
+   WHERE w.id = t.ws;
+  UPDATE credit_accounts a SET balance = a.balance - t.cost, reserved = a.reserved + t.fee
+    FROM (SELECT u.ws, sum(u.cost) AS cost, sum(u.fee) AS fee
+            FROM unnest(v_ws_ids, v_costs, v_fees, v_outcome) AS u(ws, cost, fee, outcome)
+           WHERE u.outcome = 'created' GROUP BY u.ws) t
+   WHERE a.workspace_id = t.ws;
 
   INSERT INTO credit_ledger (workspace_id, kind, balance_change, reserve_change, reference, seq, balance_after)
   SELECT t.ws, 'invoice.created', -t.cost, t.fee, t.id, t.seq, t.after
