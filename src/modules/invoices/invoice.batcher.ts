@@ -36,7 +36,6 @@ export class CreateBatcher {
   }
 
   private async run(items: CreateItem[]): Promise<Settled[]> {
-    if (items.length === 1) return [await this.runAlone(items[0]!)];
     // A key sent twice at once: the second goes after the group, when it replays what the first created.
     const seen = new Set<string>();
     const repeats = new Set<number>();
@@ -46,7 +45,6 @@ export class CreateBatcher {
       if (seen.has(key)) repeats.add(index);
       else seen.add(key);
     });
-    if (repeats.size === 0) return this.runGroup(items);
     const settled = await this.runGroup(items.filter((_, index) => !repeats.has(index)));
     const all: Settled[] = [];
     for (const [index, item] of items.entries())
