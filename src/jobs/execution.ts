@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { WorkspaceId } from '../shared/ids.js';
-import { RetryLater, type Job, type JobHandler, type JobLogger } from './job.js';
+import { JOB_DELETED, RetryLater, type Job, type JobHandler, type JobLogger } from './job.js';
 import { expireLease, failJob, releaseJob, type JobClaim, type JobRow } from './job.repo.js';
 import { Lease } from './lease.js';
 
@@ -16,7 +16,8 @@ export interface ExecutionContext {
   readonly onWait?: (signal: string) => void;
 }
 
-type Outcome = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
+/** `deleted`: the handler deleted its job itself (JOB_DELETED). */
+type Outcome = { readonly ok: true; readonly deleted: boolean } | { readonly ok: false; readonly error: unknown };
 
 /**
  * One run of one claimed job: the handler under a heartbeated lease, then its outcome recorded, fenced
@@ -36,6 +37,7 @@ export class JobExecution {
     handler: JobHandler,
     acquiredAt: number,
   ) {
+    this.claim = { id: row.id, workerId: context.workerId, attempts: row.attempts };
     this.job = {
       id: row.id,
       kind: row.kind,
@@ -43,8 +45,8 @@ export class JobExecution {
       payload: row.payload,
       attempts: row.attempts,
       maxAttempts: row.max_attempts,
+      claim: this.claim,
     };
-    this.claim = { id: row.id, workerId: context.workerId, attempts: row.attempts };
     this.lease = new Lease({
       db: context.db,
       claim: this.claim,
@@ -86,8 +88,7 @@ export class JobExecution {
   private async run(handler: JobHandler): Promise<void> {
     let outcome: Outcome;
     try {
-      await handler(this.job, this.controller.signal);
-      outcome = { ok: true };
+      outcome = { ok: true, deleted: (await handler(this.job, this.controller.signal)) === JOB_DELETED };
     } catch (error) {
       outcome = { ok: false, error };
     } finally {
@@ -107,6 +108,7 @@ export class JobExecution {
   private async record(outcome: Outcome): Promise<void> {
     const { db, logger } = this.context;
     if (outcome.ok) {
+      if (outcome.deleted) return;
       if (!(await this.context.complete(this.claim)))
         logger.warn(this.fields({}), 'job finished after losing its lease; it may run again');
       return;

@@ -1,5 +1,14 @@
 export { backoffSeconds, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
-export { RetryLater, silentJobLogger, type Job, type JobHandler, type JobHandlers, type JobLogger } from './job.js';
+export {
+  JOB_DELETED,
+  RetryLater,
+  silentJobLogger,
+  type Job,
+  type JobClaim,
+  type JobHandler,
+  type JobHandlers,
+  type JobLogger,
+} from './job.js';
 export {
   enqueueJob,
   expediteJob,

@@ -2,6 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/database.js';
 import type { WorkspaceId } from '../shared/ids.js';
 import type { JobTable } from './job.table.js';
+import type { JobClaim } from './job.js';
 
 // Jobs are infrastructure shared by all workspaces, so these queries are not tenant-scoped; the
 // handler of a job is, through the job's `workspace_id`.
@@ -38,11 +39,7 @@ export type EnqueueJobInput = {
  * One claim of a job: the lease holder and the attempt number together fence every later write, so a
  * worker whose lease was taken over cannot complete, fail or extend the new holder's run.
  */
-export interface JobClaim {
-  readonly id: bigint;
-  readonly workerId: string;
-  readonly attempts: number;
-}
+export type { JobClaim };
 
 const MAX_ERROR_LENGTH = 2000;
 

@@ -1,5 +1,12 @@
 import type { WorkspaceId } from '../shared/ids.js';
 
+/** The lease a run holds: a write fenced by all three does nothing once another worker took the job. */
+export interface JobClaim {
+  readonly id: bigint;
+  readonly workerId: string;
+  readonly attempts: number;
+}
+
 /** A claimed job as its handler sees it. `attempts` counts this run (1 on the first). */
 export interface Job {
   readonly id: bigint;
@@ -9,15 +16,23 @@ export interface Job {
   readonly payload: unknown;
   readonly attempts: number;
   readonly maxAttempts: number;
+  readonly claim: JobClaim;
 }
+
+/**
+ * What a handler resolves with when it deleted its own job, fenced by `job.claim`, in the transaction
+ * of its work's last write: the runner then has nothing left to record for it.
+ */
+export const JOB_DELETED = 'deleted';
 
 /**
  * Does the work of one job. Runs at least once per job (a worker may die after the work and before
  * recording it), so it must be idempotent. It must stop soon after `signal` aborts: the signal aborts when
  * the lease is lost or the runner stops, and only then is "never twice at the same time" guaranteed.
- * Resolving completes the job; throwing retries it with backoff; throwing `RetryLater` reschedules it.
+ * Resolving completes the job (the runner deletes it, unless the handler resolves JOB_DELETED); throwing
+ * retries it with backoff; throwing `RetryLater` reschedules it.
  */
-export type JobHandler = (job: Job, signal: AbortSignal) => Promise<void>;
+export type JobHandler = (job: Job, signal: AbortSignal) => Promise<void | typeof JOB_DELETED>;
 
 export type JobHandlers = Readonly<Record<string, JobHandler>>;
 

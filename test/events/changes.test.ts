@@ -18,6 +18,16 @@ const { app, services, database } = await createTestApp(
   clock,
 );
 const db = database.db;
+/** The retention job as a runner would hand it over, run here without one. */
+const retentionRun = {
+  id: 1n,
+  kind: EVENT_RETENTION_JOB,
+  workspaceId: null,
+  payload: {},
+  attempts: 1,
+  maxAttempts: 25,
+  claim: { id: 1n, workerId: 'test', attempts: 1 },
+};
 
 interface FeedEvent {
   id: string;
@@ -243,10 +253,7 @@ describe('retention', () => {
     }>`SELECT count(*)::int AS n FROM events WHERE workspace_id <> ${s.workspaceId}`.execute(db);
 
     await expect(
-      jobHandlers(services)[EVENT_RETENTION_JOB]!(
-        { id: 1n, kind: EVENT_RETENTION_JOB, workspaceId: null, payload: {}, attempts: 1, maxAttempts: 25 },
-        new AbortController().signal,
-      ),
+      jobHandlers(services)[EVENT_RETENTION_JOB]!(retentionRun, new AbortController().signal),
     ).rejects.toBeInstanceOf(RetryLater);
 
     const { rows } = await sql<{
@@ -276,10 +283,7 @@ describe('retention', () => {
 
     // Running again deletes nothing more; new events keep their ids.
     await expect(
-      jobHandlers(services)[EVENT_RETENTION_JOB]!(
-        { id: 1n, kind: EVENT_RETENTION_JOB, workspaceId: null, payload: {}, attempts: 1, maxAttempts: 25 },
-        new AbortController().signal,
-      ),
+      jobHandlers(services)[EVENT_RETENTION_JOB]!(retentionRun, new AbortController().signal),
     ).rejects.toBeInstanceOf(RetryLater);
     await s.create();
     expect((await s.page('?after=5')).events.map((event) => event.id)).toEqual(['6']);

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   enqueueJob,
+  JOB_DELETED,
   JobRunner,
   RetryLater,
   type Job,
@@ -103,6 +104,34 @@ describe('JobRunner', () => {
     await enqueueJob(db, { kind: 'other' }); // a kind the runner ignores; its NOTIFY wakes it all the same
     await waitFor(() => ranAt[0], 3_000, 'the job that fell due during the claim');
     expect(ranAt[0]! - enqueuedAt).toBeGreaterThanOrEqual(1_950);
+  });
+
+  it('records nothing more for a handler that deleted its own job with its work', async () => {
+    const warnings: string[] = [];
+    const logger: JobLogger = { info() {}, warn: (_fields, message) => void warnings.push(message), error() {} };
+    const id = (await enqueueJob(db, { kind: 'test' }))!;
+    let finished = false;
+    await startRunner(
+      {
+        test: async (job) => {
+          const { claim } = job;
+          await db
+            .deleteFrom('jobs')
+            .where('id', '=', claim.id)
+            .where('locked_by', '=', claim.workerId)
+            .where('attempts', '=', claim.attempts)
+            .execute();
+          finished = true;
+          return JOB_DELETED;
+        },
+      },
+      { logger },
+    );
+    await waitFor(() => (finished ? true : undefined), 5_000, 'the handler');
+    await delay(100);
+    expect(await findJob(db, id)).toBeUndefined();
+    // A runner that went on to delete the job would have found it gone, as if its lease had been lost.
+    expect(warnings).toEqual([]);
   });
 
   it('retries a failing job with the persisted backoff until it succeeds', async () => {

@@ -1,5 +1,5 @@
 import type { Db, Executor } from '../../db/database.js';
-import { enqueueJob, expediteJob } from '../../jobs/index.js';
+import { enqueueJob, expediteJob, type JobClaim } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { DELIVER_WEBHOOK_JOB, retryDelaySeconds, signedHeaders, type AttemptOutcome, webhookBody } from './webhook.js';
@@ -9,6 +9,7 @@ import {
   findDeliveriesToSend,
   insertDelivery,
   recordAttemptResults,
+  type AttemptRecorded,
   type AttemptResultRecord,
   type DeliveryKey,
   type DeliveryToSend,
@@ -76,8 +77,12 @@ export interface DelivererDeps {
   readonly resolve?: Resolver;
 }
 
-/** What the job does next: nothing (finished), or run again after `retryInSeconds`. */
-export type AttemptResult = { readonly done: true } | { readonly done: false; readonly retryInSeconds: number };
+/**
+ * What the job does next: nothing (finished; `jobDeleted` when the job went with the attempt's result),
+ * or run again after `retryInSeconds`.
+ */
+export type AttemptResult =
+  { readonly done: true; readonly jobDeleted: boolean } | { readonly done: false; readonly retryInSeconds: number };
 
 /**
  * Sends pending deliveries, one attempt per call, and records every attempt. At least once. The reads
@@ -86,16 +91,22 @@ export type AttemptResult = { readonly done: true } | { readonly done: false; re
  */
 export class WebhookDeliverer {
   private readonly reads: Batcher<DeliveryKey, DeliveryToSend | undefined>;
-  private readonly writes: Batcher<AttemptResultRecord, boolean>;
+  private readonly writes: Batcher<AttemptResultRecord, AttemptRecorded>;
 
   constructor(private readonly deps: DelivererDeps) {
     this.reads = new Batcher((keys) => findDeliveriesToSend(deps.db, keys));
     this.writes = new Batcher((records) => recordAttemptResults(deps.db, records));
   }
 
-  async attempt(workspaceId: WorkspaceId, eventId: string, signal?: AbortSignal): Promise<AttemptResult> {
+  /** `job`: the delivery job's claim, so that the result that ends the delivery deletes the job too. */
+  async attempt(
+    workspaceId: WorkspaceId,
+    eventId: string,
+    signal?: AbortSignal,
+    job?: JobClaim,
+  ): Promise<AttemptResult> {
     const delivery = await this.reads.submit({ workspaceId, eventId });
-    if (!delivery || delivery.status !== 'pending') return { done: true };
+    if (!delivery || delivery.status !== 'pending') return { done: true, jobDeleted: false };
     // Paused: the backlog waits; resuming brings this job forward.
     if (!delivery.enabled) return { done: false, retryInSeconds: PAUSED_RECHECK_SECONDS };
 
@@ -114,7 +125,7 @@ export class WebhookDeliverer {
     if (signal?.aborted && !outcome.ok) return { done: false, retryInSeconds: 0 };
     const attempts = delivery.attempts + 1;
     const next = this.nextStep(outcome, attempts, delivery.window_started_at, startedAt);
-    const recorded = await this.writes.submit({
+    const { recorded, jobDeleted } = await this.writes.submit({
       workspaceId,
       eventId,
       invoiceId: delivery.invoice_id,
@@ -127,9 +138,12 @@ export class WebhookDeliverer {
       // A failure is judged against the window it was attempted in: a manual retry or a resume during
       // the attempt started a new one, which this job serves next, at once.
       ...(!outcome.ok && { windowStartedAt: delivery.window_started_at }),
+      ...(job && { job }),
     });
     if (!recorded) return { done: false, retryInSeconds: 0 };
-    return next.retryInSeconds === undefined ? { done: true } : { done: false, retryInSeconds: next.retryInSeconds };
+    return next.retryInSeconds === undefined
+      ? { done: true, jobDeleted }
+      : { done: false, retryInSeconds: next.retryInSeconds };
   }
 
   private nextStep(outcome: AttemptOutcome, attempts: number, windowStartedAt: Date, at: Date) {

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
+import { JOB_DELETED, RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { WebhookDeliverer } from './webhook.delivery.js';
@@ -9,17 +9,21 @@ import { pruneWebhookHistory, requeueOrphanedDeliveries } from './webhook.repo.j
 export { DELIVER_WEBHOOK_JOB } from './webhook.delivery.js';
 export const WEBHOOK_RETENTION_JOB = 'webhooks.retention';
 
-/** One attempt of one delivery per run; a failure that will be retried reschedules the same job. */
+/**
+ * One attempt of one delivery per run; a failure that will be retried reschedules the same job. The
+ * attempt that ends the delivery deletes the job with its result.
+ */
 export function deliverWebhookHandler(deliverer: WebhookDeliverer): JobHandler {
   return async (job, signal) => {
     const { eventId } = job.payload as { eventId?: unknown };
     if (job.workspaceId === null || typeof eventId !== 'string') throw new Error(`malformed webhook job ${job.id}`);
-    const result = await deliverer.attempt(job.workspaceId as WorkspaceId, eventId, signal);
+    const result = await deliverer.attempt(job.workspaceId as WorkspaceId, eventId, signal, job.claim);
     if (!result.done)
       throw new RetryLater(
         result.retryInSeconds,
         `webhook ${eventId}: next attempt in ${Math.round(result.retryInSeconds)} s`,
       );
+    return result.jobDeleted ? JOB_DELETED : undefined;
   };
 }
 

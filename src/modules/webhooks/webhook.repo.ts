@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import type { JobClaim } from '../../jobs/index.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { DELIVER_WEBHOOK_JOB, type AttemptOutcome } from './webhook.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './webhook.table.js';
@@ -183,28 +184,44 @@ export interface AttemptResultRecord extends DeliveryKey {
   readonly nextAttemptAt: Date | null;
   /** Record the result only while the delivery is still in this retry window (unset: in any window). */
   readonly windowStartedAt?: Date;
+  /** The delivery job making the attempt: deleted with the result when the result ends the delivery. */
+  readonly job?: JobClaim;
+}
+
+export interface AttemptRecorded {
+  readonly recorded: boolean;
+  /** The record's `job` was deleted: the delivery ended (succeeded or failed) and the claim still held. */
+  readonly jobDeleted: boolean;
 }
 
 /**
- * Appends each attempt to the history and records its result on the delivery, all in one call of
- * `record_webhook_attempts` (migration 0024: one round trip, one commit, a kept plan for many
- * attempts). A result is not recorded on a delivery that already succeeded (a duplicate attempt after a
- * worker died must not turn a success back into a retry), nor on one whose retry window is not the
- * expected one any more. Answers, per record, whether it was.
+ * Appends each attempt to the history and records its result on the delivery, and deletes the job of
+ * each delivery that this result ends, all in one call of `record_webhook_attempts` (migration 0031:
+ * one round trip, one commit, a kept plan for many attempts). A result is not recorded on a delivery
+ * that already succeeded (a duplicate attempt after a worker died must not turn a success back into a
+ * retry), nor on one whose retry window is not the expected one any more. A job is deleted only while
+ * its claim holds, as `completeJobs` does.
  */
-export async function recordAttemptResults(db: Executor, records: readonly AttemptResultRecord[]): Promise<boolean[]> {
+export async function recordAttemptResults(
+  db: Executor,
+  records: readonly AttemptResultRecord[],
+): Promise<AttemptRecorded[]> {
   if (records.length === 0) return [];
   const column = <T>(pick: (record: AttemptResultRecord) => T) => records.map(pick);
-  const { rows } = await sql<{ n: number }>`
-    SELECT n FROM record_webhook_attempts(
+  const { rows } = await sql<{ n: number; job_deleted: boolean }>`
+    SELECT n, job_deleted FROM record_webhook_attempts(
       ${column((r) => r.workspaceId)}::text[], ${column((r) => r.eventId)}::text[],
       ${column((r) => r.invoiceId)}::text[], ${column((r) => r.attempt)}::int[],
       ${column((r) => r.startedAt)}::timestamptz[], ${column((r) => Math.round(r.outcome.durationMs))}::int[],
       ${column((r) => r.outcome.status ?? null)}::int[], ${column((r) => (r.outcome.ok ? null : r.outcome.error))}::text[],
       ${column((r) => r.status)}::text[], ${column((r) => r.nextAttemptAt)}::timestamptz[],
-      ${column((r) => r.windowStartedAt ?? null)}::timestamptz[]) AS n`.execute(db);
-  const recorded = new Set(rows.map((row) => row.n));
-  return records.map((_, index) => recorded.has(index + 1));
+      ${column((r) => r.windowStartedAt ?? null)}::timestamptz[], ${column((r) => r.job?.id.toString() ?? null)}::bigint[],
+      ${column((r) => r.job?.workerId ?? null)}::text[], ${column((r) => r.job?.attempts ?? null)}::int[])`.execute(db);
+  const byPosition = new Map(rows.map((row) => [row.n, row.job_deleted]));
+  return records.map((_, index) => {
+    const jobDeleted = byPosition.get(index + 1);
+    return { recorded: jobDeleted !== undefined, jobDeleted: jobDeleted === true };
+  });
 }
 
 export function recentDeliveries(db: Executor, workspaceId: WorkspaceId, limit: number) {

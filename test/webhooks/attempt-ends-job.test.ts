@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { claimJobs } from '../../src/jobs/claim.js';
+import type { JobClaim } from '../../src/jobs/index.js';
+import { DELIVER_WEBHOOK_JOB } from '../../src/modules/webhooks/index.js';
+import { systemClock } from '../../src/shared/clock.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
+import { createTestApp } from '../support/app.js';
+import { startTestReceiver } from '../support/webhook-receiver.js';
+import { webhookShop } from '../support/webhooks.js';
+
+// No worker runs here: each test claims the delivery job itself and makes the attempt as the job would.
+const testApp = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '60' }, systemClock);
+const { db } = testApp.database;
+const deliverer = testApp.services.webhookDeliverer;
+
+/** A workspace whose endpoint answers `status`, with one pending delivery and its job claimed. */
+async function claimedDelivery(status: number) {
+  const receiver = await startTestReceiver(() => ({ status }));
+  const shop = await webhookShop(testApp);
+  await shop.configure(receiver.url);
+  const eventId = await shop.emitPaymentEvent();
+  const { rows } = await claimJobs(db, {
+    workerId: `test-${eventId}`,
+    kinds: [DELIVER_WEBHOOK_JOB],
+    limit: 100,
+    leaseSeconds: 30,
+  });
+  const row = rows.find((job) => job.unique_key === `${shop.workspaceId}/${eventId}`)!;
+  const claim: JobClaim = { id: row.id, workerId: `test-${eventId}`, attempts: row.attempts };
+  return { workspaceId: shop.workspaceId as WorkspaceId, eventId, claim };
+}
+
+const jobExists = async (id: bigint) =>
+  (await db.selectFrom('jobs').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+
+const deliveryStatus = async (workspaceId: WorkspaceId, eventId: string) =>
+  (
+    await db
+      .selectFrom('webhook_deliveries')
+      .select('status')
+      .where('workspace_id', '=', workspaceId)
+      .where('event_id', '=', eventId)
+      .executeTakeFirstOrThrow()
+  ).status;
+
+describe('the attempt that ends a delivery', () => {
+  it('deletes the delivery job in the commit of its result', async () => {
+    const { workspaceId, eventId, claim } = await claimedDelivery(200);
+    expect(await deliverer.attempt(workspaceId, eventId, undefined, claim)).toEqual({ done: true, jobDeleted: true });
+    expect(await deliveryStatus(workspaceId, eventId)).toBe('succeeded');
+    expect(await jobExists(claim.id)).toBe(false);
+  });
+
+  it('leaves the job of a delivery that will be retried', async () => {
+    const { workspaceId, eventId, claim } = await claimedDelivery(500);
+    expect(await deliverer.attempt(workspaceId, eventId, undefined, claim)).toMatchObject({ done: false });
+    expect(await deliveryStatus(workspaceId, eventId)).toBe('pending');
+    expect(await jobExists(claim.id)).toBe(true);
+  });
+
+  it('leaves the job to its new holder when the claim was lost, and still records the result', async () => {
+    const { workspaceId, eventId, claim } = await claimedDelivery(200);
+    // Another worker took the job over after this one's lease lapsed: its attempt counts one more.
+    await db
+      .updateTable('jobs')
+      .set({ attempts: claim.attempts + 1, locked_by: 'other' })
+      .where('id', '=', claim.id)
+      .execute();
+    expect(await deliverer.attempt(workspaceId, eventId, undefined, claim)).toEqual({ done: true, jobDeleted: false });
+    expect(await deliveryStatus(workspaceId, eventId)).toBe('succeeded');
+    expect(await jobExists(claim.id)).toBe(true);
+  });
+});
