@@ -11,6 +11,11 @@ export interface ClaimOptions {
   readonly limit: number;
   readonly leaseSeconds: number;
   /**
+   * The SQL function to claim with: `claim_jobs` (default), or one that takes its arguments, returns its
+   * rows and adds a `details` column, read in the claim's statement for each job's handler.
+   */
+  readonly claimFunction?: string;
+  /**
    * At most `limit` jobs of one workspace held by the claimer at once: `running` are those it holds
    * already. A workspace at its limit is skipped, its jobs left due for when a slot frees; jobs of no
    * workspace are not limited.
@@ -27,8 +32,11 @@ export interface ClaimOptions {
   };
 }
 
+/** A claimed job's row, with the `details` its claim function read for it, if it reads any. */
+export type ClaimedJob = JobRow & { readonly details?: unknown };
+
 export interface Claimed {
-  readonly rows: JobRow[];
+  readonly rows: ClaimedJob[];
   /** Seconds until the next job of these kinds that is not due yet falls due; null when there is none. */
   readonly nextDueSeconds: number | null;
   /**
@@ -54,10 +62,10 @@ export async function claimJobs(db: Executor, options: ClaimOptions): Promise<Cl
   const cap = options.perWorkspace;
   const running = [...(cap?.running ?? [])];
   const { rows } = await sql<ClaimedRow>`
-    SELECT c.* FROM ${WITHOUT_FLUSH_WAIT}, claim_jobs(${options.kinds}::text[], ${options.workerId}, ${options.leaseSeconds}, ${options.limit},
+    SELECT c.* FROM ${WITHOUT_FLUSH_WAIT}, ${sql.id(options.claimFunction ?? 'claim_jobs')}(${options.kinds}::text[], ${options.workerId}, ${options.leaseSeconds}, ${options.limit},
       ${cap?.limit ?? null}::int, ${running.map(([id]) => id)}::text[],
       ${running.map(([, count]) => Math.max(0, cap!.limit - count))}::int[], ${cap?.others ?? true}) AS c`.execute(db);
-  const claimed: JobRow[] = [];
+  const claimed: ClaimedJob[] = [];
   let summary: ClaimedRow | undefined;
   for (const row of rows) {
     if (row.id === null) summary = row;
@@ -72,8 +80,8 @@ export async function claimJobs(db: Executor, options: ClaimOptions): Promise<Cl
   };
 }
 
-function jobOf({ next_due_seconds: _, passed_over: __, others_found: ___, ...job }: ClaimedRow): JobRow {
-  return job as JobRow;
+function jobOf({ next_due_seconds: _, passed_over: __, others_found: ___, details, ...job }: ClaimedRow): ClaimedJob {
+  return { ...(job as JobRow), ...(details !== undefined && { details }) };
 }
 
 /** A claimed job, or (all job columns null) the call's summary row. */
@@ -81,4 +89,5 @@ type ClaimedRow = { [K in keyof JobRow]: JobRow[K] | null } & {
   readonly next_due_seconds: number | null;
   readonly passed_over: number;
   readonly others_found: number;
+  readonly details?: unknown;
 };

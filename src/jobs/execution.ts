@@ -1,7 +1,8 @@
 import type { Db } from '../db/database.js';
 import type { WorkspaceId } from '../shared/ids.js';
 import { JOB_DELETED, RetryLater, type Job, type JobHandler, type JobLogger } from './job.js';
-import { expireLease, failJob, releaseJob, type JobClaim, type JobRow } from './job.repo.js';
+import type { ClaimedJob } from './claim.js';
+import { expireLease, failJob, releaseJob, type JobClaim } from './job.repo.js';
 import { Lease } from './lease.js';
 
 export interface ExecutionContext {
@@ -33,7 +34,7 @@ export class JobExecution {
 
   constructor(
     private readonly context: ExecutionContext,
-    row: JobRow,
+    row: ClaimedJob,
     handler: JobHandler,
     acquiredAt: number,
   ) {
@@ -46,6 +47,7 @@ export class JobExecution {
       attempts: row.attempts,
       maxAttempts: row.max_attempts,
       claim: this.claim,
+      ...(row.details !== undefined && { details: row.details }),
     };
     this.lease = new Lease({
       db: context.db,

@@ -17,6 +17,8 @@ export interface Job {
   readonly attempts: number;
   readonly maxAttempts: number;
   readonly claim: JobClaim;
+  /** What the runner's claim function read for this job (JobRunnerOptions.claimFunction); absent without one. */
+  readonly details?: unknown;
 }
 
 /**

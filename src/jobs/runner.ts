@@ -7,8 +7,8 @@ import { within } from '../shared/within.js';
 import { backoffSeconds } from './backoff.js';
 import { JobExecution, type ExecutionContext } from './execution.js';
 import { silentJobLogger, type JobHandlers, type JobLogger } from './job.js';
-import { claimJobs } from './claim.js';
-import { JOBS_CHANNEL, completeJobs, failAbandonedJobs, wakeRunners, type JobClaim, type JobRow } from './job.repo.js';
+import { claimJobs, type ClaimedJob } from './claim.js';
+import { JOBS_CHANNEL, completeJobs, failAbandonedJobs, wakeRunners, type JobClaim } from './job.repo.js';
 import { ChannelListener } from '../db/listener.js';
 import { Batcher } from '../shared/batcher.js';
 
@@ -20,6 +20,11 @@ export interface JobRunnerOptions {
   readonly handlers: JobHandlers;
   /** Unique per runner; recorded as `locked_by`. Default: host, pid and a random suffix. */
   readonly workerId?: string;
+  /**
+   * The SQL function claims go through (see ClaimOptions.claimFunction): one that also reads what the
+   * handlers need, which they find in `job.details`. Default `claim_jobs`.
+   */
+  readonly claimFunction?: string;
   /** Handlers running at once. Default 4. */
   readonly concurrency?: number;
   /**
@@ -169,6 +174,7 @@ export class JobRunner {
         kinds: this.kinds,
         limit: free,
         leaseSeconds: this.context.leaseSeconds,
+        ...(this.options.claimFunction && { claimFunction: this.options.claimFunction }),
         ...(limit !== undefined && {
           perWorkspace: { limit, running: this.runningByWorkspace, others: this.lookBeyondRunning },
         }),
@@ -197,7 +203,7 @@ export class JobRunner {
     if (failed > 0) this.context.logger.warn({ failed }, 'failed jobs whose last attempt was abandoned');
   }
 
-  private execute(row: JobRow, acquiredAt: number): void {
+  private execute(row: ClaimedJob, acquiredAt: number): void {
     const handler = this.options.handlers[row.kind];
     if (!handler) return; // Unreachable: only handled kinds are claimed.
     const execution = new JobExecution(this.context, row, handler, acquiredAt);

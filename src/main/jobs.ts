@@ -13,6 +13,7 @@ import {
   scheduleInvoiceJobs,
 } from '../modules/invoices/index.js';
 import {
+  CLAIM_WITH_DELIVERY,
   DELIVERIES_PER_WORKSPACE,
   DELIVER_WEBHOOK_JOB,
   WEBHOOK_RETENTION_JOB,
@@ -79,6 +80,8 @@ export function createWorkers(services: Services, connection: pg.ClientConfig, l
     new JobRunner({
       ...common,
       handlers: { [DELIVER_WEBHOOK_JOB]: deliver! },
+      // Each claim reads the deliveries of the jobs it takes: the handlers start with what they send.
+      claimFunction: CLAIM_WITH_DELIVERY,
       concurrency: WEBHOOK_CONCURRENCY,
       perWorkspaceLimit: DELIVERIES_PER_WORKSPACE,
     }),

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { claimJobs } from '../../src/jobs/claim.js';
 import type { JobClaim } from '../../src/jobs/index.js';
-import { DELIVER_WEBHOOK_JOB } from '../../src/modules/webhooks/index.js';
+import { CLAIM_WITH_DELIVERY, DELIVER_WEBHOOK_JOB } from '../../src/modules/webhooks/index.js';
+import { deliveryFromClaim, findDeliveriesToSend } from '../../src/modules/webhooks/webhook.repo.js';
 import { systemClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp } from '../support/app.js';
@@ -46,14 +47,14 @@ const deliveryStatus = async (workspaceId: WorkspaceId, eventId: string) =>
 describe('the attempt that ends a delivery', () => {
   it('deletes the delivery job in the commit of its result', async () => {
     const { workspaceId, eventId, claim } = await claimedDelivery(200);
-    expect(await deliverer.attempt(workspaceId, eventId, undefined, claim)).toEqual({ done: true, jobDeleted: true });
+    expect(await deliverer.attempt(workspaceId, eventId, { job: claim })).toEqual({ done: true, jobDeleted: true });
     expect(await deliveryStatus(workspaceId, eventId)).toBe('succeeded');
     expect(await jobExists(claim.id)).toBe(false);
   });
 
   it('leaves the job of a delivery that will be retried', async () => {
     const { workspaceId, eventId, claim } = await claimedDelivery(500);
-    expect(await deliverer.attempt(workspaceId, eventId, undefined, claim)).toMatchObject({ done: false });
+    expect(await deliverer.attempt(workspaceId, eventId, { job: claim })).toMatchObject({ done: false });
     expect(await deliveryStatus(workspaceId, eventId)).toBe('pending');
     expect(await jobExists(claim.id)).toBe(true);
   });
@@ -66,8 +67,37 @@ describe('the attempt that ends a delivery', () => {
       .set({ attempts: claim.attempts + 1, locked_by: 'other' })
       .where('id', '=', claim.id)
       .execute();
-    expect(await deliverer.attempt(workspaceId, eventId, undefined, claim)).toEqual({ done: true, jobDeleted: false });
+    expect(await deliverer.attempt(workspaceId, eventId, { job: claim })).toEqual({ done: true, jobDeleted: false });
     expect(await deliveryStatus(workspaceId, eventId)).toBe('succeeded');
     expect(await jobExists(claim.id)).toBe(true);
+  });
+});
+
+describe("the delivery runner's claim", () => {
+  it('reads each claimed delivery as the job would read it, and nothing where the endpoint is gone', async () => {
+    const receiver = await startTestReceiver();
+    const [kept, removed] = [await webhookShop(testApp), await webhookShop(testApp)];
+    for (const shop of [kept, removed]) await shop.configure(receiver.url);
+    const keys = [
+      { workspaceId: kept.workspaceId as WorkspaceId, eventId: await kept.emitPaymentEvent() },
+      { workspaceId: removed.workspaceId as WorkspaceId, eventId: await removed.emitPaymentEvent() },
+    ];
+    const [expected] = await findDeliveriesToSend(db, [keys[0]!]);
+    await db.deleteFrom('webhook_endpoints').where('workspace_id', '=', removed.workspaceId).execute();
+
+    const { rows } = await claimJobs(db, {
+      workerId: 'test-claim',
+      kinds: [DELIVER_WEBHOOK_JOB],
+      limit: 100,
+      leaseSeconds: 30,
+      claimFunction: CLAIM_WITH_DELIVERY,
+      perWorkspace: { limit: 8, running: new Map() },
+    });
+    const details = (key: (typeof keys)[number]) =>
+      rows.find((job) => job.unique_key === `${key.workspaceId}/${key.eventId}`)!.details;
+    expect(expected).toBeDefined();
+    expect(deliveryFromClaim(keys[0]!, details(keys[0]!))).toEqual(expected);
+    expect(details(keys[1]!)).toBeNull();
+    expect(deliveryFromClaim(keys[1]!, details(keys[1]!))).toBeUndefined();
   });
 });

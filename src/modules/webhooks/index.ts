@@ -10,7 +10,7 @@ export {
   webhookRetentionHandler,
 } from './webhook.jobs.js';
 export { DELIVERY_ERRORS } from './webhook.js';
-export { webhookDeliveryBacklog } from './webhook.repo.js';
+export { CLAIM_WITH_DELIVERY, webhookDeliveryBacklog } from './webhook.repo.js';
 export { webhookRoutes } from './webhook.routes.js';
 export { WebhookService } from './webhook.service.js';
 export type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './webhook.table.js';

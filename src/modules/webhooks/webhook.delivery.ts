@@ -77,6 +77,16 @@ export interface DelivererDeps {
   readonly resolve?: Resolver;
 }
 
+/** What an attempt is given by the job that makes it. */
+export interface AttemptRun {
+  /** Aborts the attempt: shutdown, or the job's lease was lost. */
+  readonly signal?: AbortSignal;
+  /** The delivery job's claim, so that the result that ends the delivery deletes the job too. */
+  readonly job?: JobClaim;
+  /** The delivery as the job's claim read it (undefined: gone); when absent, the attempt reads it. */
+  readonly delivery?: DeliveryToSend | undefined;
+}
+
 /**
  * What the job does next: nothing (finished; `jobDeleted` when the job went with the attempt's result),
  * or run again after `retryInSeconds`.
@@ -98,14 +108,9 @@ export class WebhookDeliverer {
     this.writes = new Batcher((records) => recordAttemptResults(deps.db, records));
   }
 
-  /** `job`: the delivery job's claim, so that the result that ends the delivery deletes the job too. */
-  async attempt(
-    workspaceId: WorkspaceId,
-    eventId: string,
-    signal?: AbortSignal,
-    job?: JobClaim,
-  ): Promise<AttemptResult> {
-    const delivery = await this.reads.submit({ workspaceId, eventId });
+  async attempt(workspaceId: WorkspaceId, eventId: string, run: AttemptRun = {}): Promise<AttemptResult> {
+    const { signal, job } = run;
+    const delivery = 'delivery' in run ? run.delivery : await this.reads.submit({ workspaceId, eventId });
     if (!delivery || delivery.status !== 'pending') return { done: true, jobDeleted: false };
     // Paused: the backlog waits; resuming brings this job forward.
     if (!delivery.enabled) return { done: false, retryInSeconds: PAUSED_RECHECK_SECONDS };

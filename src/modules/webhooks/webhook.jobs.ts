@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { WebhookDeliverer } from './webhook.delivery.js';
 import { DELIVERY_HISTORY_DAYS } from './webhook.js';
-import { pruneWebhookHistory, requeueOrphanedDeliveries } from './webhook.repo.js';
+import { deliveryFromClaim, pruneWebhookHistory, requeueOrphanedDeliveries } from './webhook.repo.js';
 
 export { DELIVER_WEBHOOK_JOB } from './webhook.delivery.js';
 export const WEBHOOK_RETENTION_JOB = 'webhooks.retention';
@@ -17,7 +17,13 @@ export function deliverWebhookHandler(deliverer: WebhookDeliverer): JobHandler {
   return async (job, signal) => {
     const { eventId } = job.payload as { eventId?: unknown };
     if (job.workspaceId === null || typeof eventId !== 'string') throw new Error(`malformed webhook job ${job.id}`);
-    const result = await deliverer.attempt(job.workspaceId as WorkspaceId, eventId, signal, job.claim);
+    const key = { workspaceId: job.workspaceId as WorkspaceId, eventId };
+    const result = await deliverer.attempt(key.workspaceId, eventId, {
+      signal,
+      job: job.claim,
+      // Read by the claim when the runner claims with CLAIM_WITH_DELIVERY.
+      ...(job.details !== undefined && { delivery: deliveryFromClaim(key, job.details) }),
+    });
     if (!result.done)
       throw new RetryLater(
         result.retryInSeconds,

@@ -174,6 +174,39 @@ export async function findDeliveriesToSend(
   return keys.map((key) => found.get(`${key.workspaceId}/${key.eventId}`));
 }
 
+/**
+ * The claim function of the delivery runner (migration 0032): claim_jobs, and on each job the delivery
+ * and endpoint that `findDeliveriesToSend` would read, which `deliveryFromClaim` turns back into one.
+ */
+export const CLAIM_WITH_DELIVERY = 'claim_webhook_deliveries';
+
+/** The delivery `CLAIM_WITH_DELIVERY` read for a job; undefined where the delivery or the endpoint is gone. */
+export function deliveryFromClaim(key: DeliveryKey, details: unknown): DeliveryToSend | undefined {
+  if (!Array.isArray(details)) return undefined;
+  const [invoiceId, body, attempts, status, windowStartedAt, url, enabled, secret] = details as [
+    string | null,
+    string,
+    number,
+    DeliveryToSend['status'],
+    string,
+    string,
+    boolean,
+    string,
+  ];
+  return {
+    workspace_id: key.workspaceId,
+    event_id: key.eventId,
+    invoice_id: invoiceId,
+    body,
+    attempts,
+    status,
+    window_started_at: new Date(windowStartedAt),
+    url,
+    enabled,
+    secret,
+  };
+}
+
 /** One attempt and the result it gives its delivery. */
 export interface AttemptResultRecord extends DeliveryKey {
   readonly invoiceId: string | null;
