@@ -12,8 +12,12 @@ export interface BenchReceiver {
   readonly origin: string;
   /** Monotonic ms (shared by the processes of this machine) when `path` + `eventId` first arrived. */
   arrivedAt(path: string, eventId: string): number | undefined;
-  /** Distinct deliveries so far under paths starting with `prefix`, and deliveries that came again. */
-  counts(prefix: string): { readonly distinct: number; readonly duplicates: number };
+  /**
+   * Distinct deliveries so far under paths starting with `prefix`, deliveries that came again, and the
+   * connections open at the arrival of each request, on average: how many POSTs the sender had going
+   * at once (every POST has a connection of its own).
+   */
+  counts(prefix: string): { readonly distinct: number; readonly duplicates: number; readonly meanOpen: number };
   /**
    * Resolves with the monotonic ms of the arrival that made `count` distinct deliveries under `prefix`;
    * rejects after `timeoutMs`.
@@ -31,13 +35,16 @@ interface Waiter {
 export async function startBenchReceiver(): Promise<BenchReceiver> {
   const firstArrival = new Map<string, number>();
   // `arrivals`: when each distinct delivery first arrived, in order.
-  const perPrefix = new Map<string, { distinct: number; duplicates: number; arrivals: number[] }>();
+  const perPrefix = new Map<
+    string,
+    { distinct: number; duplicates: number; arrivals: number[]; openSum: number; requests: number }
+  >();
   const waiters = new Set<Waiter>();
   // The prefix of a path is its first segment: `/backlog-1/3` counts under `/backlog-1`.
   const prefixOf = (path: string) => `/${path.split('/')[1] ?? ''}`;
   const tally = (prefix: string) => {
     let entry = perPrefix.get(prefix);
-    if (!entry) perPrefix.set(prefix, (entry = { distinct: 0, duplicates: 0, arrivals: [] }));
+    if (!entry) perPrefix.set(prefix, (entry = { distinct: 0, duplicates: 0, arrivals: [], openSum: 0, requests: 0 }));
     return entry;
   };
 
@@ -52,6 +59,8 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
     if (request.method !== 'POST' || typeof eventId !== 'string') return;
     const key = `${path} ${eventId}`;
     const entry = tally(prefixOf(path));
+    entry.openSum += open;
+    entry.requests += 1;
     if (firstArrival.has(key)) {
       entry.duplicates += 1;
       return;
@@ -66,6 +75,11 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
       }
     }
   });
+  let open = 0;
+  server.on('connection', (socket) => {
+    open += 1;
+    socket.once('close', () => (open -= 1));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen({ host: '127.0.0.1', port: 0 }, resolve);
@@ -75,7 +89,10 @@ export async function startBenchReceiver(): Promise<BenchReceiver> {
   return {
     origin: `http://127.0.0.1:${port}`,
     arrivedAt: (path, eventId) => firstArrival.get(`${path} ${eventId}`),
-    counts: (prefix) => ({ distinct: tally(prefix).distinct, duplicates: tally(prefix).duplicates }),
+    counts: (prefix) => {
+      const { distinct, duplicates, openSum, requests } = tally(prefix);
+      return { distinct, duplicates, meanOpen: requests === 0 ? 0 : openSum / requests };
+    },
     whenDistinct: (prefix, count, timeoutMs) =>
       new Promise<number>((resolve, reject) => {
         const reached = tally(prefix).arrivals[count - 1];

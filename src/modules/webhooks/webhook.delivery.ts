@@ -18,8 +18,8 @@ import {
 export { DELIVER_WEBHOOK_JOB };
 
 /**
- * Delivery jobs of one workspace that a process runs at once (the runner's `perWorkspaceLimit`), a
- * quarter of its slots. A receiver that hangs for 8 s a request then holds these slots, not every slot
+ * Delivery jobs of one workspace that a process runs at once (the runner's `perWorkspaceLimit`), an
+ * eighth of its slots. A receiver that hangs for 8 s a request then holds these slots, not every slot
  * of the worker: other workspaces' deliveries keep flowing, and the workspace's other jobs wait
  * unclaimed. One workspace's backlog still drains at a good share of what the worker can send.
  */
