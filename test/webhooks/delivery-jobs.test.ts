@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { claimJobs } from '../../src/jobs/claim.js';
 import type { JobClaim } from '../../src/jobs/index.js';
+import { append } from '../../src/modules/events/index.js';
 import { CLAIM_WITH_DELIVERY, DELIVER_WEBHOOK_JOB } from '../../src/modules/webhooks/index.js';
 import { deliveryFromClaim, findDeliveriesToSend } from '../../src/modules/webhooks/webhook.repo.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -99,5 +100,52 @@ describe("the delivery runner's claim", () => {
     expect(deliveryFromClaim(keys[0]!, details(keys[0]!))).toEqual(expected);
     expect(details(keys[1]!)).toBeNull();
     expect(deliveryFromClaim(keys[1]!, details(keys[1]!))).toBeUndefined();
+  });
+
+  it('never misses the delivery of a job committed while the claim runs', async () => {
+    const receiver = await startTestReceiver();
+    const shop = await webhookShop(testApp);
+    await shop.configure(receiver.url);
+    const workspaceId = shop.workspaceId as WorkspaceId;
+    // Events keep committing, each with its delivery and job, while claims run back to back: a claim
+    // that reads deliveries with a snapshot older than its own would now and then take a job whose
+    // delivery it cannot see.
+    let writing = true;
+    let written = 0;
+    const writer = (async () => {
+      while (writing) {
+        written += 1;
+        await db.transaction().execute((trx) =>
+          append(trx, workspaceId, {
+            type: 'payment_intent.succeeded',
+            invoiceId: `inv_race${written}`,
+            paymentIntentId: `pi_race${written}`,
+            data: { paymentIntent: { id: `pi_race${written}`, status: 'succeeded', amount: '5.000000' } },
+            at: new Date(),
+          }),
+        );
+      }
+    })();
+    const missed: string[] = [];
+    let claimed = 0;
+    const until = Date.now() + 3_000;
+    while (Date.now() < until) {
+      const { rows } = await claimJobs(db, {
+        workerId: 'test-race',
+        kinds: [DELIVER_WEBHOOK_JOB],
+        limit: 1_000,
+        leaseSeconds: 30,
+        claimFunction: CLAIM_WITH_DELIVERY,
+        perWorkspace: { limit: 1_000, running: new Map() },
+      });
+      for (const job of rows.filter((row) => row.workspace_id === workspaceId)) {
+        claimed += 1;
+        if (job.details === null) missed.push(job.unique_key!);
+      }
+    }
+    writing = false;
+    await writer;
+    expect(claimed).toBeGreaterThan(50);
+    expect(missed).toEqual([]);
   });
 });
