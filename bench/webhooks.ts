@@ -93,27 +93,26 @@ export async function runWebhookBench(settings: WebhookBenchSettings, progress: 
     await bench.ceiling('ceiling-warmup', WARMUP_EVENTS);
     await bench.backlog('warmup', 10, WARMUP_EVENTS / 10);
 
-    const rows: Row[] = [];
-    progress(`webhooks: ceiling, ${CEILING_ROUNDS} × ${n} POSTs from postWebhook alone…`);
+    // The sender's rounds are spread over the backlog runs (two before, one between, two after), so
+    // that the reference is measured around them: this machine's speed drifts over a minute.
     const rounds: Row[] = [];
-    for (let round = 1; round <= CEILING_ROUNDS; round++) rounds.push(await bench.ceiling(`ceiling-${round}`, n));
+    const ceilingRounds = async (count: number) => {
+      progress(`webhooks: ceiling, ${count} × ${n} POSTs from postWebhook alone…`);
+      for (let i = 0; i < count; i++) rounds.push(await bench.ceiling(`ceiling-${rounds.length + 1}`, n));
+    };
+    await ceilingRounds(2);
+    const backlogs = [await bench.backlog('backlog-1', 1, n)];
+    await ceilingRounds(1);
+    if (settings.workspaces > 1 && Math.floor(n / settings.workspaces) > 0) {
+      const perWorkspace = Math.floor(n / settings.workspaces);
+      backlogs.push(await bench.backlog(`backlog-${settings.workspaces}`, settings.workspaces, perWorkspace));
+    }
+    await ceilingRounds(CEILING_ROUNDS - rounds.length);
     // A round lasts about a second: the median round, so one disturbed round does not move every ratio.
     const ceiling = rounds.sort((a, b) => a.seconds - b.seconds)[Math.floor(CEILING_ROUNDS / 2)]!;
-    rows.push({ ...ceiling, ratio: 1 });
     const ceilingRate = ceiling.events / ceiling.seconds;
     const withRatio = (row: Row): Row => ({ ...row, ratio: row.events / row.seconds / ceilingRate });
-    rows.push(withRatio(await bench.backlog('backlog-1', 1, n)));
-    if (settings.workspaces > 1 && Math.floor(n / settings.workspaces) > 0) {
-      rows.push(
-        withRatio(
-          await bench.backlog(
-            `backlog-${settings.workspaces}`,
-            settings.workspaces,
-            Math.floor(n / settings.workspaces),
-          ),
-        ),
-      );
-    }
+    const rows: Row[] = [{ ...ceiling, ratio: 1 }, ...backlogs.map(withRatio)];
     if (settings.latencySeconds > 0) rows.push(await bench.latency(settings.ratePerSecond, settings.latencySeconds));
 
     return [
@@ -121,7 +120,7 @@ export async function runWebhookBench(settings: WebhookBenchSettings, progress: 
       '',
       markdownTable(HEADER, rows.map(cells)),
       '',
-      `- ceiling: \`postWebhook\` (fresh connection, signed headers, the SSRF checks) straight to the receiver, ${CEILING_CONCURRENCY} at a time, nothing else: requests/s, the median of ${CEILING_ROUNDS} rounds; p50/p99/max: each POST's duration`,
+      `- ceiling: \`postWebhook\` (fresh connection, signed headers, the SSRF checks) straight to the receiver, ${CEILING_CONCURRENCY} at a time, nothing else: requests/s, the median of ${CEILING_ROUNDS} rounds (two before the backlogs, one between them, two after); p50/p99/max: each POST's duration`,
       '- in flight: connections open at the receiver when each request arrived, on average; every POST opens its own, so this is how many POSTs the sender had going at once',
       '- backlog: the events written first (the event writer `append`, one transaction each) with no worker running; then `createWorkers` started and timed until every delivery is `succeeded` in the database and the receiver has had every event id',
       '- latency: workers running; one event per transaction at a steady rate; from the return of COMMIT to the arrival at the receiver (one monotonic clock for both processes)',
