@@ -95,9 +95,10 @@ export type AttemptResult =
   { readonly done: true; readonly jobDeleted: boolean } | { readonly done: false; readonly retryInSeconds: number };
 
 /**
- * Sends pending deliveries, one attempt per call, and records every attempt. At least once. The reads
- * and the writes of attempts running at once share their round trips (`Batcher`): under load a
- * delivery costs the database a share of one query and one single-statement commit.
+ * Sends pending deliveries, one attempt per call, and records every attempt. At least once. The delivery
+ * runner's claim brings each delivery (CLAIM_WITH_DELIVERY); other callers' reads, and the writes of
+ * attempts running at once, share their round trips (`Batcher`): under load a delivery costs the
+ * database a share of its claim and of one single-statement commit, which also ends its job.
  */
 export class WebhookDeliverer {
   private readonly reads: Batcher<DeliveryKey, DeliveryToSend | undefined>;
