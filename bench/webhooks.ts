@@ -205,12 +205,13 @@ class WebhookBench {
     const succeededAt = await this.noneLeftPending(workspaceIds);
     const { handlerRuns } = await this.worker.call<StoppedWorkers>({ type: 'stopWorkers' });
     const stats = await this.deliveryStats(workspaceIds);
+    const received = this.receiver.counts(prefix);
     return {
       name: `backlog: ${workspaces} workspace${workspaces === 1 ? '' : 's'} × ${perWorkspace}`,
       events: total,
       seconds: (Math.max(receivedAt, succeededAt) - startedAt) / 1000,
-      inFlight: this.receiver.counts(prefix).meanOpen,
-      duplicates: this.receiver.counts(prefix).duplicates,
+      inFlight: received.meanOpen,
+      duplicates: received.duplicates,
       deferred: handlerRuns - stats.attempts,
       errors: stats.failedAttempts + (total - stats.succeeded),
     };
@@ -235,6 +236,7 @@ class WebhookBench {
     await this.noneLeftPending(workspaceIds);
     const { handlerRuns } = await this.worker.call<StoppedWorkers>({ type: 'stopWorkers' });
     const stats = await this.deliveryStats(workspaceIds);
+    const received = this.receiver.counts(`/${label}`);
     const latencies = commits.map(
       ([eventId, committedAt]) => this.receiver.arrivedAt(`/${label}/0`, eventId)! - committedAt,
     );
@@ -243,8 +245,8 @@ class WebhookBench {
       events: count,
       seconds: (commits.at(-1)![1] - commits[0]![1]) / 1000 + 1 / ratePerSecond,
       latency: percentiles(latencies),
-      inFlight: this.receiver.counts(`/${label}`).meanOpen,
-      duplicates: this.receiver.counts(`/${label}`).duplicates,
+      inFlight: received.meanOpen,
+      duplicates: received.duplicates,
       deferred: handlerRuns - stats.attempts,
       errors: stats.failedAttempts + (count - stats.succeeded),
     };

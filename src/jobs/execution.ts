@@ -1,8 +1,8 @@
 import type { Db } from '../db/database.js';
 import type { WorkspaceId } from '../shared/ids.js';
-import { JOB_DELETED, RetryLater, type Job, type JobHandler, type JobLogger } from './job.js';
+import { JOB_DELETED, RetryLater, type Job, type JobClaim, type JobHandler, type JobLogger } from './job.js';
 import type { ClaimedJob } from './claim.js';
-import { expireLease, failJob, releaseJob, type JobClaim } from './job.repo.js';
+import { expireLease, failJob, releaseJob } from './job.repo.js';
 import { Lease } from './lease.js';
 
 export interface ExecutionContext {

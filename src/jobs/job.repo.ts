@@ -35,12 +35,6 @@ export type EnqueueJobInput = {
   | { readonly delaySeconds?: number; readonly runAt?: never }
 );
 
-/**
- * One claim of a job: the lease holder and the attempt number together fence every later write, so a
- * worker whose lease was taken over cannot complete, fail or extend the new holder's run.
- */
-export type { JobClaim };
-
 const MAX_ERROR_LENGTH = 2000;
 
 /**

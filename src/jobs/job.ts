@@ -1,6 +1,9 @@
 import type { WorkspaceId } from '../shared/ids.js';
 
-/** The lease a run holds: a write fenced by all three does nothing once another worker took the job. */
+/**
+ * One claim of a job: the lease holder and the attempt number together fence every later write, so a
+ * worker whose lease was taken over cannot complete, fail or extend the new holder's run.
+ */
 export interface JobClaim {
   readonly id: bigint;
   readonly workerId: string;

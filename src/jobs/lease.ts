@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../db/database.js';
 import type { JobLogger } from './job.js';
-import { extendLease, type JobClaim } from './job.repo.js';
+import type { JobClaim } from './job.js';
+import { extendLease } from './job.repo.js';
 
 export interface LeaseOptions {
   readonly db: Db;

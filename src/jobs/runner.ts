@@ -6,9 +6,9 @@ import { randomToken } from '../shared/ids.js';
 import { within } from '../shared/within.js';
 import { backoffSeconds } from './backoff.js';
 import { JobExecution, type ExecutionContext } from './execution.js';
-import { silentJobLogger, type JobHandlers, type JobLogger } from './job.js';
+import { silentJobLogger, type JobClaim, type JobHandlers, type JobLogger } from './job.js';
 import { claimJobs, type ClaimedJob } from './claim.js';
-import { JOBS_CHANNEL, completeJobs, failAbandonedJobs, wakeRunners, type JobClaim } from './job.repo.js';
+import { JOBS_CHANNEL, completeJobs, failAbandonedJobs, wakeRunners } from './job.repo.js';
 import { ChannelListener } from '../db/listener.js';
 import { Batcher } from '../shared/batcher.js';
 

@@ -9,9 +9,9 @@ import {
   failAbandonedJobs,
   failJob,
   releaseJob,
-  type JobClaim,
   type JobRow,
 } from '../../src/jobs/job.repo.js';
+import type { JobClaim } from '../../src/jobs/job.js';
 import { newWorkspaceId } from '../../src/shared/ids.js';
 import { createTestDatabase } from '../support/database.js';
 import { findJob, makeDue, secondsUntilRun } from './support.js';

@@ -17,12 +17,12 @@ export function deliverWebhookHandler(deliverer: WebhookDeliverer): JobHandler {
   return async (job, signal) => {
     const { eventId } = job.payload as { eventId?: unknown };
     if (job.workspaceId === null || typeof eventId !== 'string') throw new Error(`malformed webhook job ${job.id}`);
-    const key = { workspaceId: job.workspaceId as WorkspaceId, eventId };
-    const result = await deliverer.attempt(key.workspaceId, eventId, {
+    const workspaceId = job.workspaceId as WorkspaceId;
+    const result = await deliverer.attempt(workspaceId, eventId, {
       signal,
       job: job.claim,
       // Read by the claim when the runner claims with CLAIM_WITH_DELIVERY.
-      ...(job.details !== undefined && { delivery: deliveryFromClaim(key, job.details) }),
+      ...(job.details !== undefined && { delivery: deliveryFromClaim({ workspaceId, eventId }, job.details) }),
     });
     if (!result.done)
       throw new RetryLater(
