@@ -6,7 +6,10 @@ import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
 import { CreateBatcher } from '../../src/modules/invoices/invoice.batcher.js';
 import {
   createInvoices,
+  createItem,
+  toInvoice,
   type CreateInvoiceParams,
+  type CreateItem,
   type CreateOutcome,
 } from '../../src/modules/invoices/invoice.repo.js';
 import { createTestApp, merchant } from '../support/app.js';
@@ -17,34 +20,28 @@ const shopA = (await merchant(app, ['invoices:create'])).workspaceId as Workspac
 const shopB = (await merchant(app, ['invoices:create'])).workspaceId as WorkspaceId;
 
 let counter = 0;
-function item(
-  workspaceId: WorkspaceId,
-  overrides: Partial<CreateInvoiceParams> = {},
-): { workspaceId: WorkspaceId; params: CreateInvoiceParams } {
+function item(workspaceId: WorkspaceId, overrides: Partial<CreateInvoiceParams> = {}): CreateItem {
   const id = `inv_group${String(++counter).padStart(4, '0')}` as InvoiceId;
-  return {
-    workspaceId,
-    params: {
-      idempotencyKey: `key-${counter}`,
-      requestHash: Buffer.from(`request-${counter}`),
-      idempotencyTtlSeconds: 86_400,
-      id,
-      amount: 1_000_000n,
-      network: null,
-      expiresIn: 3600,
-      now: new Date('2026-11-25T10:00:00.000Z'),
-      externalId: null,
-      successUrl: null,
-      cancelUrl: null,
-      urlOrigins: [],
-      payTo: null,
-      cost: 1n,
-      fee: 1n,
-      source: 'api',
-      createdEvent: { invoice: { id, status: 'open' } } as unknown as CreateInvoiceParams['createdEvent'],
-      ...overrides,
-    },
-  };
+  return createItem(workspaceId, {
+    idempotencyKey: `key-${counter}`,
+    requestHash: Buffer.from(`request-${counter}`),
+    idempotencyTtlSeconds: 86_400,
+    id,
+    amount: 1_000_000n,
+    network: null,
+    expiresIn: 3600,
+    now: new Date('2026-11-25T10:00:00.000Z'),
+    externalId: null,
+    successUrl: null,
+    cancelUrl: null,
+    urlOrigins: [],
+    payTo: null,
+    cost: 1n,
+    fee: 1n,
+    source: 'api',
+    createdEvent: { invoice: { id, status: 'open' } } as unknown as CreateInvoiceParams['createdEvent'],
+    ...overrides,
+  });
 }
 
 const describe = (outcome: CreateOutcome | AppError | undefined) =>
@@ -172,4 +169,74 @@ it('refuses a group holding one key twice as a whole, writing nothing', async ()
     database.db,
   );
   expect(rows[0]!.count).toBe(0);
+});
+
+/** The payload of the previous release's create_invoices(json), which processes of that release call during a roll. */
+function previousReleasePayload({ workspaceId, params: p }: ReturnType<typeof item>): string {
+  return JSON.stringify([
+    {
+      workspaceId,
+      idempotencyKey: p.idempotencyKey,
+      requestHash: p.requestHash.toString('hex'),
+      ttlSeconds: p.idempotencyTtlSeconds,
+      id: p.id,
+      amount: p.amount.toString(),
+      network: p.network,
+      expiresIn: p.expiresIn,
+      now: p.now.toISOString(),
+      externalId: p.externalId,
+      successUrl: p.successUrl,
+      cancelUrl: p.cancelUrl,
+      urlOrigins: p.urlOrigins,
+      payTo: p.payTo,
+      cost: p.cost.toString(),
+      fee: p.fee.toString(),
+      source: p.source,
+      eventTail: '"id":"unused"}',
+    },
+  ]);
+}
+
+async function previousReleaseCreate(entry: ReturnType<typeof item>) {
+  const { rows } = await sql<{ outcome: string; invoice: Record<string, unknown> | null }>`
+    SELECT outcome, invoice FROM create_invoices(${previousReleasePayload(entry)}::json)`.execute(database.db);
+  return rows[0]!;
+}
+
+async function storedRow(workspaceId: string, id: string) {
+  const { rows } = await sql<{ row: Record<string, unknown> }>`
+    SELECT to_jsonb(i) AS row FROM invoices i WHERE workspace_id = ${workspaceId} AND id = ${id}`.execute(database.db);
+  return rows[0]!.row;
+}
+
+it('stores with each new key the invoice row as created, which the previous release replays as its own', async () => {
+  const made = item(shopB, { externalId: 'order-7', successUrl: null, fee: 0n });
+  const [outcome] = await createInvoices(database.db, [made]);
+  expect(describe(outcome)).toBe(`created ${made.params.id}`);
+  const row = await storedRow(shopB, made.params.id);
+  const { rows } = await sql<{ response: Record<string, unknown> }>`
+    SELECT response FROM idempotency_keys
+     WHERE workspace_id = ${shopB} AND scope = 'invoices.create' AND key = ${made.params.idempotencyKey}`.execute(
+    database.db,
+  );
+  expect(rows[0]!.response).toEqual(row);
+  // What the service answered is what the row says.
+  const created = outcome as Exclude<CreateOutcome, { kind: 'idempotency_key_reused' }>;
+  expect(created.invoice).toEqual({ ...toInvoice(row), automation: null });
+
+  const replayed = await previousReleaseCreate(made);
+  expect(replayed).toEqual({ outcome: 'replayed', invoice: row });
+});
+
+it('replays a key the previous release claimed, in a group and alone', async () => {
+  const earlier = item(shopA, { cost: 0n, fee: 0n });
+  expect((await previousReleaseCreate(earlier)).outcome).toBe('created');
+  const row = await storedRow(shopA, earlier.params.id);
+  const retry = createItem(shopA, { ...earlier.params, id: 'inv_notmade' as InvoiceId });
+  const [grouped] = await createInvoices(database.db, [retry, item(shopA, { cost: 0n, fee: 0n })]);
+  const [alone] = await createInvoices(database.db, [retry]);
+  for (const outcome of [grouped, alone]) {
+    expect(describe(outcome)).toBe(`replayed ${earlier.params.id}`);
+    expect((outcome as Exclude<CreateOutcome, { kind: 'idempotency_key_reused' }>).invoice).toEqual(toInvoice(row));
+  }
 });

@@ -2,12 +2,13 @@ import type { Db } from '../../db/database.js';
 import { Batcher } from '../../shared/batcher.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { createInvoice, createInvoices, type CreateInvoiceParams, type CreateOutcome } from './invoice.repo.js';
-
-interface CreateItem {
-  readonly workspaceId: WorkspaceId;
-  readonly params: CreateInvoiceParams;
-}
+import {
+  createInvoices,
+  createItem,
+  type CreateInvoiceParams,
+  type CreateItem,
+  type CreateOutcome,
+} from './invoice.repo.js';
 
 /** Each item's own outcome: one refused item does not fail the others of its batch. */
 type Settled = { readonly outcome: CreateOutcome } | { readonly error: unknown };
@@ -30,7 +31,7 @@ export class CreateBatcher {
   }
 
   async create(workspaceId: WorkspaceId, params: CreateInvoiceParams): Promise<CreateOutcome> {
-    const settled = await this.batcher.submit({ workspaceId, params });
+    const settled = await this.batcher.submit(createItem(workspaceId, params));
     if ('error' in settled) throw settled.error;
     return settled.outcome;
   }
@@ -77,8 +78,8 @@ export class CreateBatcher {
   }
 
   private runAlone(item: CreateItem): Promise<Settled> {
-    return createInvoice(this.db, item.workspaceId, item.params).then(
-      (outcome) => ({ outcome }),
+    return createInvoices(this.db, [item]).then(
+      ([result]) => settle(result),
       (error: unknown) => ({ error }),
     );
   }

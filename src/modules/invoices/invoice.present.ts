@@ -1,8 +1,14 @@
 import { formatUsdc } from '../../shared/money.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceEventData, NewEvent } from '../events/index.js';
-import { formatInvoiceNumber, type Invoice, type InvoiceAutomation, type InvoiceEventType } from './invoice.js';
-import type { CreateInvoiceParams } from './invoice.repo.js';
+import {
+  formatInvoiceNumber,
+  openedInvoice,
+  type Invoice,
+  type InvoiceAutomation,
+  type InvoiceDraft,
+  type InvoiceEventType,
+} from './invoice.js';
 
 /** The invoice as the API shows it. Links are built from PUBLIC_BASE_URL (docs/invoices.md). */
 export function presentInvoice(invoice: Invoice, baseUrl: URL) {
@@ -40,17 +46,11 @@ export function invoiceEvent(type: InvoiceEventKind, invoice: Invoice, baseUrl: 
   return { type, invoiceId: invoice.id, data: { invoice: presentInvoice(invoice, baseUrl) }, at };
 }
 
-/** What create_invoice is asked to create, as far as the invoice's API shape needs it. */
-export type InvoiceDraft = Pick<
-  CreateInvoiceParams,
-  'id' | 'amount' | 'network' | 'expiresIn' | 'now' | 'externalId' | 'successUrl' | 'cancelUrl'
->;
-
 /**
  * The data of `invoice.created` for an invoice about to be created, rendered before the database
  * assigns its number and copies the workspace wallet into it: `number` and `payTo` are placeholders
- * that create_invoice fills in (SQL invoice_number_text matches formatInvoiceNumber), so creation stays
- * one round trip and the API shape has one definition.
+ * that create_invoice_group fills in (SQL invoice_number_text matches formatInvoiceNumber), so creation
+ * stays one round trip and the API shape has one definition.
  */
 export function createdEventData(
   workspaceId: WorkspaceId,
@@ -58,22 +58,5 @@ export function createdEventData(
   baseUrl: URL,
   automation: InvoiceAutomation | null = null,
 ): InvoiceEventData {
-  const invoice: Invoice = {
-    ...draft,
-    workspaceId,
-    number: 0n,
-    status: 'open',
-    currency: 'USDC',
-    expiresAt: new Date(draft.now.getTime() + draft.expiresIn * 1000),
-    linkVersion: 1,
-    payTo: '',
-    feeReserved: 0n,
-    createdAt: draft.now,
-    updatedAt: draft.now,
-    paidAt: null,
-    expiredAt: null,
-    cancelledAt: null,
-    automation,
-  };
-  return { invoice: presentInvoice(invoice, baseUrl) };
+  return { invoice: presentInvoice(openedInvoice(workspaceId, draft, { number: 0n, payTo: '' }, automation), baseUrl) };
 }

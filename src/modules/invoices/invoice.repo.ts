@@ -1,10 +1,16 @@
 import { sql } from 'kysely';
-import type { DatabaseError } from 'pg';
 import type { Executor } from '../../db/database.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceEventData } from '../events/index.js';
-import type { Invoice, InvoiceId, ExpiresIn, InvoiceStatus } from './invoice.js';
+import {
+  openedInvoice,
+  type Invoice,
+  type InvoiceDraft,
+  type InvoiceId,
+  type ExpiresIn,
+  type InvoiceStatus,
+} from './invoice.js';
 
 /** An invoice row as stored, from a query (Date, bigint) or from jsonb (strings, numbers). */
 type StoredInvoice = Record<string, unknown>;
@@ -39,22 +45,13 @@ export function toInvoice(row: StoredInvoice): Invoice {
   };
 }
 
-export interface CreateInvoiceParams {
+export interface CreateInvoiceParams extends InvoiceDraft {
   readonly idempotencyKey: string | null;
   readonly requestHash: Buffer;
   readonly idempotencyTtlSeconds: number;
-  readonly id: InvoiceId;
-  readonly amount: bigint;
-  readonly network: string | null;
-  readonly expiresIn: ExpiresIn;
-  readonly now: Date;
-  readonly externalId: string | null;
-  readonly successUrl: string | null;
-  readonly cancelUrl: string | null;
   readonly urlOrigins: readonly string[];
   readonly payTo: string | null;
   readonly cost: bigint;
-  readonly fee: bigint;
   readonly source: 'api' | 'portal' | 'batch' | 'automation';
   /** The data of its `invoice.created` event, but for the number and wallet the database fills in. */
   readonly createdEvent: InvoiceEventData;
@@ -78,28 +75,15 @@ const REFUSALS: Record<string, [ErrorCode, string]> = {
   ],
 };
 
-/**
- * One round trip: `create_invoice` claims the key, takes the number, charges the credits, inserts the
- * invoice and appends its `invoice.created` event (through append_event, the one event writer).
- */
+/** One create alone (a group of one): its outcome, or its refusal thrown as an AppError. */
 export async function createInvoice(
   db: Executor,
   workspaceId: WorkspaceId,
-  p: CreateInvoiceParams,
+  params: CreateInvoiceParams,
 ): Promise<CreateOutcome> {
-  try {
-    const { rows } = await sql<{ outcome: string; invoice: StoredInvoice | null }>`
-      SELECT outcome, invoice FROM create_invoice(
-        ${workspaceId}, ${p.idempotencyKey}, ${p.requestHash}, make_interval(secs => ${p.idempotencyTtlSeconds}),
-        ${p.id}, ${p.amount}, ${p.network}, ${p.expiresIn}, ${p.now},
-        ${p.externalId}, ${p.successUrl}, ${p.cancelUrl}, ${[...p.urlOrigins]}::text[], ${p.payTo},
-        ${p.cost}, ${p.fee}, ${p.source}, ${JSON.stringify(p.createdEvent)}::jsonb)`.execute(db);
-    return toOutcome(rows[0]!.outcome, rows[0]!.invoice);
-  } catch (error) {
-    const database = error as DatabaseError;
-    if (database.code !== 'P0001') throw error;
-    throw refusal(database.message, database.detail);
-  }
+  const [result] = await createInvoices(db, [createItem(workspaceId, params)]);
+  if (result instanceof AppError) throw result;
+  return result!;
 }
 
 /** Records which automation and occurrence created the invoice (in the transaction that created it). */
@@ -117,66 +101,76 @@ export async function markScheduled(
     .execute();
 }
 
+/** One create of a group, with its part of the group's payload rendered as it is made. */
+export interface CreateItem {
+  readonly workspaceId: WorkspaceId;
+  readonly params: CreateInvoiceParams;
+  /** The item as create_invoice_group reads it (JSON). */
+  readonly payload: string;
+}
+
 /**
- * Many creates in one round trip (`create_invoices`), each with its event. Each item resolves to its outcome
- * or its refusal (an AppError), in the order given; only a database failure rejects the whole batch.
+ * Renders the item when the request is made, so that a group's serial path only joins its items' texts.
+ * The event's invoice goes without its number and wallet, which the database puts in front once it has
+ * decided them, and without its opening brace.
+ */
+export function createItem(workspaceId: WorkspaceId, params: CreateInvoiceParams): CreateItem {
+  const { number: _number, payTo: _payTo, ...event } = params.createdEvent.invoice;
+  const payload = JSON.stringify({
+    workspaceId,
+    idempotencyKey: params.idempotencyKey,
+    requestHash: params.requestHash.toString('hex'),
+    ttlSeconds: params.idempotencyTtlSeconds,
+    id: params.id,
+    amount: params.amount.toString(),
+    network: params.network,
+    expiresIn: params.expiresIn,
+    now: params.now.toISOString(),
+    externalId: params.externalId,
+    successUrl: params.successUrl,
+    cancelUrl: params.cancelUrl,
+    urlOrigins: params.urlOrigins,
+    payTo: params.payTo,
+    cost: params.cost.toString(),
+    fee: params.fee.toString(),
+    source: params.source,
+    eventTail: JSON.stringify(event).slice(1),
+  });
+  return { workspaceId, params, payload };
+}
+
+/**
+ * Many creates in one round trip (`create_invoice_group`), each with its event. Each item resolves to its
+ * outcome or its refusal (an AppError), in the order given; only a database failure rejects the whole batch.
  */
 export async function createInvoices(
   db: Executor,
-  items: readonly { workspaceId: WorkspaceId; params: CreateInvoiceParams }[],
+  items: readonly CreateItem[],
 ): Promise<(CreateOutcome | AppError)[]> {
-  const payload = items.map(({ workspaceId, params: p }) => ({
-    workspaceId,
-    idempotencyKey: p.idempotencyKey,
-    requestHash: p.requestHash.toString('hex'),
-    ttlSeconds: p.idempotencyTtlSeconds,
-    id: p.id,
-    amount: p.amount.toString(),
-    network: p.network,
-    expiresIn: p.expiresIn,
-    now: p.now.toISOString(),
-    externalId: p.externalId,
-    successUrl: p.successUrl,
-    cancelUrl: p.cancelUrl,
-    urlOrigins: p.urlOrigins,
-    payTo: p.payTo,
-    cost: p.cost.toString(),
-    fee: p.fee.toString(),
-    source: p.source,
-    eventTail: eventTail(p.createdEvent),
-  }));
   const { rows } = await sql<{
     idx: number;
     outcome: string;
     error_code: string | null;
     error_detail: string | null;
+    number: bigint | null;
+    pay_to: string | null;
     invoice: StoredInvoice | null;
   }>`
-    SELECT idx, outcome, error_code, error_detail, invoice FROM create_invoices(${JSON.stringify(payload)}::json)`.execute(
-    db,
-  );
+    SELECT idx, outcome, error_code, error_detail, number, pay_to, invoice
+      FROM create_invoice_group(${`[${items.map((item) => item.payload).join(',')}]`}::json)`.execute(db);
   const results: (CreateOutcome | AppError)[] = new Array(items.length);
   for (const row of rows) {
+    const { workspaceId, params } = items[row.idx]!;
     results[row.idx] =
-      row.outcome === 'refused'
-        ? refusal(row.error_code ?? '', row.error_detail ?? undefined)
-        : toOutcome(row.outcome, row.invoice);
+      row.outcome === 'created'
+        ? { kind: 'created', invoice: openedInvoice(workspaceId, params, { number: row.number!, payTo: row.pay_to! }) }
+        : row.outcome === 'replayed'
+          ? { kind: 'replayed', invoice: toInvoice(row.invoice!) }
+          : row.outcome === 'idempotency_key_reused'
+            ? { kind: 'idempotency_key_reused' }
+            : refusal(row.error_code ?? '', row.error_detail ?? undefined);
   }
   return results;
-}
-
-/**
- * The invoice of an `invoice.created` event as JSON text without its number and wallet, which the
- * database puts in front once it has decided them, and without its opening brace.
- */
-function eventTail(event: InvoiceEventData): string {
-  const { number: _number, payTo: _payTo, ...rest } = event.invoice;
-  return JSON.stringify(rest).slice(1);
-}
-
-function toOutcome(outcome: string, invoice: StoredInvoice | null): CreateOutcome {
-  if (outcome === 'idempotency_key_reused') return { kind: 'idempotency_key_reused' };
-  return { kind: outcome as 'created' | 'replayed', invoice: toInvoice(invoice!) };
 }
 
 function refusal(code: string, detail: string | undefined): AppError {

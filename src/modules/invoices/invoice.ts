@@ -43,6 +43,52 @@ export interface InvoiceAutomation {
   readonly occurrence: number;
 }
 
+/** What creating an invoice is asked for; the database decides the rest (its number and receiving wallet). */
+export interface InvoiceDraft {
+  readonly id: InvoiceId;
+  readonly amount: bigint;
+  readonly network: string | null;
+  readonly expiresIn: ExpiresIn;
+  readonly now: Date;
+  readonly externalId: string | null;
+  readonly successUrl: string | null;
+  readonly cancelUrl: string | null;
+  /** The success fee reserved for it. */
+  readonly fee: bigint;
+}
+
+/** The invoice a draft becomes, as it reads the moment it is created. */
+export function openedInvoice(
+  workspaceId: WorkspaceId,
+  draft: InvoiceDraft,
+  decided: { readonly number: bigint; readonly payTo: string },
+  automation: InvoiceAutomation | null = null,
+): Invoice {
+  return {
+    workspaceId,
+    id: draft.id,
+    number: decided.number,
+    status: 'open',
+    amount: draft.amount,
+    currency: 'USDC',
+    network: draft.network,
+    expiresIn: draft.expiresIn,
+    expiresAt: new Date(draft.now.getTime() + draft.expiresIn * 1000),
+    linkVersion: 1,
+    externalId: draft.externalId,
+    successUrl: draft.successUrl,
+    cancelUrl: draft.cancelUrl,
+    payTo: decided.payTo,
+    feeReserved: draft.fee,
+    createdAt: draft.now,
+    updatedAt: draft.now,
+    paidAt: null,
+    expiredAt: null,
+    cancelledAt: null,
+    automation,
+  };
+}
+
 export function newInvoiceId(): InvoiceId {
   return `inv_${randomToken()}` as InvoiceId;
 }
