@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
+import { Pipeline } from './pipeline.js';
 import type { AuthNonceTable, SessionTable } from '../modules/auth/index.js';
 import type { ApiKeyTable } from '../modules/api-keys/index.js';
 import type { AutomationTable } from '../modules/automations/index.js';
@@ -59,10 +60,21 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/** The pipelined connection opened beside each pool, found from the pool's Kysely instance. */
+const pipelines = new WeakMap<Db, Pipeline>();
+
 export function openDatabase(connection: pg.PoolConfig, poolSize = 8): DatabaseHandle {
   const pool = new pg.Pool({ ...connection, max: poolSize, types });
   // An idle client's error (e.g. the server restarted) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { pool, db, close: () => db.destroy() };
+  // It connects only when a use case first sends on it.
+  const pipeline = new Pipeline({ ...connection, types });
+  pipelines.set(db, pipeline);
+  return { pool, db, close: () => Promise.all([pipeline.close(), db.destroy()]).then(() => {}) };
+}
+
+/** The pipeline of the database `db` was opened on (openDatabase); none for a Kysely made elsewhere. */
+export function pipelineOf(db: Db): Pipeline | undefined {
+  return pipelines.get(db);
 }

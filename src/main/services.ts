@@ -1,5 +1,5 @@
 import { networkNames, signInChainIds, type Config } from '../config/config.js';
-import type { Db } from '../db/database.js';
+import { pipelineOf, type Db } from '../db/database.js';
 import type { Services } from '../http/services.js';
 import { ApiKeyService } from '../modules/api-keys/index.js';
 import { AuthService } from '../modules/auth/index.js';
@@ -72,6 +72,7 @@ export function createServices(
   });
   const invoices = new InvoiceService({
     db,
+    pipeline: pipelineOf(db),
     clock,
     rules: { maxAmount: config.maxInvoiceAmount, networks: networkNames(config) },
     successFeeCredits: config.successFeeCredits,

@@ -11,7 +11,12 @@ export class Batcher<Item, Answer> {
 
   constructor(
     private readonly run: (items: Item[]) => Promise<readonly Answer[]>,
-    private readonly options: { readonly maxBatch?: number; readonly concurrency?: number } = {},
+    private readonly options: {
+      readonly maxBatch?: number;
+      readonly concurrency?: number;
+      /** While a batch runs, another goes only once this many items wait (or when it ends): not a trickle of small ones. */
+      readonly minBatchWhileBusy?: number;
+    } = {},
   ) {}
 
   submit(item: Item): Promise<Answer> {
@@ -23,6 +28,7 @@ export class Batcher<Item, Answer> {
 
   private next(): void {
     if (this.queue.length === 0 || this.running >= (this.options.concurrency ?? 1)) return;
+    if (this.running > 0 && this.queue.length < (this.options.minBatchWhileBusy ?? 1)) return;
     const batch = this.queue.splice(0, this.options.maxBatch ?? 500);
     this.running++;
     void this.send(batch).finally(() => {

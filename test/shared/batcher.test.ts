@@ -44,6 +44,25 @@ describe('Batcher', () => {
     expect(batches).toEqual([['a'], ['b'], ['c', 'd'], ['e']]);
   });
 
+  it('sends a second batch while one runs only once enough items wait for it', async () => {
+    const gate = deferred();
+    const batches: number[][] = [];
+    const batcher = new Batcher(
+      async (items: number[]) => {
+        batches.push(items);
+        if (batches.length === 1) await gate.promise;
+        return items;
+      },
+      { concurrency: 2, minBatchWhileBusy: 3 },
+    );
+    const answers = Promise.all([1, 2, 3, 4, 5, 6].map((item) => batcher.submit(item)));
+    // 1 alone at once; 2 and 3 wait; 4 makes three waiting, and they go while 1 still runs.
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    gate.release();
+    expect(await answers).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(batches).toEqual([[1], [2, 3, 4], [5, 6]]);
+  });
+
   it('rejects every item of a failed batch and goes on with the next', async () => {
     let calls = 0;
     const batcher = new Batcher(async (items: number[]) => {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { Pipeline } from '../../db/pipeline.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceEventData } from '../events/index.js';
@@ -101,6 +102,18 @@ export async function markScheduled(
     .execute();
 }
 
+interface GroupRow {
+  readonly idx: number;
+  readonly outcome: string;
+  readonly error_code: string | null;
+  readonly error_detail: string | null;
+  readonly number: bigint | null;
+  readonly pay_to: string | null;
+  readonly invoice: StoredInvoice | null;
+}
+
+const CREATE_GROUP = 'SELECT * FROM create_invoice_group($1::json)';
+
 /** One create of a group, with its part of the group's payload rendered as it is made. */
 export interface CreateItem {
   readonly workspaceId: WorkspaceId;
@@ -144,20 +157,14 @@ export function createItem(workspaceId: WorkspaceId, params: CreateInvoiceParams
  * outcome or its refusal (an AppError), in the order given; only a database failure rejects the whole batch.
  */
 export async function createInvoices(
-  db: Executor,
+  target: Executor | Pipeline,
   items: readonly CreateItem[],
 ): Promise<(CreateOutcome | AppError)[]> {
-  const { rows } = await sql<{
-    idx: number;
-    outcome: string;
-    error_code: string | null;
-    error_detail: string | null;
-    number: bigint | null;
-    pay_to: string | null;
-    invoice: StoredInvoice | null;
-  }>`
-    SELECT idx, outcome, error_code, error_detail, number, pay_to, invoice
-      FROM create_invoice_group(${`[${items.map((item) => item.payload).join(',')}]`}::json)`.execute(db);
+  const payload = `[${items.map((item) => item.payload).join(',')}]`;
+  const rows =
+    target instanceof Pipeline
+      ? await target.query<GroupRow>(CREATE_GROUP, [payload])
+      : (await sql<GroupRow>`SELECT * FROM create_invoice_group(${payload}::json)`.execute(target)).rows;
   const results: (CreateOutcome | AppError)[] = new Array(items.length);
   for (const row of rows) {
     const { workspaceId, params } = items[row.idx]!;

@@ -1,4 +1,5 @@
 import type { Db, Executor } from '../../db/database.js';
+import type { Pipeline } from '../../db/pipeline.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
@@ -50,6 +51,8 @@ export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
 
 export interface InvoiceServiceDeps {
   readonly db: Db;
+  /** A pipelined connection to the same database, for creation's group commits (CreateBatcher). */
+  readonly pipeline?: Pipeline;
   readonly clock: Clock;
   readonly rules: InvoiceRules;
   readonly successFeeCredits: number;
@@ -78,7 +81,7 @@ export class InvoiceService {
   private readonly batcher: CreateBatcher;
 
   constructor(private readonly deps: InvoiceServiceDeps) {
-    this.batcher = new CreateBatcher(deps.db);
+    this.batcher = new CreateBatcher(deps.db, deps.pipeline);
   }
 
   /**
