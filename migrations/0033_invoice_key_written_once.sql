@@ -13,6 +13,10 @@
 -- locks) makes the insert fail on the key's uniqueness; the service then sends each item alone, and
 -- the one whose key was taken replays it.
 --
+-- The group's six writes (counters, account, ledger, invoices, events, keys) are one statement of
+-- data-modifying CTEs: a group's fixed cost is mostly statements' own, and groups are small when two
+-- are in flight (the service pipelines them).
+--
 -- The stored answer is what to_jsonb of the invoice row gave, so processes of the previous release
 -- replay these keys as their own; create_invoices and create_invoice stay for them during a rolling
 -- upgrade.
@@ -162,49 +166,52 @@ BEGIN
     v_pay_to[i] := v_ws.wallet_address;
   END LOOP;
 
+  -- The group's writes, one statement: each workspace as its accepted items leave it (its row and account
+  -- are locked since they were read), the ledger, the invoices, their events, and the keys with the
+  -- answer a retry replays (the invoice row as inserted, in to_jsonb's shape).
   IF 'created' = ANY (v_outcome) THEN
-    -- Each workspace as its accepted items leave it (its row and account are locked since they were read).
-    UPDATE workspaces w SET invoice_seq = t.invoice_seq, event_seq = t.event_seq
-      FROM (SELECT u.ws, max(u.number) AS invoice_seq, max(u.event) AS event_seq
-              FROM unnest(v_ws_ids, v_number, v_event, v_outcome) AS u(ws, number, event, outcome)
-             WHERE u.outcome = 'created' GROUP BY u.ws) t
-     WHERE w.id = t.ws;
-    UPDATE credit_accounts a SET balance = a.balance - t.cost, reserved = a.reserved + t.fee
-      FROM (SELECT u.ws, sum(u.cost) AS cost, sum(u.fee) AS fee
-              FROM unnest(v_ws_ids, v_costs, v_fees, v_outcome) AS u(ws, cost, fee, outcome)
-             WHERE u.outcome = 'created' GROUP BY u.ws) t
-     WHERE a.workspace_id = t.ws;
-
-    INSERT INTO credit_ledger (workspace_id, kind, balance_change, reserve_change, reference, seq, balance_after)
-    SELECT t.ws, 'invoice.created', -t.cost, t.fee, t.id, t.seq, t.after
-      FROM unnest(v_ws_ids, v_ids, v_costs, v_fees, v_outcome, v_seq, v_after) WITH ORDINALITY
-           AS t(ws, id, cost, fee, outcome, seq, after, ord)
-     WHERE t.outcome = 'created'
-     ORDER BY t.ord;
-
-    INSERT INTO invoices (workspace_id, id, number, status, amount, currency, network, expires_in, expires_at,
-                          external_id, success_url, cancel_url, pay_to, source, fee_reserved, created_at, updated_at)
-    SELECT t.ws, t.id, t.number, 'open', t.amount, 'USDC', t.network, t.expires_in,
-           t.now + make_interval(secs => t.expires_in), t.external, t.success, t.cancel, t.pay_to, t.source,
-           t.fee, t.now, t.now
-      FROM unnest(v_ws_ids, v_ids, v_number, v_amounts, v_networks, v_expires, v_nows, v_external, v_success,
-                  v_cancel, v_pay_to, v_sources, v_fees, v_outcome) WITH ORDINALITY
-           AS t(ws, id, number, amount, network, expires_in, now, external, success, cancel, pay_to, source, fee,
-                outcome, ord)
-     WHERE t.outcome = 'created'
-     ORDER BY t.ord;
-
-    INSERT INTO events (workspace_id, id, type, invoice_id, payment_intent_id, data, created_at)
-    SELECT t.ws, t.event, 'invoice.created', t.id, NULL,
-           ('{"invoice":{"number":' || to_json(invoice_number_text(t.number))::text
-            || ',"payTo":' || to_json(t.pay_to)::text || ',' || t.tail || '}')::json,
-           t.now
-      FROM unnest(v_ws_ids, v_ids, v_outcome, v_number, v_event, v_pay_to, v_tails, v_nows) WITH ORDINALITY
-           AS t(ws, id, outcome, number, event, pay_to, tail, now, ord)
-     WHERE t.outcome = 'created'
-     ORDER BY t.ord;
-
-    -- The answer a retry replays: the invoice row as inserted, in to_jsonb's shape.
+    WITH counters AS (
+      UPDATE workspaces w SET invoice_seq = t.invoice_seq, event_seq = t.event_seq
+        FROM (SELECT u.ws, max(u.number) AS invoice_seq, max(u.event) AS event_seq
+                FROM unnest(v_ws_ids, v_number, v_event, v_outcome) AS u(ws, number, event, outcome)
+               WHERE u.outcome = 'created' GROUP BY u.ws) t
+       WHERE w.id = t.ws
+    ), accounts AS (
+      UPDATE credit_accounts a SET balance = a.balance - t.cost, reserved = a.reserved + t.fee
+        FROM (SELECT u.ws, sum(u.cost) AS cost, sum(u.fee) AS fee
+                FROM unnest(v_ws_ids, v_costs, v_fees, v_outcome) AS u(ws, cost, fee, outcome)
+               WHERE u.outcome = 'created' GROUP BY u.ws) t
+       WHERE a.workspace_id = t.ws
+    ), ledger AS (
+      INSERT INTO credit_ledger (workspace_id, kind, balance_change, reserve_change, reference, seq, balance_after)
+      SELECT t.ws, 'invoice.created', -t.cost, t.fee, t.id, t.seq, t.after
+        FROM unnest(v_ws_ids, v_ids, v_costs, v_fees, v_outcome, v_seq, v_after) WITH ORDINALITY
+             AS t(ws, id, cost, fee, outcome, seq, after, ord)
+       WHERE t.outcome = 'created'
+       ORDER BY t.ord
+    ), created AS (
+      INSERT INTO invoices (workspace_id, id, number, status, amount, currency, network, expires_in, expires_at,
+                            external_id, success_url, cancel_url, pay_to, source, fee_reserved, created_at, updated_at)
+      SELECT t.ws, t.id, t.number, 'open', t.amount, 'USDC', t.network, t.expires_in,
+             t.now + make_interval(secs => t.expires_in), t.external, t.success, t.cancel, t.pay_to, t.source,
+             t.fee, t.now, t.now
+        FROM unnest(v_ws_ids, v_ids, v_number, v_amounts, v_networks, v_expires, v_nows, v_external, v_success,
+                    v_cancel, v_pay_to, v_sources, v_fees, v_outcome) WITH ORDINALITY
+             AS t(ws, id, number, amount, network, expires_in, now, external, success, cancel, pay_to, source, fee,
+                  outcome, ord)
+       WHERE t.outcome = 'created'
+       ORDER BY t.ord
+    ), events AS (
+      INSERT INTO events (workspace_id, id, type, invoice_id, payment_intent_id, data, created_at)
+      SELECT t.ws, t.event, 'invoice.created', t.id, NULL,
+             ('{"invoice":{"number":' || to_json(invoice_number_text(t.number))::text
+              || ',"payTo":' || to_json(t.pay_to)::text || ',' || t.tail || '}')::json,
+             t.now
+        FROM unnest(v_ws_ids, v_ids, v_outcome, v_number, v_event, v_pay_to, v_tails, v_nows) WITH ORDINALITY
+             AS t(ws, id, outcome, number, event, pay_to, tail, now, ord)
+       WHERE t.outcome = 'created'
+       ORDER BY t.ord
+    )
     INSERT INTO idempotency_keys (workspace_id, scope, key, request_hash, expires_at, response)
     SELECT t.ws, 'invoices.create', t.key, t.hash, t.now + make_interval(secs => t.ttl),
            jsonb_build_object(

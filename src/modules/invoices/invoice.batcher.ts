@@ -19,8 +19,10 @@ const MAX_BATCH = 64;
 /**
  * On a pipeline, a second group is written while the first runs once this many creates wait, so that
  * the database starts it the moment the first commits; fewer wait for the first to end and join the next.
+ * Too few make small groups, each paying a group's fixed cost; too many leave the database idle between
+ * groups. Of 5, 8, 14, 20 and 28 under the bench's 32 connections, 14 created the most (docs/performance.md).
  */
-const SECOND_GROUP_AT = 8;
+const SECOND_GROUP_AT = 14;
 
 /**
  * Group commit for invoice creation. While one create transaction runs, the creates that arrive meanwhile
