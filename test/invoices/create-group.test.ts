@@ -71,8 +71,8 @@ it('decides every item of a group in order, then writes numbers, credits, ledger
   const a4 = item(shopA, { fee: 0n }); // nothing left
   const a5 = item(shopA, { payTo: '0x000000000000000000000000000000000000dead' });
   const b1 = item(shopB);
-  // Without a key: a key of a missing workspace fails its foreign key, as it always has.
-  const lost = item('ws_missing' as WorkspaceId, { idempotencyKey: null });
+  // A missing workspace: its items are refused as not found, and nothing is written for them.
+  const lost = item('ws_missing' as WorkspaceId);
   // Workspaces interleaved: the function groups them itself.
   const outcomes = await createInvoices(database.db, [b1, a1, lost, a2, a3, a4, a5]);
   expect(outcomes.map(describe)).toEqual([
@@ -85,6 +85,12 @@ it('decides every item of a group in order, then writes numbers, credits, ledger
     'pay_to_mismatch',
   ]);
   expect([outcomes[0], outcomes[1], outcomes[4]].map(numberOf)).toEqual([1n, 1n, 2n]);
+  const { rows: orphans } = await sql<{ count: number }>`
+    SELECT (SELECT count(*) FROM idempotency_keys WHERE workspace_id = 'ws_missing')
+         + (SELECT count(*) FROM invoices WHERE workspace_id = 'ws_missing')
+         + (SELECT count(*) FROM events WHERE workspace_id = 'ws_missing')
+         + (SELECT count(*) FROM credit_ledger WHERE workspace_id = 'ws_missing') AS count`.execute(database.db);
+  expect(Number(orphans[0]!.count)).toBe(0);
 
   const { rows: accounts } = await sql<{
     workspace_id: string;
