@@ -123,9 +123,8 @@ BEGIN
   FOREACH i IN ARRAY v_order LOOP
     IF v_ws_id IS DISTINCT FROM v_ws_ids[i] THEN
       v_ws_id := v_ws_ids[i];
-      -- No row: every field reads null, and the items are refused as not found.
-      SELECT invoice_seq, event_seq, wallet_address, return_origins INTO v_ws
-        FROM workspaces WHERE id = v_ws_id FOR NO KEY UPDATE;
+      -- Locked above. No row: every field reads null, and the items are refused as not found.
+      SELECT invoice_seq, event_seq, wallet_address, return_origins INTO v_ws FROM workspaces WHERE id = v_ws_id;
       SELECT balance, reserved INTO v_account FROM credit_accounts WHERE workspace_id = v_ws_id FOR NO KEY UPDATE;
       v_found := FOUND;
       SELECT coalesce(max(seq), 0) INTO v_ledger FROM credit_ledger WHERE workspace_id = v_ws_id;

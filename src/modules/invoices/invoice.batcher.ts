@@ -26,7 +26,7 @@ const SECOND_GROUP_AT = 14;
 
 /**
  * Group commit for invoice creation. While one create transaction runs, the creates that arrive meanwhile
- * wait and then go together, in one round trip and one commit (`create_invoices`, each invoice with its
+ * wait and then go together, in one round trip and one commit (`create_invoice_group`, each invoice with its
  * `invoice.created` event). A lone request goes at once, so nothing waits for a batch to fill (`Batcher`).
  * Every item keeps its own outcome; only when the whole batch fails (e.g. a deadlock with another
  * process's batch) are its items retried one by one.
@@ -69,27 +69,15 @@ export class CreateBatcher {
   }
 
   private async runGroup(items: CreateItem[]): Promise<Settled[]> {
-    if (items.length === 1) return [await this.runAlone(items[0]!)];
-    // One lock order for every batch in every process: by workspace, then idempotency key.
-    const order = items
-      .map((_, index) => index)
-      .sort(
-        (a, b) =>
-          compare(items[a]!.workspaceId, items[b]!.workspaceId) ||
-          compare(items[a]!.params.idempotencyKey ?? '', items[b]!.params.idempotencyKey ?? ''),
-      );
+    // create_invoice_group takes its locks in one order (workspaces by id, then keys), whatever the
+    // items' order: numbers within a workspace follow the requests' arrival.
     let results: Awaited<ReturnType<typeof createInvoices>>;
     try {
-      results = await createInvoices(
-        this.pipeline ?? this.db,
-        order.map((index) => items[index]!),
-      );
+      results = await createInvoices(this.pipeline ?? this.db, items);
     } catch {
       return Promise.all(items.map((item) => this.runAlone(item)));
     }
-    const settled: Settled[] = new Array(items.length);
-    order.forEach((itemIndex, resultIndex) => (settled[itemIndex] = settle(results[resultIndex])));
-    return settled;
+    return items.map((_, index) => settle(results[index]));
   }
 
   private runAlone(item: CreateItem): Promise<Settled> {
@@ -101,10 +89,6 @@ export class CreateBatcher {
 }
 
 function settle(result: CreateOutcome | AppError | undefined): Settled {
-  if (result === undefined) return { error: new Error('create_invoices answered no result for an item') };
+  if (result === undefined) return { error: new Error('create_invoice_group answered no result for an item') };
   return result instanceof AppError ? { error: result } : { outcome: result };
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -166,18 +166,24 @@ export async function createInvoices(
       ? await target.query<GroupRow>(CREATE_GROUP, [payload])
       : (await sql<GroupRow>`SELECT * FROM create_invoice_group(${payload}::json)`.execute(target)).rows;
   const results: (CreateOutcome | AppError)[] = new Array(items.length);
-  for (const row of rows) {
-    const { workspaceId, params } = items[row.idx]!;
-    results[row.idx] =
-      row.outcome === 'created'
-        ? { kind: 'created', invoice: openedInvoice(workspaceId, params, { number: row.number!, payTo: row.pay_to! }) }
-        : row.outcome === 'replayed'
-          ? { kind: 'replayed', invoice: toInvoice(row.invoice!) }
-          : row.outcome === 'idempotency_key_reused'
-            ? { kind: 'idempotency_key_reused' }
-            : refusal(row.error_code ?? '', row.error_detail ?? undefined);
-  }
+  for (const row of rows) results[row.idx] = groupOutcome(row, items[row.idx]!);
   return results;
+}
+
+function groupOutcome(row: GroupRow, { workspaceId, params }: CreateItem): CreateOutcome | AppError {
+  switch (row.outcome) {
+    case 'created':
+      return {
+        kind: 'created',
+        invoice: openedInvoice(workspaceId, params, { number: row.number!, payTo: row.pay_to! }),
+      };
+    case 'replayed':
+      return { kind: 'replayed', invoice: toInvoice(row.invoice!) };
+    case 'idempotency_key_reused':
+      return { kind: 'idempotency_key_reused' };
+    default:
+      return refusal(row.error_code ?? '', row.error_detail ?? undefined);
+  }
 }
 
 function refusal(code: string, detail: string | undefined): AppError {
