@@ -28,6 +28,12 @@ export interface JobRunnerOptions {
   /** Handlers running at once. Default 4. */
   readonly concurrency?: number;
   /**
+   * Jobs one claim takes at most; with more slots free, the runner claims again at once. Default: every
+   * free slot. Smaller claims start work sooner and keep its phases (claiming, running, recording)
+   * overlapping instead of moving all slots through them together.
+   */
+  readonly maxClaim?: number;
+  /**
    * Jobs of one workspace running at once, at most; unset, no limit. The claim skips a workspace at
    * its limit, so one whose jobs hang holds that many slots and no more.
    */
@@ -58,6 +64,7 @@ export class JobRunner {
   readonly workerId: string;
   private readonly kinds: string[];
   private readonly concurrency: number;
+  private readonly maxClaim: number;
   private readonly pollIntervalMs: number;
   private readonly stopTimeoutMs: number;
   private readonly context: ExecutionContext;
@@ -83,6 +90,7 @@ export class JobRunner {
     this.workerId = options.workerId ?? `${os.hostname()}:${process.pid}:${randomToken(6)}`;
     this.kinds = Object.keys(options.handlers);
     this.concurrency = positive('concurrency', options.concurrency ?? 4, true);
+    this.maxClaim = positive('maxClaim', options.maxClaim ?? this.concurrency, true);
     this.pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 5_000);
     this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     if (options.perWorkspaceLimit !== undefined) positive('perWorkspaceLimit', options.perWorkspaceLimit, true);
@@ -163,9 +171,10 @@ export class JobRunner {
   private async tick(): Promise<number> {
     try {
       await this.sweep();
-      const free = this.concurrency - this.running.size;
+      const slots = this.concurrency - this.running.size;
       // Full: a finishing handler wakes the loop.
-      if (free <= 0) return this.pollIntervalMs;
+      if (slots <= 0) return this.pollIntervalMs;
+      const free = Math.min(slots, this.maxClaim);
       const acquiredAt = performance.now();
       const newsBefore = this.news;
       const limit = this.options.perWorkspaceLimit;
@@ -184,7 +193,8 @@ export class JobRunner {
       // Measured from when the answer arrived, which is no earlier than the database's now() it is relative to.
       const dueAt = nextDueSeconds === null ? null : performance.now() + nextDueSeconds * 1000;
       for (const row of rows) this.execute(row, acquiredAt);
-      if (rows.length === free) return this.pollIntervalMs;
+      // As many as asked for: more may be due, at once if slots are left.
+      if (rows.length === free) return rows.length < slots ? 0 : this.pollIntervalMs;
       // The claim stopped at a workspace it filled: look past it at once.
       if (passedOver > 0) return 0;
       if (dueAt === null) return this.pollIntervalMs;

@@ -84,6 +84,9 @@ export function createWorkers(services: Services, connection: pg.ClientConfig, l
       // Each claim reads the deliveries of the jobs it takes: the handlers start with what they send.
       claimFunction: CLAIM_WITH_DELIVERY,
       concurrency: WEBHOOK_CONCURRENCY,
+      // A quarter of the slots a claim: all of them at once moved every slot through claim, POST and
+      // result together, in waves, each phase waiting on the others (docs/performance.md).
+      maxClaim: WEBHOOK_CONCURRENCY / 4,
       perWorkspaceLimit: DELIVERIES_PER_WORKSPACE,
     }),
   ];

@@ -20,7 +20,7 @@ import { StatementService } from '../modules/statements/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { TimelineService } from '../modules/timeline/index.js';
 import type { Network } from '../chain/networks.js';
-import { WebhookDeliverer } from '../modules/webhooks/index.js';
+import { SenderThread, WebhookDeliverer } from '../modules/webhooks/index.js';
 import { WebhookService } from '../modules/webhooks/index.js';
 import { WorkspaceService } from '../modules/workspaces/index.js';
 import type { Clock } from '../shared/clock.js';
@@ -120,6 +120,7 @@ export function createServices(
       allowPrivate: config.webhookAllowPrivate,
       retrySchedule: config.webhookRetrySchedule,
       retryWindowSeconds: config.webhookRetryWindowSeconds,
+      send: new SenderThread({ allowPrivate: config.webhookAllowPrivate }).send,
     }),
     timeline: new TimelineService({ db, clock }),
     health: new HealthService({

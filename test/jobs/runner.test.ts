@@ -211,6 +211,36 @@ describe('JobRunner', () => {
     expect(peak).toBe(3);
   });
 
+  it('fills its slots claim after claim when one claim takes fewer jobs (`maxClaim`), without waiting for the poll', async () => {
+    let active = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // A claim's handlers start together, in one turn of the event loop; the next claim's after a round trip.
+    const claims: number[] = [];
+    let sameTurn = false;
+    await db
+      .insertInto('jobs')
+      .values(Array.from({ length: 10 }, () => ({ kind: 'test', payload: '{}' })))
+      .execute();
+    // Nothing finishes until eight run at once: only claims made at once can start them within the minute's poll.
+    await startRunner(
+      {
+        test: async () => {
+          if (sameTurn) claims[claims.length - 1]! += 1;
+          else {
+            claims.push(1);
+            sameTurn = true;
+            setImmediate(() => (sameTurn = false));
+          }
+          if (++active === 8) release();
+          await released;
+        },
+      },
+      { concurrency: 8, maxClaim: 3, pollIntervalMs: 60_000 },
+    );
+    await waitFor(() => (active === 10 ? true : undefined), 5_000, 'all ten jobs');
+    expect(claims.slice(0, 3)).toEqual([3, 3, 2]);
+  });
   it('aborts the handler when another worker takes its lease over, and leaves the job to it', async () => {
     const id = (await enqueueJob(db, { kind: 'test' }))!;
     let reason: unknown;

@@ -2,6 +2,7 @@ export { TEST_EVENT_TYPE, signedHeaders, webhookBody } from './webhook.js';
 export { queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
 export type { WebhookEventLookup } from './webhook.service.js';
 export { DELIVERIES_PER_WORKSPACE, WebhookDeliverer } from './webhook.delivery.js';
+export { SenderThread } from './webhook-sender.js';
 export {
   DELIVER_WEBHOOK_JOB,
   WEBHOOK_RETENTION_JOB,

@@ -3,7 +3,8 @@ import { enqueueJob, expediteJob, type JobClaim } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { DELIVER_WEBHOOK_JOB, retryDelaySeconds, signedHeaders, type AttemptOutcome, webhookBody } from './webhook.js';
-import { postWebhook, type Resolver } from './webhook-http.js';
+import type { Resolver } from './webhook-http.js';
+import { inlineSender, type SendWebhook } from './webhook-sender.js';
 import { Batcher } from '../../shared/batcher.js';
 import {
   findDeliveriesToSend,
@@ -75,6 +76,11 @@ export interface DelivererDeps {
   readonly retryWindowSeconds: number;
   /** DNS for the SSRF guard; the system resolver when unset. */
   readonly resolve?: Resolver;
+  /**
+   * How attempts are sent; default postWebhook on this thread (with `resolve`). The service's worker
+   * sends on a thread of its own (SenderThread).
+   */
+  readonly send?: SendWebhook;
 }
 
 /** What an attempt is given by the job that makes it. */
@@ -103,8 +109,10 @@ export type AttemptResult =
 export class WebhookDeliverer {
   private readonly reads: Batcher<DeliveryKey, DeliveryToSend | undefined>;
   private readonly writes: Batcher<AttemptResultRecord, AttemptRecorded>;
+  private readonly send: SendWebhook;
 
   constructor(private readonly deps: DelivererDeps) {
+    this.send = deps.send ?? inlineSender(deps);
     this.reads = new Batcher((keys) => findDeliveriesToSend(deps.db, keys));
     this.writes = new Batcher((records) => recordAttemptResults(deps.db, records));
   }
@@ -118,14 +126,7 @@ export class WebhookDeliverer {
 
     const startedAt = this.deps.clock.now();
     const headers = signedHeaders(delivery.secret, eventId, delivery.body, startedAt);
-    const outcome = await postWebhook(
-      { url: delivery.url, headers, body: delivery.body },
-      {
-        allowPrivate: this.deps.allowPrivate,
-        ...(this.deps.resolve && { resolve: this.deps.resolve }),
-        ...(signal && { signal }),
-      },
-    );
+    const outcome = await this.send({ url: delivery.url, headers, body: delivery.body }, signal);
     // Stopped mid-attempt (shutdown, lost lease): not the receiver's failure. Nothing is recorded and
     // the job runs again; the receiver may get this event twice, which at-least-once allows.
     if (signal?.aborted && !outcome.ok) return { done: false, retryInSeconds: 0 };
