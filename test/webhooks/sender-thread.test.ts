@@ -99,6 +99,12 @@ describe('SenderThread', () => {
     const sent = send({ url: `${origin}/hang`, headers: {}, body: '{}' }, early.signal);
     early.abort(new Error('stopping'));
     expect(await sent).toMatchObject({ ok: false, error: 'timeout' });
+
+    const already = AbortSignal.abort(new Error('stopped before the attempt'));
+    expect(await send({ url: `${origin}/status/200/never`, headers: {}, body: '{}' }, already)).toMatchObject({
+      ok: false,
+      error: 'timeout',
+    });
   });
 
   it('ends the attempts of a thread that stops as network errors, and sends the next on a new thread', async () => {

@@ -64,9 +64,9 @@ export class SenderThread {
       if (this.inFlight.size === 0) worker.ref();
       this.inFlight.set(id, { worker, startedAt: performance.now(), resolve });
       this.post({ type: 'send', id, request });
-      signal?.addEventListener('abort', () => this.inFlight.has(id) && this.post({ type: 'abort', id }), {
-        once: true,
-      });
+      const abort = () => this.inFlight.has(id) && this.post({ type: 'abort', id });
+      if (signal?.aborted) abort();
+      else signal?.addEventListener('abort', abort, { once: true });
     });
 
   /** Stops the thread; attempts in flight end as `network_error`. A later send starts a new one. */
