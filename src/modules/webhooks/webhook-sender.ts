@@ -42,7 +42,7 @@ interface InFlight {
  * postWebhook on a thread of its own, started at the first send. A POST costs the CPU of a fresh
  * connection; on the thread that also claims jobs and records results, the two took turns on one core.
  * Here the delivery runner's thread keeps the database work and the sending thread only sends
- * (docs/performance.md, "Webhook delivery"). Requests and outcomes cross in batches, one message per
+ * (docs/performance.md, "Webhook delivery on two threads"). Requests and outcomes cross in batches, one message per
  * turn of either event loop.
  *
  * If the thread dies, the attempts in flight end as `network_error` (their deliveries are retried:
@@ -69,11 +69,14 @@ export class SenderThread {
       else signal?.addEventListener('abort', abort, { once: true });
     });
 
-  /** Stops the thread; attempts in flight end as `network_error`. A later send starts a new one. */
+  /**
+   * Stops the thread; attempts in flight, and those not handed over yet, end as `network_error`. A later
+   * send starts a new one.
+   */
   async close(): Promise<void> {
     const worker = this.worker;
     if (!worker) return;
-    this.flush();
+    this.outbox = [];
     this.worker = undefined;
     await worker.terminate();
     this.lost(worker);
@@ -93,7 +96,7 @@ export class SenderThread {
   private thread(): Worker {
     if (this.worker) return this.worker;
     const { entry, evaluated } = threadEntry();
-    const worker = new Worker(entry, { eval: evaluated, workerData: this.options satisfies SenderThreadData });
+    const worker = new Worker(entry, { eval: evaluated, workerData: this.options });
     worker.unref();
     worker.on('message', (replies: SenderReply[]) => {
       for (const { id, outcome } of replies) this.settle(id, outcome);

@@ -4,7 +4,8 @@ import { AppError } from '../../shared/errors.js';
 import { randomToken, type WorkspaceId } from '../../shared/ids.js';
 import { ipLiteralOf, parseWebhookEndpoint, resolvedAddressesAllowed } from './destination.js';
 import { scheduleDelivery, queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
-import { postWebhook, systemResolve, type Resolver } from './webhook-http.js';
+import { systemResolve, type Resolver } from './webhook-http.js';
+import { inlineSender } from './webhook-sender.js';
 import { newSigningSecret, signedHeaders, TEST_EVENT_TYPE, webhookBody } from './webhook.js';
 import * as repo from './webhook.repo.js';
 import { DELIVERY_HISTORY_DAYS } from './webhook.js';
@@ -189,10 +190,11 @@ export class WebhookService {
     const eventId = `test_${randomToken()}`;
     const body = webhookBody(workspaceId, { id: eventId, type: TEST_EVENT_TYPE, at, data: {}, test: true });
     const raw = JSON.stringify(body);
-    const outcome = await postWebhook(
-      { url: endpoint.url, headers: signedHeaders(endpoint.secret, eventId, raw, at), body: raw },
-      { allowPrivate: this.deps.allowPrivate, ...(this.deps.resolve && { resolve: this.deps.resolve }) },
-    );
+    const outcome = await inlineSender(this.deps)({
+      url: endpoint.url,
+      headers: signedHeaders(endpoint.secret, eventId, raw, at),
+      body: raw,
+    });
     await db.transaction().execute(async (trx) => {
       await repo.insertDelivery(trx, workspaceId, { eventId, type: TEST_EVENT_TYPE, invoiceId: null, body: raw, at });
       await repo.recordAttemptResults(trx, [
