@@ -173,6 +173,11 @@ export const ERROR_EXAMPLES = {
     message: 'A payment for this invoice is being verified. Do not pay again.',
   },
   invoice_expired: { summary: 'The invoice has expired', message: 'This invoice has expired.' },
+  invoice_recipient_changed: {
+    summary: 'The invoice pays an address the workspace no longer receives at',
+    message:
+      'This invoice was issued for another receiving address; it can no longer be paid or renewed. Cancel it and create a new invoice.',
+  },
   invoice_not_paid: {
     summary: 'No receipt before the invoice is paid',
     message: 'This invoice is not paid yet; a receipt exists once it is.',

@@ -51,6 +51,7 @@ export const ERROR_STATUS = {
   invoice_cancelled: 409,
   invoice_processing: 409,
   invoice_expired: 409,
+  invoice_recipient_changed: 409,
   invoice_not_paid: 409,
   invalid_payment: 400,
   payment_failed: 402,

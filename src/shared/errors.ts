@@ -52,6 +52,7 @@ export const ERROR_CODES = [
   'invoice_cancelled',
   'invoice_processing',
   'invoice_expired',
+  'invoice_recipient_changed',
   'invoice_not_paid',
   'invalid_payment',
   'payment_failed',
