@@ -39,7 +39,10 @@ export function findAccount(db: Executor, workspaceId: WorkspaceId) {
 
 /**
  * Moves credits inside the caller's transaction and records the movement in the ledger. Returns false
- * (changing nothing) when the balance would not cover the charge plus the reserve.
+ * (changing nothing) when the available credits (balance − reserved) would not cover what the movement
+ * takes from them. Only that is checked: capturing a reserved fee takes from the balance and the reserve
+ * alike and leaves the available credits as they were, so it succeeds at 0 available — a payment that
+ * moved money is never held for want of a free credit.
  */
 export async function moveCredits(
   db: Executor,
@@ -53,13 +56,7 @@ export async function moveCredits(
       reserved: eb('reserved', '+', movement.reserveChange),
     }))
     .where('workspace_id', '=', workspaceId)
-    .where((eb) =>
-      eb(
-        eb('balance', '-', eb.ref('reserved')),
-        '>=',
-        movement.charge + (movement.reserveChange > 0n ? movement.reserveChange : 0n),
-      ),
-    )
+    .where((eb) => eb(eb('balance', '-', eb.ref('reserved')), '>=', availableTaken(movement)))
     .executeTakeFirst();
   if (updated.numUpdatedRows === 0n) return false;
   await db
@@ -73,6 +70,12 @@ export async function moveCredits(
     })
     .execute();
   return true;
+}
+
+/** What a movement takes from the available credits; a release or a capture takes nothing. */
+function availableTaken(movement: { charge: bigint; reserveChange: bigint }): bigint {
+  const taken = movement.charge + movement.reserveChange;
+  return taken > 0n ? taken : 0n;
 }
 
 /**
