@@ -57,6 +57,8 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
   let live: { readonly id: string; readonly stream: EventSource } | undefined;
   /** The invoice whose stream failed or ended: it is polled from then on. */
   let unfollowable: string | undefined;
+  /** The invoice and link version whose window the renewal select was last set to. */
+  let renewalWindowOf: string | undefined;
 
   for (const button of card.querySelectorAll<HTMLElement>('[data-copy-from]'))
     button.addEventListener('click', () => copyFrom(byId(button.dataset.copyFrom ?? ''), button));
@@ -90,7 +92,13 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
     byId(ids.invoiceCheckoutOpen, HTMLAnchorElement).href = invoice.checkoutUrl;
     byId(ids.invoiceUrl).textContent = invoice.url;
     show(byId(ids.invoiceActions), CHANGEABLE.has(invoice.status));
-    byId(ids.renewExpires, HTMLSelectElement).value = String(invoice.expiresIn);
+    // A live reload must not undo the owner's choice of window: the select follows the invoice only
+    // when another invoice or link version is shown.
+    const windowOf = `${invoice.id}@${invoice.linkVersion}`;
+    if (renewalWindowOf !== windowOf) {
+      renewalWindowOf = windowOf;
+      byId(ids.renewExpires, HTMLSelectElement).value = String(invoice.expiresIn);
+    }
   }
 
   function renderTimeline(timeline: Timeline): void {
