@@ -49,6 +49,7 @@ async function shop() {
   let keys = 0;
   return {
     workspaceId,
+    wallet: wallet.address,
     call,
     create: async (body: object = { amount: '10' }) => {
       const response = await call('POST', '/invoices', body, {
@@ -391,6 +392,49 @@ describe('renew', () => {
     await services.invoices.expireDue();
     expect(await storedInvoice(s.workspaceId, invoice.id)).toMatchObject({ status: 'open', fee_reserved: 1n });
     expect((await s.get(invoice.id)).json().status).toBe('open');
+  });
+
+  it('refuses to renew an invoice issued for another receiving address with 409, charging nothing', async () => {
+    const s = await shop();
+    const open = await s.create();
+    const expired = await s.create();
+    clock.advance(HOUR);
+    await services.invoices.expireDue();
+    // As if both were issued while the workspace received at another address.
+    await sql`UPDATE invoices SET pay_to = '0x000000000000000000000000000000000000dead'
+              WHERE id IN (${open.id}, ${expired.id})`.execute(db);
+    const billing = await s.billing();
+
+    await expectRefused(s, open.id, () => s.renew(open.id), 409, 'invoice_recipient_changed');
+    await expectRefused(
+      s,
+      expired.id,
+      () => s.renew(expired.id, { expiresIn: 86400 }),
+      409,
+      'invoice_recipient_changed',
+    );
+    // The workspace wallet as payTo does not make it renewable either: the link would still pay the old address.
+    await expectRefused(s, open.id, () => s.renew(open.id, { payTo: s.wallet }), 409, 'invoice_recipient_changed');
+    expect(await s.billing()).toEqual(billing);
+    // It can still be cancelled, which releases its reserve.
+    expect((await s.cancel(open.id)).json()).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('takes payTo as POST /invoices does: the workspace wallet in any case renews, another address is 403', async () => {
+    const s = await shop();
+    const invoice = await s.create();
+    for (const payTo of [s.wallet, s.wallet.toLowerCase(), s.wallet.toUpperCase().replace('0X', '0x')]) {
+      const response = await s.renew(invoice.id, { payTo });
+      expect({ status: response.statusCode, payTo: response.json().payTo }).toEqual({
+        status: 200,
+        payTo: s.wallet.toLowerCase(),
+      });
+    }
+    expect((await s.get(invoice.id)).json()).toMatchObject({ linkVersion: 4, payTo: s.wallet.toLowerCase() });
+    for (const payTo of ['0x000000000000000000000000000000000000dEaD', 'not an address', '']) {
+      await expectRefused(s, invoice.id, () => s.renew(invoice.id, { payTo }), 403, 'pay_to_mismatch');
+    }
+    await expectRefused(s, invoice.id, () => s.renew(invoice.id, { payTo: 42 }), 400, 'invalid_request');
   });
 
   it('refuses to renew paid, cancelled and processing invoices with 409, changing nothing', async () => {

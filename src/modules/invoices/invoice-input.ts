@@ -86,6 +86,19 @@ export function validateInvoiceInput(input: CreateInvoiceInput, rules: InvoiceRu
   };
 }
 
+/**
+ * A request may name the workspace wallet as `payTo` (in any letter case), which changes nothing; any
+ * other value is refused, since money goes only to the workspace wallet (spec, What the service does 4).
+ */
+export function checkPayTo(payTo: string | undefined, wallet: string): void {
+  if (payTo !== undefined && payTo.toLowerCase() !== wallet.toLowerCase()) {
+    throw new AppError(
+      'pay_to_mismatch',
+      'payTo differs from the workspace wallet. Omit payTo: payments always go to the workspace wallet.',
+    );
+  }
+}
+
 function returnUrlOrigin(field: string, value: string): string {
   let url: URL;
   try {

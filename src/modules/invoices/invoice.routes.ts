@@ -210,7 +210,9 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         summary: 'Renew the payment link',
         description:
           'Open or expired invoices: a new deadline from now and a new link version; the number stays. Costs the credits of the new window. ' +
-          'Payments signed for the older link are refused.',
+          'Payments signed for the older link are refused. `payTo`, like in POST /invoices, may only name the workspace wallet (else 403). ' +
+          'An invoice issued while the workspace received at another address cannot be renewed: 409 invoice_recipient_changed, nothing charged ' +
+          '(cancel it and create a new one).',
         params: InvoiceParams,
         body: RenewBody,
         response: { 200: InvoiceView },
@@ -224,6 +226,8 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         'invoice_already_paid',
         'invoice_cancelled',
         'invoice_processing',
+        'pay_to_mismatch',
+        'invoice_recipient_changed',
       ],
       examples: invoiceExamples.renew,
       portal: {
@@ -231,13 +235,13 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
           'As POST /invoices/{id}/renew: a new deadline and link version; costs the credits of the new window.',
       },
       handler: async (request) => {
-        const expiresIn = request.body.expiresIn as ExpiresIn | undefined;
+        // The schema admits only the windows of ExpiresIn.
+        const { expiresIn, payTo } = request.body as { expiresIn?: ExpiresIn; payTo?: string };
         return present(
-          await services.invoices.renew(
-            request.principal!.workspaceId,
-            request.params.invoiceId as InvoiceId,
-            expiresIn,
-          ),
+          await services.invoices.renew(request.principal!.workspaceId, request.params.invoiceId as InvoiceId, {
+            ...(expiresIn !== undefined && { expiresIn }),
+            ...(payTo !== undefined && { payTo }),
+          }),
         );
       },
     }),

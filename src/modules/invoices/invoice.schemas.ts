@@ -38,6 +38,14 @@ export const InvoiceView = Type.Object({
   }),
 });
 
+/**
+ * `payTo`, wherever a request may name the receiving address (an invoice, a renewal, a checkout payment, an
+ * automation's template): the workspace wallet itself is accepted and changes nothing, any other value is 403.
+ */
+export const PayTo = Type.String({
+  description: 'Omit. Any address other than the workspace wallet is refused with 403.',
+});
+
 export const CreateInvoiceBody = Type.Object(
   {
     amount: Type.String({
@@ -65,9 +73,7 @@ export const CreateInvoiceBody = Type.Object(
       Type.String({ maxLength: 2048, description: 'https URL on an allowed checkout return origin.' }),
     ),
     number: Type.Optional(Type.String({ description: 'Refused: numbers are assigned by the service.' })),
-    payTo: Type.Optional(
-      Type.String({ description: 'Omit. Any address other than the workspace wallet is refused with 403.' }),
-    ),
+    payTo: Type.Optional(PayTo),
   },
   { additionalProperties: false },
 );
@@ -98,6 +104,7 @@ export const RenewBody = Type.Object(
     expiresIn: Type.Optional(
       Type.Integer({ enum: [...EXPIRES_IN_VALUES], description: "New window; default the invoice's own." }),
     ),
+    payTo: Type.Optional(PayTo),
   },
   { additionalProperties: false },
 );

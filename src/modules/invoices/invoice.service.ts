@@ -5,6 +5,7 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { moveCredits } from '../billing/index.js';
 import { append } from '../events/index.js';
+import { findWorkspace } from '../workspaces/index.js';
 import {
   EXPIRES_IN_CREDITS,
   effectiveStatus,
@@ -21,6 +22,7 @@ import {
 import { CreateBatcher } from './invoice.batcher.js';
 import {
   checkIdempotencyKey,
+  checkPayTo,
   requestHash,
   validateInvoiceInput,
   type CreateInvoiceInput,
@@ -71,6 +73,15 @@ export interface InvoiceCost {
   readonly creation: number;
   readonly feeReserve: number;
 }
+
+/** What a renewal may ask: another window, and `payTo` as POST /invoices takes it (the workspace wallet or nothing). */
+export interface RenewRequest {
+  readonly expiresIn?: ExpiresIn;
+  readonly payTo?: string;
+}
+
+/** A command decided inside the transaction, from the locked invoice and what else that transaction reads. */
+type CommandOf = (trx: Executor, invoice: Invoice) => Promise<InvoiceCommand>;
 
 export interface CreateOptions {
   readonly idempotencyKey: string | string[] | undefined;
@@ -258,13 +269,23 @@ export class InvoiceService {
     return this.apply(workspaceId, invoiceId, { type: 'cancel' });
   }
 
-  renew(workspaceId: WorkspaceId, invoiceId: InvoiceId, expiresIn: ExpiresIn | undefined): Promise<Invoice> {
-    return this.apply(
-      workspaceId,
-      invoiceId,
-      { type: 'renew', expiresIn: expiresIn ?? 3600, successFee: BigInt(this.deps.successFeeCredits) },
-      expiresIn,
-    );
+  /**
+   * A new deadline and link version, paying the workspace wallet as it is now: refused (nothing charged)
+   * for an invoice issued for another receiving address, and for a `payTo` other than the wallet.
+   */
+  renew(workspaceId: WorkspaceId, invoiceId: InvoiceId, request: RenewRequest): Promise<Invoice> {
+    return this.apply(workspaceId, invoiceId, async (trx, invoice) => {
+      const workspace = await findWorkspace(trx, workspaceId);
+      if (!workspace) throw notFound();
+      checkPayTo(request.payTo, workspace.wallet_address);
+      return {
+        type: 'renew',
+        // Renewal keeps the invoice's window unless another is asked for.
+        expiresIn: request.expiresIn ?? invoice.expiresIn,
+        successFee: BigInt(this.deps.successFeeCredits),
+        wallet: workspace.wallet_address,
+      };
+    });
   }
 
   /**
@@ -285,11 +306,10 @@ export class InvoiceService {
   private async apply(
     workspaceId: WorkspaceId,
     invoiceId: InvoiceId,
-    command: InvoiceCommand,
-    requestedExpiresIn?: ExpiresIn,
+    command: InvoiceCommand | CommandOf,
   ): Promise<Invoice> {
     const now = this.deps.clock.now();
-    const invoice = await this.transact(workspaceId, invoiceId, command, now, requestedExpiresIn);
+    const invoice = await this.transact(workspaceId, invoiceId, command, now);
     if (!invoice) throw notFound();
     return this.present(invoice);
   }
@@ -297,24 +317,15 @@ export class InvoiceService {
   /**
    * One transaction: lock the invoice, ask the state machine, then persist the change, the credit
    * movement and the change-feed event together. Resolves undefined when there is no such invoice or
-   * the command is a no-op (expiring what is not due).
+   * the command is a no-op (expiring what is not due). A command given as a function is decided once
+   * the invoice is locked.
    */
-  private transact(
-    workspaceId: WorkspaceId,
-    invoiceId: InvoiceId,
-    command: InvoiceCommand,
-    now: Date,
-    requestedExpiresIn?: ExpiresIn,
-  ) {
+  private transact(workspaceId: WorkspaceId, invoiceId: InvoiceId, commandOf: InvoiceCommand | CommandOf, now: Date) {
     return this.deps.db.transaction().execute(async (trx) => {
       const invoice = await lockInvoice(trx, workspaceId, invoiceId);
       if (!invoice) return undefined;
-      // Renewal keeps the invoice's window unless another is asked for.
-      const effective =
-        command.type === 'renew' && requestedExpiresIn === undefined
-          ? { ...command, expiresIn: invoice.expiresIn }
-          : command;
-      const result = transition(invoice, effective, now);
+      const command = typeof commandOf === 'function' ? await commandOf(trx, invoice) : commandOf;
+      const result = transition(invoice, command, now);
       if (!result.ok) {
         // A repeated cancel answers the cancelled invoice; expiring what is not due does nothing.
         if (result.code === 'noop') return command.type === 'cancel' ? invoice : undefined;
@@ -358,6 +369,8 @@ const REFUSAL_MESSAGES = {
   invoice_already_paid: 'This invoice is paid; it can be neither cancelled nor renewed.',
   invoice_cancelled: 'This invoice is cancelled; create a new invoice instead.',
   invoice_processing: 'A payment for this invoice is being verified; wait for it to finish.',
+  invoice_recipient_changed:
+    'This invoice was issued for another receiving address; it can no longer be paid or renewed. Cancel it and create a new invoice.',
 } as const;
 
 function notFound(): AppError {

@@ -136,13 +136,20 @@ export type Transition =
     }
   | {
       readonly ok: false;
-      readonly code: 'invoice_already_paid' | 'invoice_cancelled' | 'invoice_processing' | 'invoice_expired' | 'noop';
+      readonly code:
+        | 'invoice_already_paid'
+        | 'invoice_cancelled'
+        | 'invoice_processing'
+        | 'invoice_expired'
+        | 'invoice_recipient_changed'
+        | 'noop';
     };
 
 export type InvoiceCommand =
   | { readonly type: 'expire' }
   | { readonly type: 'cancel' }
-  | { readonly type: 'renew'; readonly expiresIn: ExpiresIn; readonly successFee: bigint }
+  /** `wallet`: the workspace's receiving address now; the renewed link must pay it. */
+  | { readonly type: 'renew'; readonly expiresIn: ExpiresIn; readonly successFee: bigint; readonly wallet: string }
   /**
    * A payment starts being verified or settled. `startedAt` is when the buyer's payment began (an
    * authorization accepted, a transfer submitted or mined, whichever came first): an invoice past its
@@ -157,8 +164,10 @@ export type InvoiceCommand =
 /**
  * The invoice state machine, pure: open → expired at the deadline; open/expired →
  * cancelled; open/expired → open again by renewal with a new deadline and link version. A paid or
- * processing invoice refuses cancel and renew, a cancelled one refuses renewal; cancelling a
- * cancelled invoice and expiring anything but a due open invoice are no-ops.
+ * processing invoice refuses cancel and renew, a cancelled one refuses renewal, and so does one issued
+ * for a receiving address the workspace no longer uses (its link pays that address, which no payment
+ * may; spec, What the service does 5); cancelling a cancelled invoice and expiring anything but a due
+ * open invoice are no-ops.
  */
 export function transition(invoice: Invoice, command: InvoiceCommand, now: Date): Transition {
   const status = effectiveStatus(invoice, now);
@@ -189,6 +198,8 @@ export function transition(invoice: Invoice, command: InvoiceCommand, now: Date)
       event: 'invoice.cancelled',
     };
   }
+  if (invoice.payTo.toLowerCase() !== command.wallet.toLowerCase())
+    return { ok: false, code: 'invoice_recipient_changed' };
   // Renewal: the window costs its creation credits again; the success fee stays reserved once.
   return {
     ok: true,

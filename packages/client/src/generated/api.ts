@@ -234,7 +234,7 @@ export interface paths {
         put?: never;
         /**
          * Renew the payment link
-         * @description Open or expired invoices: a new deadline from now and a new link version; the number stays. Costs the credits of the new window. Payments signed for the older link are refused.
+         * @description Open or expired invoices: a new deadline from now and a new link version; the number stays. Costs the credits of the new window. Payments signed for the older link are refused. `payTo`, like in POST /invoices, may only name the workspace wallet (else 403). An invoice issued while the workspace received at another address cannot be renewed: 409 invoice_recipient_changed, nothing charged (cancel it and create a new one).
          */
         post: operations["postInvoicesByInvoiceIdRenew"];
         delete?: never;
@@ -2207,6 +2207,8 @@ export interface operations {
                      * @enum {integer}
                      */
                     expiresIn?: 3600 | 86400 | 432000;
+                    /** @description Omit. Any address other than the workspace wallet is refused with 403. */
+                    payTo?: string;
                 };
             };
         };
