@@ -112,7 +112,11 @@ export async function createBenchWorkspace(
   services: Services,
   permissions: readonly Permission[],
 ): Promise<BenchWorkspace> {
-  const workspace = await services.workspaces.create(walletAddress(`0x${'be'.repeat(20)}`), { name: 'Bench' });
+  const workspace = await services.workspaces.create(
+    walletAddress(`0x${'be'.repeat(20)}`),
+    { name: 'Bench' },
+    undefined,
+  );
   const { secret } = await services.apiKeys.create(workspace.id, { name: 'bench', permissions });
   return { workspaceId: workspace.id, authorization: `Bearer ${secret}` };
 }

@@ -75,9 +75,11 @@ async function main(): Promise<void> {
       case 'setup': {
         const workspaceIds: string[] = [];
         for (let index = 0; index < command.workspaces; index++) {
-          const workspace = await services.workspaces.create(walletAddress(`0x${'be'.repeat(20)}`), {
-            name: `Bench ${command.label} ${index}`,
-          });
+          const workspace = await services.workspaces.create(
+            walletAddress(`0x${'be'.repeat(20)}`),
+            { name: `Bench ${command.label} ${index}` },
+            undefined,
+          );
           await services.webhooks.configure(workspace.id, {
             endpoint: `${receiver.origin}/${command.label}/${index}`,
             enabled: true,

@@ -74,6 +74,11 @@ export interface Config {
   readonly webhookRetryWindowSeconds: number;
   /** Credits granted to a wallet's first workspace; its later workspaces start with none. */
   readonly newWorkspaceCredits: number;
+  /**
+   * First-workspace grants per client address (an IPv6 client's /64) in a day, counted in the database;
+   * a workspace created beyond them gets no grant.
+   */
+  readonly freeGrantsPerIpPerDay: number;
   /** Workspaces one wallet may own. */
   readonly maxWorkspacesPerWallet: number;
   readonly successFeeCredits: number;
@@ -150,6 +155,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     webhookRetrySchedule: retrySchedule(env),
     webhookRetryWindowSeconds: integer(env, 'WEBHOOK_RETRY_WINDOW_SECONDS', 3 * 86_400, 1, 30 * 86_400),
     newWorkspaceCredits: integer(env, 'NEW_WORKSPACE_CREDITS', 100, 0, 1_000_000_000),
+    freeGrantsPerIpPerDay: integer(env, 'FREE_GRANTS_PER_IP_PER_DAY', 3, 0, 10_000_000),
     maxWorkspacesPerWallet: integer(env, 'MAX_WORKSPACES_PER_WALLET', 20, 1, 100_000),
     successFeeCredits: integer(env, 'SUCCESS_FEE_CREDITS', 1, 0, 1_000),
     maxInvoiceAmount: usdcAmount(env, 'MAX_INVOICE_AMOUNT', '10000'),

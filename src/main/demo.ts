@@ -79,10 +79,14 @@ export class DemoSecrets {
     const owned = await services.workspaces.listOwnedBy(wallet);
     let workspace = owned.find((candidate) => candidate.id === this.data.workspaceId);
     if (!workspace) {
-      workspace = await services.workspaces.create(wallet, {
-        name: 'Demo shop',
-        description: 'A workspace for trying the service locally.',
-      });
+      workspace = await services.workspaces.create(
+        wallet,
+        {
+          name: 'Demo shop',
+          description: 'A workspace for trying the service locally.',
+        },
+        undefined,
+      );
       this.data.workspaceId = workspace.id;
       delete this.data.apiKey;
       this.save();

@@ -97,6 +97,8 @@ export function createServices(
       db,
       newWorkspaceCredits: config.newWorkspaceCredits,
       maxWorkspacesPerWallet: config.maxWorkspacesPerWallet,
+      freeGrantsPerIpPerDay: config.freeGrantsPerIpPerDay,
+      limits,
     }),
     billing: new BillingService({
       db,

@@ -27,6 +27,7 @@ export interface TestApp {
  */
 export const GENEROUS_LIMITS: Readonly<Record<string, string>> = {
   NONCE_RATE_LIMIT_PER_MINUTE: '10000000',
+  FREE_GRANTS_PER_IP_PER_DAY: '10000000',
   FAILED_API_KEY_LIMIT_PER_MINUTE: '10000000',
   MAX_CONNECTIONS_PER_IP: '100000',
 };

@@ -4,15 +4,19 @@ import type { CreditKind, LedgerEntry } from './credits.js';
 
 /** The reason recorded on a later workspace's empty grant, so its ledger explains its zero balance. */
 const NOT_FIRST_REASON = "new workspace: credits are granted once per wallet, to the wallet's first workspace";
+/** The reason recorded on a first workspace's empty grant when its client address had its grants for the day. */
+const ADDRESS_LIMIT_REASON =
+  'new workspace: no credits granted, as the address it was created from has had its free grants for today';
 
 /**
  * Opens the workspace's credit account with its grant, recorded in the ledger. `firstOfWallet` says
- * whether it is its wallet's first workspace (the caller decides the grant from it).
+ * whether it is its wallet's first workspace and `addressLimitReached` whether its client address had
+ * used up its free grants (the caller decides the grant from them).
  */
 export async function openAccount(
   db: Executor,
   workspaceId: WorkspaceId,
-  opening: { grant: number; firstOfWallet: boolean },
+  opening: { grant: number; firstOfWallet: boolean; addressLimitReached: boolean },
 ): Promise<void> {
   await db
     .insertInto('credit_accounts')
@@ -24,9 +28,14 @@ export async function openAccount(
       workspace_id: workspaceId,
       kind: 'grant',
       balance_change: BigInt(opening.grant),
-      reason: opening.firstOfWallet ? 'new workspace' : NOT_FIRST_REASON,
+      reason: openingReason(opening),
     })
     .execute();
+}
+
+function openingReason(opening: { firstOfWallet: boolean; addressLimitReached: boolean }): string {
+  if (!opening.firstOfWallet) return NOT_FIRST_REASON;
+  return opening.addressLimitReached ? ADDRESS_LIMIT_REASON : 'new workspace';
 }
 
 export function findAccount(db: Executor, workspaceId: WorkspaceId) {

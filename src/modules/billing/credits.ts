@@ -5,7 +5,8 @@ import { AppError } from '../../shared/errors.js';
  * the change of the reserved credits (both signed).
  */
 export const LEDGER_KINDS = {
-  grant: "The new-workspace grant: NEW_WORKSPACE_CREDITS for a wallet's first workspace, 0 for its later ones.",
+  grant:
+    "The new-workspace grant: NEW_WORKSPACE_CREDITS for a wallet's first workspace, 0 for its later ones and for a first workspace created from an address that had its free grants for the day (`reason` says which).",
   manual_grant: 'Credits granted by the operator, with the reason they gave.',
   purchase: 'Credits of a paid credit purchase; `reference` is its id (`cp_…`).',
   'invoice.created': "An invoice's creation cost charged and its success fee reserved; `reference` is the invoice id.",

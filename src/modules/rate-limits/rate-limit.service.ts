@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import { ALLOWED, refusedUntil, type Limit, type Verdict } from './rate-limit.js';
 import { countHit, findLiveCounter } from './rate-limit.repo.js';
 
@@ -30,6 +30,16 @@ export class RateLimitService {
     const counter = await countHit(this.deps.db, limit.name, subject, limit.windowSeconds);
     if (counter.hits <= limit.max) return ALLOWED;
     return this.block(limit, subject, refusedUntil(counter.window_ends, counter.now), now);
+  }
+
+  /**
+   * Counts one hit inside the caller's transaction, bypassing this process's memory: the hit is undone
+   * if the transaction rolls back, and concurrent hits on the subject wait for it to end (the counter's
+   * row stays locked until then), so what the hit allows is decided exactly, on any number of processes.
+   */
+  async hitWithin(trx: Executor, limit: Limit, subject: string): Promise<Verdict> {
+    const counter = await countHit(trx, limit.name, subject, limit.windowSeconds);
+    return counter.hits <= limit.max ? ALLOWED : refusedUntil(counter.window_ends, counter.now);
   }
 
   /** Without counting: refused while the subject has used up its window. */

@@ -54,13 +54,14 @@ export function workspaceListPortalRoutes(services: Services): FastifyPluginAsyn
         schema: {
           tags,
           summary: 'Create a workspace',
-          description: `The signed-in wallet becomes its one receiving address. A wallet's first workspace gets the configured credit grant; its later workspaces start with none. At most ${services.config.maxWorkspacesPerWallet} workspaces per wallet (409 workspace_limit_reached).`,
+          description: `The signed-in wallet becomes its one receiving address. A wallet's first workspace gets the configured credit grant, unless the client address has already had FREE_GRANTS_PER_IP_PER_DAY of them today (the workspace is then created without); its later workspaces start with none. At most ${services.config.maxWorkspacesPerWallet} workspaces per wallet (409 workspace_limit_reached).`,
           body: CreateWorkspaceBody,
           response: { 201: WorkspaceView, ...errorResponses(CREATE_DOCS.errors) },
         },
       },
       async (request, reply) => {
-        const workspace = await services.workspaces.create(request.portalSession!.wallet, request.body);
+        // request.ip is the client address as TRUST_PROXY resolves it, as for every per-IP limit.
+        const workspace = await services.workspaces.create(request.portalSession!.wallet, request.body, request.ip);
         return reply.code(201).send(presentWorkspace(workspace));
       },
     );

@@ -1,11 +1,13 @@
-import type { Db } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import { newWorkspaceId, type WalletAddress, type WorkspaceId } from '../../shared/ids.js';
 import { openAccount } from '../billing/index.js';
+import type { Limit, RateLimitService } from '../rate-limits/index.js';
 import {
   API_DESCRIPTION_MAX_BYTES,
   PORTAL_DESCRIPTION_MAX_CHARS,
   descriptionFits,
+  grantSubject,
   toWorkspace,
   type Workspace,
 } from './workspace.js';
@@ -23,17 +25,31 @@ export interface WorkspaceServiceDeps {
   /** Granted to a wallet's first workspace only: more workspaces must not mean more free credits. */
   readonly newWorkspaceCredits: number;
   readonly maxWorkspacesPerWallet: number;
+  /** Wallets cost nothing: the grants to first workspaces are bounded per client address and day too. */
+  readonly freeGrantsPerIpPerDay: number;
+  readonly limits: RateLimitService;
 }
 
 export class WorkspaceService {
-  constructor(private readonly deps: WorkspaceServiceDeps) {}
+  private readonly freeGrantLimit: Limit;
+
+  constructor(private readonly deps: WorkspaceServiceDeps) {
+    this.freeGrantLimit = { name: 'workspaces.free-grant', max: deps.freeGrantsPerIpPerDay, windowSeconds: 86_400 };
+  }
 
   /**
    * Creates a workspace bound to the signing wallet, with its credit account, in one transaction. The
    * count of the wallet's workspaces is read under a lock on the wallet, so concurrent creations on any
    * number of server processes can neither exceed the limit nor both take the first workspace's grant.
+   * `clientAddress` is the request's client, whose free grants are counted in the same transaction
+   * (so a refused creation counts none); undefined for a workspace the service's own process creates
+   * (the local demo's), which is not counted.
    */
-  async create(owner: WalletAddress, input: { name: string; description?: string }): Promise<Workspace> {
+  async create(
+    owner: WalletAddress,
+    input: { name: string; description?: string },
+    clientAddress: string | undefined,
+  ): Promise<Workspace> {
     if (input.description !== undefined) checkDescription(input.description, 'portal');
     const { maxWorkspacesPerWallet, newWorkspaceCredits } = this.deps;
     return this.deps.db.transaction().execute(async (trx) => {
@@ -51,12 +67,22 @@ export class WorkspaceService {
         description: input.description ?? '',
         wallet: owner,
       });
+      const firstOfWallet = owned === 0;
+      // Counted only when there is something to grant; a workspace over the limit is still created.
+      const addressLimitReached =
+        firstOfWallet && newWorkspaceCredits > 0 && !(await this.grantAllowed(trx, clientAddress));
       await openAccount(trx, row.id as WorkspaceId, {
-        grant: owned === 0 ? newWorkspaceCredits : 0,
-        firstOfWallet: owned === 0,
+        grant: firstOfWallet && !addressLimitReached ? newWorkspaceCredits : 0,
+        firstOfWallet,
+        addressLimitReached,
       });
       return toWorkspace(row);
     });
+  }
+
+  private async grantAllowed(trx: Executor, clientAddress: string | undefined): Promise<boolean> {
+    if (clientAddress === undefined) return true;
+    return (await this.deps.limits.hitWithin(trx, this.freeGrantLimit, grantSubject(clientAddress))).allowed;
   }
 
   async listOwnedBy(owner: WalletAddress): Promise<Workspace[]> {

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import type { WalletAddress, WorkspaceId } from '../../shared/ids.js';
 
 export interface Workspace {
@@ -35,4 +36,15 @@ export function toWorkspace(row: {
     wallet: row.wallet_address as WalletAddress,
     createdAt: row.created_at,
   };
+}
+
+/**
+ * Whose free grants are counted together: an IPv4 address, or the /64 network of an IPv6 address — one
+ * subscriber commonly holds a whole /64, so counting single IPv6 addresses would bound nothing.
+ */
+export function grantSubject(clientAddress: string): string {
+  if (!ipaddr.isValid(clientAddress)) return clientAddress;
+  const address = ipaddr.process(clientAddress);
+  if (address.kind() === 'ipv4') return address.toString();
+  return `${ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/64`).toString()}/64`;
 }
