@@ -30,6 +30,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const known = fromFastifyError(error, request.routeOptions.config?.fieldErrorCodes ?? {});
     if (known) return sendError(reply, known);
+    // The client closed the connection before its body arrived: its doing, not a fault here.
+    if (error.code === 'ECONNRESET' && request.raw.destroyed) {
+      request.log.info({ err: error }, 'client aborted the request before its body arrived');
+      return sendError(reply, new AppError('invalid_request', 'The request body was not received in full.'));
+    }
     // Unknown: log everything, tell the client nothing internal.
     request.log.error({ err: error }, 'unhandled error');
     return sendError(
