@@ -12,12 +12,13 @@ import { workspaceListPortalRoutes } from '../modules/workspaces/index.js';
 import { workspaceRoutes } from '../modules/workspaces/index.js';
 import { registerDemoWallet } from '../web/demo-wallet/demo-wallet.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
-import { API_VERSION } from './api-version.js';
+import { answerBelowRouter, refuseMissingHost } from './below-router.js';
+import { commonHeaders, DEFAULT_CACHE_CONTROL } from './common-headers.js';
 import { ErrorBody } from './common.schemas.js';
 import { limitConnectionsPerIp } from './connection-limit.js';
 import { registerDocs } from './docs.routes.js';
 import { registerErrorHandling } from './error-handler.js';
-import { answerClientError, answerFrameworkError } from './framework-errors.js';
+import { clientErrorAnswer, frameworkErrorAnswer } from './framework-errors.js';
 import { guardInput } from './input-guard.js';
 import './fastify-types.js';
 import { guardMerchantApi } from './merchant-api.js';
@@ -134,6 +135,7 @@ export async function buildOpsApp(services: Services, options: BuildAppOptions =
 
 /** Fastify with what every route relies on: logging, timeouts, limits, the error body, the input boundary. */
 function createFastify(services: Services, options: BuildAppOptions) {
+  const headers = commonHeaders(services.config.publicBaseUrl.protocol === 'https:');
   const app = Fastify({
     logger:
       options.logger === false
@@ -151,25 +153,32 @@ function createFastify(services: Services, options: BuildAppOptions) {
     // request.ip, the client address of every per-IP limit and of the request log, follows TRUST_PROXY.
     trustProxy: fastifyTrustProxy(services.config.trustProxy),
     // Slow clients are cut: headers and then the whole request must arrive in time (checked every second).
-    http: { headersTimeout: services.config.headersTimeoutSeconds * 1000, connectionsCheckingInterval: 1000 },
+    // A request without Host is refused by the app (below-router.ts), in the error contract, not by Node.
+    http: {
+      headersTimeout: services.config.headersTimeoutSeconds * 1000,
+      connectionsCheckingInterval: 1000,
+      requireHostHeader: false,
+    },
     requestTimeout: services.config.requestTimeoutSeconds * 1000,
-    frameworkErrors: answerFrameworkError,
-    clientErrorHandler: answerClientError,
+    frameworkErrors: frameworkErrorAnswer(headers),
+    clientErrorHandler: clientErrorAnswer(headers),
   }).withTypeProvider<TypeBoxTypeProvider>();
-  limitConnectionsPerIp(app.server, services.config.maxConnectionsPerIp);
+  limitConnectionsPerIp(app.server, services.config.maxConnectionsPerIp, headers);
+  answerBelowRouter(app.server, headers);
 
   app.setValidatorCompiler(schemaCompiler);
   // JSON only: a text body is refused as an unsupported media type rather than validated as a string.
   app.removeContentTypeParser('text/plain');
   app.addSchema(ErrorBody);
 
-  // First hook of every request, so errors and 404s carry both headers too.
-  const https = services.config.publicBaseUrl.protocol === 'https:';
+  // First hook of every request, so errors and 404s carry these headers too.
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-ID', request.id);
-    reply.header('X-API-Version', API_VERSION);
-    // Served over https: browsers must never fall back to http for this origin (a year, as is usual).
-    if (https) reply.header('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    reply.headers({ ...headers, 'X-Request-ID': request.id });
+  });
+  refuseMissingHost(app);
+  // Every answer says whether it may be stored; a route whose answer may be kept says so itself.
+  app.addHook('onSend', async (_request, reply) => {
+    if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', DEFAULT_CACHE_CONTROL);
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');

@@ -7,6 +7,8 @@ import { ERROR_STATUS } from './error-status.js';
 import type { OpenApiDocument } from './openapi-types.js';
 
 const DOCS_PATH = '/docs';
+/** The reference is public and the same for everyone until the next deploy: kept, but checked before each use. */
+const PUBLIC_UNTIL_DEPLOY = 'no-cache';
 
 const INTRO =
   'Create invoices from your server with an API key; buyers pay through the checkout link or with any x402 client at the ' +
@@ -48,10 +50,14 @@ export function registerDocs(app: FastifyInstance, options: DocsRoutesOptions): 
     }));
   const hide = { hide: true } as const;
 
-  app.get('/openapi.json', { schema: hide }, async () => app.swagger());
+  app.get('/openapi.json', { schema: hide }, async (_request, reply) => {
+    reply.header('Cache-Control', PUBLIC_UNTIL_DEPLOY);
+    return app.swagger();
+  });
 
   app.get(DOCS_PATH, { schema: hide }, async (_request, reply) => {
-    reply.header('Content-Security-Policy', DOCS_CSP).type('text/html; charset=utf-8');
+    reply.header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', PUBLIC_UNTIL_DEPLOY);
+    reply.type('text/html; charset=utf-8');
     return render().overview;
   });
 
@@ -59,7 +65,8 @@ export function registerDocs(app: FastifyInstance, options: DocsRoutesOptions): 
     const page = render().sections.get(request.params.section);
     if (page === undefined)
       throw new AppError('not_found', `No such section of the API reference; ${DOCS_PATH} lists them.`);
-    reply.header('Content-Security-Policy', DOCS_CSP).type('text/html; charset=utf-8');
+    reply.header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', PUBLIC_UNTIL_DEPLOY);
+    reply.type('text/html; charset=utf-8');
     return page;
   });
 }

@@ -28,6 +28,10 @@ export const ERROR_EXAMPLES = {
   uri_too_long: { summary: 'The URL is too long', message: 'The URL is too long.' },
   headers_too_large: { summary: 'The headers are too large', message: 'The request headers are too large.' },
   request_timeout: { summary: 'The request arrived too slowly', message: 'The request took too long to arrive.' },
+  expectation_failed: {
+    summary: 'An Expect header other than 100-continue',
+    message: 'Only "Expect: 100-continue" is supported; send the request again without "Expect: foo".',
+  },
   invalid_json: { summary: 'The body is not JSON', message: 'The request body is not valid JSON.' },
   unsupported_media_type: {
     summary: 'The body is not JSON',

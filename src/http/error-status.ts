@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   uri_too_long: 414,
   headers_too_large: 431,
   request_timeout: 408,
+  expectation_failed: 417,
   invalid_json: 400,
   unsupported_media_type: 415,
   payload_too_large: 413,

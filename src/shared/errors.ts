@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   'uri_too_long',
   'headers_too_large',
   'request_timeout',
+  'expectation_failed',
   'invalid_json',
   'unsupported_media_type',
   'payload_too_large',

@@ -40,11 +40,37 @@ export function parseRaw(text: string): RawResponse {
   };
 }
 
-/** The one error contract: the status, both headers, and exactly {code, message, requestId}. */
-export function expectRawContract(response: RawResponse, status: number, code: string) {
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
+/**
+ * The headers every answer carries, wherever it was made: X-Request-ID, X-API-Version, nosniff, a
+ * Cache-Control, and Strict-Transport-Security exactly when the app's PUBLIC_BASE_URL is https.
+ */
+export function expectCommonHeaders(headers: Record<string, string | undefined>, options: { https?: boolean } = {}) {
+  expect(headers['x-api-version']).toBe('1.1.0');
+  expect(headers['x-request-id']).toMatch(/^[A-Za-z0-9._:-]{1,128}$/);
+  expect(headers['x-content-type-options']).toBe('nosniff');
+  expect(headers['cache-control']).toMatch(/\S/);
+  expect(headers['strict-transport-security']).toBe(options.https ? HSTS : undefined);
+}
+
+/**
+ * The one error contract: the status, the headers every answer carries (no-store, JSON), and exactly
+ * {code, message, requestId}.
+ */
+export function expectRawContract(
+  response: RawResponse,
+  status: number,
+  code: string,
+  options: { https?: boolean; requestId?: string } = {},
+) {
   expect(response.status).toBe(status);
-  expect(response.headers['x-api-version']).toBe('1.1.0');
-  expect(response.headers['x-request-id']).toMatch(/^req_/);
+  expectCommonHeaders(response.headers, options);
+  // The client's own id when it sent a sane one (so logs correlate), else a fresh one.
+  if (options.requestId) expect(response.headers['x-request-id']).toBe(options.requestId);
+  else expect(response.headers['x-request-id']).toMatch(/^req_/);
+  expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+  expect(response.headers['cache-control']).toBe('no-store');
   expect(JSON.parse(response.body)).toEqual({
     code,
     message: expect.any(String),
