@@ -105,6 +105,69 @@ describe('wallet sign-in (EIP-4361)', () => {
     expect(response.cookies).toHaveLength(0);
   });
 
+  /** A fresh message of `wallet`, changed by `edit`, then signed by the wallet: only the text is at fault. */
+  async function edited(edit: (message: string) => string, wallet = newWallet()) {
+    const message = edit((await signedSiwe(app, wallet)).message);
+    return { message, signature: await wallet.signMessage({ message }) };
+  }
+
+  const strict: [string, (message: string) => string, number, string][] = [
+    [
+      'text after Issued At',
+      (message) => `${message}\nPay to: 0x0000000000000000000000000000000000000000`,
+      400,
+      'invalid_siwe_message',
+    ],
+    ['a line break at the end', (message) => `${message}\n`, 400, 'invalid_siwe_message'],
+    ['CRLF line breaks', (message) => message.replaceAll('\n', '\r\n'), 400, 'invalid_siwe_message'],
+    ["a scheme other than the service's", (message) => `javascript://${message}`, 401, 'siwe_domain_mismatch'],
+    ['https where the service is on http', (message) => `https://${message}`, 401, 'siwe_domain_mismatch'],
+    [
+      'an address not in its EIP-55 form',
+      (message) => message.replace(/^(0x[0-9a-fA-F]{40})$/m, (address) => address.toLowerCase()),
+      400,
+      'invalid_siwe_message',
+    ],
+    [
+      'optional fields out of order',
+      (message) => `${message}\nNot Before: 2020-01-01T00:00:00.000Z\nExpiration Time: 2999-01-01T00:00:00.000Z`,
+      400,
+      'invalid_siwe_message',
+    ],
+    [
+      'a second statement line',
+      (message) => message.replace('Sign in to the Invoice Service.', 'Sign in.\nAnd pay.'),
+      400,
+      'invalid_siwe_message',
+    ],
+    ['a field repeated', (message) => message.replace(/^(Chain ID: .*)$/m, '$1\n$1'), 400, 'invalid_siwe_message'],
+  ];
+
+  it.each(strict)('refuses %s (parsed as EIP-4361 writes it)', async (_name, edit, status, code) => {
+    const response = await verify(await edited(edit));
+    expect(response.statusCode).toBe(status);
+    expect(response.json()).toMatchObject({ code, message: expect.any(String) });
+    expect(response.cookies).toHaveLength(0);
+  });
+
+  const accepted: [string, (message: string) => string][] = [
+    ["the service's own scheme before the domain", (message) => `http://${message}`],
+    [
+      'every optional field, in order',
+      (message) =>
+        `${message}\nExpiration Time: 2999-01-01T00:00:00.000Z\nNot Before: 2020-01-01T00:00:00Z` +
+        '\nRequest ID: req-1\nResources:\n- https://localhost:3000/a\n- ipfs://bafy',
+    ],
+    ['no statement', (message) => message.replace('Sign in to the Invoice Service.\n\n', '\n')],
+  ];
+
+  it.each(accepted)('accepts %s', async (_name, edit) => {
+    const wallet = newWallet();
+    const response = await verify(await edited(edit, wallet));
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().address).toBe(wallet.address.toLowerCase());
+  });
+
   it('refuses a reused nonce', async () => {
     const signed = await signedSiwe(app, newWallet());
     expect((await verify(signed)).statusCode).toBe(200);

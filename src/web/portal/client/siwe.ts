@@ -1,5 +1,5 @@
 // Sign-In with Ethereum (EIP-4361) message text, byte for byte what viem's createSiweMessage writes,
-// because the server parses it with viem's parseSiweMessage. Pure: safe to import outside a browser.
+// and what the server's strict EIP-4361 parser accepts. Pure: safe to import outside a browser.
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
 const hex = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
