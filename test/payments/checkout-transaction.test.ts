@@ -112,6 +112,7 @@ describe('GET /w/<ws>/i/<id>: public payment details', () => {
       amount: '12.500000',
       currency: 'USDC',
       recipient,
+      recipientChanged: false,
       expiresAt: expect.any(String),
       serverTime: expect.any(String),
       linkVersion: 1,

@@ -95,6 +95,41 @@ describe('the buyer receipt', () => {
   });
 });
 
+/** As if `invoice` had been issued while the workspace received at another address. */
+const bindToOldAddress = (invoice: CheckoutInvoice) =>
+  paying.database.db
+    .updateTable('invoices')
+    .set({ pay_to: '0x000000000000000000000000000000000000dead' })
+    .where('id', '=', invoice.id)
+    .execute();
+
+describe('a link issued for an address the merchant no longer receives at', () => {
+  it('says it can no longer be paid, live as at first paint: no address, no QR code, no wallet button, no deadline', async () => {
+    const invoice = await shop.invoice({ amount: '8' });
+    await bindToOldAddress(invoice);
+    const context = await browser.newContext({ viewport: PHONE });
+    await injectTestWallet(context, newWallet(), chain.rpcUrl, chain.network.chainId);
+    const page = await context.newPage();
+    await page.goto(invoice.link);
+    await scriptRan(page);
+    const badge = page.locator('#status');
+    expect({ status: await badge.getAttribute('data-status'), text: await badge.textContent() }).toEqual({
+      status: 'unpayable',
+      text: 'Cannot be paid',
+    });
+    expect(await page.locator('#notice-unpayable').isVisible()).toBe(true);
+    expect(await page.locator('#notice-unpayable').innerText()).toContain('This payment link can no longer be paid.');
+    for (const absent of ['#recipient', '.qr-code', '#pay', '#tx-form', '#wallets button'])
+      expect(await page.locator(absent).count(), absent).toBe(0);
+    expect(await page.locator('#deadline-line').isVisible()).toBe(false);
+    expect(await page.locator('#notice-reopened').isVisible()).toBe(false);
+    expect((await page.locator('main').innerText()).toLowerCase()).not.toContain(
+      '0x000000000000000000000000000000000000dead',
+    );
+    await context.close();
+  });
+});
+
 describe('checkout layout', () => {
   it('puts the way to pay before the QR code on a phone, and the QR code first on a desktop', async () => {
     const invoice = await shop.invoice({ amount: '9' });
@@ -138,6 +173,8 @@ describe('checkout layout', () => {
     const cancelled = await shop.invoice({ amount: '5' });
     await paying.services.invoices.cancel(shop.workspaceId as WorkspaceId, cancelled.id as InvoiceId);
     const expired = await shop.invoice({ amount: '6' });
+    const unpayable = await shop.invoice({ amount: '8' });
+    await bindToOldAddress(unpayable);
     const unknown = `${paying.origin}/w/${shop.workspaceId}/i/inv_00000000000000000000000000`;
 
     /** Each state's page, and whether the clock must be past its deadline to show it. */
@@ -147,6 +184,7 @@ describe('checkout layout', () => {
       { state: 'paid', link: paid.link },
       { state: 'cancelled', link: cancelled.link },
       { state: 'expired', link: expired.link, late: true },
+      { state: 'unpayable', link: unpayable.link },
       { state: 'not-found', link: unknown },
     ];
     const found: string[] = [];

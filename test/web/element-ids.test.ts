@@ -43,6 +43,7 @@ const openInvoice: CheckoutDetails = {
   amount: '1.000000',
   currency: 'USDC',
   recipient: `0x${'2'.repeat(40)}`,
+  recipientChanged: false,
   expiresAt: '2030-01-01T01:00:00.000Z',
   serverTime: '2030-01-01T00:00:00.000Z',
   linkVersion: 1,

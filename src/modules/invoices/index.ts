@@ -16,6 +16,7 @@ export {
 export { createIdempotently } from './idempotency.repo.js';
 export {
   checkIdempotencyKey,
+  checkPayTo,
   normalisePortalAmount,
   requestHash,
   type CreateInvoiceInput,
@@ -38,6 +39,7 @@ export {
   IdempotencyHeaders,
   InvoiceParams,
   InvoiceView,
+  PayTo,
 } from './invoice.schemas.js';
 export type { IdempotencyKeyTable, InvoiceTable } from './invoice.table.js';
 export { INVOICE_EXAMPLE, PAID_INVOICE_EXAMPLE } from './invoice.examples.js';

@@ -14,18 +14,22 @@ import type { TransferAuthorization } from './chain.port.js';
 import { streamInvoiceState } from './checkout-events.js';
 import { invoiceOrder } from './order.js';
 import {
-  AuthorizationBody,
   CHECKOUT_FIELD_CODES,
   PAYMENT_BODY_ERRORS,
+  CheckoutAuthorizationBody,
   CheckoutEventStream,
   CheckoutParams,
+  CheckoutTransactionBody,
   CheckoutView,
   SubmittedPayment,
-  TransactionBody,
 } from './checkout.schemas.js';
 import { paymentExamples } from './payment.examples.js';
 
 const tags = ['Checkout'];
+const PAY_TO_RULE =
+  '`payTo` may be left out or name the workspace wallet (any letter case); any other value: 403 pay_to_mismatch. ' +
+  'A link issued while the merchant received at another address (`recipientChanged` in the payment details) takes no payment: ' +
+  '403 pay_to_mismatch.';
 const PUBLIC = { security: [] as Record<string, string[]>[] };
 
 const INVOICE_PAYABLE_ERRORS: readonly ErrorCode[] = [
@@ -45,7 +49,7 @@ const EVENTS_DOCS: OperationDocs = {
 const MAX_STREAMS_PER_IP = 10;
 const MAX_STREAMS = 2000;
 const TRANSACTION_DOCS: OperationDocs = {
-  errors: [...PAYMENT_BODY_ERRORS, ...INVOICE_PAYABLE_ERRORS],
+  errors: [...PAYMENT_BODY_ERRORS, 'pay_to_mismatch', ...INVOICE_PAYABLE_ERRORS],
   examples: paymentExamples.checkoutTransaction,
 };
 const AUTHORIZATION_DOCS: OperationDocs = {
@@ -146,18 +150,20 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
             '(`not_found`) after UNSEEN_TRANSACTION_MINUTES (default 10). Submitting the same hash again answers the same attempt; at most 5 ' +
             'unseen hashes of one invoice are looked for at once (then 429). Follow the outcome in `payment` of the payment details. ' +
             'A hash that already paid an invoice: 400 invalid_payment (reason already_used). A second payment that lands after the invoice ' +
-            'was paid is recorded as an overpayment.',
+            'was paid is recorded as an overpayment. ' +
+            PAY_TO_RULE,
           ...PUBLIC,
           params: CheckoutParams,
-          body: TransactionBody,
+          body: CheckoutTransactionBody,
           response: { 202: SubmittedPayment, ...errorResponses(TRANSACTION_DOCS.errors) },
         },
       },
       async (request, reply) => {
-        const { network, txHash } = request.body;
+        const { network, txHash, payTo } = request.body;
         const intent = await services.checkout.submitTransaction(...order(request.params), {
           network,
           txHash: txHash as `0x${string}`,
+          ...(payTo !== undefined && { payTo }),
         });
         return reply.code(202).send({ paymentIntentId: intent.id, status: 'processing' as const });
       },
@@ -174,19 +180,21 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
             'A TransferWithAuthorization of exactly `amount` to `recipient`, signed by the buyer with the `authorizationNonce` of the payment details. ' +
             'It is checked (signature, validity window, unused nonce, balance), then settled by the service, which pays the gas. ' +
             'An authorization signed for an older link version: 400 invalid_payment (reason expired). ' +
-            'One to another address than `recipient`: 403 pay_to_mismatch (reason recipient_mismatch).',
+            'One to another address than `recipient`: 403 pay_to_mismatch (reason recipient_mismatch). ' +
+            PAY_TO_RULE,
           ...PUBLIC,
           params: CheckoutParams,
-          body: AuthorizationBody,
+          body: CheckoutAuthorizationBody,
           response: { 202: SubmittedPayment, ...errorResponses(AUTHORIZATION_DOCS.errors) },
         },
       },
       async (request, reply) => {
-        const { network, authorization, signature } = request.body;
+        const { network, authorization, signature, payTo } = request.body;
         const intent = await services.checkout.submitAuthorization(...order(request.params), {
           network,
           authorization: authorization as TransferAuthorization,
           signature: signature as `0x${string}`,
+          ...(payTo !== undefined && { payTo }),
         });
         return reply.code(202).send({ paymentIntentId: intent.id, status: 'processing' as const });
       },

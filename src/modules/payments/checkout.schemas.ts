@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { LatestPaymentAttempt, PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
 import type { ErrorCode } from '../../shared/errors.js';
-import { INVOICE_STATUSES } from '../invoices/index.js';
+import { INVOICE_STATUSES, PayTo } from '../invoices/index.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const ADDRESS = '^0x[0-9a-fA-F]{40}$';
@@ -40,7 +40,17 @@ export const CheckoutView = Type.Object({
   }),
   amount: Type.String({ description: 'USDC, always with 6 decimals ("12.500000"). Pay exactly this.' }),
   currency: Type.Literal('USDC'),
-  recipient: Type.String({ description: 'The workspace wallet (checksummed): the only address that can be paid.' }),
+  recipient: Nullable(
+    Type.String({
+      description:
+        'The workspace wallet (checksummed): the only address that can be paid. Null when `recipientChanged`: there is no address to pay.',
+    }),
+  ),
+  recipientChanged: Type.Boolean({
+    description:
+      'True when the link was issued while the merchant received at another address (an open or expired invoice only): it takes ' +
+      'no payment, and cannot be renewed; `recipient` and `authorizationNonce` are null and `networks` empty. The buyer needs a new invoice.',
+  }),
   expiresAt: Timestamp,
   serverTime: Type.String({
     format: 'date-time',
@@ -97,6 +107,19 @@ export const AuthorizationBody = Type.Object(
       description: "The payer's 65-byte EIP-712 signature of TransferWithAuthorization.",
     }),
   },
+  { additionalProperties: false },
+);
+
+/**
+ * The bodies of the checkout link's own payments: also `payTo`, as POST /invoices takes it (the workspace
+ * wallet, which changes nothing, or 403). A credit purchase's payments take the plain bodies: they pay the operator.
+ */
+export const CheckoutTransactionBody = Type.Object(
+  { ...TransactionBody.properties, payTo: Type.Optional(PayTo) },
+  { additionalProperties: false },
+);
+export const CheckoutAuthorizationBody = Type.Object(
+  { ...AuthorizationBody.properties, payTo: Type.Optional(PayTo) },
   { additionalProperties: false },
 );
 

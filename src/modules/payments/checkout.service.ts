@@ -5,8 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
-import { effectiveStatus, formatInvoiceNumber, type InvoiceId } from '../invoices/index.js';
-import { findInvoice } from '../invoices/index.js';
+import { checkPayTo, effectiveStatus, findInvoice, formatInvoiceNumber, type InvoiceId } from '../invoices/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import type { TransferAuthorization } from './chain.port.js';
 import { paymentNetworkDetails } from '../../shared/payment-request.js';
@@ -49,7 +48,11 @@ export class CheckoutService {
     if (!invoice || !workspace) throw notFound();
     const now = this.deps.clock.now();
     const status = effectiveStatus(invoice, now);
-    const payable = status === 'open';
+    // A link issued for another receiving address takes no new payment (spec, What the service does 5): it
+    // shows no address to pay. A payment already on its way or done keeps its recipient.
+    const recipientChanged =
+      (status === 'open' || status === 'expired') && invoice.payTo !== workspace.wallet_address.toLowerCase();
+    const payable = status === 'open' && !recipientChanged;
     return {
       invoiceId: invoice.id,
       number: formatInvoiceNumber(invoice.number),
@@ -58,7 +61,8 @@ export class CheckoutService {
       status,
       amount: formatUsdc(invoice.amount),
       currency: 'USDC' as const,
-      recipient: getAddress(invoice.payTo),
+      recipient: recipientChanged ? null : getAddress(invoice.payTo),
+      recipientChanged,
       expiresAt: invoice.expiresAt.toISOString(),
       serverTime: now.toISOString(),
       linkVersion: invoice.linkVersion,
@@ -98,10 +102,11 @@ export class CheckoutService {
   async submitAuthorization(
     workspaceId: WorkspaceId,
     ref: OrderRef,
-    input: { network: string; authorization: TransferAuthorization; signature: `0x${string}` },
+    input: { network: string; authorization: TransferAuthorization; signature: `0x${string}`; payTo?: string },
   ): Promise<PaymentIntent> {
     const noun = nounOf(ref);
     const network = this.network(input.network, ref);
+    await this.checkPayTo(workspaceId, ref, input.payTo);
     const { order, requirements } = await this.deps.payments.requirements(workspaceId, ref).catch(hideForeign(ref));
     if (!requirements.some((requirement) => requirement.network === network))
       throw new AppError('unsupported_network', `This ${noun} is not payable on ${network.name}.`);
@@ -130,12 +135,29 @@ export class CheckoutService {
   async submitTransaction(
     workspaceId: WorkspaceId,
     ref: OrderRef,
-    input: { network: string; txHash: `0x${string}` },
+    input: { network: string; txHash: `0x${string}`; payTo?: string },
   ): Promise<PaymentIntent> {
     const network = this.network(input.network, ref);
+    await this.checkPayTo(workspaceId, ref, input.payTo);
     return this.deps.payments
       .submitTransaction(workspaceId, ref, { network, txHash: input.txHash })
       .catch(hideForeign(ref));
+  }
+
+  /**
+   * `payTo` in a payment of the checkout link, as POST /invoices takes it: the workspace wallet changes
+   * nothing, another value is 403 pay_to_mismatch. An unknown invoice stays the same 404 as without it.
+   * Only the checkout link's bodies carry `payTo` (a credit purchase pays the operator, not the workspace).
+   */
+  private async checkPayTo(workspaceId: WorkspaceId, ref: OrderRef, payTo: string | undefined): Promise<void> {
+    if (payTo === undefined) return;
+    if (ref.kind !== 'invoice') throw new Error('payTo is taken for invoices only');
+    const [invoice, workspace] = await Promise.all([
+      findInvoice(this.deps.db, workspaceId, ref.id),
+      findWorkspace(this.deps.db, workspaceId),
+    ]);
+    if (!invoice || !workspace) throw notFound();
+    checkPayTo(payTo, workspace.wallet_address);
   }
 
   private network(name: string, ref: OrderRef): Network {

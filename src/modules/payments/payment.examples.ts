@@ -51,6 +51,7 @@ const CHECKOUT_EXAMPLE = {
   amount: '12.500000',
   currency: 'USDC',
   recipient: EXAMPLE_IDS.wallet,
+  recipientChanged: false,
   expiresAt: INVOICE_EXAMPLE.expiresAt,
   serverTime: '2026-11-14T09:35:00.000Z',
   linkVersion: 1,

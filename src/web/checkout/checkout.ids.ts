@@ -40,4 +40,5 @@ export const statusNoticeIds = {
   paid: 'notice-paid',
   expired: 'notice-expired',
   cancelled: 'notice-cancelled',
+  unpayable: 'notice-unpayable',
 } as const;

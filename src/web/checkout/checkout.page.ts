@@ -12,7 +12,9 @@ import {
   UNKNOWN_FAILURE_TEXT,
   displayAmount,
   formatInstantUtc,
+  type ShownStatus,
   formatRemaining,
+  shownStatus,
 } from './checkout.text.js';
 import { ids, statusNoticeIds } from './checkout.ids.js';
 
@@ -75,7 +77,7 @@ export function sendCheckoutPage(
  * status, the wallet buttons, the copy buttons and the transaction-hash form, which are `hidden` until it runs.
  */
 export function renderCheckoutPage(details: CheckoutDetails, options: CheckoutPageOptions): string {
-  const status = details.status;
+  const status = shownStatus(details, Date.parse(details.serverTime));
   const config: CheckoutClientConfig = {
     path: `/w/${encodeURIComponent(options.workspaceId)}/i/${encodeURIComponent(details.invoiceId)}`,
     details,
@@ -96,14 +98,14 @@ ${jsonScript(ids.config, config)}`,
   <p class="invoice-number">Invoice <strong>${details.number}</strong></p>
   <p class="amount"><span id="amount">${displayAmount(details.amount)}</span> <span class="unit">USDC</span></p>
   <p><span id="${ids.status}" class="badge" data-status="${status}">${STATUS_LABELS[status]}</span></p>
-  <p id="${ids.deadlineLine}" class="deadline" ${status === 'paid' && 'hidden'}>
+  <p id="${ids.deadlineLine}" class="deadline" ${(status === 'paid' || status === 'unpayable') && 'hidden'}>
     <span id="${ids.timeLeft}" ${status !== 'open' && 'hidden'}>Time left <strong id="${ids.countdown}" role="timer">${formatRemaining(Date.parse(details.expiresAt) - Date.parse(details.serverTime))}</strong> ·</span>
     Deadline <time id="${ids.deadline}" datetime="${details.expiresAt}">${formatInstantUtc(details.expiresAt)}</time>
   </p>
 </section>
-${notices(details, failed?.failureReason ?? null)}
+${notices(status, failed?.failureReason ?? null)}
 ${receiptSection(details)}
-${details.networks.length > 0 && paySection(details)}
+${details.networks.length > 0 && details.recipient !== null && paySection(details, details.recipient)}
 <p class="back">${back ? html`<a id="${ids.backLink}" href="${back}" rel="noreferrer">Back to merchant</a>` : html`<a id="${ids.backLink}" rel="noreferrer" hidden>Back to merchant</a>`}</p>
 <footer class="footer">Only people with this link can see this page.</footer>`,
   );
@@ -142,18 +144,19 @@ ${body}
 }
 
 /** One notice per situation; the script shows the one that fits as the status changes. */
-function notices(details: CheckoutDetails, failure: string | null): Html {
-  const status = details.status;
+function notices(status: ShownStatus, failure: string | null): Html {
   const failureText = failure ? (FAILURE_TEXTS[failure as keyof typeof FAILURE_TEXTS] ?? UNKNOWN_FAILURE_TEXT) : '';
   return html`<p id="${statusNoticeIds.processing}" class="notice warn" role="status" ${status !== 'processing' && 'hidden'}><strong>Your payment is being verified. Do not pay again.</strong> This page updates by itself; verification can finish after the timer runs out.</p>
 <p id="${ids.noticeFailed}" class="notice error" role="alert" ${!failure && 'hidden'}>The last payment attempt did not count: <span id="${ids.failureReason}">${failureText}</span> The invoice is still unpaid. If money left your wallet for it, contact the merchant before paying again.</p>
 <p id="${statusNoticeIds.paid}" class="notice ok" role="status" ${status !== 'paid' && 'hidden'}><strong>Paid. Thank you!</strong> The merchant has been notified.</p>
 <p id="${statusNoticeIds.expired}" class="notice" role="status" ${status !== 'expired' && 'hidden'}><strong>The payment deadline has passed.</strong> Do not send a payment for this invoice; ask the merchant for a new link.</p>
 <p id="${statusNoticeIds.cancelled}" class="notice" role="status" ${status !== 'cancelled' && 'hidden'}><strong>The merchant cancelled this invoice.</strong> Do not send a payment for it.</p>
+<p id="${statusNoticeIds.unpayable}" class="notice" role="status" ${status !== 'unpayable' && 'hidden'}><strong>This payment link can no longer be paid.</strong> The merchant now receives payments at another address. Do not send a payment for this invoice; ask the merchant for a new one.</p>
 <p id="${ids.noticeReopened}" class="notice" role="status" hidden>This invoice can be paid again: reload the page to see how.</p>`;
 }
 
-function paySection(details: CheckoutDetails): Html {
+/** The ways to pay: drawn only for a link that takes a payment (networks listed, an address to pay). */
+function paySection(details: CheckoutDetails, recipient: string): Html {
   const [first] = details.networks;
   const amount = displayAmount(details.amount);
   return html`<div id="${ids.pay}" ${details.status !== 'open' && 'hidden'}>
@@ -179,7 +182,7 @@ ${
   ${details.networks.map((network) => networkPanel(network, amount, details.networks.length > 1))}
   <dl class="copy-list">
     <dt>Recipient address</dt>
-    <dd><code id="recipient">${details.recipient}</code> <button type="button" class="copy small" data-copy="recipient" hidden>Copy</button></dd>
+    <dd><code id="recipient">${recipient}</code> <button type="button" class="copy small" data-copy="recipient" hidden>Copy</button></dd>
     <dt>Amount</dt>
     <dd><code id="amount-exact">${amount}</code> USDC <button type="button" class="copy small" data-copy="amount-exact" hidden>Copy</button></dd>
   </dl>

@@ -7,13 +7,29 @@ import type { FailureReason } from '../../modules/payments/index.js';
  * would. Records, so a new status or failure reason fails to compile until it has a sentence. Pure and
  * with type-only imports: it goes into the browser bundle as it is.
  */
-export const STATUS_LABELS: Readonly<Record<InvoiceStatus, string>> = {
+export const STATUS_LABELS: Readonly<Record<ShownStatus, string>> = {
   open: 'Awaiting payment',
   processing: 'Verifying payment',
   paid: 'Paid',
   expired: 'Expired',
   cancelled: 'Cancelled',
+  unpayable: 'Cannot be paid',
 };
+
+/**
+ * What the page says the link is: the invoice's status, or `unpayable` for a link issued while the
+ * merchant received at another address (it takes no payment, whatever its deadline).
+ */
+export type ShownStatus = InvoiceStatus | 'unpayable';
+
+/** The shown status of payment details at `nowMs` (the server's clock): an open invoice past its deadline is expired. */
+export function shownStatus(
+  details: { readonly status: InvoiceStatus; readonly recipientChanged: boolean; readonly expiresAt: string },
+  nowMs: number,
+): ShownStatus {
+  if (details.recipientChanged) return 'unpayable';
+  return details.status === 'open' && Date.parse(details.expiresAt) <= nowMs ? 'expired' : details.status;
+}
 
 export const FAILURE_TEXTS: Readonly<Record<FailureReason, string>> = {
   amount_mismatch: 'the transaction did not send exactly the invoice amount.',
@@ -27,6 +43,7 @@ export const FAILURE_TEXTS: Readonly<Record<FailureReason, string>> = {
   insufficient_balance: 'the wallet did not hold enough USDC.',
   invalid_signature: 'the wallet signature was not valid.',
   settlement_failed: 'the transfer could not be completed on-chain.',
+  authorized_for_another_order: 'that transfer was authorized for another invoice and pays that one.',
 };
 
 /** Shown for a failure reason the table above does not know yet: a sentence, never the bare code. */

@@ -2,14 +2,20 @@
 // countdown and status (server-sent events, polling the JSON details when those fail), the wallet buttons, copy buttons and the hash form.
 import { chainName } from '../../../chain/chain-names.js';
 import type { CheckoutClientConfig, CheckoutDetails } from '../checkout.page.js';
-import { FAILURE_TEXTS, STATUS_LABELS, UNKNOWN_FAILURE_TEXT, formatRemaining } from '../checkout.text.js';
+import {
+  FAILURE_TEXTS,
+  STATUS_LABELS,
+  UNKNOWN_FAILURE_TEXT,
+  formatRemaining,
+  shownStatus,
+  type ShownStatus,
+} from '../checkout.text.js';
 import { byId } from './dom.js';
 import { renderReceipt } from './receipt.js';
 import { serverClock } from './time.js';
 import { type PayNetwork, type Wallet, discoverWallets, signPayment, wallets } from './wallet.js';
 import { ids, statusNoticeIds } from '../checkout.ids.js';
 
-type Status = CheckoutDetails['status'];
 /**
  * The details as shown: the service's last answer, except that after a 202 the page says "processing"
  * at once, before the next answer brings the payment attempt itself.
@@ -32,8 +38,7 @@ const failureText = (reason: string): string =>
   (FAILURE_TEXTS as Readonly<Record<string, string>>)[reason] ?? UNKNOWN_FAILURE_TEXT;
 
 /** An open invoice past its deadline is expired: the server's rule, applied the moment the timer ends. */
-const effectiveStatus = (): Status =>
-  details.status === 'open' && Date.parse(details.expiresAt) <= clock.now() ? 'expired' : details.status;
+const effectiveStatus = (): ShownStatus => shownStatus(details, clock.now());
 const show = (node: HTMLElement | null, visible: boolean) => {
   if (node) node.hidden = !visible;
 };
@@ -45,7 +50,8 @@ function render(): void {
   badge.dataset.status = status;
   byId(ids.countdown).textContent = formatRemaining(Date.parse(details.expiresAt) - clock.now());
   show($(ids.timeLeft), status === 'open');
-  show($(ids.deadlineLine), status !== 'paid'); // a paid invoice's deadline no longer matters
+  // The deadline of a paid invoice, or of a link that takes no payment, no longer matters.
+  show($(ids.deadlineLine), status !== 'paid' && status !== 'unpayable');
   renderReceipt(status === 'paid' ? details.receipt : null);
   show($(ids.printReceipt), status === 'paid' && Boolean(details.receipt));
   for (const [name, id] of Object.entries(statusNoticeIds)) show($(id), status === name);

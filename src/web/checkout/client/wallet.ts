@@ -100,10 +100,10 @@ export async function signPayment(
   if (typeof from !== 'string') throw new WalletError('Your wallet shared no account. Unlock it and try again.');
   await useChain(wallet.provider, network, onStep);
   const { details, serverNow } = await fresh();
-  if (details.status !== 'open' || !details.authorizationNonce)
+  if (details.status !== 'open' || !details.authorizationNonce || !details.recipient)
     throw new WalletError('This invoice cannot take a payment now.');
   const { authorization, typedData } = transferAuthorization(
-    { ...details, authorizationNonce: details.authorizationNonce },
+    { ...details, recipient: details.recipient, authorizationNonce: details.authorizationNonce },
     network,
     from,
     serverNow,
