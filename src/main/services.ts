@@ -24,7 +24,7 @@ import { SenderThread, WebhookDeliverer } from '../modules/webhooks/index.js';
 import { WebhookService } from '../modules/webhooks/index.js';
 import { WorkspaceService } from '../modules/workspaces/index.js';
 import type { Clock } from '../shared/clock.js';
-import type { DemoWallet } from '../web/demo-wallet/demo-wallet.js';
+import { demoWalletServable, type DemoWallet } from '../web/demo-wallet/demo-wallet.js';
 
 export interface ChainDeps {
   /** The checked networks (src/chain/networks.ts). */
@@ -110,7 +110,8 @@ export function createServices(
     invoices,
     invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),
     automations: new AutomationService({ db, clock, invoices, publicBaseUrl: config.publicBaseUrl }),
-    ...(demoWallet && { demoWallet }),
+    // Held only by a process listening on loopback: no page offers it and no route serves it otherwise.
+    ...(demoWallet && demoWalletServable(config.host) && { demoWallet }),
     invoiceSearch: new InvoiceSearchService({ db, clock, publicBaseUrl: config.publicBaseUrl }),
     checkoutSettings: new CheckoutSettingsService({ db }),
     payments,

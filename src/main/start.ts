@@ -137,7 +137,7 @@ async function main(): Promise<void> {
         address,
         networks,
         Math.round(performance.now() - started),
-        demo && local && access ? { demo, local, access } : undefined,
+        demo && local && access ? { demo, local, access, walletServed: services.demoWallet !== undefined } : undefined,
       ),
     );
   } catch (error) {
@@ -172,6 +172,8 @@ interface DemoInfo {
   readonly demo: DemoSecrets;
   readonly local: LocalNetwork;
   readonly access: DemoAccess;
+  /** False when HOST is not a loopback address: the demo wallet is then not offered (createServices). */
+  readonly walletServed: boolean;
 }
 
 const ROLE_LINES: Readonly<Record<Config['role'], string>> = {
@@ -216,14 +218,23 @@ function banner(
       `  Operator:       ${config.operatorWallet ?? 'none'} receives credit purchases${config.operatorWallet === demo.demo.operator ? ' (the demo operator; its key is in DATA_DIR/demo.json)' : ''}`,
       `  Workspace:      ${access.workspaceId}`,
       `  Wallet:         ${access.wallet}`,
+      ...(demo.walletServed
+        ? []
+        : [
+            `  Demo wallet:    off: HOST=${config.host} is not a loopback address, and the demo wallet signs for anyone who reaches it`,
+          ]),
     );
     if (access.apiKey) {
       lines.push(
         `  Demo API key:   ${access.apiKey}`,
         '',
-        `In the browser: open ${base}/portal and sign in with "Demo wallet: merchant"; create an invoice,`,
-        'open its checkout link and pay with "Demo wallet: buyer" (both are built into this local demo).',
-        '',
+        ...(demo.walletServed
+          ? [
+              `In the browser: open ${base}/portal and sign in with "Demo wallet: merchant"; create an invoice,`,
+              'open its checkout link and pay with "Demo wallet: buyer" (both are built into this local demo).',
+              '',
+            ]
+          : []),
         'Try it — your credits, then a 12.50 USDC invoice:',
         `  curl -s -H "Authorization: Bearer ${access.apiKey}" ${base}/w/${access.workspaceId}/v1/billing`,
         `  curl -s -X POST -H "Authorization: Bearer ${access.apiKey}" -H "Content-Type: application/json" \\`,

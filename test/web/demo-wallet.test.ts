@@ -1,6 +1,7 @@
 import { recoverMessageAddress, recoverTypedDataAddress, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
+import { demoWalletServable } from '../../src/web/demo-wallet/demo-wallet.js';
 import { BASE_URL, createTestApp } from '../support/app.js';
 
 const merchant = privateKeyToAccount(generatePrivateKey());
@@ -12,6 +13,10 @@ const { app } = await createTestApp({}, undefined, undefined, {
   buyer,
 });
 const { app: realNetworksApp } = await createTestApp();
+const demoWallet = { chainId: 84532, rpcUrl: 'http://127.0.0.1:1', merchant, buyer };
+// The same demo on a process listening beyond this machine: anyone who reaches it can send any Origin.
+const { app: exposedApp } = await createTestApp({ HOST: '0.0.0.0' }, undefined, undefined, demoWallet);
+const { app: ipv6LoopbackApp } = await createTestApp({ HOST: '::1' }, undefined, undefined, demoWallet);
 
 const rpc = (role: string, method: string, params: unknown[] = [], origin = BASE_URL) =>
   app.inject({ method: 'POST', url: '/demo-wallet/rpc', headers: { origin }, payload: { role, method, params } });
@@ -59,6 +64,40 @@ describe('the built-in demo wallet', () => {
     const foreign = await rpc('merchant', 'eth_requestAccounts', [], 'https://evil.example');
     expect(foreign.statusCode).toBe(403);
     expect(foreign.json()).toMatchObject({ code: 'origin_mismatch' });
+  });
+
+  it('is served only by a process listening on a loopback address (HOST)', async () => {
+    const accounts = (target: typeof app) =>
+      target.inject({
+        method: 'POST',
+        url: '/demo-wallet/rpc',
+        headers: { origin: BASE_URL },
+        payload: { role: 'merchant', method: 'eth_requestAccounts' },
+      });
+    const exposed = await accounts(exposedApp);
+    expect(exposed.statusCode).toBe(404);
+    expect(exposed.body).not.toContain(merchant.address);
+    expect((await exposedApp.inject({ method: 'GET', url: '/demo-wallet.js' })).statusCode).toBe(404);
+    const portal = await exposedApp.inject({ method: 'GET', url: '/portal' });
+    expect(portal.statusCode).toBe(200);
+    expect(portal.body).not.toContain('demo-wallet.js');
+    // Loopback, IPv4 or IPv6: the local demo as it is meant to run.
+    expect((await accounts(ipv6LoopbackApp)).json()).toEqual({ result: [merchant.address] });
+    expect((await accounts(app)).json()).toEqual({ result: [merchant.address] });
+    expect((await app.inject({ method: 'GET', url: '/portal' })).body).toContain('demo-wallet.js');
+  });
+
+  it.each([
+    ['127.0.0.1', true],
+    ['127.3.2.1', true],
+    ['::1', true],
+    ['localhost', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['192.168.1.10', false],
+    ['example.com', false],
+  ])('HOST=%s may serve it: %s', (host, servable) => {
+    expect(demoWalletServable(host)).toBe(servable);
   });
 
   it('does not exist when the service is not running the local demo', async () => {

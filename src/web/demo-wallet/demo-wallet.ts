@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { numberToHex, type Hex, type LocalAccount } from 'viem';
 import { sendFromAccount } from '../../chain/local-chain.js';
 import { AppError } from '../../shared/errors.js';
@@ -13,6 +14,16 @@ export interface DemoWallet {
 }
 
 export type DemoRole = 'merchant' | 'buyer';
+
+/**
+ * Whether a process listening on `host` (HOST) may serve the demo wallet. Its RPC signs for any request
+ * whose Origin is the service's, and any client can write that header: only a process that nothing but
+ * this machine can reach (a loopback address) may hold it.
+ */
+export function demoWalletServable(host: string): boolean {
+  if (host === 'localhost') return true;
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
+}
 
 /**
  * Answers the EIP-1193 requests a page sends to the demo wallet, signing with the role's account. It
