@@ -122,6 +122,30 @@ describe('giving up and retrying by hand', () => {
     expect(response.status).toBe(404);
     expect(response.body).toMatchObject({ code: 'not_found' });
   });
+
+  it('refuses ids no event can have without a query: past the bigint range 404, a JSON number past 2^53 − 1 400', async () => {
+    const shop = await webhookShop(testApp);
+    await shop.configure((await startTestReceiver()).url);
+    // As a JSON number, 2^63 − 1 arrives as 2^63: a number that has lost digits is refused, not looked up.
+    const answers = [];
+    for (const eventId of ['9223372036854775808', '9999999999999999999', 2 ** 63, 2 ** 53, '0'])
+      answers.push([eventId, (await shop.api('POST', '/webhook/retry', { eventId })).body.code]);
+    expect(answers).toEqual([
+      ['9223372036854775808', 'not_found'],
+      ['9999999999999999999', 'not_found'],
+      [2 ** 63, 'invalid_request'],
+      [2 ** 53, 'invalid_request'],
+      ['0', 'not_found'],
+    ]);
+  });
+
+  it('reads an id written with leading zeros as the event it names', async () => {
+    const shop = await webhookShop(testApp);
+    const eventId = await shop.emitPaymentEvent();
+    await shop.configure((await startTestReceiver()).url);
+    const response = await shop.api('POST', '/webhook/retry', { eventId: `000${eventId}` });
+    expect({ status: response.status, eventId: response.body.eventId }).toEqual({ status: 200, eventId });
+  });
 });
 
 describe('endpoint rules without WEBHOOK_ALLOW_PRIVATE', () => {

@@ -83,9 +83,14 @@ export const WebhookView = Type.Object({
 
 export const RetryBody = Type.Object(
   {
-    eventId: Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[0-9]{1,19}$' })], {
-      description: 'The event id (as in the body and the feed).',
-    }),
+    // A JSON number past 2^53 − 1 has already lost digits when it is parsed: such ids come as strings.
+    eventId: Type.Union(
+      [Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.String({ pattern: '^[0-9]{1,19}$' })],
+      {
+        description:
+          'The event id (as in the body and the feed): a decimal string, or a JSON number up to 2^53 − 1 (9007199254740991).',
+      },
+    ),
   },
   { additionalProperties: false },
 );

@@ -6,7 +6,7 @@ import { ipLiteralOf, parseWebhookEndpoint, resolvedAddressesAllowed } from './d
 import { scheduleDelivery, queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
 import { systemResolve, type Resolver } from './webhook-http.js';
 import { inlineSender } from './webhook-sender.js';
-import { newSigningSecret, signedHeaders, TEST_EVENT_TYPE, webhookBody } from './webhook.js';
+import { newSigningSecret, signedHeaders, storedEventId, TEST_EVENT_TYPE, webhookBody } from './webhook.js';
 import * as repo from './webhook.repo.js';
 import { DELIVERY_HISTORY_DAYS } from './webhook.js';
 
@@ -134,10 +134,14 @@ export class WebhookService {
    * Attempts a delivery again now, with a fresh retry window. An event that had no delivery (it came
    * before the endpoint was set) gets one, so any retained webhook event can be re-sent.
    */
-  async retry(workspaceId: WorkspaceId, eventId: string) {
+  async retry(workspaceId: WorkspaceId, requested: string) {
+    if (requested.startsWith('test_'))
+      throw new AppError('invalid_request', 'Test events are never retried: send a new one with POST /webhook/test.');
+    const eventId = storedEventId(requested);
     return this.deps.db.transaction().execute(async (trx) => {
       const at = this.deps.clock.now();
       if (!(await repo.lockEndpoint(trx, workspaceId))) throw notConfigured();
+      if (eventId === undefined) throw noSuchEvent(requested);
       const existing = await repo.findDelivery(trx, workspaceId, eventId);
       if (existing?.status === 'succeeded') {
         throw new AppError(
@@ -145,16 +149,12 @@ export class WebhookService {
           `Event ${eventId} was already acknowledged by the receiver; it is not sent again.`,
         );
       }
-      if (existing?.type === TEST_EVENT_TYPE)
-        throw new AppError('invalid_request', 'Test events are never retried: send a new one with POST /webhook/test.');
       if (existing) {
         await repo.reopenDelivery(trx, workspaceId, eventId, at);
         await scheduleDelivery(trx, workspaceId, eventId);
       } else {
-        const event = /^[0-9]{1,19}$/.test(eventId)
-          ? await this.deps.findWebhookEvent(trx, workspaceId, BigInt(eventId))
-          : undefined;
-        if (!event) throw new AppError('not_found', `No webhook event ${eventId} in this workspace.`);
+        const event = await this.deps.findWebhookEvent(trx, workspaceId, BigInt(eventId));
+        if (!event) throw noSuchEvent(eventId);
         // Beyond the delivery history nobody can tell whether the receiver acknowledged it already.
         if (event.at.getTime() < at.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000) {
           throw new AppError(
@@ -218,6 +218,10 @@ export class WebhookService {
       durationMs: Math.round(outcome.durationMs),
     };
   }
+}
+
+function noSuchEvent(eventId: string): AppError {
+  return new AppError('not_found', `No webhook event ${eventId.slice(0, 40)} in this workspace.`);
 }
 
 function notConfigured(): AppError {

@@ -31,6 +31,19 @@ export type AttemptOutcome =
   | { readonly ok: true; readonly status: number; readonly durationMs: number }
   | { readonly ok: false; readonly status?: number; readonly error: DeliveryError; readonly durationMs: number };
 
+/** Feed event ids are PostgreSQL bigints: no event can have a greater id. */
+const MAX_EVENT_ID = 2n ** 63n - 1n;
+
+/**
+ * A retry's event id in the form deliveries store it (decimal, no leading zeros), or undefined when no
+ * event can have it: not a decimal number, or beyond the bigint range (so it never reaches a query).
+ */
+export function storedEventId(raw: string): string | undefined {
+  if (!/^[0-9]{1,19}$/.test(raw)) return undefined;
+  const id = BigInt(raw);
+  return id >= 1n && id <= MAX_EVENT_ID ? id.toString() : undefined;
+}
+
 /** Attempts and finished deliveries are kept this long: 30 days of history. */
 export const DELIVERY_HISTORY_DAYS = 30;
 
