@@ -73,11 +73,24 @@ function fromFastifyError(error: FastifyError, fieldCodes: Readonly<Record<strin
       'Send the body as JSON with Content-Type: application/json.',
     ],
     FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'The request body is too large.'],
+    // QUERY (RFC 10008) must say what its body is.
+    FST_ERR_ROUTE_MISSING_CONTENT_TYPE: [
+      'unsupported_media_type',
+      'Send the body as JSON with Content-Type: application/json.',
+    ],
   };
   const mapped = error.code ? byFastifyCode[error.code] : undefined;
   if (mapped) return new AppError(mapped[0], mapped[1]);
   if (error.statusCode === 400 && error.name === 'SyntaxError')
     return new AppError('invalid_json', 'The request body is not valid JSON.');
+  // Any other refusal of the framework is the client's (a 4xx): still in the contract, never a 500.
+  if (
+    error.code?.startsWith('FST_ERR_') &&
+    error.statusCode !== undefined &&
+    error.statusCode >= 400 &&
+    error.statusCode < 500
+  )
+    return new AppError('invalid_request', 'The request could not be handled as sent (its method, headers or body).');
   return undefined;
 }
 

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { expect, it } from 'vitest';
@@ -5,6 +6,9 @@ import { PERMISSIONS } from '../../src/modules/api-keys/api-key.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { ORIGIN, createTestApp, merchant } from '../support/app.js';
 import { createTestChain } from '../support/chain.js';
+import { idProbes, type IdProbe, type OpenApiPaths } from '../support/id-sweep.js';
+import { contractProblems, rawRequest, sendRaw } from '../support/raw-http.js';
+import { belowRouterProbes } from '../support/raw-requests.js';
 import { routeTable } from '../support/route-table.js';
 import { workspaceRouteTable } from '../../src/http/route-table.js';
 
@@ -337,7 +341,12 @@ it(
         const where = `${generated.route.method} ${path}${query ? `?${query}` : ''} ${hasBody ? ` ${String(payload).slice(0, 200)}` : ''} → ${response.statusCode} ${response.body.slice(0, 300)}`;
         const { statusCode: status, body } = response;
         if (status >= 500) fail('5xx', status, body, where);
-        if (response.headers['x-api-version'] !== '1.1.0' || !response.headers['x-request-id'])
+        if (
+          response.headers['x-api-version'] !== '1.1.0' ||
+          !response.headers['x-request-id'] ||
+          response.headers['x-content-type-options'] !== 'nosniff' ||
+          !response.headers['cache-control']
+        )
           fail('missing headers', status, body, where);
         // The x402 endpoint's 402 is the x402 protocol's own body (x402Version, error, accepts), which payers parse.
         const x402Challenge =
@@ -362,5 +371,110 @@ it(
       payload: { amount: '2' },
     });
     expect(created.statusCode).toBe(201);
+  },
+);
+
+// Over a real socket from here on: what Node's HTTP server and its parser answer is seen only there.
+await app.listen({ port: 0, host: '127.0.0.1' });
+const port = (app.server.address() as AddressInfo).port;
+
+/** Runs `send` for every item, `parallel` at a time. */
+async function inParallel<T>(items: readonly T[], send: (item: T) => Promise<void>, parallel = 8): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await send(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+}
+
+/** The owner's credentials where each kind of route takes them, and a fresh Idempotency-Key for a body. */
+function probeHeaders(probe: IdProbe, n: number): Record<string, string> {
+  const headers: Record<string, string> = { Host: 'localhost:3000', Accept: 'application/json', Connection: 'close' };
+  if (/^\/w\/[^/]+\/v1\//.test(probe.path)) headers.Authorization = `Bearer ${owner.apiKey}`;
+  if (/^\/(portal|auth)\//.test(probe.path)) Object.assign(headers, { Cookie: owner.cookie, Origin: ORIGIN });
+  if (probe.body !== undefined)
+    Object.assign(headers, { 'Content-Type': 'application/json', 'Idempotency-Key': `huge-id-${n}` });
+  return headers;
+}
+
+it(
+  'answers every field of every operation set to 2^53, 2^63 − 1, 2^63 or 2^64, as a number or a string, without a 5xx and in the contract',
+  { timeout: 300_000 },
+  async () => {
+    // A retry reaches the event lookup only once an endpoint is set (a public address: no DNS needed).
+    const configured = await app.inject({
+      method: 'PUT',
+      url: `/w/${owner.workspaceId}/v1/webhook`,
+      headers: { authorization: `Bearer ${owner.apiKey}` },
+      payload: { endpoint: 'https://1.1.1.1/hooks', enabled: true },
+    });
+    expect(configured.statusCode, configured.body).toBe(200);
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<OpenApiPaths>();
+    // Sign-out would end the session the rest of the run uses.
+    const probes = idProbes(
+      routes.filter((route) => route.path !== '/auth/logout'),
+      document,
+      { workspaceId: owner.workspaceId, invoiceId: invoiceIds[0]!, purchaseId },
+    );
+    const fields = new Set(probes.map((probe) => `${probe.route.method} ${probe.route.path} ${probe.field}`));
+    for (const field of ['POST /w/:workspaceId/v1/webhook/retry eventId', 'GET /w/:workspaceId/v1/changes after'])
+      expect(fields).toContain(field);
+
+    const failures = new Set<string>();
+    let sent = 0;
+    await inParallel(probes, async (probe) => {
+      const target = probe.query ? `${probe.path}?${probe.query}` : probe.path;
+      const withBody = probe.route.method !== 'GET' && probe.route.method !== 'DELETE';
+      const request = rawRequest(
+        probe.route.method,
+        target,
+        probeHeaders(probe, sent++),
+        withBody ? probe.body : undefined,
+      );
+      const response = await sendRaw(port, request);
+      const code = /"code":"([^"]+)"/.exec(response.body)?.[1] ?? '';
+      for (const problem of contractProblems(response))
+        failures.add(
+          `${problem}: ${probe.route.method} ${probe.route.path} ${probe.field} as ${probe.as} → ${response.status} ${code}`,
+        );
+    });
+    console.log(`huge ids: ${sent} requests, ${fields.size} fields of ${routes.length} routes`);
+    expect([...failures]).toEqual([]);
+  },
+);
+
+const SECURE_HOST = 'pay.example.com';
+const secure = await createTestApp({ PUBLIC_BASE_URL: `https://${SECURE_HOST}` });
+await secure.app.listen({ port: 0, host: '127.0.0.1' });
+const securePort = (secure.app.server.address() as AddressInfo).port;
+
+it(
+  'answers requests refused below the router, to every route over a raw socket, in the contract with every header (https)',
+  { timeout: 300_000 },
+  async () => {
+    const secureRoutes = routeTable(secure.app);
+    const probes = secureRoutes.flatMap((route) => {
+      const path = route.path.replace(
+        /:(\w+)|\*/g,
+        (_, name: string | undefined) => `${(name ?? 'file').slice(0, 3)}_0000000000000000000000`,
+      );
+      return belowRouterProbes(path, SECURE_HOST).map((probe) => ({ route, probe }));
+    });
+    const failures = new Set<string>();
+    const statuses = new Map<number, number>();
+    await inParallel(probes, async ({ route, probe }) => {
+      const response = await sendRaw(securePort, probe.text);
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      const code = /"code":"([^"]+)"/.exec(response.body)?.[1] ?? '';
+      const problems = contractProblems(response, { https: true, head: probe.head });
+      if (probe.expected && (probe.expected.status !== response.status || probe.expected.code !== code))
+        problems.push(`not ${probe.expected.status} ${probe.expected.code}`);
+      for (const problem of problems)
+        failures.add(`${problem}: ${probe.name} to ${route.method} ${route.path} → ${response.status} ${code}`);
+    });
+    console.log(
+      `below the router: ${probes.length} requests over ${secureRoutes.length} routes; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
+    expect([...failures]).toEqual([]);
   },
 );

@@ -77,3 +77,55 @@ export function expectRawContract(
     requestId: response.headers['x-request-id'],
   });
 }
+
+/** An HTTP/1.1 request as text: `headers` as given (Host included or not), Content-Length for a body. */
+export function rawRequest(
+  method: string,
+  target: string,
+  headers: Readonly<Record<string, string>>,
+  body?: string,
+): string {
+  const lines = Object.entries({
+    ...headers,
+    ...(body !== undefined && { 'Content-Length': String(Buffer.byteLength(body)) }),
+  }).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `${method} ${target} HTTP/1.1\r\n${lines.join('')}\r\n${body ?? ''}`;
+}
+
+/**
+ * What is wrong with an answer, against the contract, for suites that gather every distinct problem
+ * before failing: no answer or a 5xx, a header every answer carries missing, an error body that is not
+ * exactly {code, message, requestId}. The x402 endpoint's 402 is the x402 protocol's own body.
+ */
+export function contractProblems(response: RawResponse, options: { https?: boolean; head?: boolean } = {}): string[] {
+  const { status, headers } = response;
+  if (!(status >= 100)) return ['no answer'];
+  const problems: string[] = [];
+  if (status >= 500) problems.push('5xx');
+  if (headers['x-api-version'] !== '1.1.0') problems.push('no X-API-Version');
+  if (!headers['x-request-id']) problems.push('no X-Request-ID');
+  if (headers['x-content-type-options'] !== 'nosniff') problems.push('no nosniff');
+  if (!headers['cache-control']) problems.push('no Cache-Control');
+  if ((headers['strict-transport-security'] === HSTS) !== Boolean(options.https))
+    problems.push(options.https ? 'no Strict-Transport-Security' : 'Strict-Transport-Security over http');
+  const x402Challenge = status === 402 && response.body.includes('"x402Version"');
+  if (status >= 400 && !options.head && !x402Challenge && !errorBodyInContract(response))
+    problems.push('error outside the contract');
+  return problems;
+}
+
+function errorBodyInContract(response: RawResponse): boolean {
+  try {
+    const body = JSON.parse(response.body) as Record<string, unknown>;
+    return (
+      response.headers['content-type'] === 'application/json; charset=utf-8' &&
+      typeof body.code === 'string' &&
+      /^[a-z][a-z0-9_]*$/.test(body.code) &&
+      typeof body.message === 'string' &&
+      body.message.length > 0 &&
+      body.requestId === response.headers['x-request-id']
+    );
+  } catch {
+    return false;
+  }
+}
