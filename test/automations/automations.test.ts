@@ -9,6 +9,7 @@ const clock = new ManualClock();
 const { app, services, database } = await createTestApp({ NEW_WORKSPACE_CREDITS: '100' }, clock);
 const db = database.db;
 const HOUR = 3_600_000;
+const OTHER_ADDRESS = '0x000000000000000000000000000000000000dEaD';
 const DAY = 24 * HOUR;
 
 interface View {
@@ -194,6 +195,7 @@ describe('an automation', () => {
       [monthly(later, { amount: '0' }), 400, 'invalid_amount'],
       [monthly(later, { expiresIn: 5 }), 400, 'invalid_expires_in'],
       [monthly(later, { successUrl: 'https://elsewhere.example/x' }), 400, 'return_origin_not_allowed'],
+      [monthly(later, { payTo: OTHER_ADDRESS }), 403, 'pay_to_mismatch'],
       [{ ...monthly(later), schedule: { every: 'month', startAt: '2020-01-01T00:00:00Z' } }, 400, 'invalid_schedule'],
       [
         { ...monthly(later), schedule: { every: 'month', interval: 13, startAt: later.toISOString() } },
@@ -207,6 +209,55 @@ describe('an automation', () => {
     }
     const { automations } = (await s.call('GET', '/automations')).json<{ automations: unknown[] }>();
     expect(automations).toEqual([]);
+  });
+
+  it('takes payTo in a template as POST /invoices does, on creation and change, API and portal: the wallet passes and is not kept, another is 403', async () => {
+    const s = await shop();
+    const portal = (method: 'POST' | 'PATCH', path: string, payload: object) =>
+      app.inject({
+        method,
+        url: `/portal/api/w/${s.workspaceId}${path}`,
+        headers: { cookie: s.cookie, origin: ORIGIN },
+        payload,
+      });
+    const later = new Date(clock.now().getTime() + HOUR);
+    const wallet = s.wallet.address;
+    const viaApi = await s.create(monthly(later, { payTo: wallet }));
+    expect(viaApi).toMatchObject({ template: { amount: '25.00' } });
+    expect(viaApi).not.toHaveProperty('template.payTo');
+    const viaPortal = await portal('POST', '/automations', monthly(later, { payTo: wallet.toLowerCase() }));
+    expect(viaPortal.statusCode).toBe(201);
+    expect(viaPortal.json()).not.toHaveProperty('template.payTo');
+    const portalRefused = await portal('POST', '/automations', monthly(later, { payTo: OTHER_ADDRESS }));
+    expect([portalRefused.statusCode, portalRefused.json().code]).toEqual([403, 'pay_to_mismatch']);
+
+    const patch = (call: typeof s.call | typeof portal, amount: string, payTo: string) =>
+      call('PATCH', `/automations/${viaApi.id}`, { template: { amount, payTo } });
+    for (const [call, amount] of [
+      [s.call, '30'],
+      [portal, '31'],
+    ] as const) {
+      const before = await s.read(viaApi.id);
+      const refused = await patch(call, amount, OTHER_ADDRESS);
+      expect([refused.statusCode, refused.json().code]).toEqual([403, 'pay_to_mismatch']);
+      expect(await s.read(viaApi.id)).toEqual(before);
+      const changed = await patch(call, amount, wallet.toUpperCase().replace('0X', '0x'));
+      expect(changed.statusCode).toBe(200);
+      expect(changed.json()).toMatchObject({ template: { amount } });
+      expect(changed.json()).not.toHaveProperty('template.payTo');
+    }
+    const stored = await db
+      .selectFrom('automations')
+      .select('template')
+      .where('id', '=', viaApi.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.template).toEqual({ amount: '31' });
+
+    // Each occurrence's invoice pays the workspace wallet.
+    clock.advance(HOUR);
+    await s.run(viaApi.id);
+    const [invoice] = await s.invoicesOf(viaApi.id);
+    expect((await s.call('GET', `/invoices/${invoice!.id}`)).json()).toMatchObject({ payTo: wallet.toLowerCase() });
   });
 
   it('can be changed, paused, resumed and ended; an ended one refuses changes', async () => {

@@ -33,6 +33,7 @@ const TEMPLATE_ERRORS: readonly ErrorCode[] = [
   'external_id_too_long',
   'invalid_return_url',
   'return_origin_not_allowed',
+  'pay_to_mismatch',
 ];
 
 const EXAMPLE = {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Timestamp } from '../../http/common.schemas.js';
 import { ID_PATTERN } from '../../shared/ids.js';
+import { PayTo } from '../invoices/index.js';
 import { AUTOMATION_STATUSES } from './automation.js';
 import { MAX_INTERVAL, PERIODS } from './schedule.js';
 
@@ -10,28 +11,37 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
  * The POST /invoices fields an automation creates each invoice with. Their values are checked by the
  * rules of POST /invoices themselves (not by this schema), so a bad value answers the same code.
  */
+const TEMPLATE_FIELDS = {
+  amount: Type.String({ maxLength: 40, description: 'USDC, dot as separator, up to 6 decimals: "12.50".' }),
+  network: Type.Optional(Type.String({ maxLength: 64, description: 'Omit to let the payer choose.' })),
+  expiresIn: Type.Optional(
+    Type.Integer({ description: 'Payment window in seconds (the values of POST /invoices); default 3600.' }),
+  ),
+  externalId: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description:
+        'Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced.',
+    }),
+  ),
+  successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL on an allowed return origin.' })),
+  cancelUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL on an allowed return origin.' })),
+};
+
+/** As sent: `payTo` too, as POST /invoices takes it (the workspace wallet, which is not kept, or 403). */
 export const InvoiceTemplateBody = Type.Object(
-  {
-    amount: Type.String({ maxLength: 40, description: 'USDC, dot as separator, up to 6 decimals: "12.50".' }),
-    network: Type.Optional(Type.String({ maxLength: 64, description: 'Omit to let the payer choose.' })),
-    expiresIn: Type.Optional(
-      Type.Integer({ description: 'Payment window in seconds (the values of POST /invoices); default 3600.' }),
-    ),
-    externalId: Type.Optional(
-      Type.String({
-        maxLength: 512,
-        description:
-          'Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced.',
-      }),
-    ),
-    successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL on an allowed return origin.' })),
-    cancelUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL on an allowed return origin.' })),
-  },
+  { ...TEMPLATE_FIELDS, payTo: Type.Optional(PayTo) },
   {
     additionalProperties: false,
     description: 'The POST /invoices fields each invoice is created with; every rule of POST /invoices applies.',
   },
 );
+
+/** As stored and shown: every invoice pays the workspace wallet, so there is no `payTo` to keep. */
+export const InvoiceTemplateView = Type.Object(TEMPLATE_FIELDS, {
+  additionalProperties: false,
+  description: 'The POST /invoices fields each invoice is created with.',
+});
 
 export const ScheduleBody = Type.Object(
   {
@@ -96,7 +106,7 @@ export const AutomationView = Type.Object({
       message: Type.String(),
     }),
   ),
-  template: InvoiceTemplateBody,
+  template: InvoiceTemplateView,
   schedule: Type.Object({
     every: Type.String(),
     interval: Type.Integer(),

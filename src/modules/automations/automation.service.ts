@@ -7,6 +7,7 @@ import { append } from '../events/index.js';
 import {
   IDEMPOTENCY_TTL_SECONDS,
   checkIdempotencyKey,
+  checkPayTo,
   createIdempotently,
   presentInvoice,
   requestHash,
@@ -17,10 +18,11 @@ import {
   command,
   invoiceInputOf,
   newAutomationId,
+  storedTemplate,
   type Automation,
   type AutomationCommand,
   type AutomationId,
-  type InvoiceTemplate,
+  type InvoiceTemplateInput,
 } from './automation.js';
 import { UPCOMING_DATES, automationCursor, presentAutomation, type AutomationView } from './automation.present.js';
 import {
@@ -55,13 +57,13 @@ export interface ScheduleInput {
 
 export interface CreateAutomationInput {
   readonly name: string;
-  readonly template: InvoiceTemplate;
+  readonly template: InvoiceTemplateInput;
   readonly schedule: ScheduleInput;
 }
 
 export interface UpdateAutomationInput {
   readonly name?: string;
-  readonly template?: InvoiceTemplate;
+  readonly template?: InvoiceTemplateInput;
   readonly endAt?: string | null;
   readonly maxOccurrences?: number | null;
 }
@@ -97,7 +99,7 @@ export class AutomationService {
             workspaceId,
             id: newAutomationId(),
             name: input.name,
-            template: input.template,
+            template: storedTemplate(input.template),
             schedule,
             status: 'active',
             pausedReason: null,
@@ -154,7 +156,7 @@ export class AutomationService {
         throw new AppError('automation_ended', 'This automation has ended; create a new one to start again.');
       const changes: AutomationChanges = {
         ...(input.name !== undefined && { name: input.name }),
-        ...(input.template !== undefined && { template: input.template }),
+        ...(input.template !== undefined && { template: storedTemplate(input.template) }),
         ...(input.endAt !== undefined && { endAt: input.endAt === null ? null : new Date(input.endAt) }),
         ...(input.maxOccurrences !== undefined && { maxOccurrences: input.maxOccurrences }),
       };
@@ -273,7 +275,7 @@ export class AutomationService {
   private async checkTemplate(
     db: Executor,
     workspaceId: WorkspaceId,
-    template: InvoiceTemplate,
+    template: InvoiceTemplateInput,
     schedule: Schedule,
   ): Promise<void> {
     await this.checkInput(db, workspaceId, invoiceInputOf(template, 1, schedule.startAt));
@@ -287,9 +289,10 @@ export class AutomationService {
     const valid = this.deps.invoices.validate(input);
     const workspace = await db
       .selectFrom('workspaces')
-      .select('return_origins')
+      .select(['return_origins', 'wallet_address'])
       .where('id', '=', workspaceId)
       .executeTakeFirst();
+    if (workspace) checkPayTo(input.payTo, workspace.wallet_address);
     const origin = valid.urlOrigins.find((candidate) => !workspace?.return_origins.includes(candidate));
     if (origin)
       throw new AppError(

@@ -23,6 +23,18 @@ export type InvoiceTemplate = Pick<
   'amount' | 'network' | 'expiresIn' | 'externalId' | 'successUrl' | 'cancelUrl'
 >;
 
+/**
+ * A template as a client sends it: also `payTo`, which only the workspace wallet passes (checked as
+ * POST /invoices checks it) and which is then dropped: every invoice pays the workspace wallet.
+ */
+export type InvoiceTemplateInput = InvoiceTemplate & Pick<CreateInvoiceInput, 'payTo'>;
+
+/** The template to keep: the input without `payTo`. */
+export function storedTemplate(input: InvoiceTemplateInput): InvoiceTemplate {
+  const { payTo: _payTo, ...template } = input;
+  return template;
+}
+
 /** Creates an invoice from a template on a schedule (issue: scheduled invoices, `invoice.scheduled`). */
 export interface Automation {
   readonly workspaceId: WorkspaceId;
@@ -51,7 +63,7 @@ export function newAutomationId(): AutomationId {
  * The invoice fields of occurrence `n`: the template, with `{n}` (the occurrence number) and `{date}`
  * (its UTC date, YYYY-MM-DD) replaced in `externalId`.
  */
-export function invoiceInputOf(template: InvoiceTemplate, occurrence: number, at: Date): CreateInvoiceInput {
+export function invoiceInputOf(template: InvoiceTemplateInput, occurrence: number, at: Date): CreateInvoiceInput {
   const { externalId, ...rest } = template;
   return {
     ...rest,

@@ -2359,7 +2359,7 @@ export interface operations {
                                 code: string;
                                 message: string;
                             } | null;
-                            /** @description The POST /invoices fields each invoice is created with; every rule of POST /invoices applies. */
+                            /** @description The POST /invoices fields each invoice is created with. */
                             template: {
                                 /** @description USDC, dot as separator, up to 6 decimals: "12.50". */
                                 amount: string;
@@ -2466,6 +2466,8 @@ export interface operations {
                         successUrl?: string;
                         /** @description https URL on an allowed return origin. */
                         cancelUrl?: string;
+                        /** @description Omit. Any address other than the workspace wallet is refused with 403. */
+                        payTo?: string;
                     };
                     /** @description Every date and rule is UTC: no daylight-saving shifts. */
                     schedule: {
@@ -2509,7 +2511,7 @@ export interface operations {
                             code: string;
                             message: string;
                         } | null;
-                        /** @description The POST /invoices fields each invoice is created with; every rule of POST /invoices applies. */
+                        /** @description The POST /invoices fields each invoice is created with. */
                         template: {
                             /** @description USDC, dot as separator, up to 6 decimals: "12.50". */
                             amount: string;
@@ -2695,7 +2697,7 @@ export interface operations {
                             code: string;
                             message: string;
                         } | null;
-                        /** @description The POST /invoices fields each invoice is created with; every rule of POST /invoices applies. */
+                        /** @description The POST /invoices fields each invoice is created with. */
                         template: {
                             /** @description USDC, dot as separator, up to 6 decimals: "12.50". */
                             amount: string;
@@ -2800,6 +2802,8 @@ export interface operations {
                         successUrl?: string;
                         /** @description https URL on an allowed return origin. */
                         cancelUrl?: string;
+                        /** @description Omit. Any address other than the workspace wallet is refused with 403. */
+                        payTo?: string;
                     };
                     endAt?: string | null;
                     maxOccurrences?: number | null;
@@ -2827,7 +2831,7 @@ export interface operations {
                             code: string;
                             message: string;
                         } | null;
-                        /** @description The POST /invoices fields each invoice is created with; every rule of POST /invoices applies. */
+                        /** @description The POST /invoices fields each invoice is created with. */
                         template: {
                             /** @description USDC, dot as separator, up to 6 decimals: "12.50". */
                             amount: string;
@@ -2953,7 +2957,7 @@ export interface operations {
                             code: string;
                             message: string;
                         } | null;
-                        /** @description The POST /invoices fields each invoice is created with; every rule of POST /invoices applies. */
+                        /** @description The POST /invoices fields each invoice is created with. */
                         template: {
                             /** @description USDC, dot as separator, up to 6 decimals: "12.50". */
                             amount: string;
@@ -3070,7 +3074,7 @@ export interface operations {
                             code: string;
                             message: string;
                         } | null;
-                        /** @description The POST /invoices fields each invoice is created with; every rule of POST /invoices applies. */
+                        /** @description The POST /invoices fields each invoice is created with. */
                         template: {
                             /** @description USDC, dot as separator, up to 6 decimals: "12.50". */
                             amount: string;
@@ -3187,7 +3191,7 @@ export interface operations {
                             code: string;
                             message: string;
                         } | null;
-                        /** @description The POST /invoices fields each invoice is created with; every rule of POST /invoices applies. */
+                        /** @description The POST /invoices fields each invoice is created with. */
                         template: {
                             /** @description USDC, dot as separator, up to 6 decimals: "12.50". */
                             amount: string;
