@@ -54,6 +54,21 @@ describe('issue rules', () => {
     );
   });
 
+  it('lists automations paused only by their owner as a warning, after every critical issue', () => {
+    const issues = issuesFrom({
+      ...healthy,
+      failedDeliveries: { count: 1, since: at(5) },
+      lowCredits: { available: 3, threshold: 20, since: at(1) },
+      pausedAutomations: { count: 2, since: at(7), reason: 'paused_by_owner' },
+    });
+    expect(issues.map(({ kind, severity }) => ({ kind, severity }))).toEqual([
+      { kind: 'webhook_deliveries_failed', severity: 'critical' },
+      { kind: 'automation_paused', severity: 'warning' },
+      { kind: 'low_credits', severity: 'warning' },
+    ]);
+    expect(issues[1]!.hint).toMatch(/^2 automations are paused by you and creating no invoices\. Resume with POST/);
+  });
+
   it('tells the merchant what to do, in the singular for one', () => {
     const [failed, paused, overpaid, low, delayed, retrying] = issuesFrom({
       lowCredits: { available: 3, threshold: 20, since: at(1) },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ISSUE_KINDS } from '../../src/modules/health/health.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, merchant } from '../support/app.js';
@@ -77,14 +78,8 @@ async function shop(
   };
 }
 
-const [freshShop, creditShop, paymentShop, webhookShop, pausedShop, billingLessShop] = await Promise.all([
-  shop(),
-  shop(),
-  shop(),
-  shop(),
-  shop(),
-  shop(['invoices:read', 'payments:read']),
-]);
+const [freshShop, creditShop, paymentShop, webhookShop, pausedShop, billingLessShop, automationShop] =
+  await Promise.all([shop(), shop(), shop(), shop(), shop(), shop(['invoices:read', 'payments:read']), shop()]);
 
 /** When the ledger recorded the creation of an invoice (the database's time). */
 async function creationLedgerTime(workspaceId: string, invoiceId: string): Promise<string> {
@@ -281,11 +276,52 @@ describe('GET /issues', () => {
     });
   });
 
-  it('says in /openapi.json that there are no automations to report', async () => {
+  it('lists automations the owner paused as a warning; one paused for a cause makes it critical, with that cause', async () => {
+    const s = automationShop;
+    const automation = async (name: string) => {
+      const startAt = new Date(clock.now().getTime() + 86_400_000).toISOString();
+      const created = await s.call(
+        'POST',
+        '/automations',
+        { name, template: { amount: '5' }, schedule: { every: 'month', startAt } },
+        { 'idempotency-key': `issues-${++keys}-${s.workspaceId}` },
+      );
+      expect(created.statusCode, created.body).toBe(201);
+      return created.json<{ id: string }>().id;
+    };
+    const rent = await automation('Rent');
+    expect((await s.call('POST', `/automations/${rent}/pause`)).statusCode).toBe(200);
+    const [byOwner] = await s.issues();
+    expect(byOwner).toMatchObject({ kind: 'automation_paused', severity: 'warning', count: 1 });
+    expect(byOwner!.hint).toMatch(/^1 automation is paused by you .*POST \/automations\/\{id\}\/resume/);
+
+    // A later pause by the automation's own run (credits ran out): critical, and its cause is the one named.
+    const fees = await automation('Fees');
+    await database.db
+      .updateTable('automations')
+      .set({
+        status: 'paused',
+        paused_reason: JSON.stringify({ code: 'insufficient_credits', message: 'Not enough credits.' }),
+        paused_at: new Date(clock.now().getTime() + 1000),
+      })
+      .where('id', '=', fees)
+      .execute();
+    const [forCause] = await s.issues();
+    expect(forCause).toMatchObject({
+      kind: 'automation_paused',
+      severity: 'critical',
+      count: 2,
+      since: byOwner!.since,
+    });
+    expect(forCause!.hint).toMatch(/^2 automations are paused .*insufficient_credits, buy credits/);
+  });
+
+  it('describes every kind in /openapi.json', async () => {
     const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const operation = document.paths['/w/{workspaceId}/v1/issues'].get;
     expect(operation).toMatchObject({ 'x-permission': 'billing:read', tags: ['Health'] });
-    expect(operation.description).toMatch(/no issue for paused automations/);
+    for (const kind of ISSUE_KINDS) expect(operation.description).toContain(`\`${kind}\``);
+    expect(operation.description).toMatch(/paused_by_owner.*a warning/);
     expect(operation.description).toMatch(/20 credits here/);
   });
 });

@@ -40,6 +40,9 @@ interface Row {
  * Delayed verifications count only payments that hold their invoice: a submitted hash not found in a
  * block yet holds nothing and is dropped by itself.
  *
+ * Paused automations: the reason reported is the first pause by something other than the owner, when
+ * there is one (a pause by the owner is no fault, and must not hide one).
+ *
  * Deliveries: `webhook.test` rows never count. A failed delivery's `since` is its last attempt (when it
  * was given up). A retrying one's is its creation, when its first attempt was due; that attempt ran
  * later only if delivery was paused, so this may be early, never late.
@@ -94,7 +97,8 @@ export async function readHealthFacts(
      ) d
      CROSS JOIN LATERAL (
        SELECT count(*) AS automations_paused, min(paused_at) AS automations_paused_since,
-              (array_agg(paused_reason->>'code' ORDER BY paused_at))[1] AS automation_paused_reason
+              (array_agg(paused_reason->>'code' ORDER BY paused_reason->>'code' = 'paused_by_owner', paused_at))[1]
+                AS automation_paused_reason
          FROM automations
         WHERE workspace_id = w.id AND status = 'paused'
      ) au

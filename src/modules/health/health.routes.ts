@@ -10,12 +10,16 @@ function description(successFeeCredits: number): string {
   return [
     "The workspace's open issues, measured at the time of the request, each with `since` and a `hint` saying what to do. " +
       'An issue disappears as soon as its cause is resolved; an empty list means nothing needs attention. ' +
-      'At most one item per kind, most severe first, always in the order below.',
+      'At most one item per kind: critical ones first, each severity in the order below.',
+    '`automation_paused` (critical): automations paused and creating no invoices; `count`, `since` = the first pause, the hint names ' +
+      'the cause of the first one not paused by you. Only automations you paused yourself (`paused_by_owner`): a warning, as nothing is wrong.',
     "`webhook_deliveries_failed` (critical): deliveries given up after the retry window; `count`, `since` = the oldest one's last attempt. " +
       'Send them again with POST /webhook/retry, or catch up with GET /changes. They stay listed until retried or until webhook history ' +
       'retention (30 days) removes them.',
     '`webhook_paused` (critical): the endpoint is paused (PUT /webhook `enabled: false`, or a secret rotation); `since` = when it was paused, ' +
       '`count` = deliveries waiting (kept, not lost). Update the receiver with the current secret, then PUT /webhook `{"enabled": true}`.',
+    '`overpayments_received` (warning): payments that landed in the last 30 days for an invoice already paid by another payment, ' +
+      'or cancelled; the money is in your wallet, settle it with the payer. `count`, `since` = the oldest one.',
     '`low_credits` (warning): available credits (balance − reserve, as in GET /billing) below what ' +
       `${LOW_CREDIT_INVOICES} invoices cost at the highest tariff with the success fee: ${lowCreditThreshold(successFeeCredits)} credits here. ` +
       '`since` = the ledger entry that took them below.',
@@ -23,8 +27,7 @@ function description(successFeeCredits: number): string {
       'submitted; `count`, `since` = the oldest submission.',
     '`webhook_deliveries_retrying` (warning): deliveries with failed attempts that are being retried automatically; `count`, ' +
       "`since` = the oldest one's creation.",
-    'Test deliveries (POST /webhook/test) never raise an issue. Automations (scheduled invoices) do not exist in this version, ' +
-      'so there is no issue for paused automations.',
+    'Test deliveries (POST /webhook/test) never raise an issue.',
   ].join('\n\n');
 }
 
@@ -44,7 +47,7 @@ export function healthRoutes(services: Services): SharedRoute[] {
       },
       errors: [],
       examples: healthExamples.issues,
-      portal: { description: 'As GET /issues: most severe first, at most one per kind; empty when all is well.' },
+      portal: { description: 'As GET /issues: critical first, at most one per kind; empty when all is well.' },
       handler: async (request) => services.health.issues(request.principal!.workspaceId),
     }),
   ];

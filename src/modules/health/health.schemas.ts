@@ -11,7 +11,8 @@ export const IssueView = Type.Object({
   severity: Type.Unsafe<IssueSeverity>({
     type: 'string',
     enum: ['critical', 'warning'],
-    description: '`critical`: something stopped until you act. `warning`: it may resolve by itself, or soon needs you.',
+    description:
+      '`critical`: something stopped until you act. `warning`: it may resolve by itself, soon needs you, or is your own choice (automations you paused).',
   }),
   since: Type.String({
     format: 'date-time',
@@ -28,6 +29,6 @@ export const IssueView = Type.Object({
 
 export const IssuesView = Type.Object({
   issues: Type.Array(IssueView, {
-    description: 'Open issues, most severe first, at most one per kind; empty when all is well.',
+    description: 'Open issues, critical first, at most one per kind; empty when all is well.',
   }),
 });

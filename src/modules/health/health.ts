@@ -27,7 +27,7 @@ const PAUSE_CAUSES: Readonly<Record<string, string>> = {
   unsupported_network: 'the network is no longer offered: change the template',
 };
 
-/** Every kind, most severe first: the order of the list GET /issues answers. */
+/** Every kind, most severe first: the order of the list GET /issues answers within each severity. */
 export const ISSUE_KINDS = [
   'automation_paused',
   'webhook_deliveries_failed',
@@ -40,7 +40,10 @@ export const ISSUE_KINDS = [
 export type IssueKind = (typeof ISSUE_KINDS)[number];
 export type IssueSeverity = 'critical' | 'warning';
 
-/** Critical: something stopped and stays stopped until the merchant acts. Warning: it may heal by itself. */
+/**
+ * Critical: something stopped and stays stopped until the merchant acts. Warning: it may heal by itself,
+ * or is the merchant's own choice (automations they paused themselves: see the detector).
+ */
 const SEVERITY = {
   automation_paused: 'critical',
   webhook_deliveries_failed: 'critical',
@@ -76,7 +79,10 @@ export interface HealthFacts {
   readonly retryingDeliveries: Tally;
   /** Present only while the endpoint exists and is disabled; `backlog` = its pending deliveries. */
   readonly pausedEndpoint?: { readonly since: Date; readonly backlog: number };
-  /** Paused automations; `reason` is the pausedReason code of the one paused first. */
+  /**
+   * Paused automations; `reason` is the pausedReason code of the one paused first by something other
+   * than its owner, so `paused_by_owner` only when the owner paused every one of them.
+   */
   readonly pausedAutomations: Tally & { readonly reason: string | null };
   /** The longest wait of WEBHOOK_RETRY_SCHEDULE (configuration, not the database), for the retry hint. */
   readonly longestRetrySeconds?: number;
@@ -90,21 +96,25 @@ export function durationWords(seconds: number): string {
   return plural(Math.round(seconds / 3600), 'hour');
 }
 
-type Found = { readonly since: Date; readonly hint: string; readonly count?: number } | undefined;
+type Found =
+  | { readonly since: Date; readonly hint: string; readonly count?: number; readonly severity?: IssueSeverity }
+  | undefined;
 
 /** One detector per kind: the issue when the facts show it, else undefined. */
 const DETECTORS: Record<IssueKind, (facts: HealthFacts) => Found> = {
   automation_paused: ({ pausedAutomations: { count, since, reason } }) =>
     count > 0 && since
-      ? {
-          since,
-          count,
-          hint:
-            `${count === 1 ? '1 automation is' : `${count} automations are`} paused and creating no invoices` +
-            `${reason ? ` (the first: ${reason}${PAUSE_CAUSES[reason] ? `, ${PAUSE_CAUSES[reason]}` : ''})` : ''}. ` +
-            'GET /automations shows each with its pausedReason; remove the cause, then POST /automations/{id}/resume: ' +
-            'it continues with the next occurrence still to come. Invoices already created stay payable.',
-        }
+      ? reason === PAUSED_BY_OWNER
+        ? pausedByOwner(count, since)
+        : {
+            since,
+            count,
+            hint:
+              `${count === 1 ? '1 automation is' : `${count} automations are`} paused and creating no invoices` +
+              `${reason ? ` (the first: ${reason}${PAUSE_CAUSES[reason] ? `, ${PAUSE_CAUSES[reason]}` : ''})` : ''}. ` +
+              'GET /automations shows each with its pausedReason; remove the cause, then POST /automations/{id}/resume: ' +
+              'it continues with the next occurrence still to come. Invoices already created stay payable.',
+          }
       : undefined,
   webhook_deliveries_failed: ({ failedDeliveries: { count, since } }) =>
     count > 0 && since
@@ -168,21 +178,40 @@ const DETECTORS: Record<IssueKind, (facts: HealthFacts) => Found> = {
       : undefined,
 };
 
-/** The open issues, most severe first (ISSUE_KINDS order). Pure: the same facts always give the same list. */
+const PAUSED_BY_OWNER = 'paused_by_owner';
+
+/** Nothing went wrong: the owner chose this. Listed so it is not forgotten, as a warning, never critical. */
+function pausedByOwner(count: number, since: Date): Found {
+  return {
+    since,
+    count,
+    severity: 'warning',
+    hint:
+      `${count === 1 ? '1 automation is' : `${count} automations are`} paused by you and creating no invoices. ` +
+      'Resume with POST /automations/{id}/resume when you want invoices again: it continues with the next occurrence still to come.',
+  };
+}
+
+/**
+ * The open issues, critical first, in ISSUE_KINDS order within a severity. Pure: the same facts always
+ * give the same list.
+ */
 export function issuesFrom(facts: HealthFacts): Issue[] {
-  return ISSUE_KINDS.flatMap((kind) => {
+  const issues = ISSUE_KINDS.flatMap((kind): Issue[] => {
     const found = DETECTORS[kind](facts);
     if (!found) return [];
     return [
       {
         kind,
-        severity: SEVERITY[kind],
+        severity: found.severity ?? SEVERITY[kind],
         since: found.since.toISOString(),
         hint: found.hint,
         ...(found.count !== undefined && { count: found.count }),
       },
     ];
   });
+  // Stable: within a severity, the kinds keep their order.
+  return issues.sort((a, b) => Number(a.severity !== 'critical') - Number(b.severity !== 'critical'));
 }
 
 function events(count: number): string {

@@ -540,11 +540,15 @@ export interface paths {
         };
         /**
          * Open workspace issues and what to do about them
-         * @description The workspace's open issues, measured at the time of the request, each with `since` and a `hint` saying what to do. An issue disappears as soon as its cause is resolved; an empty list means nothing needs attention. At most one item per kind, most severe first, always in the order below.
+         * @description The workspace's open issues, measured at the time of the request, each with `since` and a `hint` saying what to do. An issue disappears as soon as its cause is resolved; an empty list means nothing needs attention. At most one item per kind: critical ones first, each severity in the order below.
+         *
+         *     `automation_paused` (critical): automations paused and creating no invoices; `count`, `since` = the first pause, the hint names the cause of the first one not paused by you. Only automations you paused yourself (`paused_by_owner`): a warning, as nothing is wrong.
          *
          *     `webhook_deliveries_failed` (critical): deliveries given up after the retry window; `count`, `since` = the oldest one's last attempt. Send them again with POST /webhook/retry, or catch up with GET /changes. They stay listed until retried or until webhook history retention (30 days) removes them.
          *
          *     `webhook_paused` (critical): the endpoint is paused (PUT /webhook `enabled: false`, or a secret rotation); `since` = when it was paused, `count` = deliveries waiting (kept, not lost). Update the receiver with the current secret, then PUT /webhook `{"enabled": true}`.
+         *
+         *     `overpayments_received` (warning): payments that landed in the last 30 days for an invoice already paid by another payment, or cancelled; the money is in your wallet, settle it with the payer. `count`, `since` = the oldest one.
          *
          *     `low_credits` (warning): available credits (balance − reserve, as in GET /billing) below what 5 invoices cost at the highest tariff with the success fee: 20 credits here. `since` = the ledger entry that took them below.
          *
@@ -552,7 +556,7 @@ export interface paths {
          *
          *     `webhook_deliveries_retrying` (warning): deliveries with failed attempts that are being retried automatically; `count`, `since` = the oldest one's creation.
          *
-         *     Test deliveries (POST /webhook/test) never raise an issue. Automations (scheduled invoices) do not exist in this version, so there is no issue for paused automations.
+         *     Test deliveries (POST /webhook/test) never raise an issue.
          */
         get: operations["getIssues"];
         put?: never;
@@ -3967,7 +3971,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Open issues, most severe first, at most one per kind; empty when all is well. */
+                        /** @description Open issues, critical first, at most one per kind; empty when all is well. */
                         issues: {
                             /**
                              * @description What is wrong; see the list above.
@@ -3975,7 +3979,7 @@ export interface operations {
                              */
                             kind: "automation_paused" | "webhook_deliveries_failed" | "webhook_paused" | "overpayments_received" | "low_credits" | "verification_delayed" | "webhook_deliveries_retrying";
                             /**
-                             * @description `critical`: something stopped until you act. `warning`: it may resolve by itself, or soon needs you.
+                             * @description `critical`: something stopped until you act. `warning`: it may resolve by itself, soon needs you, or is your own choice (automations you paused).
                              * @enum {string}
                              */
                             severity: "critical" | "warning";
