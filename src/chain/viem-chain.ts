@@ -181,14 +181,23 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       }
       const [block, latest] = await Promise.all([c.getBlock({ blockHash: receipt.blockHash }), c.getBlockNumber()]);
       const ownLogs = receipt.logs.filter((log) => isAddressEqual(log.address, network.usdc));
+      const uses = parseEventLogs({ abi: usdcAbi, eventName: 'AuthorizationUsed', logs: ownLogs });
       const transfers = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: ownLogs }).map(
-        (log): TransferLog => ({
-          logIndex: log.logIndex,
-          token: getAddress(log.address),
-          from: log.args.from,
-          to: log.args.to,
-          value: log.args.value,
-        }),
+        (log): TransferLog => {
+          // The token marks an authorization used right before the transfer it executes.
+          const use = uses.find(
+            (candidate) =>
+              candidate.logIndex === log.logIndex - 1 && isAddressEqual(candidate.args.authorizer, log.args.from),
+          );
+          return {
+            logIndex: log.logIndex,
+            token: getAddress(log.address),
+            from: log.args.from,
+            to: log.args.to,
+            value: log.args.value,
+            ...(use && { authorizationNonce: use.args.nonce.toLowerCase() as `0x${string}` }),
+          };
+        },
       );
       return {
         kind: 'mined',
@@ -199,6 +208,18 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
         confirmations: latest >= receipt.blockNumber ? Number(latest - receipt.blockNumber) + 1 : 1,
         transfers,
       };
+    },
+
+    async authorizationUse(network, authorization, fromBlock) {
+      const logs = await client(network).getContractEvents({
+        address: network.usdc,
+        abi: usdcAbi,
+        eventName: 'AuthorizationUsed',
+        args: { authorizer: authorization.from, nonce: authorization.nonce },
+        fromBlock,
+        toBlock: 'latest',
+      });
+      return logs.find((log) => !log.removed)?.transactionHash ?? undefined;
     },
   };
 }

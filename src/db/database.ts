@@ -11,7 +11,12 @@ import type { JobTable } from '../jobs/job.table.js';
 import type { EventTable } from '../modules/events/index.js';
 import type { InvoiceBatchTable } from '../modules/invoice-batches/index.js';
 import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/index.js';
-import type { PaymentClaimTable, PaymentIntentTable, RelayerNonceTable } from '../modules/payments/index.js';
+import type {
+  PaymentAuthorizationTable,
+  PaymentClaimTable,
+  PaymentIntentTable,
+  RelayerNonceTable,
+} from '../modules/payments/index.js';
 import type { RateLimitCounterTable } from '../modules/rate-limits/index.js';
 import type { ServiceProcessTable } from '../modules/service-processes/index.js';
 import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/index.js';
@@ -30,6 +35,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   payment_intents: PaymentIntentTable;
   payment_claims: PaymentClaimTable;
+  payment_authorizations: PaymentAuthorizationTable;
   relayer_nonces: RelayerNonceTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;

@@ -5,13 +5,25 @@ import { encodeAbiParameters, getAddress, keccak256 } from 'viem';
  * nonce its authorization must carry, and an EIP-681 URI for a plain transfer. Pure, no chain access.
  */
 
+/** The first four bytes of every order nonce ("ORDR"): a nonce that carries them was made for some order. */
+const ORDER_NONCE_TAG = '0x4f524452';
+
 /**
- * The EIP-3009 nonce bound to an order: `keccak256(abi.encode(string orderId, uint256 version))`.
- * Deterministic: the token accepts a nonce once per payer, so one payer can authorize at most one
- * payment per order version. Invoices use it as their checkout nonce (payments/checkout.ts).
+ * The EIP-3009 nonce bound to an order: `keccak256(abi.encode(string orderId, uint256 version))` with its
+ * first four bytes replaced by "ORDR" (0x4f524452). Deterministic: the token accepts a nonce once per
+ * payer, so one payer can authorize at most one payment per order version. The tag lets any payment
+ * path tell at once that an authorization was made for an order, and so refuse it for any other
+ * (a random x402 nonce carries it by chance once in 2^32). Invoices use it as their checkout nonce
+ * (payments/checkout.ts).
  */
 export function orderNonce(orderId: string, version: number): `0x${string}` {
-  return keccak256(encodeAbiParameters([{ type: 'string' }, { type: 'uint256' }], [orderId, BigInt(version)]));
+  const hash = keccak256(encodeAbiParameters([{ type: 'string' }, { type: 'uint256' }], [orderId, BigInt(version)]));
+  return `${ORDER_NONCE_TAG}${hash.slice(ORDER_NONCE_TAG.length)}`;
+}
+
+/** Whether the nonce was made for an order by orderNonce (for which one, only that order can tell). */
+export function isOrderNonce(nonce: string): boolean {
+  return nonce.toLowerCase().startsWith(ORDER_NONCE_TAG);
 }
 
 /**

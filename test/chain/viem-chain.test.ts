@@ -216,9 +216,16 @@ describe('settling', () => {
       blockNumber: block.number,
       blockTime: new Date(Number(block.timestamp) * 1000),
       confirmations: 1,
-      // Log 0 is AuthorizationUsed, which is not a transfer.
+      // Log 0 is AuthorizationUsed, which is not a transfer: it names the authorization the transfer executed.
       transfers: [
-        { logIndex: 1, token: BASE_SEPOLIA_USDC, from: payer.address, to: payee.address, value: 12_500_000n },
+        {
+          logIndex: 1,
+          token: BASE_SEPOLIA_USDC,
+          from: payer.address,
+          to: payee.address,
+          value: 12_500_000n,
+          authorizationNonce: auth.nonce.toLowerCase(),
+        },
       ],
     });
     await mineBlocks(rpcUrl, 3);

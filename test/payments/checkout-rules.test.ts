@@ -3,6 +3,7 @@ import { encodeAbiParameters, keccak256 } from 'viem';
 import type { ReceiptStatus, TransferLog } from '../../src/modules/payments/chain.port.js';
 import { checkoutNonce, eip681TransferUri, nonceLinkVersion } from '../../src/modules/payments/checkout.js';
 import { prefersHtml } from '../../src/modules/payments/checkout.routes.js';
+import { isOrderNonce } from '../../src/shared/payment-request.js';
 import {
   CLOCK_SKEW_MS,
   UNMINED_WINDOW_MS,
@@ -16,9 +17,12 @@ const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const t = (minutes: number) => new Date(Date.UTC(2030, 0, 1) + minutes * 60_000);
 
 describe('the checkout nonce', () => {
-  it('is keccak256(abi.encode(invoiceId, linkVersion)): one per link version', () => {
-    const expected = keccak256(encodeAbiParameters([{ type: 'string' }, { type: 'uint256' }], ['inv_abc', 3n]));
+  it('is keccak256(abi.encode(invoiceId, linkVersion)) tagged "ORDR": one per link version', () => {
+    const hash = keccak256(encodeAbiParameters([{ type: 'string' }, { type: 'uint256' }], ['inv_abc', 3n]));
+    const expected = `0x4f524452${hash.slice(10)}`;
     expect(checkoutNonce('inv_abc', 3)).toBe(expected);
+    expect(isOrderNonce(expected)).toBe(true);
+    expect(isOrderNonce(`0x${'0'.repeat(64)}`)).toBe(false);
     expect(checkoutNonce('inv_abc', 2)).not.toBe(expected);
     expect(checkoutNonce('inv_abd', 3)).not.toBe(expected);
   });
@@ -52,6 +56,7 @@ it.each([
 
 describe('judgeTransfer', () => {
   const UNSEEN_WINDOW_MS = 10 * 60_000;
+  const FOREIGN_NONCE = `0x${'f'.repeat(64)}` as const;
   const expected: TransferExpectation = {
     payTo: PAY_TO,
     amount: 2_500_000n,
@@ -60,6 +65,7 @@ describe('judgeTransfer', () => {
     invoiceCreatedAt: t(0),
     deadline: t(60),
     unseenWindowMs: UNSEEN_WINDOW_MS,
+    authorizedFor: (log) => log.authorizationNonce !== FOREIGN_NONCE,
   };
   const log = (overrides: Partial<TransferLog> = {}): TransferLog => ({
     logIndex: 0,
@@ -126,6 +132,7 @@ describe('judgeTransfer', () => {
     ['recipient_mismatch', mined({ transfers: [log({ to: OTHER })] })],
     ['amount_mismatch', mined({ transfers: [log({ value: 2_499_999n }), log({ to: OTHER, logIndex: 1 })] })],
     ['predates_invoice', mined({ blockTime: new Date(t(0).getTime() - CLOCK_SKEW_MS - 1000) })],
+    ['authorized_for_another_order', mined({ transfers: [log({ authorizationNonce: FOREIGN_NONCE })] })],
   ])('fails %s', (reason, receipt) => {
     expect(judgeTransfer(receipt, expected, t(12))).toEqual({ kind: 'fail', reason });
   });
@@ -147,6 +154,18 @@ describe('judgeTransfer', () => {
     });
     // Mined in time, submitted late: the transfer itself was on time.
     expect(judgeTransfer(mined({ blockTime: t(59) }), { ...expected, submittedAt: t(61) }, t(95)).kind).toBe('accept');
+  });
+
+  it('offers a transfer that executed an authorization only to the order it was made for', () => {
+    const own = `0x${'1'.repeat(64)}` as const;
+    const receipt = mined({
+      transfers: [
+        log({ logIndex: 2, authorizationNonce: FOREIGN_NONCE }),
+        log({ logIndex: 4, authorizationNonce: own }),
+      ],
+    });
+    const verdict = judgeTransfer(receipt, expected, t(12));
+    expect(verdict.kind === 'accept' && verdict.candidates.map((candidate) => candidate.logIndex)).toEqual([4]);
   });
 
   it('offers every matching transfer, in log order, as a candidate to claim', () => {

@@ -1,14 +1,22 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeAbiParameters, getAddress, keccak256, type Address } from 'viem';
+import { getAddress, keccak256, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BASE_SEPOLIA_USDC, createLocalPublicClient, usdcBalance } from '../../src/chain/local-chain.js';
-import { transferWithAuthorizationTypes } from '../../src/chain/usdc-eip3009.js';
 import { JobRunner } from '../../src/jobs/index.js';
 import { jobHandlers } from '../../src/main/jobs.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createKey, createTestApp, createWorkspace, newWallet, signIn } from '../support/app.js';
 import { createTestChain } from '../support/chain.js';
-import { broadcast, fundGas, installOtherToken, settledPayment, signTransfer, transfer } from '../support/checkout.js';
+import {
+  broadcast,
+  fundGas,
+  installOtherToken,
+  settledPayment,
+  signCheckoutAuthorization as signAuthorization,
+  signTransfer,
+  transfer,
+} from '../support/checkout.js';
+import { checkoutNonce } from '../../src/modules/payments/checkout.js';
 
 const chain = await createTestChain();
 const { app, services, database } = await createTestApp(
@@ -63,33 +71,6 @@ async function buyer(usdc = 10_000_000n) {
   return account;
 }
 
-async function signAuthorization(
-  payer: Awaited<ReturnType<typeof chain.payer>>,
-  view: { recipient: string; amount: string },
-  nonce: `0x${string}`,
-) {
-  const authorization = {
-    from: payer.address,
-    to: view.recipient as Address,
-    value: String(Math.round(Number(view.amount) * 1e6)),
-    validAfter: '0',
-    validBefore: String(Math.floor(Date.now() / 1000) + 600),
-    nonce,
-  };
-  const signature = await payer.signTypedData({
-    domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
-    types: transferWithAuthorizationTypes,
-    primaryType: 'TransferWithAuthorization',
-    message: {
-      ...authorization,
-      value: BigInt(authorization.value),
-      validAfter: 0n,
-      validBefore: BigInt(authorization.validBefore),
-    },
-  });
-  return { network: 'base-sepolia', authorization, signature };
-}
-
 const details = async (path: string) => (await app.inject({ method: 'GET', url: path, headers: JSON_ACCEPT })).json();
 const submitHash = (path: string, txHash: string, network = 'base-sepolia') =>
   app.inject({ method: 'POST', url: `${path}/transactions`, payload: { network, txHash } });
@@ -102,7 +83,7 @@ describe('GET /w/<ws>/i/<id>: public payment details', () => {
     expect(response.headers['cache-control']).toBe('no-store');
     const body = response.json();
     const recipient = getAddress(shop.wallet.address);
-    const nonce = keccak256(encodeAbiParameters([{ type: 'string' }, { type: 'uint256' }], [invoice.id, 1n]));
+    const nonce = checkoutNonce(invoice.id, 1);
     expect(body).toEqual({
       invoiceId: invoice.id,
       number: invoice.number,

@@ -1,6 +1,13 @@
 import { createTestClient, createWalletClient, http, type Address, type Hash, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { createLocalPublicClient, localChain, setEthBalance, signTransfer } from '../../src/chain/local-chain.js';
+import {
+  BASE_SEPOLIA_USDC,
+  createLocalPublicClient,
+  localChain,
+  setEthBalance,
+  signTransfer,
+} from '../../src/chain/local-chain.js';
+import { transferWithAuthorizationTypes } from '../../src/chain/usdc-eip3009.js';
 import { testUsdcAbi, testUsdcRuntimeBytecode } from '../../src/chain/test-usdc.artifact.js';
 import type { FastifyInstance } from 'fastify';
 
@@ -70,4 +77,35 @@ export async function settledPayment(app: FastifyInstance, checkoutPath: string,
     if (Date.now() > deadline) throw new Error(`payment still processing: ${JSON.stringify(details.payment)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * The body of POST …/authorizations as the checkout page makes it: an EIP-3009 authorization of the
+ * shown amount to the shown recipient with `nonce` (the page's `authorizationNonce`), valid 10 minutes.
+ */
+export async function signCheckoutAuthorization(
+  payer: PrivateKeyAccount,
+  view: { recipient: string; amount: string },
+  nonce: `0x${string}`,
+) {
+  const authorization = {
+    from: payer.address,
+    to: view.recipient as Address,
+    value: String(Math.round(Number(view.amount) * 1e6)),
+    validAfter: '0',
+    validBefore: String(Math.floor(Date.now() / 1000) + 600),
+    nonce,
+  };
+  const signature = await payer.signTypedData({
+    domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
+    types: transferWithAuthorizationTypes,
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      ...authorization,
+      value: BigInt(authorization.value),
+      validAfter: 0n,
+      validBefore: BigInt(authorization.validBefore),
+    },
+  });
+  return { network: 'base-sepolia', authorization, signature };
 }

@@ -42,6 +42,7 @@ export function scriptedChain(): ScriptedChain {
     simulateSettlement: unsupported,
     signSettlement: unsupported,
     broadcast: unsupported,
+    authorizationUse: unsupported,
     receipt: async (_network, hash) => receipts.get(hash.toLowerCase()) ?? { kind: 'not_found' },
   };
   return { networks: [SCRIPTED_NETWORK], chain, receipts };

@@ -30,7 +30,7 @@ export const CreditPurchaseView = Type.Object({
       authorizationNonce: Nullable(
         Type.String({
           description:
-            'The EIP-3009 `nonce` an authorization must carry: keccak256(abi.encode(purchaseId, 1)). Null unless open.',
+            'The EIP-3009 `nonce` an authorization must carry: keccak256(abi.encode(purchaseId, 1)) with its first four bytes replaced by 0x4f524452 ("ORDR"). Null unless open.',
         }),
       ),
       networks: Type.Array(PaymentNetworkView, {

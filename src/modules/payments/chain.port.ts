@@ -17,6 +17,11 @@ export interface TransferLog {
   readonly from: `0x${string}`;
   readonly to: `0x${string}`;
   readonly value: bigint;
+  /**
+   * The nonce of the EIP-3009 authorization this transfer executed (its AuthorizationUsed log comes
+   * right before it, by the same authorizer), lowercase; undefined for a plain transfer.
+   */
+  readonly authorizationNonce?: `0x${string}`;
 }
 
 export type ReceiptStatus =
@@ -77,4 +82,13 @@ export interface ChainPort {
   broadcast(network: Network, raw: `0x${string}`): Promise<void>;
   /** The transaction's receipt, its confirmations and the network's USDC Transfer logs in it. */
   receipt(network: Network, hash: `0x${string}`): Promise<ReceiptStatus>;
+  /**
+   * The transaction that used the authorization (its AuthorizationUsed log), looked for from block
+   * `fromBlock` on; undefined when no block from there holds it.
+   */
+  authorizationUse(
+    network: Network,
+    authorization: Pick<TransferAuthorization, 'from' | 'nonce'>,
+    fromBlock: bigint,
+  ): Promise<`0x${string}` | undefined>;
 }

@@ -60,7 +60,7 @@ export const CheckoutView = Type.Object({
   authorizationNonce: Nullable(
     Type.String({
       description:
-        'The EIP-3009 `nonce` an authorization must carry: keccak256(abi.encode(invoiceId, linkVersion)). Null unless open.',
+        'The EIP-3009 `nonce` an authorization must carry: keccak256(abi.encode(invoiceId, linkVersion)) with its first four bytes replaced by 0x4f524452 ("ORDR"). Null unless open.',
     }),
   ),
   networks: Type.Array(PaymentNetworkView, {

@@ -29,6 +29,8 @@ export interface PayableOrder {
   readonly expiresAt: Date;
   /** Grows with each renewal of an invoice link; a purchase is never renewed (always 1). */
   readonly linkVersion: number;
+  /** When the current link version was issued: the invoice's creation or its latest renewal. */
+  readonly linkIssuedAt: Date;
   /** What a payer is shown it is for (the x402 resource description). */
   readonly description: string;
 }

@@ -165,6 +165,8 @@ export class Orders {
       createdAt: invoice.createdAt,
       expiresAt: invoice.expiresAt,
       linkVersion: invoice.linkVersion,
+      // Creation and renewal both set the deadline to the moment plus the window.
+      linkIssuedAt: new Date(invoice.expiresAt.getTime() - invoice.expiresIn * 1000),
       description: `Invoice ${formatInvoiceNumber(invoice.number)}`,
     };
   }
@@ -178,6 +180,7 @@ export class Orders {
       createdAt: purchase.createdAt,
       expiresAt: purchase.expiresAt,
       linkVersion: PURCHASE_NONCE_VERSION,
+      linkIssuedAt: purchase.createdAt,
       description: `${purchase.credits} credits (package ${purchase.packageId})`,
     };
   }

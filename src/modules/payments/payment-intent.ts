@@ -18,7 +18,9 @@ export type FailureReason =
   | 'predates_invoice'
   | 'insufficient_balance'
   | 'invalid_signature'
-  | 'settlement_failed';
+  | 'settlement_failed'
+  /** The transfer executed a payment authorization made for another invoice or credit purchase: it pays that one. */
+  | 'authorized_for_another_order';
 
 export interface PaymentIntent {
   readonly workspaceId: WorkspaceId;

@@ -8,10 +8,11 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
+import { isOrderNonce } from '../../shared/payment-request.js';
 import type { CreditPurchaseId, CreditPurchaseService } from '../credit-purchases/index.js';
 import { append } from '../events/index.js';
 import { findInvoice, formatInvoiceNumber, type Invoice, type InvoiceId } from '../invoices/index.js';
-import type { ChainPort, TransferAuthorization } from './chain.port.js';
+import type { ChainPort, ReceiptStatus, TransferAuthorization } from './chain.port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import { heldByAnother, invoiceOrder, type OrderRef, type PayableOrder } from './order.js';
 import { ORDER_CHANGES_CHANNEL, OrderStateCache } from './order-state-cache.js';
@@ -33,6 +34,14 @@ import {
   updateIntent,
 } from './payment.repo.js';
 import { nextRelayerNonce } from './relayer-nonce.js';
+import {
+  authorizationKey,
+  authorizationPays,
+  orderNonceVersion,
+  sameOrder,
+  type Binding,
+} from './authorization-binding.js';
+import { bindAuthorization, findBinding } from './authorization-binding.repo.js';
 import { lockRelayerNonces, saveRelayerNonces } from './relayer-nonce.repo.js';
 import { NEW_BLOCK, NewBlockWatcher } from './new-blocks.js';
 import { judgeTransfer } from './transactions.js';
@@ -72,6 +81,13 @@ function checksummed(address: string): `0x${string}` {
   }
   return spelled;
 }
+
+/** The most blocks back the use of an authorization is looked for (providers bound eth_getLogs ranges). */
+const MAX_USE_SEARCH_BLOCKS = 10_000;
+/** Blocks looked at before an authorization's submission, for the difference between clocks. */
+const USE_SEARCH_MARGIN_BLOCKS = 100;
+const FOR_ANOTHER_ORDER =
+  'This authorization was made for another invoice or credit purchase and pays only that one; sign a payment for this one.';
 
 /** Submitted hashes of one order looked for at once; more wait until one is found or dropped. */
 export const MAX_UNFOUND_CLAIMS = 5;
@@ -177,7 +193,7 @@ export class PaymentService {
   async submitAuthorization(
     workspaceId: WorkspaceId,
     ref: OrderRef,
-    submission: Omit<PaymentSubmission, 'version'>,
+    submission: Omit<PaymentSubmission, 'version' | 'resourceUrl'>,
   ): Promise<PaymentIntent> {
     const order = await this.orders.payable(workspaceId, ref);
     const noun = ref.kind === 'invoice' ? 'invoice' : 'credit purchase';
@@ -197,6 +213,7 @@ export class PaymentService {
       refuse(`The authorization is not for the exact ${noun} amount.`, 'amount_mismatch');
     if (submission.linkVersion !== undefined && submission.linkVersion !== order.linkVersion)
       refuse('The authorization was made for an older payment link.', 'expired');
+    checkAuthorizationIsFor(order, submission);
     if (BigInt(authorization.validAfter) > BigInt(now)) refuse('The authorization is not valid yet.');
     if (BigInt(authorization.validBefore) < BigInt(now + VALIDITY_MARGIN_SECONDS))
       refuse('The authorization expires too soon to be settled.', 'expired');
@@ -312,9 +329,16 @@ export class PaymentService {
     if (!order) return;
     const network = this.network(intent.network);
     const receipt = await this.deps.chain.receipt(network, intent.txHash);
+    const bindings = await this.bindingsOf(network, receipt);
     const verdict = judgeTransfer(
       receipt,
       {
+        authorizedFor: (log) =>
+          authorizationPays(log.authorizationNonce, bindings.get(log.logIndex), {
+            workspaceId,
+            order: intent.order,
+            linkVersion: order.linkVersion,
+          }),
         payTo: intent.payTo,
         amount: intent.amount,
         confirmations: network.confirmations,
@@ -367,14 +391,10 @@ export class PaymentService {
     const { authorization, signature } = intent.authorization;
     if (!intent.settlementRaw) {
       const reason = await this.deps.chain.simulateSettlement(network, authorization, signature);
+      if (reason === 'nonce_already_used') return this.followAuthorizationUse(intent, network);
       if (reason)
         return this.finish(intent, {
-          failed:
-            reason === 'nonce_already_used'
-              ? 'already_used'
-              : reason === 'insufficient_balance'
-                ? 'insufficient_balance'
-                : 'settlement_failed',
+          failed: reason === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed',
         });
       intent = await this.signAndSend(intent, network, authorization, signature);
     } else {
@@ -394,7 +414,7 @@ export class PaymentService {
     if (receipt.kind !== 'mined') throw new RetryLater(wait, 'settlement not mined yet', NEW_BLOCK);
     if (!receipt.success) {
       const used = await this.deps.chain.authorizationUsed(network, authorization);
-      return this.finish(intent, { failed: used ? 'already_used' : 'reverted' });
+      return used ? this.followAuthorizationUse(intent, network) : this.finish(intent, { failed: 'reverted' });
     }
     if (receipt.confirmations < network.confirmations)
       throw new RetryLater(wait, 'waiting for confirmations', NEW_BLOCK);
@@ -408,6 +428,65 @@ export class PaymentService {
     return this.finish(intent, {
       succeeded: { logIndex: transfer.logIndex, blockNumber: receipt.blockNumber, blockTime: receipt.blockTime },
     });
+  }
+
+  /**
+   * The authorization was used by a transaction other than the relayer's: someone copied it from the
+   * mempool and got it mined first, or the payer ran it themselves. It was made for this order, so that
+   * transfer is this order's payment: it is followed to the network's confirmations and recorded with
+   * its own hash. Only when no such transfer can be found does the attempt fail `already_used`.
+   */
+  private async followAuthorizationUse(intent: PaymentIntent, network: Network): Promise<void> {
+    const { authorization } = intent.authorization!;
+    const hash = await this.deps.chain.authorizationUse(network, authorization, await this.searchFrom(network, intent));
+    if (!hash) return this.finish(intent, { failed: 'already_used' });
+    const receipt = await this.deps.chain.receipt(network, hash);
+    const wait = network.blockTimeSeconds ?? 1;
+    if (receipt.kind !== 'mined' || receipt.confirmations < network.confirmations)
+      throw new RetryLater(
+        wait,
+        'waiting for the confirmations of the transaction that used the authorization',
+        NEW_BLOCK,
+      );
+    const nonce = authorization.nonce.toLowerCase();
+    const transfer = receipt.transfers.find(
+      (log) => log.authorizationNonce === nonce && log.to.toLowerCase() === intent.payTo && log.value === intent.amount,
+    );
+    if (!receipt.success || !transfer) return this.finish(intent, { failed: 'already_used' });
+    return this.finish(intent, {
+      succeeded: {
+        txHash: hash,
+        logIndex: transfer.logIndex,
+        blockNumber: receipt.blockNumber,
+        blockTime: receipt.blockTime,
+      },
+    });
+  }
+
+  /**
+   * The block from which the use of an authorization accepted for `intent` is looked for: the blocks
+   * since its submission at one a second (no configured network is faster), and a margin for clocks.
+   */
+  private async searchFrom(network: Network, intent: PaymentIntent): Promise<bigint> {
+    const latest = await this.deps.chain.blockNumber(network);
+    const seconds = Math.ceil((this.deps.clock.now().getTime() - intent.submittedAt.getTime()) / 1000);
+    const blocks = BigInt(Math.min(MAX_USE_SEARCH_BLOCKS, Math.max(0, seconds) + USE_SEARCH_MARGIN_BLOCKS));
+    return latest > blocks ? latest - blocks : 0n;
+  }
+
+  /** The orders the authorizations executed by the transaction's transfers were bound to, by log index. */
+  private async bindingsOf(network: Network, receipt: ReceiptStatus): Promise<Map<number, Binding>> {
+    const bindings = new Map<number, Binding>();
+    if (receipt.kind !== 'mined') return bindings;
+    for (const log of receipt.transfers) {
+      if (!log.authorizationNonce) continue;
+      const bound = await findBinding(
+        this.deps.db,
+        authorizationKey(network.name, { from: log.from, nonce: log.authorizationNonce }),
+      );
+      if (bound) bindings.set(log.logIndex, bound);
+    }
+    return bindings;
   }
 
   /** Waits (bounded) until the intent is no longer processing; answers it as it is then. */
@@ -510,6 +589,12 @@ export class PaymentService {
           taken.code as ErrorCode,
           `The ${order.ref.kind === 'invoice' ? 'invoice' : 'credit purchase'} cannot take a payment now (${taken.code.replace(/^(invoice|purchase)_/, '').replaceAll('_', ' ')}).`,
         );
+      if (attempt.authorization) {
+        const key = authorizationKey(network.name, attempt.authorization.authorization);
+        const bound = await bindAuthorization(trx, key, workspaceId, order.ref);
+        if (bound.workspaceId !== workspaceId || !sameOrder(bound.order, order.ref))
+          refuse(FOR_ANOTHER_ORDER, 'authorized_for_another_order');
+      }
       await insertIntent(trx, {
         ...attempt,
         workspaceId,
@@ -565,7 +650,16 @@ export class PaymentService {
     intent: PaymentIntent,
     outcome:
       | { failed: FailureReason }
-      | { succeeded: { logIndex: number; blockNumber: bigint; blockTime: Date; payer?: string } },
+      | {
+          succeeded: {
+            logIndex: number;
+            blockNumber: bigint;
+            blockTime: Date;
+            payer?: string;
+            /** The transaction that used the authorization, when it is not the relayer's settlement. */
+            txHash?: `0x${string}`;
+          };
+        },
   ): Promise<void> {
     const at = this.deps.clock.now();
     await this.deps.db.transaction().execute(async (trx) => {
@@ -587,7 +681,7 @@ export class PaymentService {
       if ('failed' in outcome) return fail(outcome.failed);
       const claimed = await claimTransfer(trx, {
         network: intent.network,
-        txHash: intent.txHash!,
+        txHash: outcome.succeeded.txHash ?? intent.txHash!,
         logIndex: outcome.succeeded.logIndex,
         workspaceId: intent.workspaceId,
         intentId: intent.id,
@@ -596,7 +690,7 @@ export class PaymentService {
         // A buyer-submitted transfer that another payment claimed first (a race with the read before):
         // it pays that one only. A settlement's hash is refused as a submitted transfer, so nothing else
         // can claim our own settlement: that stays loud.
-        if (intent.method === 'transaction') return fail('already_used');
+        if (intent.method === 'transaction' || outcome.succeeded.txHash) return fail('already_used');
         throw new Error(`transfer ${intent.txHash}#${outcome.succeeded.logIndex} is already claimed`);
       }
       if (!current.foundAt) current = await this.announce(trx, current, outcome.succeeded.blockTime, at);
@@ -669,6 +763,39 @@ function isNonceTaken(error: unknown): boolean {
     (error as Error & { kind?: string }).kind === 'nonce_taken'
   );
 }
+
+/**
+ * An authorization pays the order it was made for: a nonce made for an order (orderNonce: the checkout
+ * page's, a credit purchase's) must be this order's for its current link version. A payment that does
+ * not say which link version it was made for (x402 v1) must have become valid after the current link
+ * was issued, less the 10 minutes x402 clients date their authorizations back for clock skew: one
+ * signed before a renewal is refused.
+ */
+function checkAuthorizationIsFor(
+  order: PayableOrder,
+  submission: Pick<PaymentSubmission, 'authorization' | 'linkVersion'>,
+): void {
+  const { nonce, validAfter } = submission.authorization;
+  if (isOrderNonce(nonce)) {
+    const version = orderNonceVersion(order.ref, order.linkVersion, nonce);
+    if (version === undefined) refuse(FOR_ANOTHER_ORDER, 'authorized_for_another_order');
+    if (version !== order.linkVersion) refuse('The authorization was made for an older payment link.', 'expired');
+    return;
+  }
+  const issuedAt = Math.floor(order.linkIssuedAt.getTime() / 1000);
+  if (
+    submission.linkVersion === undefined &&
+    order.linkVersion > 1 &&
+    BigInt(validAfter) < BigInt(issuedAt - SKEW_BACKDATING_SECONDS)
+  )
+    refuse(
+      'The authorization was signed before this payment link was renewed (x402 v1 payments name no link version): sign a new payment.',
+      'expired',
+    );
+}
+
+/** How far x402 clients date an authorization's validAfter back from the moment they sign it. */
+const SKEW_BACKDATING_SECONDS = 600;
 
 function refuse(message: string, reason?: FailureReason): never {
   throw new AppError('invalid_payment', message, reason ? { fields: { reason } } : {});

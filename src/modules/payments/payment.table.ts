@@ -45,3 +45,14 @@ export interface RelayerNonceTable {
   behind_at: bigint | null;
   behind_since: Date | null;
 }
+
+/** The order an accepted EIP-3009 authorization pays (migration 0035); authorizer and nonce lowercase. */
+export interface PaymentAuthorizationTable {
+  network: string;
+  authorizer: string;
+  nonce: string;
+  workspace_id: string;
+  invoice_id: string | null;
+  credit_purchase_id: string | null;
+  created_at: Generated<Date>;
+}

@@ -20,6 +20,11 @@ export interface TransferExpectation {
   readonly deadline: Date;
   /** A hash the node does not know is dropped (`not_found`) this long after it was submitted. */
   readonly unseenWindowMs: number;
+  /**
+   * Whether a transfer that executed an EIP-3009 authorization may pay this order: false when the
+   * authorization was made for another (authorization-binding.ts). Plain transfers are not asked.
+   */
+  readonly authorizedFor: (log: TransferLog & { authorizationNonce: `0x${string}` }) => boolean;
 }
 
 export type TransferVerdict =
@@ -42,7 +47,8 @@ export type TransferVerdict =
  * judged only once it has the network's confirmations, so a reorganisation before that changes nothing.
  * Then, in order: reverted; no USDC Transfer at all (`wrong_token`: the port returns the network's USDC
  * logs only); none to the recipient (`recipient_mismatch`); none of the exact amount
- * (`amount_mismatch`); mined before the invoice existed (`predates_invoice`); mined after the deadline
+ * (`amount_mismatch`); each one executing an authorization made for another order
+ * (`authorized_for_another_order`); mined before the invoice existed (`predates_invoice`); mined after the deadline
  * although submitted after it too (`expired` — one submitted before the deadline may be mined after it:
  * late verification).
  */
@@ -72,8 +78,14 @@ function judgeMined(
   if (receipt.transfers.length === 0) return { kind: 'fail', reason: 'wrong_token' };
   const toRecipient = receipt.transfers.filter((log) => log.to.toLowerCase() === expected.payTo);
   if (toRecipient.length === 0) return { kind: 'fail', reason: 'recipient_mismatch' };
-  const exact = toRecipient.filter((log) => log.value === expected.amount);
-  if (exact.length === 0) return { kind: 'fail', reason: 'amount_mismatch' };
+  const sized = toRecipient.filter((log) => log.value === expected.amount);
+  if (sized.length === 0) return { kind: 'fail', reason: 'amount_mismatch' };
+  const exact = sized.filter(
+    (log) =>
+      log.authorizationNonce === undefined ||
+      expected.authorizedFor({ ...log, authorizationNonce: log.authorizationNonce }),
+  );
+  if (exact.length === 0) return { kind: 'fail', reason: 'authorized_for_another_order' };
   if (receipt.blockTime.getTime() < expected.invoiceCreatedAt.getTime() - CLOCK_SKEW_MS)
     return { kind: 'fail', reason: 'predates_invoice' };
   const deadline = expected.deadline.getTime();

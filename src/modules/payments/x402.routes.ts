@@ -14,6 +14,7 @@ import {
   v1NetworkName,
   v1PaymentRequired,
   v2NetworkName,
+  v2PaymentMismatch,
   v2PaymentRequiredHeader,
 } from './x402.js';
 
@@ -80,6 +81,8 @@ function x402Handler(
     const version = typeof v2 === 'string' ? 2 : 1;
     const submission = decodePaymentHeader(header, version);
     if (typeof submission === 'string') return paymentRequired(reply, services, workspaceId, ref, submission);
+    const mismatch = v2PaymentMismatch(submission, resourceUrl(services, workspaceId, ref));
+    if (mismatch) return paymentRequired(reply, services, workspaceId, ref, mismatch);
     let intentId;
     try {
       intentId = (await services.payments.submitAuthorization(workspaceId, ref, submission)).id;
@@ -117,11 +120,13 @@ async function paymentRequired(
   error: string,
 ) {
   const { order, requirements } = await services.payments.requirements(workspaceId, ref);
-  const path = ref.kind === 'invoice' ? ref.id : `credit-purchases/${ref.id}`;
-  const resource = {
-    url: `${services.config.publicBaseUrl.origin}/w/${workspaceId}/x402/${path}`,
-    description: order.description,
-  };
+  const resource = { url: resourceUrl(services, workspaceId, ref), description: order.description };
   reply.header('PAYMENT-REQUIRED', v2PaymentRequiredHeader(requirements, resource, error));
   return reply.code(402).send({ ...v1PaymentRequired(requirements, resource, error), requestId: reply.request.id });
+}
+
+/** The x402 resource URL of an order, as its 402 names it. */
+function resourceUrl(services: Services, workspaceId: WorkspaceId, ref: OrderRef): string {
+  const path = ref.kind === 'invoice' ? ref.id : `credit-purchases/${ref.id}`;
+  return `${services.config.publicBaseUrl.origin}/w/${workspaceId}/x402/${path}`;
 }

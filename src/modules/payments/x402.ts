@@ -90,6 +90,8 @@ export interface PaymentSubmission {
   readonly signature: `0x${string}`;
   /** v2 only: the link version echoed in `accepted.extra`. */
   readonly linkVersion: number | undefined;
+  /** v2 only: the URL of the resource the payment was made for, when the client names it. */
+  readonly resourceUrl: string | undefined;
 }
 
 const HEX = /^0x[0-9a-fA-F]*$/;
@@ -123,13 +125,30 @@ export function decodePaymentHeader(value: string, version: 1 | 2): PaymentSubmi
   const network = version === 2 ? accepted?.network : root?.network;
   const networkName = typeof network === 'string' ? network : '';
   const linkVersion = (accepted?.extra as Record<string, unknown> | undefined)?.linkVersion;
+  const resourceUrl = (root?.resource as Record<string, unknown> | undefined)?.url;
   return {
     version,
     chainId: chainIdOf(networkName),
     authorization: { from, to, value: amount, validAfter, validBefore, nonce } as TransferAuthorization,
     signature: signature as `0x${string}`,
     linkVersion: typeof linkVersion === 'number' ? linkVersion : undefined,
+    resourceUrl: version === 2 && typeof resourceUrl === 'string' ? resourceUrl : undefined,
   };
+}
+
+/**
+ * Why a v2 payment was not made for this resource, or undefined. A v2 client echoes the requirements it
+ * accepted, with the link version in their `extra`, and names the resource: a payment built from
+ * another invoice's 402 (same merchant, same amount: same requirements) names that invoice's URL, and
+ * one without a link version was not built from a 402 of ours.
+ */
+export function v2PaymentMismatch(submission: PaymentSubmission, resourceUrl: string): string | undefined {
+  if (submission.version !== 2) return undefined;
+  if (submission.resourceUrl !== undefined && submission.resourceUrl !== resourceUrl)
+    return `the payment was made for another resource (${submission.resourceUrl.slice(0, 200)}); it pays only that one`;
+  if (submission.linkVersion === undefined)
+    return 'the payment does not echo the requirements of this 402 (accepted.extra.linkVersion is missing)';
+  return undefined;
 }
 
 function chainIdOf(network: string): number | undefined {

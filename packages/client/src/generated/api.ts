@@ -3600,7 +3600,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The event id (as in the body and the feed). */
+                    /** @description The event id (as in the body and the feed): a decimal string, or a JSON number up to 2^53 − 1 (9007199254740991). */
                     eventId: number | string;
                 };
             };
