@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { encodeAbiParameters, keccak256 } from 'viem';
 import type { ReceiptStatus, TransferLog } from '../../src/modules/payments/chain.port.js';
-import { checkoutNonce, eip681TransferUri, nonceLinkVersion } from '../../src/modules/payments/checkout.js';
+import { orderNonceVersion } from '../../src/modules/payments/authorization-binding.js';
+import { checkoutNonce, eip681TransferUri } from '../../src/modules/payments/checkout.js';
 import { prefersHtml } from '../../src/modules/payments/checkout.routes.js';
 import { isOrderNonce } from '../../src/shared/payment-request.js';
 import {
@@ -28,10 +29,10 @@ describe('the checkout nonce', () => {
   });
 
   it('tells which link version a nonce was made for', () => {
-    expect(nonceLinkVersion('inv_abc', 3, checkoutNonce('inv_abc', 3).toUpperCase().replace('0X', '0x'))).toBe(3);
-    expect(nonceLinkVersion('inv_abc', 3, checkoutNonce('inv_abc', 1))).toBe(1);
-    expect(nonceLinkVersion('inv_abc', 3, checkoutNonce('inv_abc', 4))).toBeUndefined();
-    expect(nonceLinkVersion('inv_abc', 3, checkoutNonce('inv_other', 3))).toBeUndefined();
+    expect(orderNonceVersion('inv_abc', 3, checkoutNonce('inv_abc', 3).toUpperCase().replace('0X', '0x'))).toBe(3);
+    expect(orderNonceVersion('inv_abc', 3, checkoutNonce('inv_abc', 1))).toBe(1);
+    expect(orderNonceVersion('inv_abc', 3, checkoutNonce('inv_abc', 4))).toBeUndefined();
+    expect(orderNonceVersion('inv_abc', 3, checkoutNonce('inv_other', 3))).toBeUndefined();
   });
 });
 

@@ -22,11 +22,11 @@ export function authorizationKey(network: string, authorization: { from: string;
   return { network, authorizer: authorization.from.toLowerCase(), nonce: authorization.nonce.toLowerCase() };
 }
 
-/** The link version of `order` whose order nonce this is (1 … current), or undefined. */
-export function orderNonceVersion(order: OrderRef, currentVersion: number, nonce: string): number | undefined {
+/** Which link version of the order a nonce was made for (1 … current), or undefined when none. */
+export function orderNonceVersion(orderId: string, currentVersion: number, nonce: string): number | undefined {
   const wanted = nonce.toLowerCase();
   for (let version = currentVersion; version >= 1; version -= 1) {
-    if (orderNonce(order.id, version) === wanted) return version;
+    if (orderNonce(orderId, version) === wanted) return version;
   }
   return undefined;
 }
@@ -42,7 +42,7 @@ export function authorizationPays(
   candidate: { readonly workspaceId: WorkspaceId; readonly order: OrderRef; readonly linkVersion: number },
 ): boolean {
   if (bound) return bound.workspaceId === candidate.workspaceId && sameOrder(bound.order, candidate.order);
-  if (isOrderNonce(nonce)) return orderNonceVersion(candidate.order, candidate.linkVersion, nonce) !== undefined;
+  if (isOrderNonce(nonce)) return orderNonceVersion(candidate.order.id, candidate.linkVersion, nonce) !== undefined;
   return true;
 }
 

@@ -9,7 +9,8 @@ import { checkPayTo, effectiveStatus, findInvoice, formatInvoiceNumber, type Inv
 import { findWorkspace } from '../workspaces/index.js';
 import type { TransferAuthorization } from './chain.port.js';
 import { paymentNetworkDetails } from '../../shared/payment-request.js';
-import { checkoutNonce, nonceLinkVersion } from './checkout.js';
+import { orderNonceVersion } from './authorization-binding.js';
+import { checkoutNonce } from './checkout.js';
 import { invoiceOrder, type OrderRef } from './order.js';
 import type { PaymentIntent } from './payment-intent.js';
 import { presentAttempt } from './payment.present.js';
@@ -110,7 +111,7 @@ export class CheckoutService {
     const { order, requirements } = await this.deps.payments.requirements(workspaceId, ref).catch(hideForeign(ref));
     if (!requirements.some((requirement) => requirement.network === network))
       throw new AppError('unsupported_network', `This ${noun} is not payable on ${network.name}.`);
-    const signedFor = nonceLinkVersion(order.ref.id, order.linkVersion, input.authorization.nonce);
+    const signedFor = orderNonceVersion(order.ref.id, order.linkVersion, input.authorization.nonce);
     if (signedFor === undefined) {
       throw new AppError(
         'invalid_payment',

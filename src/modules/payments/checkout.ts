@@ -11,12 +11,3 @@ export { eip681TransferUri } from '../../shared/payment-request.js';
 export function checkoutNonce(invoiceId: string, linkVersion: number): `0x${string}` {
   return orderNonce(invoiceId, linkVersion);
 }
-
-/** Which link version a nonce was made for (1 … current), or undefined when it is no checkout nonce of the invoice. */
-export function nonceLinkVersion(invoiceId: string, currentVersion: number, nonce: string): number | undefined {
-  const wanted = nonce.toLowerCase();
-  for (let version = currentVersion; version >= 1; version -= 1) {
-    if (checkoutNonce(invoiceId, version) === wanted) return version;
-  }
-  return undefined;
-}

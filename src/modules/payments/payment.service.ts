@@ -777,7 +777,7 @@ function checkAuthorizationIsFor(
 ): void {
   const { nonce, validAfter } = submission.authorization;
   if (isOrderNonce(nonce)) {
-    const version = orderNonceVersion(order.ref, order.linkVersion, nonce);
+    const version = orderNonceVersion(order.ref.id, order.linkVersion, nonce);
     if (version === undefined) refuse(FOR_ANOTHER_ORDER, 'authorized_for_another_order');
     if (version !== order.linkVersion) refuse('The authorization was made for an older payment link.', 'expired');
     return;
