@@ -275,7 +275,7 @@ describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
     expect(events.map((event) => event.payment_intent_id)).not.toContain(claim.json().paymentIntentId);
   });
 
-  it('looks for at most five unseen hashes of one invoice at once; cancel still works', async () => {
+  it('looks for at most five hashes no node knows of one invoice at once; a known one is always taken', async () => {
     const invoice = await shop.invoice('1');
     for (let i = 0; i < 5; i += 1)
       expect((await submitHash(invoice.path, `0x${(0xa0 + i).toString(16).repeat(32)}`)).statusCode).toBe(202);
@@ -283,6 +283,21 @@ describe('POST /w/<ws>/i/<id>/transactions: a plain USDC transfer', () => {
     expect(sixth.statusCode).toBe(429);
     expect(sixth.json()).toMatchObject({ code: 'rate_limited', message: expect.stringContaining('5 submitted') });
     expect(sixth.headers['retry-after']).toBe('60');
+    // The bound holds back hashes no node knows: the buyer's real transfer is taken all the same, and pays.
+    const payer = await buyer();
+    const { hash } = await transfer(chain.rpcUrl, payer, shop.wallet.address, 1_000_000n);
+    expect((await submitHash(invoice.path, hash)).statusCode).toBe(202);
+    expect(await settledPayment(app, invoice.path)).toMatchObject({
+      status: 'paid',
+      payment: { status: 'succeeded', transactionHash: hash.toLowerCase() },
+    });
+  });
+
+  it('looks for at most five unseen hashes of one invoice at once; cancel still works', async () => {
+    const invoice = await shop.invoice('1');
+    for (let i = 0; i < 5; i += 1)
+      expect((await submitHash(invoice.path, `0x${(0xc0 + i).toString(16).repeat(32)}`)).statusCode).toBe(202);
+    expect((await submitHash(invoice.path, `0x${'d9'.repeat(32)}`)).statusCode).toBe(429);
     const cancel = await app.inject({
       method: 'POST',
       url: `/w/${shop.workspaceId}/v1/invoices/${invoice.id}/cancel`,

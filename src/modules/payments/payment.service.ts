@@ -276,13 +276,18 @@ export class PaymentService {
         'already_used',
       );
     const at = this.deps.clock.now();
+    // The bound on unseen hashes holds back made-up ones only: a hash the node knows (mined or pending)
+    // is always taken, so nobody holding the link can block the buyer's real one. Asked only at the
+    // bound, and before the transaction, which holds the order's lock.
+    const atBound = (await unfoundClaimsOf(this.deps.db, workspaceId, ref)).length >= MAX_UNFOUND_CLAIMS;
+    const known = atBound && (await this.deps.chain.receipt(network, txHash)).kind !== 'not_found';
     return this.deps.db.transaction().execute(async (trx) => {
       // The order lock orders the submissions of one order, so the bound below is exact.
       await this.orders.lock(trx, workspaceId, ref);
       const claims = await unfoundClaimsOf(trx, workspaceId, ref);
       const same = claims.find((claim) => claim.txHash === txHash && claim.network === network.name);
       if (same) return (await findIntent(trx, workspaceId, same.id))!;
-      if (claims.length >= MAX_UNFOUND_CLAIMS)
+      if (claims.length >= MAX_UNFOUND_CLAIMS && !known)
         throw new AppError(
           'rate_limited',
           `${MAX_UNFOUND_CLAIMS} submitted transactions of this order are still being looked for on the network; submit again once one is found or dropped.`,
