@@ -118,8 +118,8 @@ export const ERROR_EXAMPLES = {
   },
   invalid_amount: {
     summary: 'The amount is not a USDC amount',
-    message: 'Invalid body: amount must match pattern.',
-    fields: { details: [{ path: 'amount', message: 'must match pattern' }] },
+    message:
+      'amount must be a positive USDC amount with a dot as decimal separator and at most 6 decimals, such as "12.50".',
   },
   amount_too_large: {
     summary: 'The amount is above maxInvoiceAmount',

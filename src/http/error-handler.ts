@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode, type ErrorDetail } from '../shared/errors.js';
 import { ERROR_STATUS } from './error-status.js';
+import type { FieldRefusal } from './fastify-types.js';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -51,7 +52,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
   );
 }
 
-function fromFastifyError(error: FastifyError, fieldCodes: Readonly<Record<string, ErrorCode>>): AppError | undefined {
+function fromFastifyError(
+  error: FastifyError,
+  fieldCodes: Readonly<Record<string, FieldRefusal>>,
+): AppError | undefined {
   if (error.validation) {
     const issues = error.validation as ValidationIssue[];
     const details = issues.map(describeIssue);
@@ -59,11 +63,10 @@ function fromFastifyError(error: FastifyError, fieldCodes: Readonly<Record<strin
     const first = details[0];
     const message = first ? `Invalid ${context}: ${first.path} ${first.message}.` : `Invalid ${context}.`;
     // A typo must not silently drop a field, so unknown fields get a code of their own.
-    const code =
-      issues[0]?.keyword === 'additionalProperties'
-        ? 'unknown_field'
-        : ((first && fieldCodes[first.path]) ?? 'invalid_request');
-    return new AppError(code, message, { details });
+    if (issues[0]?.keyword === 'additionalProperties') return new AppError('unknown_field', message, { details });
+    const refusal = first && fieldCodes[first.path];
+    if (typeof refusal === 'object') return new AppError(refusal.code, refusal.message);
+    return new AppError(refusal ?? 'invalid_request', message, { details });
   }
   const byFastifyCode: Record<string, [ErrorCode, string]> = {
     FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'The request body is not valid JSON.'],

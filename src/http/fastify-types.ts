@@ -6,6 +6,12 @@ import type { WorkspaceId } from '../shared/ids.js';
 import type { OperationDocs } from './openapi-examples.js';
 
 /**
+ * What a schema failure of one body field answers: its own code, or its code with the message every
+ * refusal of that field carries (so the schema and the use case word it the same way).
+ */
+export type FieldRefusal = ErrorCode | { readonly code: ErrorCode; readonly message: string };
+
+/**
  * Who acts on which workspace, whichever door they came in by: set by the merchant API guard (API key)
  * and by the portal's ownership check (wallet session), so a route serving both reads only this.
  */
@@ -28,7 +34,7 @@ declare module 'fastify' {
     /** Required on every merchant API route: the key must hold this permission (or all of these). */
     permission?: Permission | readonly Permission[];
     /** Specific codes for schema failures of particular body fields (e.g. amount → invalid_amount). */
-    fieldErrorCodes?: Readonly<Record<string, ErrorCode>>;
+    fieldErrorCodes?: Readonly<Record<string, FieldRefusal>>;
     /**
      * The body's `items` are checked by the route, one by one, for what the input guard refuses (NUL,
      * an unpaired surrogate, nesting deeper than 32 levels), so that a bad item fails alone.

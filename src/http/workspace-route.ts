@@ -15,6 +15,7 @@ import type {
 import type { Permission } from '../modules/api-keys/index.js';
 import type { ErrorCode } from '../shared/errors.js';
 import { errorResponses } from './error-examples.js';
+import type { FieldRefusal } from './fastify-types.js';
 import { BEARER_SECURITY } from './merchant-api.js';
 import type { OperationDocs, OperationExamples } from './openapi-examples.js';
 
@@ -64,7 +65,7 @@ interface RouteFields {
   readonly errors: readonly ErrorCode[];
   /** The API document's examples of this operation (both audiences, unless the portal's differ). */
   readonly examples?: OperationExamples;
-  readonly fieldErrorCodes?: Readonly<Record<string, ErrorCode>>;
+  readonly fieldErrorCodes?: Readonly<Record<string, FieldRefusal>>;
   readonly preValidation?: preValidationAsyncHookHandler;
   readonly example?: ExampleRequest;
   /**

@@ -6,7 +6,11 @@ const ITEMS = [
   { amount: '40.00', externalId: 'order-1043' },
   { amount: '1,5', externalId: 'order-1044' },
 ];
-const INVALID_AMOUNT = { code: 'invalid_amount', message: 'amount must be a decimal USDC amount with a dot: "12.50".' };
+const INVALID_AMOUNT = {
+  code: 'invalid_amount',
+  message:
+    'amount must be a positive USDC amount with a dot as decimal separator and at most 6 decimals, such as "12.50".',
+};
 
 export const batchExamples = {
   quote: {

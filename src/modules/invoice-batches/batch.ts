@@ -1,4 +1,5 @@
 import { Value, ValueErrorType } from '@sinclair/typebox/value';
+import type { FieldRefusal } from '../../http/fastify-types.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { CreateInvoiceInput } from '../invoices/index.js';
 import { CREATE_FIELD_CODES, CreateInvoiceBody } from '../invoices/index.js';
@@ -26,9 +27,10 @@ export function parseBatchItem(raw: unknown): CreateInvoiceInput {
   if (first.type === ValueErrorType.ObjectAdditionalProperties) {
     throw new AppError('unknown_field', `Unknown field "${field}": see POST /invoices for the fields of an item.`);
   }
-  const code: ErrorCode = (CREATE_FIELD_CODES as Record<string, ErrorCode>)[field] ?? 'invalid_request';
+  const refusal = (CREATE_FIELD_CODES as Readonly<Record<string, FieldRefusal>>)[field] ?? 'invalid_request';
+  if (typeof refusal === 'object') throw new AppError(refusal.code, refusal.message);
   throw new AppError(
-    code,
+    refusal,
     field
       ? `${field}: ${first.message.toLowerCase()}.`
       : 'Each item must be an object with the fields of POST /invoices.',

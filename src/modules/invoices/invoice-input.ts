@@ -40,14 +40,15 @@ export interface InvoiceRules {
   readonly networks: readonly string[];
 }
 
+/** How every refusal of an amount reads: by the schema, by these rules, in a batch item, in the portal. */
+export const INVALID_AMOUNT_MESSAGE =
+  'amount must be a positive USDC amount with a dot as decimal separator and at most 6 decimals, such as "12.50".';
+
 /** Every rule of the invoice field table that needs no database. Throws AppError with a specific code. */
 export function validateInvoiceInput(input: CreateInvoiceInput, rules: InvoiceRules): ValidInvoiceInput {
   const amount = parseUsdc(input.amount);
   if (amount === undefined || amount <= 0n) {
-    throw new AppError(
-      'invalid_amount',
-      'amount must be a positive decimal string with a dot and at most 6 decimals, like "12.50".',
-    );
+    throw new AppError('invalid_amount', INVALID_AMOUNT_MESSAGE);
   }
   if (amount > rules.maxAmount)
     throw new AppError('amount_too_large', 'amount is above maxInvoiceAmount (see GET /billing).');

@@ -4,6 +4,7 @@ import { Timestamp } from '../../http/common.schemas.js';
 import { ID_PATTERN } from '../../shared/ids.js';
 import { USDC_AMOUNT_PATTERN } from '../../shared/money.js';
 import { EXPIRES_IN_VALUES, INVOICE_STATUSES } from './invoice.js';
+import { INVALID_AMOUNT_MESSAGE } from './invoice-input.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -78,9 +79,9 @@ export const CreateInvoiceBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** Schema failures of these fields answer with the field's own code. */
+/** Schema failures of these fields answer with the field's own code (and the amount with its one message). */
 export const CREATE_FIELD_CODES = {
-  amount: 'invalid_amount',
+  amount: { code: 'invalid_amount', message: INVALID_AMOUNT_MESSAGE },
   currency: 'unsupported_currency',
   network: 'unsupported_network',
   expiresIn: 'invalid_expires_in',
