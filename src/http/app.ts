@@ -12,7 +12,7 @@ import { workspaceListPortalRoutes } from '../modules/workspaces/index.js';
 import { workspaceRoutes } from '../modules/workspaces/index.js';
 import { registerDemoWallet } from '../web/demo-wallet/demo-wallet.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
-import { answerBelowRouter, refuseMissingHost } from './below-router.js';
+import { answerBelowRouter, refuseMissingHost, refuseWhileClosing } from './below-router.js';
 import { commonHeaders, DEFAULT_CACHE_CONTROL } from './common-headers.js';
 import { ErrorBody } from './common.schemas.js';
 import { limitConnectionsPerIp } from './connection-limit.js';
@@ -160,6 +160,8 @@ function createFastify(services: Services, options: BuildAppOptions) {
       requireHostHeader: false,
     },
     requestTimeout: services.config.requestTimeoutSeconds * 1000,
+    // Refused in the contract instead (refuseWhileClosing).
+    return503OnClosing: false,
     frameworkErrors: frameworkErrorAnswer(headers),
     clientErrorHandler: clientErrorAnswer(headers),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -176,6 +178,7 @@ function createFastify(services: Services, options: BuildAppOptions) {
     reply.headers({ ...headers, 'X-Request-ID': request.id });
   });
   refuseMissingHost(app);
+  refuseWhileClosing(app);
   // Every answer says whether it may be stored; a route whose answer may be kept says so itself.
   app.addHook('onSend', async (_request, reply) => {
     if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', DEFAULT_CACHE_CONTROL);

@@ -47,6 +47,26 @@ export function refuseMissingHost(app: FastifyInstance): void {
   });
 }
 
+/**
+ * A request that arrives while the app closes (pipelined, or on a connection that was busy when the close
+ * began) is refused with 503 `service_unavailable` in the contract, and its connection closed, so that the
+ * client retries on another instance; Fastify's own answer here (return503OnClosing) is not in the
+ * contract. The first hook after the one that sets the answer's headers.
+ */
+export function refuseWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('Connection', 'close');
+    throw new AppError('service_unavailable', 'This instance is shutting down: send the request again.', {
+      retryAfterSeconds: 1,
+    });
+  });
+}
+
 /** Answers and closes: the request's body, if any, is not read. */
 function answer(response: ServerResponse, error: AppError, requestId: string, headers: Headers): void {
   const body = errorBodyText(error.code, error.message, requestId);

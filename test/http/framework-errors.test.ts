@@ -1,7 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../support/app.js';
-import { expectCommonHeaders, expectRawContract, parseRaw, sendRaw } from '../support/raw-http.js';
+import { expectCommonHeaders, expectRawContract, parseRaw, readUntilClose, sendRaw } from '../support/raw-http.js';
 
 // Short limits so the slow-client test takes seconds; the defaults are 10 s and 30 s. Public over https,
 // so that every answer, made wherever, must carry Strict-Transport-Security.
@@ -143,5 +144,49 @@ describe('slow clients', () => {
     clearInterval(trickle);
     // The headers would never end; the headers timeout (2 s) closes the connection.
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+});
+
+/** A promise and the function that resolves it. */
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+describe('closing', () => {
+  it('a request that arrives while the app closes: 503 service_unavailable in the contract, then closed', async () => {
+    const { app: closing } = await createTestApp({ PUBLIC_BASE_URL });
+    // A request held in progress keeps its connection open through the close; a second request on that
+    // connection is sent once the close has begun, and read while the first is still held.
+    const entered = deferred();
+    const release = deferred();
+    const closeBegun = deferred();
+    closing.get('/held', async () => {
+      entered.resolve();
+      await release.promise;
+      return { held: true };
+    });
+    closing.addHook('preClose', async () => closeBegun.resolve());
+    await closing.listen({ port: 0, host: '127.0.0.1' });
+    const secondRead = deferred();
+    closing.server.on('request', (request: IncomingMessage) => request.url === '/healthz' && secondRead.resolve());
+
+    const socket = net.connect((closing.server.address() as net.AddressInfo).port, '127.0.0.1');
+    const answers = readUntilClose(socket);
+    socket.write('GET /held HTTP/1.1\r\nHost: pay.example.com\r\n\r\n');
+    await entered.promise;
+    const closed = closing.close();
+    await closeBegun.promise;
+    socket.write('GET /healthz HTTP/1.1\r\nHost: pay.example.com\r\n\r\n');
+    await secondRead.promise;
+    release.resolve();
+
+    const { text } = await answers;
+    const second = parseRaw(text.slice(text.indexOf('HTTP/1.1', 1)));
+    expect(parseRaw(text).status).toBe(200);
+    expectRawContract(second, 503, 'service_unavailable', https);
+    expect(second.headers['retry-after']).toBe('1');
+    await closed;
   });
 });
