@@ -1,11 +1,10 @@
 import { sql } from 'kysely';
-import { getAddress, type Address } from 'viem';
+import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { BASE_SEPOLIA_USDC } from '../../src/chain/local-chain.js';
-import { transferWithAuthorizationTypes } from '../../src/chain/usdc-eip3009.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createKey, createTestApp, createWorkspace, newWallet, signIn } from '../support/app.js';
 import { createTestChain } from '../support/chain.js';
+import { signCheckoutAuthorization } from '../support/checkout.js';
 
 const chain = await createTestChain();
 const { app, database } = await createTestApp(
@@ -50,29 +49,11 @@ async function bindToOldAddress(id: string, changes: { status?: string; expired?
 const details = async (path: string) => (await app.inject({ method: 'GET', url: path, headers: JSON_ACCEPT })).json();
 
 async function signedAuthorization(amount: string, nonce: string) {
-  const payer = await chain.payer(10_000_000n);
-  const authorization = {
-    from: payer.address,
-    to: getAddress(wallet.address),
-    value: String(Math.round(Number(amount) * 1e6)),
-    validAfter: '0',
-    validBefore: String(Math.floor(Date.now() / 1000) + 600),
-    nonce,
-  };
-  const signature = await payer.signTypedData({
-    domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
-    types: transferWithAuthorizationTypes,
-    primaryType: 'TransferWithAuthorization',
-    message: {
-      ...authorization,
-      to: authorization.to as Address,
-      value: BigInt(authorization.value),
-      validAfter: 0n,
-      validBefore: BigInt(authorization.validBefore),
-      nonce: nonce as `0x${string}`,
-    },
-  });
-  return { network: 'base-sepolia', authorization, signature };
+  return signCheckoutAuthorization(
+    await chain.payer(10_000_000n),
+    { recipient: wallet.address, amount },
+    nonce as `0x${string}`,
+  );
 }
 
 describe('a checkout link issued for an address the workspace no longer receives at', () => {
