@@ -184,6 +184,7 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
       method: 'POST',
       url: '/invoices/:invoiceId/cancel',
       permission: 'invoices:create',
+      preValidation: refuseBodyFields,
       schema: {
         tags,
         summary: 'Cancel an invoice',
@@ -192,7 +193,7 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
         params: InvoiceParams,
         response: { 200: InvoiceView },
       },
-      errors: ['not_found', 'invoice_already_paid', 'invoice_processing'],
+      errors: ['invalid_request', 'unknown_field', 'not_found', 'invoice_already_paid', 'invoice_processing'],
       examples: invoiceExamples.cancel,
       portal: { description: 'As POST /invoices/{id}/cancel: open or expired invoices only.' },
       handler: async (request) =>
@@ -246,6 +247,26 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
       },
     }),
   ];
+}
+
+/**
+ * For an action that takes no fields (cancel): no body, or `{}`. A field is refused as every body schema
+ * refuses one (400 unknown_field), never ignored; the document shows no body, so clients send none.
+ */
+async function refuseBodyFields(request: FastifyRequest): Promise<void> {
+  const { body } = request;
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError('invalid_request', 'Invalid body: send no body, or {}.', {
+      details: [{ path: '(body)', message: 'must be an empty object' }],
+    });
+  }
+  const [field] = Object.keys(body);
+  if (field !== undefined) {
+    throw new AppError('unknown_field', `Invalid body: ${field} is not a known field.`, {
+      details: [{ path: field, message: 'is not a known field' }],
+    });
+  }
 }
 
 /**

@@ -2147,6 +2147,15 @@ export interface operations {
                 };
             };
             /** @description The one error body of every 4xx and 5xx response. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
             401: {
                 headers: {
                     [name: string]: unknown;
