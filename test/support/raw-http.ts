@@ -95,7 +95,8 @@ export function rawRequest(
 /**
  * What is wrong with an answer, against the contract, for suites that gather every distinct problem
  * before failing: no answer or a 5xx, a header every answer carries missing, an error body that is not
- * exactly {code, message, requestId}. The x402 endpoint's 402 is the x402 protocol's own body.
+ * JSON with {code, message, requestId} (and the fields its case adds, e.g. details). The x402
+ * endpoint's 402 is the x402 protocol's own body.
  */
 export function contractProblems(response: RawResponse, options: { https?: boolean; head?: boolean } = {}): string[] {
   const { status, headers } = response;
