@@ -27,6 +27,19 @@ describe('the health banner in the portal', () => {
     },
   );
 
+  it('says a paused automation waits for the owner when they paused it, and what to fix when a cause did', () => {
+    const paused = (severity: Issue['severity']): Issue => ({
+      kind: 'automation_paused',
+      severity,
+      since: '2026-01-02T03:04:05.000Z',
+      count: 1,
+      hint: 'the service hint',
+    });
+    expect(issueWords(paused('warning'), hints).hint).toMatch(/paused by you[^]*Press Resume/);
+    expect(issueWords(paused('warning'), hints).hint).not.toMatch(/remove the cause/);
+    expect(issueWords(paused('critical'), hints).hint).toMatch(/remove the cause, then press Resume/);
+  });
+
   it('keeps the service words for a kind it does not know yet', () => {
     const issue = {
       kind: 'something_new',

@@ -33,10 +33,14 @@ export type Hints = Readonly<Record<Issue['kind'], (issue: Issue) => string>>;
 export function portalHints(retrySchedule: readonly number[]): Hints {
   const longest = Math.max(0, ...retrySchedule);
   return {
-    automation_paused: ({ count = 0 }) =>
-      `${count === 1 ? '1 automation is' : `${count} automations are`} paused and creating no invoices. ` +
-      'The Automations tab says why each one stopped: remove the cause, then press Resume. ' +
-      'It continues with the next date still to come; invoices already created stay payable.',
+    // A warning only when the owner paused every one of them: nothing to fix then, only to resume.
+    automation_paused: ({ count = 0, severity }) =>
+      severity === 'warning'
+        ? `${count === 1 ? '1 automation is' : `${count} automations are`} paused by you and creating no invoices. ` +
+          'Press Resume in the Automations tab when it should go on: it continues with the next date still to come.'
+        : `${count === 1 ? '1 automation is' : `${count} automations are`} paused and creating no invoices. ` +
+          'The Automations tab says why each one stopped: remove the cause, then press Resume. ' +
+          'It continues with the next date still to come; invoices already created stay payable.',
     overpayments_received: ({ count = 0 }) =>
       `${count === 1 ? '1 payment' : `${count} payments`} arrived for ${count === 1 ? 'an invoice' : 'invoices'} ` +
       'already paid by another payment, or cancelled. The money is in your wallet; this service makes no refunds, ' +
