@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { AppError } from '../shared/errors.js';
 import { ID_PATTERN, randomToken } from '../shared/ids.js';
 
 export const ErrorBody = Type.Object(
@@ -21,6 +22,27 @@ export const Timestamp = Type.String({ format: 'date-time' });
 /** For routes whose JSON body may be left out entirely (`POST …/renew`): no body means `{}`. */
 export async function defaultEmptyBody(request: { body: unknown }): Promise<void> {
   request.body ??= {};
+}
+
+/**
+ * For an action that takes no fields (cancel an invoice; pause, resume or end an automation): no body,
+ * or `{}`. A field is refused as every body schema refuses one (400 unknown_field), never ignored; the
+ * document shows no body, so clients send none.
+ */
+export async function refuseBodyFields(request: FastifyRequest): Promise<void> {
+  const { body } = request;
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new AppError('invalid_request', 'Invalid body: send no body, or {}.', {
+      details: [{ path: '(body)', message: 'must be an empty object' }],
+    });
+  }
+  const [field] = Object.keys(body);
+  if (field !== undefined) {
+    throw new AppError('unknown_field', `Invalid body: ${field} is not a known field.`, {
+      details: [{ path: field, message: 'is not a known field' }],
+    });
+  }
 }
 
 /**

@@ -374,4 +374,18 @@ describe('an automation', () => {
     const all = await portal('GET', '/invoices');
     expect(all.json<{ invoices: unknown[] }>().invoices).toHaveLength(4);
   });
+
+  it('refuses a body field on pause, resume and end (400 unknown_field), as on every action, and changes nothing', async () => {
+    const s = await shop();
+    const automation = await s.create(monthly(new Date('2027-03-01T09:00:00.000Z')));
+    for (const command of ['pause', 'resume', 'end']) {
+      const refused = await s.call('POST', `/automations/${automation.id}/${command}`, { reason: 'holiday' });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toMatchObject({ code: 'unknown_field', details: [{ path: 'reason' }] });
+    }
+    expect((await s.read(automation.id)).status).toBe('active');
+    expect((await s.call('POST', `/automations/${automation.id}/pause`, {})).json()).toMatchObject({
+      status: 'paused',
+    });
+  });
 });

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { WorkspaceParams, ensureIdempotencyKey } from '../../http/common.schemas.js';
+import { WorkspaceParams, ensureIdempotencyKey, refuseBodyFields } from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { IdempotencyHeaders, normalisePortalAmount } from '../invoices/index.js';
@@ -183,6 +183,7 @@ export function automationRoutes(services: Services): SharedRoute[] {
         method: 'POST',
         url: `/automations/:automationId/${name}`,
         permission: 'invoices:create',
+        preValidation: refuseBodyFields,
         schema: {
           tags,
           summary: `${name[0]!.toUpperCase()}${name.slice(1)} an automation`,
@@ -190,7 +191,7 @@ export function automationRoutes(services: Services): SharedRoute[] {
           params: AutomationParams,
           response: { 200: AutomationView },
         },
-        errors: ['not_found', 'automation_ended'],
+        errors: ['invalid_request', 'unknown_field', 'not_found', 'automation_ended'],
         examples: automationExamples[name],
         portal: { description: `As POST /automations/{id}/${name}.` },
         handler: async (request) =>

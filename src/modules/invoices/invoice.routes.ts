@@ -1,7 +1,12 @@
 import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../shared/errors.js';
-import { WorkspaceParams, defaultEmptyBody, ensureIdempotencyKey } from '../../http/common.schemas.js';
+import {
+  WorkspaceParams,
+  defaultEmptyBody,
+  ensureIdempotencyKey,
+  refuseBodyFields,
+} from '../../http/common.schemas.js';
 import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { ExpiresIn, InvoiceId, InvoiceStatus } from './invoice.js';
@@ -247,26 +252,6 @@ export function invoiceRoutes(services: Services): SharedRoute[] {
       },
     }),
   ];
-}
-
-/**
- * For an action that takes no fields (cancel): no body, or `{}`. A field is refused as every body schema
- * refuses one (400 unknown_field), never ignored; the document shows no body, so clients send none.
- */
-async function refuseBodyFields(request: FastifyRequest): Promise<void> {
-  const { body } = request;
-  if (body === undefined || body === null) return;
-  if (typeof body !== 'object' || Array.isArray(body)) {
-    throw new AppError('invalid_request', 'Invalid body: send no body, or {}.', {
-      details: [{ path: '(body)', message: 'must be an empty object' }],
-    });
-  }
-  const [field] = Object.keys(body);
-  if (field !== undefined) {
-    throw new AppError('unknown_field', `Invalid body: ${field} is not a known field.`, {
-      details: [{ path: field, message: 'is not a known field' }],
-    });
-  }
 }
 
 /**

@@ -3009,6 +3009,15 @@ export interface operations {
                 };
             };
             /** @description The one error body of every 4xx and 5xx response. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3126,6 +3135,15 @@ export interface operations {
                 };
             };
             /** @description The one error body of every 4xx and 5xx response. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3240,6 +3258,15 @@ export interface operations {
                         /** Format: date-time */
                         updatedAt: string;
                     };
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The one error body of every 4xx and 5xx response. */
