@@ -1,6 +1,9 @@
 import type { PaymentIntent } from './payment-api.js';
 
-/** The merchant's own order, as saved when the invoice was created (spec: recommended integration flow). */
+/**
+ * The merchant's own order, as saved when the invoice was created
+ * (docs/spec/merchant-api-core-v1.1.0.md, Recommended integration flow).
+ */
 export interface Order {
   /** The merchant's order id; sent as the invoice's `externalId`. */
   readonly id: string;

@@ -8,7 +8,7 @@ import {
 
 export type { WebhookEvent };
 
-/** Spec, "Receiver verification steps" 2: for example five minutes. */
+/** docs/spec/merchant-api-core-v1.1.0.md, "Receiver verification steps" 2: for example five minutes. */
 export const DEFAULT_SKEW_SECONDS = 300;
 
 export type EventCheck =

@@ -15,8 +15,9 @@ export const PERMISSIONS = [
 export type Permission = (typeof PERMISSIONS)[number];
 
 /**
- * The portal's two presets, the spec's "Create invoices" and "Read invoices". A server that creates
- * invoices also reads back their status (GET /invoices/{id} needs payments:read), so that preset has it.
+ * The portal's two presets, the spec's "Create invoices" and "Read invoices"
+ * (docs/spec/merchant-api-core-v1.1.0.md, Authentication). A server that creates invoices also reads back
+ * their status (GET /invoices/{id} needs payments:read), so that preset has it.
  */
 export const PERMISSION_PRESETS = {
   'create-invoices': ['invoices:create', 'payments:read'],

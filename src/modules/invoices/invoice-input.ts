@@ -89,7 +89,8 @@ export function validateInvoiceInput(input: CreateInvoiceInput, rules: InvoiceRu
 
 /**
  * A request may name the workspace wallet as `payTo` (in any letter case), which changes nothing; any
- * other value is refused, since money goes only to the workspace wallet (spec, What the service does 4).
+ * other value is refused, since money goes only to the workspace wallet
+ * (docs/spec/merchant-api-core-v1.1.0.md, What the service does 4).
  */
 export function checkPayTo(payTo: string | undefined, wallet: string): void {
   if (payTo !== undefined && payTo.toLowerCase() !== wallet.toLowerCase()) {

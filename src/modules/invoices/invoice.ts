@@ -166,8 +166,8 @@ export type InvoiceCommand =
  * cancelled; open/expired → open again by renewal with a new deadline and link version. A paid or
  * processing invoice refuses cancel and renew, a cancelled one refuses renewal, and so does one issued
  * for a receiving address the workspace no longer uses (its link pays that address, which no payment
- * may; spec, What the service does 5); cancelling a cancelled invoice and expiring anything but a due
- * open invoice are no-ops.
+ * may: docs/spec/merchant-api-core-v1.1.0.md, What the service does 5); cancelling a cancelled invoice
+ * and expiring anything but a due open invoice are no-ops.
  */
 export function transition(invoice: Invoice, command: InvoiceCommand, now: Date): Transition {
   const status = effectiveStatus(invoice, now);

@@ -49,8 +49,9 @@ export class CheckoutService {
     if (!invoice || !workspace) throw notFound();
     const now = this.deps.clock.now();
     const status = effectiveStatus(invoice, now);
-    // A link issued for another receiving address takes no new payment (spec, What the service does 5): it
-    // shows no address to pay. A payment already on its way or done keeps its recipient.
+    // A link issued for another receiving address takes no new payment (docs/spec/merchant-api-core-v1.1.0.md,
+    // What the service does 5): it shows no address to pay. A payment already on its way or done keeps its
+    // recipient.
     const recipientChanged =
       (status === 'open' || status === 'expired') && invoice.payTo !== workspace.wallet_address.toLowerCase();
     const payable = status === 'open' && !recipientChanged;
