@@ -16,8 +16,9 @@ export async function append(trx: Executor, workspaceId: WorkspaceId, event: New
 /**
  * Appends events, of one workspace or several, in one statement inside the caller's transaction, and
  * queues the deliveries of webhook kinds. Resolves their ids in the order given. The application's way
- * to the one writer of the `events` table, the SQL function append_event (create_invoice calls it for
- * `invoice.created`, which is therefore not a webhook kind: see event.ts).
+ * to the SQL function append_event, which writes every event but `invoice.created`: create_invoice_group
+ * inserts those with the rest of its group, taking their ids from the same counter under the same row lock,
+ * so that kind is not a webhook kind (see event.ts).
  *
  * Ids come from each workspace's `event_seq` counter, bumped there: its row lock, held to commit, makes
  * commit order equal id order within a workspace, so a feed reader that sees id n sees every id below

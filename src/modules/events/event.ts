@@ -156,7 +156,7 @@ const BUILT_IN = {
   }),
 } as const;
 
-// create_invoice appends `invoice.created` in the database, in its one round trip, where no webhook
+// create_invoice_group writes `invoice.created` in the database, in its one round trip, where no webhook
 // delivery can be queued: the compiler keeps it a feed-only kind.
 const CREATED_IS_FEED_ONLY: false = BUILT_IN['invoice.created'].webhook;
 void CREATED_IS_FEED_ONLY;

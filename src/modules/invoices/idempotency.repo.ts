@@ -14,10 +14,11 @@ export interface KeyToClaim {
 }
 
 /**
- * Claims the key inside the caller's transaction, by the rules create_invoice applies in SQL: the key
- * row is inserted at once, so a concurrent request with the same key waits on it (a row lock, not a
- * sleep) until the first commits — then it replays the stored response — or rolls back, when it
- * proceeds on its own. A refusal that rolls back its transaction leaves the key unused.
+ * Claims the key inside the caller's transaction, with the outcomes create_invoice_group gives an invoice
+ * key in SQL (new, replay, reused with another body): the key row is inserted at once, so a concurrent
+ * request with the same key waits on it (a row lock, not a sleep) until the first commits — then it
+ * replays the stored response — or rolls back, when it proceeds on its own. A refusal that rolls back
+ * its transaction leaves the key unused.
  */
 export async function claimIdempotencyKey(
   trx: Executor,

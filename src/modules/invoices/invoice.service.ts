@@ -336,8 +336,9 @@ export class InvoiceService {
   }
 
   /**
-   * Everything create_invoice needs, with the `invoice.created` event rendered here (the invoices module
-   * owns the API shape): the database fills in the number and the receiving wallet when it assigns them.
+   * Everything create_invoice_group needs for one item, with the `invoice.created` event rendered here (the
+   * invoices module owns the API shape): the database fills in the number and the receiving wallet when it
+   * assigns them.
    */
   private createParams(
     workspaceId: WorkspaceId,
@@ -380,8 +381,8 @@ function notFound(): AppError {
 /**
  * Writes an allowed transition inside the caller's transaction (which holds the invoice row lock): the
  * invoice change, its change-feed event, then the credit movement. Lock order invoice → workspace
- * (event counter) → credit account, the same as create_invoice, so concurrent writers cannot deadlock.
- * Throws insufficient_credits (rolling back the caller's transaction) when credits do not cover it.
+ * (event counter) → credit account, the same order as create_invoice_group, so concurrent writers
+ * cannot deadlock. Throws insufficient_credits (rolling back the caller's transaction) when credits do not cover it.
  */
 export async function persistTransition(
   trx: Executor,
