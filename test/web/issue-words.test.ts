@@ -35,7 +35,7 @@ describe('the health banner in the portal', () => {
       count: 1,
       hint: 'the service hint',
     });
-    expect(issueWords(paused('warning'), hints).hint).toMatch(/paused by you[^]*Press Resume/);
+    expect(issueWords(paused('warning'), hints).hint).toMatch(/paused by you[^]*press Resume/);
     expect(issueWords(paused('warning'), hints).hint).not.toMatch(/remove the cause/);
     expect(issueWords(paused('critical'), hints).hint).toMatch(/remove the cause, then press Resume/);
   });

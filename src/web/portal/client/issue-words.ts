@@ -37,7 +37,7 @@ export function portalHints(retrySchedule: readonly number[]): Hints {
     automation_paused: ({ count = 0, severity }) =>
       severity === 'warning'
         ? `${count === 1 ? '1 automation is' : `${count} automations are`} paused by you and creating no invoices. ` +
-          'Press Resume in the Automations tab when it should go on: it continues with the next date still to come.'
+          'When it should go on, press Resume in the Automations tab: it continues with the next date still to come.'
         : `${count === 1 ? '1 automation is' : `${count} automations are`} paused and creating no invoices. ` +
           'The Automations tab says why each one stopped: remove the cause, then press Resume. ' +
           'It continues with the next date still to come; invoices already created stay payable.',
