@@ -1,5 +1,5 @@
 import { parseAbi, parseSignature, size, type Hex, type TypedDataDomain } from 'viem';
-import type { TransferAuthorization } from '../modules/payments/index.js';
+import type { TransferAuthorization } from './chain-port.js';
 import type { Network } from './networks.js';
 
 /**

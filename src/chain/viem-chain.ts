@@ -10,13 +10,7 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type {
-  ChainPort,
-  ReceiptStatus,
-  SignedSettlement,
-  TransferAuthorization,
-  TransferLog,
-} from '../modules/payments/index.js';
+import type { ChainPort, ReceiptStatus, SignedSettlement, TransferAuthorization, TransferLog } from './chain-port.js';
 import { BroadcastError, isAlreadyKnown, isNonceTaken, nodeMessage, revertReason } from './chain-errors.js';
 import type { Network } from './networks.js';
 import { networkClients } from './rpc-clients.js';

@@ -12,7 +12,7 @@ import { AutomationService } from '../modules/automations/index.js';
 import { InvoiceBatchService } from '../modules/invoice-batches/index.js';
 import { InvoiceSearchService } from '../modules/invoice-search/index.js';
 import { InvoiceService } from '../modules/invoices/index.js';
-import type { ChainPort } from '../modules/payments/index.js';
+import type { ChainPort } from '../chain/chain-port.js';
 import { CheckoutService } from '../modules/payments/index.js';
 import { PaymentService } from '../modules/payments/index.js';
 import { RateLimitService } from '../modules/rate-limits/index.js';

@@ -32,7 +32,7 @@ import type { Network } from '../../src/chain/networks.js';
 import { transferWithAuthorizationTypes } from '../../src/chain/usdc-eip3009.js';
 import { testUsdcAbi } from '../../src/chain/test-usdc.artifact.js';
 import { BroadcastError, createViemChain } from '../../src/chain/viem-chain.js';
-import type { ChainPort, TransferAuthorization } from '../../src/modules/payments/chain.port.js';
+import type { ChainPort, TransferAuthorization } from '../../src/chain/chain-port.js';
 
 // Fixed keys: a failing run can be replayed exactly.
 const key = (name: string) => keccak256(toHex(`viem-chain ${name}`));

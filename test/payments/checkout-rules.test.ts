@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeAbiParameters, keccak256 } from 'viem';
-import type { ReceiptStatus, TransferLog } from '../../src/modules/payments/chain.port.js';
+import type { ReceiptStatus, TransferLog } from '../../src/chain/chain-port.js';
 import { orderNonceVersion } from '../../src/modules/payments/authorization-binding.js';
 import { checkoutNonce, eip681TransferUri } from '../../src/modules/payments/checkout.js';
 import { prefersHtml } from '../../src/modules/payments/checkout.routes.js';

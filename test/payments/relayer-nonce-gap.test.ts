@@ -1,7 +1,7 @@
 import { parseTransaction } from 'viem';
 import { expect, it } from 'vitest';
 import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
-import type { ChainPort } from '../../src/modules/payments/chain.port.js';
+import type { ChainPort } from '../../src/chain/chain-port.js';
 import { invoiceOrder } from '../../src/modules/payments/order.js';
 import { decodePaymentHeader } from '../../src/modules/payments/x402.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';

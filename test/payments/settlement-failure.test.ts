@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { createWalletClient, http } from 'viem';
 import { BASE_SEPOLIA_USDC, createLocalPublicClient, localChain, setEthBalance } from '../../src/chain/local-chain.js';
 import { testUsdcAbi } from '../../src/chain/test-usdc.artifact.js';
-import type { ChainPort } from '../../src/modules/payments/chain.port.js';
+import type { ChainPort } from '../../src/chain/chain-port.js';
 import { newWallet } from '../support/app.js';
 import { createTestChain } from '../support/chain.js';
 import { openShop, paymentState, startPayingApp } from '../support/paying-app.js';

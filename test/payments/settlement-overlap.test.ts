@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { invoiceOrder } from '../../src/modules/payments/order.js';
 import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
-import type { ChainPort } from '../../src/modules/payments/chain.port.js';
+import type { ChainPort } from '../../src/chain/chain-port.js';
 import { decodePaymentHeader } from '../../src/modules/payments/x402.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createControlledChain } from '../support/controlled-chain.js';

@@ -2,7 +2,7 @@ import { BASE_SEPOLIA_USDC } from '../../src/chain/local-chain.js';
 import type { Network } from '../../src/chain/networks.js';
 import { RetryLater } from '../../src/jobs/index.js';
 import type { ChainDeps } from '../../src/main/services.js';
-import type { ChainPort, ReceiptStatus } from '../../src/modules/payments/chain.port.js';
+import type { ChainPort, ReceiptStatus } from '../../src/chain/chain-port.js';
 import type { PaymentIntentId } from '../../src/modules/payments/payment-intent.js';
 import type { PaymentService } from '../../src/modules/payments/payment.service.js';
 import { invoiceOrder } from '../../src/modules/payments/order.js';

@@ -10,7 +10,7 @@ import { AppError, type ErrorCode } from '../../shared/errors.js';
 import { registerCheckoutAssets } from '../../web/checkout/checkout.assets.js';
 import { sendCheckoutPage } from '../../web/checkout/checkout.page.js';
 import type { InvoiceId } from '../invoices/index.js';
-import type { TransferAuthorization } from './chain.port.js';
+import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { streamInvoiceState } from './checkout-events.js';
 import { invoiceOrder } from './order.js';
 import {

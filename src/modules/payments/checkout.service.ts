@@ -7,7 +7,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { checkPayTo, effectiveStatus, findInvoice, formatInvoiceNumber, type InvoiceId } from '../invoices/index.js';
 import { findWorkspace } from '../workspaces/index.js';
-import type { TransferAuthorization } from './chain.port.js';
+import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { paymentNetworkDetails } from '../../shared/payment-request.js';
 import { orderNonceVersion } from './authorization-binding.js';
 import { checkoutNonce } from './checkout.js';

@@ -1,5 +1,4 @@
 /** What other modules may use of payments; everything else is the module's own. */
-export type { ChainPort, ReceiptStatus, SignedSettlement, TransferAuthorization, TransferLog } from './chain.port.js';
 export { checkoutRoutes } from './checkout.routes.js';
 export type { AuthorizationBody, CheckoutView, SubmittedPayment } from './checkout.schemas.js';
 export { CheckoutService } from './checkout.service.js';

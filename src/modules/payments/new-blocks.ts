@@ -1,7 +1,7 @@
 import type { Network } from '../../chain/networks.js';
 import type { Db } from '../../db/database.js';
 import { wakeJobs, type JobLogger } from '../../jobs/index.js';
-import type { ChainPort } from './chain.port.js';
+import type { ChainPort } from '../../chain/chain-port.js';
 
 /** The signal of payment jobs waiting for the next block: a settlement to be mined, or confirmations. */
 export const NEW_BLOCK = 'new_block';

@@ -1,5 +1,5 @@
 import { randomToken, type Branded, type WorkspaceId } from '../../shared/ids.js';
-import type { TransferAuthorization } from './chain.port.js';
+import type { TransferAuthorization } from '../../chain/chain-port.js';
 import type { OrderRef } from './order.js';
 
 export type PaymentIntentId = Branded<string, 'PaymentIntentId'>;

@@ -12,7 +12,7 @@ import { isOrderNonce } from '../../shared/payment-request.js';
 import type { CreditPurchaseId, CreditPurchaseService } from '../credit-purchases/index.js';
 import { append } from '../events/index.js';
 import { findInvoice, formatInvoiceNumber, type Invoice, type InvoiceId } from '../invoices/index.js';
-import type { ChainPort, ReceiptStatus, TransferAuthorization } from './chain.port.js';
+import type { ChainPort, ReceiptStatus, TransferAuthorization } from '../../chain/chain-port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import { heldByAnother, invoiceOrder, type OrderRef, type PayableOrder } from './order.js';
 import { ORDER_CHANGES_CHANNEL, OrderStateCache } from './order-state-cache.js';

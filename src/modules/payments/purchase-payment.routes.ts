@@ -4,7 +4,7 @@ import type { Services } from '../../http/services.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { CreditPurchaseId } from '../credit-purchases/index.js';
-import type { TransferAuthorization } from './chain.port.js';
+import type { TransferAuthorization } from '../../chain/chain-port.js';
 import {
   AuthorizationBody,
   CHECKOUT_FIELD_CODES,

@@ -1,4 +1,4 @@
-import type { ReceiptStatus, TransferLog } from './chain.port.js';
+import type { ReceiptStatus, TransferLog } from '../../chain/chain-port.js';
 import type { FailureReason } from './payment-intent.js';
 
 /** A known transaction still unmined this long after submission is failed `not_found` (it was never mined in time). */

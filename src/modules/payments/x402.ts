@@ -1,5 +1,5 @@
 import type { Network } from '../../chain/networks.js';
-import type { TransferAuthorization } from './chain.port.js';
+import type { TransferAuthorization } from '../../chain/chain-port.js';
 
 /** The payment an invoice asks for on one network, before it is spelled for a protocol version. */
 export interface Requirement {

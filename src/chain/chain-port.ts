@@ -1,4 +1,4 @@
-import type { Network } from '../../chain/networks.js';
+import type { Network } from './networks.js';
 
 /** An EIP-3009 TransferWithAuthorization as signed by a payer. Numbers are decimal strings. */
 export interface TransferAuthorization {
