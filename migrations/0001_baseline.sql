@@ -3,7 +3,7 @@
 -- It replaces the migrations 0001–0035 of the first development period (their history is in git,
 -- before the commit that added this file). A database created by those files cannot be migrated by
 -- this one: the migration runner refuses it, and it is recreated from empty (the embedded database:
--- delete the data directory, `.data` by default).
+-- stop the service and delete DATA_DIR/postgres, `.data/postgres` by default).
 --
 -- This file and every migration after it are frozen once they are on main: a deployed database must
 -- never differ from a fresh one. A change is a new migration, recorded in migrations/checksums.json
