@@ -50,10 +50,10 @@ export interface Claimed {
 
 /**
  * Leases up to `limit` due jobs to `workerId`, oldest first, counting an attempt each, in one call of
- * `claim_jobs` (migration 0023: its plans are kept per session, where a statement would be planned at
- * every claim). SKIP LOCKED lets concurrent claimers take disjoint rows without waiting; a job whose
- * lease lapsed (its worker died) is due again. The same call tells when the next job falls due: one
- * `now()` for both, so every job is either claimable now or counted as not yet due, never neither.
+ * `claim_jobs` (its plans are kept per session, where a statement would be planned at every claim).
+ * SKIP LOCKED lets concurrent claimers take disjoint rows without waiting; a job whose lease lapsed (its
+ * worker died) is due again. The same call tells when the next job falls due: one `now()` for both, so
+ * every job is either claimable now or counted as not yet due, never neither.
  * Its commit does not wait for the disk flush (WITHOUT_FLUSH_WAIT).
  */
 export async function claimJobs(db: Executor, options: ClaimOptions): Promise<Claimed> {

@@ -95,9 +95,9 @@ export async function extendLease(db: Executor, claim: JobClaim, leaseSeconds: n
 }
 
 /**
- * Done: the jobs of these claims go, in one call (`complete_jobs`, migration 0024) that does not wait for
- * the disk flush (WITHOUT_FLUSH_WAIT). Answers each claim at its index: false when the claim was lost,
- * i.e. another worker may run the job again.
+ * Done: the jobs of these claims go, in one call (`complete_jobs`) that does not wait for the disk flush
+ * (WITHOUT_FLUSH_WAIT). Answers each claim at its index: false when the claim was lost, i.e. another
+ * worker may run the job again.
  */
 export async function completeJobs(db: Executor, claims: readonly JobClaim[]): Promise<boolean[]> {
   if (claims.length === 0) return [];

@@ -46,7 +46,7 @@ export async function startDatabase(config: Config, log: (line: string) => void)
   }
   const handle = openDatabase(connection);
   try {
-    const appliedMigrations = await migrateThrough(directConnection, config.publicBaseUrl);
+    const appliedMigrations = await migrateThrough(directConnection);
     return {
       ...handle,
       kind: config.databaseUrl ? 'external' : 'embedded',
@@ -69,10 +69,10 @@ export async function startDatabase(config: Config, log: (line: string) => void)
 }
 
 /** Applies pending migrations over a connection of their own on the direct way to the database. */
-async function migrateThrough(connection: pg.PoolConfig, publicBaseUrl: URL): Promise<string[]> {
+async function migrateThrough(connection: pg.PoolConfig): Promise<string[]> {
   const { pool, close } = openDatabase(connection, 1);
   try {
-    return await migrate(pool, undefined, { publicBaseUrl });
+    return await migrate(pool);
   } finally {
     await close();
   }

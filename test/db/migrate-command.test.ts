@@ -10,16 +10,19 @@ import { databaseUrl } from '../support/database.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const { host, port, user } = inject('postgres');
 const name = `migrate_${randomBytes(4).toString('hex')}`;
+const old = `${name}_old`;
 const admin = new pg.Client({ host, port, user, database: 'postgres' });
 await admin.connect();
 await admin.query(`CREATE DATABASE ${name}`);
+await admin.query(`CREATE DATABASE ${old}`);
 afterAll(async () => {
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`DROP DATABASE IF EXISTS ${old} WITH (FORCE)`);
   await admin.end();
 });
 
-function migrate() {
-  const url = databaseUrl({ host, port, user }, name);
+function migrate(database = name) {
+  const url = databaseUrl({ host, port, user }, database);
   return spawnSync(process.execPath, ['--import', 'tsx', 'src/main/migrate.ts'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: url },
@@ -53,4 +56,32 @@ it('exits non-zero with a clear message when the database is unreachable', () =>
   });
   expect(result.status).toBe(1);
   expect(result.stderr).toMatch(/^migrate failed: /);
+});
+
+it('refuses a database made by the migrations the baseline replaced, saying how to recreate it', async () => {
+  const client = new pg.Client({ host, port, user, database: old });
+  await client.connect();
+  try {
+    // What those migrations left: their versions recorded, their tables there.
+    await client.query(
+      'CREATE TABLE schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    await client.query(
+      "INSERT INTO schema_migrations (version) VALUES ('0001_foundation'), ('0035_authorizations_bound_to_orders')",
+    );
+    await client.query('CREATE TABLE workspaces (id text PRIMARY KEY)');
+
+    const result = migrate(old);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      'migrate failed: the database was made by migrations that 0001_baseline.sql replaced (its oldest is 0001_foundation) ' +
+        'and cannot be migrated: recreate it empty (the embedded database: stop the service and delete DATA_DIR/postgres',
+    );
+    const tables = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'workspaces')",
+    );
+    expect(tables.rows[0]!.n).toBe(0);
+  } finally {
+    await client.end();
+  }
 });

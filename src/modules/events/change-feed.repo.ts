@@ -37,8 +37,8 @@ interface PageRow {
  * Reads a page of the feed and the workspace's counters in one statement, so in one snapshot: the
  * retention bound and the events can never disagree. Ids are allocated under the workspace row lock
  * held to commit, so a snapshot that sees id n sees every id below n too (no gap appears later).
- * `data` comes as the text it is stored as (json, migration 0021) and is served so: a page of 1,000 events
- * is neither parsed nor serialized again on its way through.
+ * `data` comes as the text it is stored as (json, not jsonb: table events) and is served so: a page of
+ * 1,000 events is neither parsed nor serialized again on its way through.
  * Resolves undefined when the workspace does not exist.
  */
 export async function readFeedPage(

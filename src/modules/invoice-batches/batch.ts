@@ -5,7 +5,7 @@ import type { CreateInvoiceInput } from '../invoices/index.js';
 import { CREATE_FIELD_CODES, CreateInvoiceBody } from '../invoices/index.js';
 
 export const MAX_BATCH_ITEMS = 25;
-/** Batch bindings a workspace retains; the next one evicts the oldest (migrations/0007). */
+/** Batch bindings a workspace retains; the next one evicts the oldest (table invoice_batches). */
 export const RETAINED_BATCHES = 1000;
 
 /**

@@ -12,11 +12,11 @@ const NO_BOUND = (2n ** 63n - 1n).toString();
 
 /**
  * One statement: each lookup is its own index range scan within the workspace, already in number
- * order and cut at `limit` (migrations/0002, 0008), so the work is bounded by the page size whatever
- * the workspace or table holds. The union is then deduplicated by number (unique per workspace),
- * ordered newest first and cut again. Every branch may hold `limit` rows, so if more than `limit`
- * matches exist below `before`, at least `limit` come back — callers ask one extra to see whether
- * another page exists. Undefined when there is nothing to look up.
+ * order and cut at `limit` (indexes of invoices and payment_intents, migrations/0001_baseline.sql), so
+ * the work is bounded by the page size whatever the workspace or table holds. The union is then
+ * deduplicated by number (unique per workspace), ordered newest first and cut again. Every branch may
+ * hold `limit` rows, so if more than `limit` matches exist below `before`, at least `limit` come back —
+ * callers ask one extra to see whether another page exists. Undefined when there is nothing to look up.
  */
 export function searchStatement(
   workspaceId: WorkspaceId,

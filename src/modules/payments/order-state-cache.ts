@@ -3,7 +3,8 @@ import type { OrderRef } from './order.js';
 import type { OrderState } from './orders.js';
 
 /**
- * Where the triggers of migration 0020 announce a change that can make an order payable or not:
+ * Where the triggers of notify_order_change and notify_workspace_wallet_change announce a change that can
+ * make an order payable or not:
  * `<workspace id> <order id>` for an invoice or a credit purchase, `<workspace id>` for the workspace's wallet.
  */
 export const ORDER_CHANGES_CHANNEL = 'order_changes';

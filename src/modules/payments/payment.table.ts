@@ -46,7 +46,7 @@ export interface RelayerNonceTable {
   behind_since: Date | null;
 }
 
-/** The order an accepted EIP-3009 authorization pays (migration 0035); authorizer and nonce lowercase. */
+/** The order an accepted EIP-3009 authorization pays (payment_authorizations); authorizer and nonce lowercase. */
 export interface PaymentAuthorizationTable {
   network: string;
   authorizer: string;

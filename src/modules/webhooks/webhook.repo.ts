@@ -159,8 +159,8 @@ export type DeliveryToSend = Pick<DeliveryRow, 'workspace_id' | 'event_id' | 'in
   };
 
 /**
- * Each key's delivery with its workspace's endpoint, in one call (`webhook_deliveries_to_send`, migration
- * 0024); undefined where either is gone. Only the workspace of its own key is ever read for a delivery.
+ * Each key's delivery with its workspace's endpoint, in one call (`webhook_deliveries_to_send`);
+ * undefined where either is gone. Only the workspace of its own key is ever read for a delivery.
  */
 export async function findDeliveriesToSend(
   db: Executor,
@@ -175,8 +175,8 @@ export async function findDeliveriesToSend(
 }
 
 /**
- * The claim function of the delivery runner (migration 0032): claim_jobs, and on each job the delivery
- * and endpoint that `findDeliveriesToSend` would read, which `deliveryFromClaim` turns back into one.
+ * The claim function of the delivery runner (`claim_webhook_deliveries`): claim_jobs, and on each job the
+ * delivery and endpoint that `findDeliveriesToSend` would read, which `deliveryFromClaim` turns back into one.
  */
 export const CLAIM_WITH_DELIVERY = 'claim_webhook_deliveries';
 
@@ -229,8 +229,8 @@ export interface AttemptRecorded {
 
 /**
  * Appends each attempt to the history and records its result on the delivery, and deletes the job of
- * each delivery that this result ends, all in one call of `record_webhook_attempts` (migration 0031:
- * one round trip, one commit, a kept plan for many attempts). A result is not recorded on a delivery
+ * each delivery that this result ends, all in one call of `record_webhook_attempts` (one round trip, one
+ * commit, a kept plan for many attempts). A result is not recorded on a delivery
  * that already succeeded (a duplicate attempt after a worker died must not turn a success back into a
  * retry), nor on one whose retry window is not the expected one any more. A job is deleted only while
  * its claim holds, as `completeJobs` does.
