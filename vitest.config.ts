@@ -1,5 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { TIERS, testTiers, type Tier } from './test/setup/test-tiers.js';
+
+const root = fileURLToPath(new URL('./', import.meta.url));
+const tiers = testTiers(root);
+
+function filesOf(tier: Tier): string[] {
+  return [...tiers].filter(([, each]) => each === tier).map(([file]) => file);
+}
 
 export default defineConfig({
   resolve: {
@@ -9,11 +17,21 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/global-postgres.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Test files run in separate processes, each on its own clone of the migrated template database.
     pool: 'forks',
+    // One project per tier (test/setup/test-tiers.ts): `vitest run` runs them all, `--project unit` the
+    // files that start nothing. Only the tiers that need PostgreSQL start it.
+    projects: TIERS.map((tier) => ({
+      extends: true,
+      test: {
+        name: tier,
+        include: filesOf(tier),
+        globalSetup: tier === 'unit' ? [] : ['test/setup/global-postgres.ts'],
+        // Unit files share no database: threads start faster than processes.
+        ...(tier === 'unit' ? { pool: 'threads' as const } : {}),
+      },
+    })),
   },
 });

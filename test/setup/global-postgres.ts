@@ -14,11 +14,41 @@ declare module 'vitest' {
   }
 }
 
+interface SharedServer {
+  readonly ready: Promise<{ admin: pg.PoolConfig; stop: () => Promise<void> }>;
+  users: number;
+}
+
+// Each tier that needs PostgreSQL (db, chain, browser) runs this setup; a run of several tiers shares one
+// server. Vitest loads the file once per project, so the server is kept where every copy sees it.
+const SHARED = Symbol.for('invoice-service.test-postgres');
+type WithShared = typeof globalThis & { [SHARED]?: SharedServer };
+
 /**
  * One real PostgreSQL for the whole run (or the server in TEST_DATABASE_URL), with a migrated template
  * database that each test file clones (test/support/database.ts).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const global = globalThis as WithShared;
+  const shared = (global[SHARED] ??= { ready: startServer(), users: 0 });
+  shared.users += 1;
+  const { admin } = await shared.ready;
+  const params = new pg.Client({ ...admin, database: 'postgres' });
+  project.provide('postgres', {
+    host: params.host,
+    port: params.port,
+    user: params.user ?? 'postgres',
+    template: TEMPLATE_DATABASE,
+  });
+  return async () => {
+    shared.users -= 1;
+    if (shared.users > 0) return;
+    delete global[SHARED];
+    await (await shared.ready).stop();
+  };
+}
+
+async function startServer(): Promise<{ admin: pg.PoolConfig; stop: () => Promise<void> }> {
   const external = process.env.TEST_DATABASE_URL;
   let stop = async () => {};
   let admin: pg.PoolConfig;
@@ -47,13 +77,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const pool = new pg.Pool({ ...admin, database: TEMPLATE_DATABASE, max: 1 });
   await migrate(pool);
   await pool.end();
-
-  const params = new pg.Client({ ...admin, database: 'postgres' });
-  project.provide('postgres', {
-    host: params.host,
-    port: params.port,
-    user: params.user ?? 'postgres',
-    template: TEMPLATE_DATABASE,
-  });
-  return stop;
+  return { admin, stop };
 }

@@ -16,7 +16,9 @@ export const RESULTS_DIR = fileURLToPath(new URL('../../test-results/', import.m
  */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM))
-    throw new Error(`browser tests need Debian's chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does)`);
+    throw new Error(
+      `browser tests need Debian's chromium at ${CHROMIUM}: apt-get install -y chromium (npm test does it as root)`,
+    );
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [

@@ -17,7 +17,10 @@ export function databaseUrl(connection: { host?: string; port?: number; user?: s
 
 /** A fresh database cloned from the migrated template; dropped after the file's tests. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const { host, port, user, template } = inject('postgres');
+  const provided = inject('postgres');
+  // Only the tiers that need PostgreSQL start it (test/setup/test-tiers.ts decides a file's tier).
+  if (!provided) throw new Error('no PostgreSQL in this run: this test file is not in the db, chain or browser tier');
+  const { host, port, user, template } = provided;
   const name = `test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ host, port, user, database: 'postgres' });
   await admin.connect();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { freePort } from './service-process.js';
 
-/** Where Debian's package puts it (`apt-get install pgbouncer`; .ci/run installs it when missing). */
+/** Where Debian's package puts it (`apt-get install pgbouncer`; `npm test` installs it when missing). */
 const BINARY = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer'].find((candidate) => existsSync(candidate));
 
 export interface PgBouncer {
@@ -26,7 +26,7 @@ export async function startPgBouncer(
   database: string,
   poolSize = 20,
 ): Promise<PgBouncer> {
-  if (!BINARY) throw new Error('pgbouncer is not installed: apt-get install -y pgbouncer (.ci/run does it)');
+  if (!BINARY) throw new Error('pgbouncer is not installed: apt-get install -y pgbouncer (npm test does it as root)');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pgbouncer-'));
   chmodSync(dir, 0o755);
   const runAs = process.getuid?.() === 0 ? userIds('postgres') : undefined;

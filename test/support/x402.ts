@@ -1,7 +1,7 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { wrapFetchWithPayment as wrapFetchWithPaymentV1, type Signer } from 'x402-fetch';
+import { wrapFetchWithPaymentV1 } from './x402-v1.js';
 
 /** Clients exactly as a buyer sets them up (docs/x402-wire-formats.md, "Client set-up used in tests"). */
 export function v2Client(account: PrivateKeyAccount): x402Client {
@@ -14,9 +14,9 @@ export function payV2(account: PrivateKeyAccount, fetchImpl: typeof fetch = fetc
   return wrapFetchWithPayment(fetchImpl, v2Client(account));
 }
 
+/** A v1 buyer as x402-fetch 1.2.0 pays (test/support/x402-v1.ts), with a cap of 20 USDC. */
 export function payV1(account: PrivateKeyAccount, fetchImpl: typeof fetch = fetch) {
-  // x402-fetch's Signer type names viem's account types of its own copy of viem; the object is the same.
-  return wrapFetchWithPaymentV1(fetchImpl, account as unknown as Signer, 20_000_000n);
+  return wrapFetchWithPaymentV1(fetchImpl, account, 20_000_000n);
 }
 
 export type PaymentHeaderName = 'PAYMENT-SIGNATURE' | 'X-PAYMENT';
