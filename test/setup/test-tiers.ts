@@ -17,7 +17,6 @@ const INJECTED_POSTGRES = "inject('postgres')";
 export const STARTERS: Readonly<Record<Exclude<Tier, 'unit'>, readonly string[]>> = {
   db: [
     'test/support/database.ts',
-    'test/support/migration-fixture.ts',
     'src/db/embedded-postgres.ts',
     INJECTED_POSTGRES,
     // Commands a test runs, each against a database.
