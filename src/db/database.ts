@@ -1,50 +1,14 @@
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { Pipeline } from './pipeline.js';
-import type { AuthNonceTable, SessionTable } from '../modules/auth/index.js';
-import type { ApiKeyTable } from '../modules/api-keys/index.js';
-import type { AutomationTable } from '../modules/automations/index.js';
-import type { CreditAccountTable, CreditLedgerTable } from '../modules/billing/index.js';
-import type { CreditPurchaseTable } from '../modules/credit-purchases/index.js';
-import type { WorkspaceTable } from '../modules/workspaces/index.js';
-import type { JobTable } from '../jobs/job.table.js';
-import type { EventTable } from '../modules/events/index.js';
-import type { InvoiceBatchTable } from '../modules/invoice-batches/index.js';
-import type { IdempotencyKeyTable, InvoiceTable } from '../modules/invoices/index.js';
-import type {
-  PaymentAuthorizationTable,
-  PaymentClaimTable,
-  PaymentIntentTable,
-  RelayerNonceTable,
-} from '../modules/payments/index.js';
-import type { RateLimitCounterTable } from '../modules/rate-limits/index.js';
-import type { ServiceProcessTable } from '../modules/service-processes/index.js';
-import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from '../modules/webhooks/index.js';
 
-export interface Database {
-  workspaces: WorkspaceTable;
-  credit_accounts: CreditAccountTable;
-  credit_ledger: CreditLedgerTable;
-  credit_purchases: CreditPurchaseTable;
-  auth_nonces: AuthNonceTable;
-  sessions: SessionTable;
-  api_keys: ApiKeyTable;
-  jobs: JobTable;
-  invoices: InvoiceTable;
-  events: EventTable;
-  idempotency_keys: IdempotencyKeyTable;
-  payment_intents: PaymentIntentTable;
-  payment_claims: PaymentClaimTable;
-  payment_authorizations: PaymentAuthorizationTable;
-  relayer_nonces: RelayerNonceTable;
-  webhook_endpoints: WebhookEndpointTable;
-  webhook_deliveries: WebhookDeliveryTable;
-  webhook_attempts: WebhookAttemptTable;
-  invoice_batches: InvoiceBatchTable;
-  rate_limit_counters: RateLimitCounterTable;
-  automations: AutomationTable;
-  service_processes: ServiceProcessTable;
-}
+/**
+ * Every table, by name. Empty here: the toolkit knows no module. Each module (and the job queue) adds
+ * its own tables from its `*.table.ts` by declaration merging, so a repository is typed against the
+ * whole schema while this folder imports nothing of theirs.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by declaration merging
+export interface Database {}
 
 export type Db = Kysely<Database>;
 /** What repositories and services take: the database, or the transaction of the use case. */

@@ -17,3 +17,10 @@ export interface JobTable {
   failed_at: Date | null;
   created_at: ColumnType<Date, never, never>;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../db/database.js' {
+  interface Database {
+    jobs: JobTable;
+  }
+}

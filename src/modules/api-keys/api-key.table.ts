@@ -12,3 +12,10 @@ export interface ApiKeyTable {
   last_used_at: Date | null;
   revoked_at: Date | null;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    api_keys: ApiKeyTable;
+  }
+}

@@ -5,6 +5,5 @@ export { apiKeyPortalRoutes } from './api-key.portal-routes.js';
 export { CreateApiKeyBody } from './api-key.schemas.js';
 export { ApiKeyService } from './api-key.service.js';
 export type { ApiKeyPrincipal } from './api-key.service.js';
-export type { ApiKeyTable } from './api-key.table.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { ApiKeyView, CreatedApiKey } from './api-key.schemas.js';

@@ -12,3 +12,11 @@ export interface SessionTable {
   created_at: ColumnType<Date, never, never>;
   expires_at: Date;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    auth_nonces: AuthNonceTable;
+    sessions: SessionTable;
+  }
+}

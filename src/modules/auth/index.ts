@@ -3,6 +3,5 @@ export { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from './aut
 export { authRoutes } from './auth.routes.js';
 export { AuthService } from './auth.service.js';
 export type { Session } from './auth.service.js';
-export type { AuthNonceTable, SessionTable } from './auth.table.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { NonceResponse, SessionResponse } from './auth.schemas.js';

@@ -20,3 +20,10 @@ export interface AutomationTable {
   created_at: Date;
   updated_at: Date;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    automations: AutomationTable;
+  }
+}

@@ -3,6 +3,5 @@ export { AutomationService } from './automation.service.js';
 export { RUN_AUTOMATION_JOB, runAutomationHandler } from './automation.jobs.js';
 export { automationRoutes } from './automation.routes.js';
 export { pausedAutomations } from './automation.repo.js';
-export type { AutomationTable } from './automation.table.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { AutomationPage, AutomationView, SchedulePreview } from './automation.schemas.js';

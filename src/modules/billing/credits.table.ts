@@ -24,3 +24,11 @@ export interface CreditLedgerTable {
   reason: string | null;
   created_at: ColumnType<Date, never, never>;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    credit_accounts: CreditAccountTable;
+    credit_ledger: CreditLedgerTable;
+  }
+}

@@ -3,6 +3,5 @@ export { billingRoutes } from './billing.routes.js';
 export { BillingService } from './billing.service.js';
 export { LEDGER_KINDS, MAX_GRANT_CREDITS } from './credits.js';
 export { addCredits, findAccount, moveCredits, openAccount } from './credits.repo.js';
-export type { CreditAccountTable, CreditLedgerTable } from './credits.table.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { BillingView, LedgerPage } from './billing.schemas.js';

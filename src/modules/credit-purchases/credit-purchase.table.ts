@@ -12,3 +12,10 @@ export interface CreditPurchaseTable {
   paid_at: Date | null;
   source: string;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    credit_purchases: CreditPurchaseTable;
+  }
+}

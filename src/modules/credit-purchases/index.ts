@@ -14,7 +14,6 @@ export {
 export { findPurchase } from './credit-purchase.repo.js';
 export { creditPurchaseRoutes } from './credit-purchase.routes.js';
 export { CreditPurchaseService } from './credit-purchase.service.js';
-export type { CreditPurchaseTable } from './credit-purchase.table.js';
 export { CreditPurchaseView } from './credit-purchase.schemas.js';
 export { CREDIT_PURCHASE_EXAMPLE, PURCHASE_ID_EXAMPLE } from './credit-purchase.examples.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.

@@ -9,3 +9,10 @@ export interface EventTable {
   data: ColumnType<unknown, string, string>;
   created_at: Date;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    events: EventTable;
+  }
+}

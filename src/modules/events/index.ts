@@ -15,5 +15,4 @@ export {
 export { append, appendAll, findWebhookEvent } from './event.repo.js';
 export { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from './change-feed.jobs.js';
 export { changeFeedRoutes } from './change-feed.routes.js';
-export type { EventTable } from './event.table.js';
 export { EVENT_EXAMPLES, EXAMPLE_WORKSPACE_ID } from './event.examples.js';

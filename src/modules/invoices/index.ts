@@ -41,7 +41,6 @@ export {
   InvoiceView,
   PayTo,
 } from './invoice.schemas.js';
-export type { IdempotencyKeyTable, InvoiceTable } from './invoice.table.js';
 export { INVOICE_EXAMPLE, PAID_INVOICE_EXAMPLE } from './invoice.examples.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { InvoicePage } from './invoice.schemas.js';

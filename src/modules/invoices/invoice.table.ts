@@ -35,3 +35,11 @@ export interface IdempotencyKeyTable {
   created_at: Generated<Date>;
   expires_at: Date;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    invoices: InvoiceTable;
+    idempotency_keys: IdempotencyKeyTable;
+  }
+}

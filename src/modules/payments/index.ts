@@ -10,12 +10,6 @@ export { paymentIntentRoutes, receiptRoutes } from './payment.routes.js';
 export { purchasePaymentRoutes } from './purchase-payment.routes.js';
 export { NEW_BLOCK, type NewBlockWatcher } from './new-blocks.js';
 export { PaymentService } from './payment.service.js';
-export type {
-  PaymentAuthorizationTable,
-  PaymentClaimTable,
-  PaymentIntentTable,
-  RelayerNonceTable,
-} from './payment.table.js';
 export { registerX402 } from './x402.routes.js';
 export { x402Operations, X402_SCHEMAS } from './x402.openapi.js';
 export { PaymentIntentView } from './payment.schemas.js';

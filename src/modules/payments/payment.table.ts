@@ -56,3 +56,13 @@ export interface PaymentAuthorizationTable {
   credit_purchase_id: string | null;
   created_at: Generated<Date>;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    payment_intents: PaymentIntentTable;
+    payment_claims: PaymentClaimTable;
+    payment_authorizations: PaymentAuthorizationTable;
+    relayer_nonces: RelayerNonceTable;
+  }
+}

@@ -8,3 +8,10 @@ export interface ServiceProcessTable {
   /** Set by the database (now()) on every heartbeat. */
   seen_at: ColumnType<Date, never, Date>;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    service_processes: ServiceProcessTable;
+  }
+}

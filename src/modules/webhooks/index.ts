@@ -14,6 +14,5 @@ export { DELIVERY_ERRORS } from './webhook.js';
 export { CLAIM_WITH_DELIVERY, webhookDeliveryBacklog } from './webhook.repo.js';
 export { webhookRoutes } from './webhook.routes.js';
 export { WebhookService } from './webhook.service.js';
-export type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './webhook.table.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { DeliveryView, TestResult, WebhookSettingsView, WebhookView } from './webhook.schemas.js';

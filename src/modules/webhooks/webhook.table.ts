@@ -41,3 +41,12 @@ export interface WebhookAttemptTable {
   status_code: number | null;
   error: string | null;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    webhook_endpoints: WebhookEndpointTable;
+    webhook_deliveries: WebhookDeliveryTable;
+    webhook_attempts: WebhookAttemptTable;
+  }
+}

@@ -4,6 +4,5 @@ export { workspaceListPortalRoutes, workspacePortalRoutes } from './workspace.po
 export { findWorkspace, lockWorkspace } from './workspace.repo.js';
 export { workspaceRoutes } from './workspace.routes.js';
 export { WorkspaceService } from './workspace.service.js';
-export type { WorkspaceTable } from './workspace.table.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { WorkspaceView } from './workspace.schemas.js';

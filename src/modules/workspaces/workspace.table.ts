@@ -10,3 +10,10 @@ export interface WorkspaceTable {
   event_seq: Generated<bigint>;
   return_origins: Generated<string[]>;
 }
+
+// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+declare module '../../db/database.js' {
+  interface Database {
+    workspaces: WorkspaceTable;
+  }
+}
