@@ -3,6 +3,7 @@ import { recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { wrapFetchWithPaymentV1, type PaymentPayloadV1 } from '../support/x402-v1.js';
 import { decodeBase64Json } from '../support/x402.js';
+import { transferWithAuthorizationTypes } from '../../src/chain/usdc-eip3009.js';
 
 // The tests' v1 buyer stands in for x402-fetch 1.2.0: it must send what that client sends, and refuse
 // what it refuses (test/support/x402-v1.ts). Here it pays a 402 of the shape the service answers.
@@ -55,16 +56,7 @@ function signer(payment: PaymentPayloadV1, asset: string, chainId: number, extra
   const { authorization } = payment.payload;
   return recoverTypedDataAddress({
     domain: { name: extra.name, version: extra.version, chainId, verifyingContract: asset as Hex },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: transferWithAuthorizationTypes,
     primaryType: 'TransferWithAuthorization',
     message: {
       from: authorization.from as Hex,

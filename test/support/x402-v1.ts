@@ -1,5 +1,6 @@
 import { getAddress, toHex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { transferWithAuthorizationTypes } from '../../src/chain/usdc-eip3009.js';
 
 /**
  * An x402 protocol v1 buyer that sends, byte for byte, what `x402-fetch` 1.2.0 (over `x402` 1.2.0) sends
@@ -154,7 +155,7 @@ async function createPayment(
       chainId,
       verifyingContract: getAddress(requirements.asset),
     },
-    types: TRANSFER_WITH_AUTHORIZATION,
+    types: transferWithAuthorizationTypes,
     primaryType: 'TransferWithAuthorization',
     message: {
       from: getAddress(authorization.from),
@@ -172,17 +173,6 @@ async function createPayment(
     payload: { signature, authorization },
   };
 }
-
-const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 
 function evmChainId(requirements: RequirementsV1): number {
   if (requirements.scheme !== 'exact') throw new Error('Unsupported scheme');
