@@ -1,8 +1,6 @@
-import type { ApiKeyPrincipal } from '../modules/api-keys/index.js';
-import type { Permission } from '../modules/api-keys/index.js';
-import type { Session } from '../modules/auth/index.js';
 import type { ErrorCode } from '../shared/errors.js';
 import type { WorkspaceId } from '../shared/ids.js';
+import type { Permission } from '../shared/permissions.js';
 import type { OperationDocs } from './openapi-examples.js';
 
 /**
@@ -22,11 +20,8 @@ export interface Principal {
 }
 
 declare module 'fastify' {
+  // The api-keys module adds `apiKey` and the auth module `portalSession`, next to their types.
   interface FastifyRequest {
-    /** Set on merchant API routes once the API key is verified. */
-    apiKey?: ApiKeyPrincipal;
-    /** Set on portal routes once the session cookie is verified. */
-    portalSession?: Session;
     /** Set on every workspace route of either audience before validation; see Principal. */
     principal?: Principal;
   }

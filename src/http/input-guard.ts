@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { looksLikeKey } from '../modules/api-keys/index.js';
+import { looksLikeKey } from '../shared/api-key-text.js';
 import { AppError } from '../shared/errors.js';
 import { findUnstorable, isUnstorable, unstorable } from '../shared/storable-json.js';
 

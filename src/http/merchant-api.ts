@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../shared/errors.js';
 import type { WorkspaceId } from '../shared/ids.js';
-import type { Permission } from '../modules/api-keys/index.js';
+import type { Permission } from '../shared/permissions.js';
 import { RateLimiter, httpProcessesOf } from './rate-limiter.js';
 import type { Services } from './services.js';
 

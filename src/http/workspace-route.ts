@@ -12,7 +12,7 @@ import type {
   preHandlerAsyncHookHandler,
   preValidationAsyncHookHandler,
 } from 'fastify';
-import type { Permission } from '../modules/api-keys/index.js';
+import type { Permission } from '../shared/permissions.js';
 import type { ErrorCode } from '../shared/errors.js';
 import { errorResponses } from './error-examples.js';
 import type { FieldRefusal } from './fastify-types.js';

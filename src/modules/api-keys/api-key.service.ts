@@ -23,6 +23,13 @@ export interface ApiKeyPrincipal {
   readonly permissions: ReadonlySet<Permission>;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on merchant API routes once the API key is verified (src/http/merchant-api.ts). */
+    apiKey?: ApiKeyPrincipal;
+  }
+}
+
 type KeyRow = Awaited<ReturnType<typeof listKeys>>[number];
 
 const HOUR_MS = 3_600_000;

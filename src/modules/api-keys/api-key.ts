@@ -1,18 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { KEY_PREFIX } from '../../shared/api-key-text.js';
 import { randomToken, type ApiKeyId } from '../../shared/ids.js';
+import { PERMISSIONS, type Permission } from '../../shared/permissions.js';
 
-/** Permission names; what each allows is listed in the API reference and the portal's key form. */
-export const PERMISSIONS = [
-  'invoices:create',
-  'invoices:read',
-  'payments:read',
-  'billing:read',
-  'billing:write',
-  'webhooks:read',
-  'webhooks:write',
-  'settings:write',
-] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+export { PERMISSIONS, type Permission };
+export { looksLikeKey } from '../../shared/api-key-text.js';
 
 /**
  * The portal's two presets, the spec's "Create invoices" and "Read invoices"
@@ -28,7 +20,6 @@ export const MAX_ACTIVE_KEYS = 5;
 export const CREATIONS_PER_HOUR = 3;
 export const CREATIONS_PER_DAY = 10;
 
-const KEY_PREFIX = 'isk_';
 const ID_CHARS = 26;
 const SECRET_CHARS = 52; // 260 random bits
 const KEY_PATTERN = new RegExp(
@@ -84,11 +75,6 @@ export function parseKey(presented: string): ParsedKey | undefined {
 /** Constant-time comparison of the presented secret's hash with the stored one. */
 export function secretMatches(presented: ParsedKey, storedHash: Buffer): boolean {
   return storedHash.length === presented.secretHash.length && timingSafeEqual(storedHash, presented.secretHash);
-}
-
-/** A key anywhere in the text, or a Bearer credential: what must never travel in a URL. */
-export function looksLikeKey(value: string): boolean {
-  return value.includes(KEY_PREFIX) || /^\s*bearer\s+\S/i.test(value);
 }
 
 function hashSecret(secret: string): Buffer {

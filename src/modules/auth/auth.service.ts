@@ -15,6 +15,13 @@ export interface Session {
   readonly expiresAt: Date;
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on portal routes once the session cookie is verified (src/http/portal-guards.ts). */
+    portalSession?: Session;
+  }
+}
+
 export interface AuthServiceDeps {
   readonly db: Db;
   readonly clock: Clock;
