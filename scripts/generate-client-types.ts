@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { loadConfig } from '../src/config/config.js';
 import { openDatabase } from '../src/db/database.js';
-import { buildApp } from '../src/http/app.js';
+import { buildApp } from '../src/main/app.js';
 import type { OpenApiDocument } from '../src/http/openapi-types.js';
 import { createServices } from '../src/main/services.js';
 import { ManualClock } from '../src/shared/clock.js';

@@ -3,10 +3,12 @@ import path from 'node:path';
 import ts from 'typescript';
 
 /**
- * The dependency graph between the capability modules of `src/modules/`, and the two rules that keep it
- * worth having: another module is imported only through its `index.ts`, and no module depends on
- * itself through others. `npm run graph` prints the graph and exits 1 on a violation; the test suite
- * runs the same check.
+ * The dependency graph between the folders of `src/` (each capability module of `src/modules/`, each
+ * page area of `src/web/`, and the areas `http`, `db`, `jobs`, `chain`, `config`, `shared`, `main`), and
+ * the rules that keep it worth having: another module is imported only through its `index.ts`; no folder
+ * depends on itself through others; the foundation areas import no module, no page and no wiring (only
+ * `src/main` knows every module); and no module grows past MAX_MODULE_LINES. `npm run graph` prints the
+ * graph and exits 1 on a violation; the test suite runs the same check.
  */
 
 export interface SourceFile {
@@ -16,15 +18,23 @@ export interface SourceFile {
 }
 
 export interface ModuleGraph {
-  /** Module (`modules/invoices`, or an area such as `http`) → the modules it imports. */
+  /** Folder (`modules/invoices`, `web/portal`, or an area such as `http`) → the folders it imports. */
   readonly edges: ReadonlyMap<string, ReadonlySet<string>>;
   /** Imports into another capability module that bypass its `index.ts`. */
   readonly boundaryViolations: readonly string[];
-  /** Each cycle between capability modules, as the list of modules on it. */
+  /** Imports from a foundation area into anything above the foundations (type-only imports included). */
+  readonly layerViolations: readonly string[];
+  /** Each cycle between folders, as the list of folders on it. */
   readonly cycles: readonly string[][];
+  /** Capability modules over MAX_MODULE_LINES, with their line counts. */
+  readonly oversized: readonly string[];
 }
 
 const MODULES_DIR = 'src/modules/';
+/** The areas every module may build on: they know no module, no page and no wiring. */
+export const FOUNDATIONS: ReadonlySet<string> = new Set(['http', 'db', 'jobs', 'chain', 'config', 'shared']);
+/** A module past this many lines holds more than one capability: split it. */
+export const MAX_MODULE_LINES = 2000;
 
 /** `modules/<name>` for a capability module's file; the area (`http`, `web/portal`, …) otherwise. */
 export function moduleOf(file: string): string {
@@ -36,8 +46,11 @@ export function moduleOf(file: string): string {
 export function analyse(files: readonly SourceFile[]): ModuleGraph {
   const edges = new Map<string, Set<string>>();
   const boundaryViolations: string[] = [];
+  const layerViolations: string[] = [];
+  const lines = new Map<string, number>();
   for (const file of files) {
     const from = moduleOf(file.path);
+    lines.set(from, (lines.get(from) ?? 0) + (file.text.match(/\n/g) ?? []).length);
     for (const specifier of relativeImports(file.text)) {
       const target = path.posix
         .normalize(path.posix.join(path.posix.dirname(file.path), specifier))
@@ -49,14 +62,15 @@ export function analyse(files: readonly SourceFile[]): ModuleGraph {
       if (target.startsWith(MODULES_DIR) && path.posix.basename(target) !== 'index.ts') {
         boundaryViolations.push(`${file.path} imports ${target}: import ${to}/index.ts instead`);
       }
+      if (FOUNDATIONS.has(from) && !FOUNDATIONS.has(to)) {
+        layerViolations.push(`${file.path} imports ${target}: ${from} may import only ${[...FOUNDATIONS].join(', ')}`);
+      }
     }
   }
-  const capability = new Map(
-    [...edges]
-      .filter(([name]) => name.startsWith('modules/'))
-      .map(([name, to]) => [name, new Set([...to].filter((t) => t.startsWith('modules/')))]),
-  );
-  return { edges, boundaryViolations, cycles: cyclesOf(capability) };
+  const oversized = [...lines]
+    .filter(([name, count]) => name.startsWith('modules/') && count > MAX_MODULE_LINES)
+    .map(([name, count]) => `${name}: ${count} lines`);
+  return { edges, boundaryViolations, layerViolations, cycles: cyclesOf(edges), oversized };
 }
 
 /** Relative module specifiers of static imports, re-exports and dynamic imports (packages are not ours). */
@@ -67,7 +81,7 @@ function relativeImports(text: string): string[] {
     .filter((name) => name.startsWith('.'));
 }
 
-/** Strongly connected components with more than one module (Tarjan), each sorted for a stable report. */
+/** Strongly connected components with more than one folder (Tarjan), each sorted for a stable report. */
 function cyclesOf(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -124,15 +138,26 @@ export function report(graph: ModuleGraph): string {
     .map((name) => `${name} -> ${[...graph.edges.get(name)!].sort().join(', ')}`);
   for (const cycle of graph.cycles) lines.push(`CYCLE: ${cycle.join(' <-> ')}`);
   for (const violation of graph.boundaryViolations) lines.push(`PAST INDEX: ${violation}`);
+  for (const violation of graph.layerViolations) lines.push(`ABOVE ITS LAYER: ${violation}`);
+  for (const module of graph.oversized) lines.push(`OVER ${MAX_MODULE_LINES} LINES: ${module}`);
   const modules = [...graph.edges.keys()].filter((name) => name.startsWith('modules/')).length;
   lines.push(
-    `${modules} capability modules, ${graph.cycles.length} cycles, ${graph.boundaryViolations.length} imports past an index.ts`,
+    `${graph.edges.size} folders (${modules} capability modules), ${graph.cycles.length} cycles, ` +
+      `${graph.boundaryViolations.length} imports past an index.ts, ${graph.layerViolations.length} foundation imports ` +
+      `above their layer, ${graph.oversized.length} modules over ${MAX_MODULE_LINES} lines`,
   );
   return lines.join('\n');
+}
+
+/** Whether the graph breaks any rule. */
+export function violated(graph: ModuleGraph): boolean {
+  return [graph.cycles, graph.boundaryViolations, graph.layerViolations, graph.oversized].some(
+    (list) => list.length > 0,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const graph = analyse(readSources(process.cwd()));
   console.log(report(graph));
-  process.exitCode = graph.cycles.length > 0 || graph.boundaryViolations.length > 0 ? 1 : 0;
+  process.exitCode = violated(graph) ? 1 : 0;
 }

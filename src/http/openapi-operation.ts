@@ -1,5 +1,8 @@
 import { SESSION_COOKIE } from './portal-guards.js';
 
+/** The merchant API's scheme: the workspace's API key as a Bearer token. */
+export const BEARER_SECURITY = [{ bearerAuth: [] }];
+
 /** The portal's scheme in the API document: the HttpOnly session cookie a wallet sign-in sets. */
 export const PORTAL_SESSION_SCHEME = {
   type: 'apiKey',

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../shared/errors.js';
-import type { Services } from './services.js';
 
 export interface RateLimiterOptions {
   /**
@@ -67,9 +66,14 @@ export class RateLimiter {
   }
 }
 
+/** How many live HTTP processes there are (the service-processes module counts them). */
+export interface ProcessCount {
+  httpProcesses(): number;
+}
+
 /** The live HTTP processes, which share the API key and checkout limits; 1 where none are counted. */
-export function httpProcessesOf(services: Services): () => number {
-  return () => services.processes?.httpProcesses() ?? 1;
+export function httpProcessesOf(deps: { readonly processes?: ProcessCount }): () => number {
+  return () => deps.processes?.httpProcesses() ?? 1;
 }
 
 /**

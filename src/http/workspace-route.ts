@@ -16,7 +16,7 @@ import type { Permission } from '../shared/permissions.js';
 import type { ErrorCode } from '../shared/errors.js';
 import { errorResponses } from './error-examples.js';
 import type { FieldRefusal } from './fastify-types.js';
-import { BEARER_SECURITY } from './merchant-api.js';
+import { BEARER_SECURITY } from './openapi-operation.js';
 import type { OperationDocs, OperationExamples } from './openapi-examples.js';
 
 /**

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import type { Services } from '../http/services.js';
+import type { Services } from './services.js';
 import { PERMISSIONS } from '../modules/api-keys/index.js';
 import { AppError } from '../shared/errors.js';
 import { walletAddress, type WorkspaceId } from '../shared/ids.js';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import type { Services } from '../http/services.js';
+import type { Services } from './services.js';
 import type pg from 'pg';
 import { JobRunner, silentJobLogger, type JobHandlers, type JobLogger } from '../jobs/index.js';
 import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from '../modules/events/index.js';

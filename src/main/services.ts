@@ -1,6 +1,5 @@
 import { networkNames, signInChainIds, type Config } from '../config/config.js';
 import { pipelineOf, type Db } from '../db/database.js';
-import type { Services } from '../http/services.js';
 import { ApiKeyService } from '../modules/api-keys/index.js';
 import { AuthService } from '../modules/auth/index.js';
 import { BillingService } from '../modules/billing/index.js';
@@ -25,6 +24,38 @@ import { WebhookService } from '../modules/webhooks/index.js';
 import { WorkspaceService } from '../modules/workspaces/index.js';
 import type { Clock } from '../shared/clock.js';
 import { demoWalletServable, type DemoWallet } from '../web/demo-wallet/demo-wallet.js';
+
+/** Every service of the process, as createServices wires them; tests build it the same way. */
+export interface Services {
+  readonly config: Config;
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly auth: AuthService;
+  readonly apiKeys: ApiKeyService;
+  readonly workspaces: WorkspaceService;
+  readonly billing: BillingService;
+  readonly creditPurchases: CreditPurchaseService;
+  readonly invoices: InvoiceService;
+  readonly invoiceBatches: InvoiceBatchService;
+  readonly automations: AutomationService;
+  readonly invoiceSearch: InvoiceSearchService;
+  /** Only in the local demo: the built-in browser wallet's accounts. */
+  readonly demoWallet?: DemoWallet;
+  readonly checkoutSettings: CheckoutSettingsService;
+  readonly payments: PaymentService;
+  readonly checkout: CheckoutService;
+  readonly webhooks: WebhookService;
+  /** The worker's side of webhooks: one attempt per job run. */
+  readonly webhookDeliverer: WebhookDeliverer;
+  readonly timeline: TimelineService;
+  readonly health: HealthService;
+  readonly statements: StatementService;
+  /**
+   * Where this process serves HTTP and is registered among the service processes (src/main/start.ts):
+   * how many live HTTP processes share the API key and checkout rate limits. Absent: this process alone.
+   */
+  readonly processes?: HttpProcessCount;
+}
 
 export interface ChainDeps {
   /** The checked networks (src/chain/networks.ts). */

@@ -5,7 +5,7 @@ import { checkNetworks, type Network } from '../chain/networks.js';
 import { createViemChain } from '../chain/viem-chain.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import type { ChannelListener } from '../db/listener.js';
-import { buildApp, buildOpsApp } from '../http/app.js';
+import { buildApp, buildOpsApp } from './app.js';
 import { ProcessRegistry } from '../modules/service-processes/index.js';
 import { systemClock } from '../shared/clock.js';
 import { formatUsdc } from '../shared/money.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/main/app.js';
 import { createServices } from '../../src/main/services.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { createTestApp, merchant } from '../support/app.js';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/main/app.js';
 import { authCleanupHandler } from '../../src/modules/auth/auth.jobs.js';
 import { createServices } from '../../src/main/services.js';
 import { ManualClock } from '../../src/shared/clock.js';

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/main/app.js';
 import { createServices } from '../../src/main/services.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { createTestDatabase } from '../support/database.js';

@@ -10,7 +10,7 @@ import { idProbes, type IdProbe, type OpenApiPaths } from '../support/id-sweep.j
 import { contractProblems, rawRequest, sendRaw } from '../support/raw-http.js';
 import { belowRouterProbes } from '../support/raw-requests.js';
 import { routeTable } from '../support/route-table.js';
-import { workspaceRouteTable } from '../../src/http/route-table.js';
+import { workspaceRouteTable } from '../../src/main/route-table.js';
 
 /**
  * Property: whatever a client sends to any route — path, query, headers, body — the answer is never a

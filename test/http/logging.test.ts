@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/main/app.js';
 import { createServices } from '../../src/main/services.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { createTestDatabase } from '../support/database.js';

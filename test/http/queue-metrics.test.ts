@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { openDatabase } from '../../src/db/database.js';
-import { buildOpsApp } from '../../src/http/app.js';
+import { buildOpsApp } from '../../src/main/app.js';
 import { enqueueJob } from '../../src/jobs/index.js';
 import { claimJobs } from '../../src/jobs/claim.js';
 import { createServices } from '../../src/main/services.js';

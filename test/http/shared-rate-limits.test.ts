@@ -1,7 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/main/app.js';
 import { NO_CHAIN, createServices } from '../../src/main/services.js';
 import { ProcessRegistry } from '../../src/modules/service-processes/index.js';
 import { ManualClock } from '../../src/shared/clock.js';

@@ -10,7 +10,7 @@ import { fundWithUsdc, setEthBalance, usdcBalance } from '../../src/chain/local-
 import { loadConfig } from '../../src/config/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { startEmbeddedPostgres } from '../../src/db/embedded-postgres.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/main/app.js';
 import { createServices } from '../../src/main/services.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { BASE_URL, merchant } from '../support/app.js';

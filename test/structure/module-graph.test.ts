@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyse, moduleOf, readSources, type SourceFile } from '../../scripts/module-graph.js';
+import { MAX_MODULE_LINES, analyse, moduleOf, readSources, type SourceFile } from '../../scripts/module-graph.js';
 
 const file = (path: string, ...imports: string[]): SourceFile => ({
   path,
@@ -21,7 +21,7 @@ describe('module graph', () => {
         '../events/index.js',
         '../../shared/errors.js',
       ),
-      file('src/http/app.ts', '../modules/invoices/index.js'),
+      file('src/main/app.ts', '../modules/invoices/index.js'),
     ]);
     expect(graph.boundaryViolations).toEqual([]);
     expect(graph.cycles).toEqual([]);
@@ -46,13 +46,43 @@ describe('module graph', () => {
     ]);
     expect(graph.cycles).toEqual([['modules/events', 'modules/invoices', 'modules/webhooks']]);
   });
+
+  it('reports a cycle between folders that are not modules, such as a page area and a module', () => {
+    const graph = analyse([
+      file('src/web/checkout/checkout.page.ts', '../../modules/payments/index.js'),
+      file('src/modules/payments/checkout.routes.ts', '../../web/checkout/checkout.page.js'),
+    ]);
+    expect(graph.cycles).toEqual([['modules/payments', 'web/checkout']]);
+  });
+
+  it('reports a foundation area that imports a module, a page or the wiring, type-only imports included', () => {
+    const graph = analyse([
+      { path: 'src/http/route-table.ts', text: "import type { X } from '../modules/invoices/index.js';" },
+      file('src/db/database.ts', '../main/services.js'),
+      file('src/jobs/runner.ts', '../db/database.js', '../shared/ids.js'),
+      file('src/shared/html.ts', '../web/html.js'),
+    ]);
+    expect(graph.layerViolations).toHaveLength(3);
+    expect(graph.layerViolations[0]).toContain('src/http/route-table.ts imports src/modules/invoices/index.ts');
+  });
+
+  it(`reports a module over ${MAX_MODULE_LINES} lines`, () => {
+    const long = { path: 'src/modules/payments/payment.service.ts', text: 'x;\n'.repeat(MAX_MODULE_LINES + 1) };
+    const graph = analyse([long, file('src/modules/invoices/invoice.ts')]);
+    expect(graph.oversized).toEqual([`modules/payments: ${MAX_MODULE_LINES + 1} lines`]);
+  });
 });
 
 describe('this code base', () => {
-  it("has no cycle between modules and no import past a module's index.ts", () => {
-    const graph = analyse(readSources(process.cwd()));
+  const graph = analyse(readSources(process.cwd()));
+
+  it("has no cycle between folders and no import past a module's index.ts", () => {
     expect(graph.cycles).toEqual([]);
     expect(graph.boundaryViolations).toEqual([]);
     expect(graph.edges.size).toBeGreaterThan(10);
+  });
+
+  it('keeps http, db, jobs, chain, config and shared below the modules: only src/main knows them all', () => {
+    expect(graph.layerViolations).toEqual([]);
   });
 });

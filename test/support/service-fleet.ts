@@ -4,7 +4,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/main/app.js';
 import { createServices } from '../../src/main/services.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { BASE_URL } from './app.js';

@@ -35,7 +35,7 @@ describe('browser bundles', () => {
       expect(code.toString()).not.toMatch(/@sinclair\/typebox|node:|fastify/);
     }
     const portal = await bundleBrowserScript(PORTAL_ENTRY);
-    expect(portal.inputs).toContain('src/web/checkout/client/authorization.ts');
+    expect(portal.inputs).toContain('src/web/shared/client/authorization.ts');
     expect(portal.inputs.some((input) => input.startsWith('node_modules/@noble/hashes/'))).toBe(true);
   });
 

@@ -8,7 +8,7 @@ import type { TransferAuthorization } from '../../src/chain/chain-port.js';
 import { checkoutNonce, eip681TransferUri } from '../../src/modules/payments/checkout.js';
 import { qrSvg } from '../../src/web/checkout/checkout.qr.js';
 import { chainName } from '../../src/chain/chain-names.js';
-import * as eip3009 from '../../src/web/checkout/client/authorization.js';
+import * as eip3009 from '../../src/web/shared/client/authorization.js';
 import { displayAmount, formatRemaining, shortHash } from '../../src/web/checkout/checkout.text.js';
 
 // The live page uses the same formatRemaining, shortHash and chainName (its script bundles these modules),

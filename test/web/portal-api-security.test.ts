@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PORTAL_API_PREFIX, PORTAL_WORKSPACE_PREFIX } from '../../src/http/app.js';
-import { workspaceRouteTable } from '../../src/http/route-table.js';
+import { PORTAL_API_PREFIX, PORTAL_WORKSPACE_PREFIX } from '../../src/main/app.js';
+import { workspaceRouteTable } from '../../src/main/route-table.js';
 import { ORIGIN, createTestApp, createWorkspace, newWallet, signIn } from '../support/app.js';
 
 const { app, services } = await createTestApp();

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
-import { buildApp } from '../../src/http/app.js';
+import { buildApp } from '../../src/main/app.js';
 import { createServices } from '../../src/main/services.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { BASE_URL, GENEROUS_LIMITS, ORIGIN, createTestApp, newWallet, signIn } from '../support/app.js';

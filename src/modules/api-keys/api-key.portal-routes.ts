@@ -1,14 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import { WorkspaceParams } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { ApiKeyService } from './api-key.service.js';
 import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
 import type { ApiKeyId } from '../../shared/ids.js';
 import type { Permission, ApiKeyView as View } from './api-key.js';
 import { ApiKeyParams, ApiKeyView, CreateApiKeyBody, CreatedApiKey } from './api-key.schemas.js';
 import { apiKeyExamples } from './api-key.examples.js';
 
+/** What these routes call. */
+export interface ApiKeyRouteDeps {
+  readonly apiKeys: ApiKeyService;
+}
+
 /** API keys are managed by the workspace's wallet in the portal, never with another key. */
-export function apiKeyPortalRoutes(services: Services): WorkspaceRoute[] {
+export function apiKeyPortalRoutes(services: ApiKeyRouteDeps): WorkspaceRoute[] {
   return [
     portalRoute({
       method: 'GET',

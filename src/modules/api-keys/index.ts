@@ -7,3 +7,4 @@ export { ApiKeyService } from './api-key.service.js';
 export type { ApiKeyPrincipal } from './api-key.service.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { ApiKeyView, CreatedApiKey } from './api-key.schemas.js';
+export { guardMerchantApi } from './api-key.guard.js';

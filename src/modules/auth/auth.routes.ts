@@ -4,10 +4,17 @@ import type { Hex } from 'viem';
 import { errorResponses } from '../../http/error-examples.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
 import { SESSION_COOKIE } from '../../http/portal-guards.js';
-import type { Services } from '../../http/services.js';
+import type { AuthService } from './auth.service.js';
+import type { Config } from '../../config/config.js';
 import { AppError } from '../../shared/errors.js';
 import { NonceResponse, SessionResponse, VerifyBody } from './auth.schemas.js';
 import { authExamples } from './auth.examples.js';
+
+/** What these routes call. */
+export interface AuthRouteDeps {
+  readonly auth: AuthService;
+  readonly config: Pick<Config, 'publicBaseUrl' | 'nonceRateLimitPerMinute'>;
+}
 
 const tags = ['Wallet sign-in'];
 
@@ -32,7 +39,7 @@ const VERIFY_DOCS: OperationDocs = {
 const LOGOUT_DOCS: OperationDocs = { errors: ['origin_mismatch'], examples: authExamples.logout };
 const SESSION_DOCS: OperationDocs = { errors: ['session_required'], examples: authExamples.session };
 
-export function authRoutes(services: Services): FastifyPluginAsyncTypebox {
+export function authRoutes(services: AuthRouteDeps): FastifyPluginAsyncTypebox {
   const secure = services.config.publicBaseUrl.protocol === 'https:';
   return async (app) => {
     app.get(

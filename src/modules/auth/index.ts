@@ -5,3 +5,4 @@ export { AuthService } from './auth.service.js';
 export type { Session } from './auth.service.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { NonceResponse, SessionResponse } from './auth.schemas.js';
+export { requireSession } from './auth.guard.js';

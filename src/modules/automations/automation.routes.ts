@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { WorkspaceParams, ensureIdempotencyKey, refuseBodyFields } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { AutomationService } from './automation.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { IdempotencyHeaders, normalisePortalAmount } from '../invoices/index.js';
 import type { AutomationCommand, AutomationId } from './automation.js';
@@ -17,6 +17,11 @@ import {
   UpdateAutomationBody,
 } from './automation.schemas.js';
 import { automationExamples } from './automation.examples.js';
+
+/** What these routes call. */
+export interface AutomationRouteDeps {
+  readonly automations: AutomationService;
+}
 
 const tags = ['Automations'];
 
@@ -50,7 +55,7 @@ const COMMANDS: Record<AutomationCommand, string> = {
 };
 
 /** Automations: the merchant API and the portal's Automations tab. */
-export function automationRoutes(services: Services): SharedRoute[] {
+export function automationRoutes(services: AutomationRouteDeps): SharedRoute[] {
   const id = (params: { automationId: string }) => params.automationId as AutomationId;
   return [
     sharedRoute({

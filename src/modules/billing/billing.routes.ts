@@ -1,14 +1,19 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { BillingService } from './billing.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { BillingView, LEDGER_FIELD_CODES, LedgerPage, LedgerQuery } from './billing.schemas.js';
 import type { LedgerEntry } from './credits.js';
 import { billingExamples } from './billing.examples.js';
 
+/** What these routes call. */
+export interface BillingRouteDeps {
+  readonly billing: BillingService;
+}
+
 const tags = ['Billing'];
 
 /** GET /billing and its ledger: the API and the portal's billing card and tab. */
-export function billingRoutes(services: Services): SharedRoute[] {
+export function billingRoutes(services: BillingRouteDeps): SharedRoute[] {
   return [
     sharedRoute({
       method: 'GET',

@@ -1,11 +1,16 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { CheckoutSettingsService } from './checkout-settings.service.js';
 import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
 import { CheckoutSettingsView } from './checkout-settings.schemas.js';
 import { checkoutSettingsExamples } from './checkout-settings.examples.js';
 
+/** What these routes call. */
+export interface CheckoutSettingsPortalRouteDeps {
+  readonly checkoutSettings: CheckoutSettingsService;
+}
+
 /** The portal's settings form shows the current origins; the API only sets them. */
-export function checkoutSettingsPortalRoutes(services: Services): WorkspaceRoute[] {
+export function checkoutSettingsPortalRoutes(services: CheckoutSettingsPortalRouteDeps): WorkspaceRoute[] {
   return [
     portalRoute({
       method: 'GET',

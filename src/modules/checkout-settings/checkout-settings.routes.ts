@@ -1,11 +1,16 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { CheckoutSettingsService } from './checkout-settings.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { CheckoutSettingsBody, CheckoutSettingsView } from './checkout-settings.schemas.js';
 import { checkoutSettingsExamples } from './checkout-settings.examples.js';
 
+/** What these routes call. */
+export interface CheckoutSettingsRouteDeps {
+  readonly checkoutSettings: CheckoutSettingsService;
+}
+
 /** PUT /checkout-settings: the API and the portal's settings tab. */
-export function checkoutSettingsRoutes(services: Services): SharedRoute[] {
+export function checkoutSettingsRoutes(services: CheckoutSettingsRouteDeps): SharedRoute[] {
   return [
     sharedRoute({
       method: 'PUT',

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { WorkspaceParams, ensureIdempotencyKey } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { CreditPurchaseService } from './credit-purchase.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { IdempotencyHeaders } from '../invoices/index.js';
 import type { CreditPurchaseId } from './credit-purchase.js';
@@ -14,12 +14,17 @@ import {
 } from './credit-purchase.schemas.js';
 import { creditPurchaseExamples } from './credit-purchase.examples.js';
 
+/** What these routes call. */
+export interface CreditPurchaseRouteDeps {
+  readonly creditPurchases: CreditPurchaseService;
+}
+
 const tags = ['Billing'];
 const UNAVAILABLE =
   'Without an operator wallet configured (OPERATOR_WALLET), every credit-purchase endpoint answers 503 `purchases_unavailable`.';
 
 /** Credit purchases: the API, and the portal's billing tab. */
-export function creditPurchaseRoutes(services: Services): SharedRoute[] {
+export function creditPurchaseRoutes(services: CreditPurchaseRouteDeps): SharedRoute[] {
   return [
     sharedRoute({
       method: 'POST',

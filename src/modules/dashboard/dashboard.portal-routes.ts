@@ -1,15 +1,24 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { Clock } from '../../shared/clock.js';
+import type { InvoiceService } from '../invoices/index.js';
+import type { WebhookService } from '../webhooks/index.js';
 import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
 import { DASHBOARD_DAYS, dailySeries, windowStart } from './dashboard.js';
 import { DashboardView } from './dashboard.schemas.js';
 import { dashboardExamples } from './dashboard.examples.js';
 
+/** What these routes call. */
+export interface DashboardRouteDeps {
+  readonly clock: Clock;
+  readonly invoices: InvoiceService;
+  readonly webhooks: WebhookService;
+}
+
 /**
  * The dashboard chart's data: paid volume and webhook delivery outcomes per UTC day. Two grouped
  * index range scans (invoices_paid_idx, webhook_attempts_recent_idx), bounded by the window.
  */
-export function dashboardPortalRoutes(services: Services): WorkspaceRoute[] {
+export function dashboardPortalRoutes(services: DashboardRouteDeps): WorkspaceRoute[] {
   return [
     portalRoute({
       method: 'GET',

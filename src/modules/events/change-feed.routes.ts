@@ -2,14 +2,19 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import { WorkspaceParams } from '../../http/common.schemas.js';
 import { errorResponses } from '../../http/error-examples.js';
-import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import { BEARER_SECURITY } from '../../http/openapi-operation.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
-import type { Services } from '../../http/services.js';
+import type { Db } from '../../db/database.js';
 import { MERCHANT_GUARD_ERRORS } from '../../http/workspace-route.js';
 import { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES } from './change-feed.js';
 import { CHANGES_FIELD_CODES, ChangePage, ChangesQuery } from './change-feed.schemas.js';
 import { ChangeFeedService } from './change-feed.service.js';
 import { changeFeedExamples } from './change-feed.examples.js';
+
+/** What these routes call. */
+export interface ChangeFeedRouteDeps {
+  readonly db: Db;
+}
 
 const DESCRIPTION = [
   "The workspace's events in commit order: the catch-up path for missed webhooks. Start with `after=0`, process the events, " +
@@ -29,7 +34,7 @@ const CHANGES_DOCS: OperationDocs = {
   examples: changeFeedExamples.changes,
 };
 
-export function changeFeedRoutes(services: Services): FastifyPluginAsyncTypebox {
+export function changeFeedRoutes(services: ChangeFeedRouteDeps): FastifyPluginAsyncTypebox {
   const feed = new ChangeFeedService({ db: services.db });
   return async (app) => {
     app.get(

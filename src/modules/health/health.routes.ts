@@ -1,9 +1,16 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { Config } from '../../config/config.js';
+import type { HealthService } from './health.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { LOW_CREDIT_INVOICES, VERIFICATION_DELAY_MS, lowCreditThreshold } from './health.js';
 import { IssuesView } from './health.schemas.js';
 import { healthExamples } from './health.examples.js';
+
+/** What these routes call. */
+export interface HealthRouteDeps {
+  readonly config: Pick<Config, 'successFeeCredits'>;
+  readonly health: HealthService;
+}
 
 /** The route description (in /docs and /openapi.json), with this deployment's credit threshold. */
 function description(successFeeCredits: number): string {
@@ -32,7 +39,7 @@ function description(successFeeCredits: number): string {
 }
 
 /** GET /issues: the API, and the portal's issue list above everything else. */
-export function healthRoutes(services: Services): SharedRoute[] {
+export function healthRoutes(services: HealthRouteDeps): SharedRoute[] {
   return [
     sharedRoute({
       method: 'GET',

@@ -1,15 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WorkspaceParams } from '../../http/common.schemas.js';
 import { errorResponses } from '../../http/error-examples.js';
-import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import { BEARER_SECURITY } from '../../http/openapi-operation.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
-import type { Services } from '../../http/services.js';
+import type { Config } from '../../config/config.js';
+import type { InvoiceBatchService } from './batch.service.js';
 import { MERCHANT_GUARD_ERRORS } from '../../http/workspace-route.js';
 import { presentInvoice } from '../invoices/index.js';
 import { IdempotencyHeaders } from '../invoices/index.js';
 import { RETAINED_BATCHES } from './batch.js';
 import { BatchBody, BatchView, QuoteBody, QuoteView } from './batch.schemas.js';
 import { batchExamples } from './batch.examples.js';
+
+/** What these routes call. */
+export interface InvoiceBatchRouteDeps {
+  readonly config: Pick<Config, 'publicBaseUrl'>;
+  readonly invoiceBatches: InvoiceBatchService;
+}
 
 const tags = ['Invoice batches'];
 
@@ -32,7 +39,7 @@ const CREATE_DOCS: OperationDocs = {
   examples: batchExamples.create,
 };
 
-export function invoiceBatchRoutes(services: Services): FastifyPluginAsyncTypebox {
+export function invoiceBatchRoutes(services: InvoiceBatchRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/invoice-batches/quote',

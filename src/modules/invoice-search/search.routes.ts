@@ -1,8 +1,13 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { InvoiceSearchService } from './search.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { SEARCH_FIELD_CODES, SearchPage, SearchQuery } from './search.schemas.js';
 import { searchExamples } from './search.examples.js';
+
+/** What these routes call. */
+export interface InvoiceSearchRouteDeps {
+  readonly invoiceSearch: InvoiceSearchService;
+}
 
 const DESCRIPTION = [
   "Finds this workspace's invoices by exact value — never by substring. `q` may be:",
@@ -20,7 +25,7 @@ const DESCRIPTION = [
 ].join('\n\n');
 
 /** GET /invoice-search: the API, and the portal's search box with the same rules and pages. */
-export function invoiceSearchRoutes(services: Services): SharedRoute[] {
+export function invoiceSearchRoutes(services: InvoiceSearchRouteDeps): SharedRoute[] {
   return [
     sharedRoute({
       method: 'GET',

@@ -7,7 +7,8 @@ import {
   ensureIdempotencyKey,
   refuseBodyFields,
 } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { Config } from '../../config/config.js';
+import type { InvoiceService } from './invoice.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { ExpiresIn, InvoiceId, InvoiceStatus } from './invoice.js';
 import { normalisePortalAmount } from './invoice-input.js';
@@ -27,10 +28,16 @@ import {
 } from './invoice.schemas.js';
 import { invoiceExamples } from './invoice.examples.js';
 
+/** What these routes call. */
+export interface InvoiceRouteDeps {
+  readonly config: Pick<Config, 'publicBaseUrl'>;
+  readonly invoices: InvoiceService;
+}
+
 const tags = ['Invoices'];
 
 /** The invoice use cases: the API, and the portal's invoice form and detail. */
-export function invoiceRoutes(services: Services): SharedRoute[] {
+export function invoiceRoutes(services: InvoiceRouteDeps): SharedRoute[] {
   const present = (invoice: Parameters<typeof presentInvoice>[0]) =>
     presentInvoice(invoice, services.config.publicBaseUrl);
   return [

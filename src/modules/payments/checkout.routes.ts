@@ -1,14 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { Static } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { errorResponses } from '../../http/error-examples.js';
 import { StreamSlots } from '../../http/event-stream.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
-import { httpProcessesOf, limitPerClientIp } from '../../http/rate-limiter.js';
-import type { Services } from '../../http/services.js';
+import { httpProcessesOf, limitPerClientIp, type ProcessCount } from '../../http/rate-limiter.js';
+import type { CheckoutService } from './checkout.service.js';
+import type { Clock } from '../../shared/clock.js';
+import type { Config } from '../../config/config.js';
+import type { PaymentService } from './payment.service.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
-import { registerCheckoutAssets } from '../../web/checkout/checkout.assets.js';
-import { sendCheckoutPage } from '../../web/checkout/checkout.page.js';
 import type { InvoiceId } from '../invoices/index.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { streamInvoiceState } from './checkout-events.js';
@@ -24,6 +26,34 @@ import {
   SubmittedPayment,
 } from './checkout.schemas.js';
 import { paymentExamples } from './payment.examples.js';
+
+/** What these routes call. */
+export interface CheckoutRouteDeps {
+  readonly checkout: CheckoutService;
+  readonly clock: Clock;
+  readonly config: Pick<Config, 'checkoutRateLimitPerMinute'>;
+  /** Present only in the local demo: the page then offers the built-in wallet. */
+  readonly demoWallet?: unknown;
+  readonly payments: PaymentService;
+  readonly page: CheckoutPage;
+  /** The HTTP processes that share the checkout limit; absent: this one alone. */
+  readonly processes?: ProcessCount;
+}
+
+/**
+ * The buyer's page, which src/web/checkout renders: a browser asking for the payment details gets it
+ * instead of their JSON.
+ */
+export interface CheckoutPage {
+  /** Registers the page's static files (scripts, styles). */
+  registerAssets(app: FastifyInstance): Promise<void>;
+  /** Answers a browser with the page for `details`, or the plain 404 page when they are undefined. */
+  send(
+    reply: FastifyReply,
+    details: Static<typeof CheckoutView> | undefined,
+    options: { readonly workspaceId: string; readonly demoWallet: boolean },
+  ): FastifyReply;
+}
 
 const tags = ['Checkout'];
 const PAY_TO_RULE =
@@ -61,15 +91,15 @@ const AUTHORIZATION_DOCS: OperationDocs = {
  * The public checkout API behind the checkout link (docs/checkout.md). No API key: the invoice id is the
  * capability. Every endpoint is rate-limited per client IP, which also slows down id guessing.
  */
-export function checkoutRoutes(services: Services): FastifyPluginAsyncTypebox {
+export function checkoutRoutes(services: CheckoutRouteDeps): FastifyPluginAsyncTypebox {
   return async (root) => {
     // The page's static files sit beside the API, outside its rate limit and its no-store rule.
-    await registerCheckoutAssets(root);
+    await services.page.registerAssets(root);
     await root.register(checkoutApi(services));
   };
 }
 
-function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
+function checkoutApi(services: CheckoutRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     limitPerClientIp(app, services.config.checkoutRateLimitPerMinute, httpProcessesOf(services));
     app.addHook('onRequest', async (_request, reply) => {
@@ -100,7 +130,7 @@ function checkoutApi(services: Services): FastifyPluginAsyncTypebox {
         reply.header('Vary', 'Accept');
         if (!prefersHtml(request.headers.accept)) return services.checkout.details(...ids(request.params));
         const details = await services.checkout.details(...ids(request.params)).catch(unlessNotFound);
-        return sendCheckoutPage(reply as FastifyReply, details, {
+        return services.page.send(reply as FastifyReply, details, {
           workspaceId: request.params.workspaceId,
           demoWallet: services.demoWallet !== undefined,
         });

@@ -1,5 +1,5 @@
 /** What other modules may use of payments; everything else is the module's own. */
-export { checkoutRoutes } from './checkout.routes.js';
+export { checkoutRoutes, type CheckoutPage } from './checkout.routes.js';
 export type { AuthorizationBody, CheckoutView, SubmittedPayment } from './checkout.schemas.js';
 export { CheckoutService } from './checkout.service.js';
 export type { FailureReason } from './payment-intent.js';

@@ -1,18 +1,25 @@
 import type { FastifyReply } from 'fastify';
 import { WorkspaceParams } from '../../http/common.schemas.js';
 import { StreamSlots } from '../../http/event-stream.js';
-import type { Services } from '../../http/services.js';
+import type { Clock } from '../../shared/clock.js';
+import type { PaymentService } from './payment.service.js';
 import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
 import { streamInvoiceChanges } from './invoice-changes.js';
 import { InvoiceChangeStream } from './invoice-changes.schemas.js';
 import { paymentExamples } from './payment.examples.js';
+
+/** What these routes call. */
+export interface InvoiceChangeRouteDeps {
+  readonly clock: Clock;
+  readonly payments: PaymentService;
+}
 
 /** Open streams one client address may hold in one process (a merchant with a few tabs), and all of them. */
 const MAX_STREAMS_PER_IP = 10;
 const MAX_STREAMS = 2000;
 
 /** The portal's invoice list follows its workspace's invoices as they change, rather than polling. */
-export function invoiceChangePortalRoutes(services: Services): WorkspaceRoute[] {
+export function invoiceChangePortalRoutes(services: InvoiceChangeRouteDeps): WorkspaceRoute[] {
   const slots = new StreamSlots(MAX_STREAMS_PER_IP, MAX_STREAMS);
   const deps = { payments: services.payments, clock: services.clock, slots };
   return [

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/error-examples.js';
-import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import { BEARER_SECURITY } from '../../http/openapi-operation.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
-import type { Services } from '../../http/services.js';
+import type { PaymentService } from './payment.service.js';
 import { MERCHANT_GUARD_ERRORS, sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { InvoiceId } from '../invoices/index.js';
 import { InvoiceParams } from '../invoices/index.js';
@@ -12,13 +12,18 @@ import { PaymentIntentParams, PaymentIntentView, ReceiptView } from './payment.s
 import { presentIntent } from './payment.service.js';
 import { paymentExamples } from './payment.examples.js';
 
+/** What these routes call. */
+export interface PaymentRouteDeps {
+  readonly payments: PaymentService;
+}
+
 const PAYMENT_INTENT_DOCS: OperationDocs = {
   errors: ['not_found', ...MERCHANT_GUARD_ERRORS],
   examples: paymentExamples.paymentIntent,
 };
 
 /** Merchant API only: a webhook receiver's check before fulfilling. */
-export function paymentIntentRoutes(services: Services): FastifyPluginAsyncTypebox {
+export function paymentIntentRoutes(services: PaymentRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/payment-intents/:paymentIntentId',
@@ -46,7 +51,7 @@ export function paymentIntentRoutes(services: Services): FastifyPluginAsyncTypeb
 }
 
 /** GET /invoices/{id}/receipt: the API, and the portal's invoice detail. */
-export function receiptRoutes(services: Services): SharedRoute[] {
+export function receiptRoutes(services: PaymentRouteDeps): SharedRoute[] {
   return [
     sharedRoute({
       method: 'GET',

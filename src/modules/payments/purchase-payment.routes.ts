@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { WorkspaceParams } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { CheckoutService } from './checkout.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { CreditPurchaseId } from '../credit-purchases/index.js';
@@ -14,6 +14,11 @@ import {
 } from './checkout.schemas.js';
 import { purchaseOrder } from './order.js';
 import { paymentExamples } from './payment.examples.js';
+
+/** What these routes call. */
+export interface PurchasePaymentRouteDeps {
+  readonly checkout: CheckoutService;
+}
 
 const tags = ['Billing'];
 
@@ -32,7 +37,7 @@ const FOLLOW =
  * gasless EIP-3009 authorization the service settles, or the hash of a plain USDC transfer it verifies.
  * The third way is the purchase's x402 `url` (x402.routes.ts).
  */
-export function purchasePaymentRoutes(services: Services): SharedRoute[] {
+export function purchasePaymentRoutes(services: PurchasePaymentRouteDeps): SharedRoute[] {
   const order = (params: { purchaseId: string }) => purchaseOrder(params.purchaseId as CreditPurchaseId);
   return [
     sharedRoute({

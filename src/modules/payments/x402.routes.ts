@@ -1,5 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Services } from '../../http/services.js';
+import type { Config } from '../../config/config.js';
+import type { CreditPurchaseService } from '../credit-purchases/index.js';
+import type { InvoiceService } from '../invoices/index.js';
+import type { PaymentService } from './payment.service.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { CreditPurchaseId } from '../credit-purchases/index.js';
@@ -18,6 +21,14 @@ import {
   v2PaymentRequiredHeader,
 } from './x402.js';
 
+/** What these routes call. */
+export interface X402RouteDeps {
+  readonly config: Pick<Config, 'publicBaseUrl'>;
+  readonly creditPurchases: CreditPurchaseService;
+  readonly invoices: InvoiceService;
+  readonly payments: PaymentService;
+}
+
 /** How long a paying request waits for settlement before answering 202 (the job finishes it anyway). */
 const SETTLEMENT_WAIT_MS = 25_000;
 
@@ -28,7 +39,7 @@ const SETTLEMENT_WAIT_MS = 25_000;
  * and waits for settlement: 200 with the payment response once paid, 402 with the reason if the payment
  * failed, 202 if settlement outlives the wait. Public: the order id in the path is the capability.
  */
-export function registerX402(app: FastifyInstance, services: Services): void {
+export function registerX402(app: FastifyInstance, services: X402RouteDeps): void {
   const hide = { hide: true } as const;
   const invoice = x402Handler(
     services,
@@ -61,7 +72,7 @@ export function registerX402(app: FastifyInstance, services: Services): void {
 type Params = Record<string, string> & { workspaceId: WorkspaceId };
 
 function x402Handler(
-  services: Services,
+  services: X402RouteDeps,
   orderOf: (params: Params) => OrderRef,
   present: (workspaceId: WorkspaceId, ref: OrderRef, intent: PaymentIntent) => Promise<unknown>,
 ) {
@@ -114,7 +125,7 @@ function x402Handler(
 /** 402 with both spellings of what the order asks for; an order that cannot be paid gets its error. */
 async function paymentRequired(
   reply: FastifyReply,
-  services: Services,
+  services: X402RouteDeps,
   workspaceId: WorkspaceId,
   ref: OrderRef,
   error: string,
@@ -126,7 +137,7 @@ async function paymentRequired(
 }
 
 /** The x402 resource URL of an order, as its 402 names it. */
-function resourceUrl(services: Services, workspaceId: WorkspaceId, ref: OrderRef): string {
+function resourceUrl(services: X402RouteDeps, workspaceId: WorkspaceId, ref: OrderRef): string {
   const path = ref.kind === 'invoice' ? ref.id : `credit-purchases/${ref.id}`;
   return `${services.config.publicBaseUrl.origin}/w/${workspaceId}/x402/${path}`;
 }

@@ -1,13 +1,18 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { StatementService } from './statement.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { formatUsdc } from '../../shared/money.js';
 import { statementExamples } from './statement.examples.js';
 import { StatementQuery, StatementView } from './statement.schemas.js';
 import type { Statement } from './statement.service.js';
 
+/** What these routes call. */
+export interface StatementRouteDeps {
+  readonly statements: StatementService;
+}
+
 /** GET /statement: the API, and the portal's Statement tab (printed, or downloaded as CSV). */
-export function statementRoutes(services: Services): SharedRoute[] {
+export function statementRoutes(services: StatementRouteDeps): SharedRoute[] {
   return [
     sharedRoute({
       method: 'GET',

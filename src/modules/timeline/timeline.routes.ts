@@ -1,10 +1,15 @@
-import type { Services } from '../../http/services.js';
+import type { TimelineService } from './timeline.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { InvoiceId } from '../invoices/index.js';
 import { InvoiceParams } from '../invoices/index.js';
 import { TIMELINE_LIMIT } from './timeline.js';
 import { InvoiceTimelineView } from './timeline.schemas.js';
 import { timelineExamples } from './timeline.examples.js';
+
+/** What these routes call. */
+export interface TimelineRouteDeps {
+  readonly timeline: TimelineService;
+}
 
 const DESCRIPTION = [
   `What happened to one invoice and to the webhooks about it: the ${TIMELINE_LIMIT} most recent records at most, oldest first, ` +
@@ -26,7 +31,7 @@ const DESCRIPTION = [
 ].join('\n\n');
 
 /** GET /invoices/{id}/timeline: the API, and the portal's invoice detail. */
-export function timelineRoutes(services: Services): SharedRoute[] {
+export function timelineRoutes(services: TimelineRouteDeps): SharedRoute[] {
   return [
     sharedRoute({
       method: 'GET',

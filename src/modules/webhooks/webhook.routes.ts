@@ -1,5 +1,5 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
-import type { Services } from '../../http/services.js';
+import type { WebhookService } from './webhook.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import {
   DeliveryView,
@@ -10,6 +10,11 @@ import {
   WebhookView,
 } from './webhook.schemas.js';
 import { webhookExamples } from './webhook.examples.js';
+
+/** What these routes call. */
+export interface WebhookRouteDeps {
+  readonly webhooks: WebhookService;
+}
 
 const SIGNING = [
   'Each request is a POST of JSON `{"id","type","workspaceId","createdAt","test","data"}` with headers `X-Payment-Event-ID` (= `id`), ',
@@ -22,7 +27,7 @@ const SIGNING = [
 const tags = ['Webhooks'];
 
 /** The webhook endpoint: the API, and the webhook card of the portal's API tab. */
-export function webhookRoutes(services: Services): SharedRoute[] {
+export function webhookRoutes(services: WebhookRouteDeps): SharedRoute[] {
   return [
     sharedRoute({
       method: 'GET',

@@ -6,3 +6,4 @@ export { workspaceRoutes } from './workspace.routes.js';
 export { WorkspaceService } from './workspace.service.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { WorkspaceView } from './workspace.schemas.js';
+export { requireOwnedWorkspace } from './workspace.guard.js';

@@ -3,12 +3,19 @@ import { Type } from '@sinclair/typebox';
 import { WorkspaceParams } from '../../http/common.schemas.js';
 import { errorResponses } from '../../http/error-examples.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
-import type { Services } from '../../http/services.js';
+import type { Config } from '../../config/config.js';
+import type { WorkspaceService } from './workspace.service.js';
 import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
 import { PORTAL_DESCRIPTION_MAX_CHARS } from './workspace.js';
 import { presentWorkspace } from './workspace.present.js';
 import { CreateWorkspaceBody, UpdateWorkspaceBody, WorkspaceView } from './workspace.schemas.js';
 import { workspaceExamples } from './workspace.examples.js';
+
+/** What these routes call. */
+export interface WorkspacePortalRouteDeps {
+  readonly config: Pick<Config, 'maxWorkspacesPerWallet'>;
+  readonly workspaces: WorkspaceService;
+}
 
 const tags = ['Portal'];
 
@@ -27,7 +34,7 @@ const CREATE_DOCS: OperationDocs = {
 };
 
 /** The signed-in wallet's workspaces: before any workspace is chosen, so outside the ownership check. */
-export function workspaceListPortalRoutes(services: Services): FastifyPluginAsyncTypebox {
+export function workspaceListPortalRoutes(services: WorkspacePortalRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/workspaces',
@@ -69,7 +76,7 @@ export function workspaceListPortalRoutes(services: Services): FastifyPluginAsyn
 }
 
 /** The portal's settings tab renames the workspace itself (`PATCH /portal/api/w/:workspaceId`). */
-export function workspacePortalRoutes(services: Services): WorkspaceRoute[] {
+export function workspacePortalRoutes(services: WorkspacePortalRouteDeps): WorkspaceRoute[] {
   return [
     portalRoute({
       method: 'PATCH',

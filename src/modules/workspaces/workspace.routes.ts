@@ -1,13 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WorkspaceParams } from '../../http/common.schemas.js';
 import { errorResponses } from '../../http/error-examples.js';
-import { BEARER_SECURITY } from '../../http/merchant-api.js';
+import { BEARER_SECURITY } from '../../http/openapi-operation.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
-import type { Services } from '../../http/services.js';
+import type { WorkspaceService } from './workspace.service.js';
 import { MERCHANT_GUARD_ERRORS } from '../../http/workspace-route.js';
 import { presentWorkspace } from './workspace.present.js';
 import { UpdateWorkspaceBody, WorkspaceView } from './workspace.schemas.js';
 import { workspaceExamples } from './workspace.examples.js';
+
+/** What these routes call. */
+export interface WorkspaceRouteDeps {
+  readonly workspaces: WorkspaceService;
+}
 
 const UPDATE_DOCS: OperationDocs = {
   errors: ['invalid_request', 'unknown_field', 'invalid_json', 'description_too_long', ...MERCHANT_GUARD_ERRORS],
@@ -15,7 +20,7 @@ const UPDATE_DOCS: OperationDocs = {
 };
 
 /** Merchant API: the workspace's public profile, shown to buyers on the checkout page. */
-export function workspaceRoutes(services: Services): FastifyPluginAsyncTypebox {
+export function workspaceRoutes(services: WorkspaceRouteDeps): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.put(
       '/workspace',

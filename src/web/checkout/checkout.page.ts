@@ -1,8 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { CheckoutView } from '../../modules/payments/index.js';
-import { html, jsonScript, type Html } from '../portal/html.js';
-import { CHECKOUT_ASSET_BASE, CHECKOUT_SCRIPT } from './checkout.assets.js';
+import type { CheckoutPage, CheckoutView } from '../../modules/payments/index.js';
+import { html, jsonScript, type Html } from '../html.js';
+import { CHECKOUT_ASSET_BASE, CHECKOUT_SCRIPT, registerCheckoutAssets } from './checkout.assets.js';
 import { qrSvg } from './checkout.qr.js';
 import { chainName } from '../../chain/chain-names.js';
 import { networkName, receiptSection } from './checkout.receipt.js';
@@ -222,3 +222,6 @@ function backLink(details: Pick<CheckoutDetails, 'status' | 'successUrl' | 'canc
   // The API accepts only https URLs of allowed origins; checked again so no other scheme becomes a link.
   return url && /^https?:\/\//i.test(url) ? url : undefined;
 }
+
+/** The page as the checkout routes serve it (src/main wires it in). */
+export const checkoutPage: CheckoutPage = { registerAssets: registerCheckoutAssets, send: sendCheckoutPage };

@@ -1,5 +1,5 @@
 import encodeQR from 'qr';
-import { Html, escapeHtml } from '../portal/html.js';
+import { Html, escapeHtml } from '../html.js';
 
 /** The quiet zone the QR standard asks for (ISO/IEC 18004 §5.3.8): four modules of white on every side. */
 const QUIET_ZONE = 4;

@@ -1,5 +1,5 @@
 import { chainName } from '../../chain/chain-names.js';
-import { html, type Html } from '../portal/html.js';
+import { html, type Html } from '../html.js';
 import type { CheckoutDetails } from './checkout.page.js';
 import { displayAmount, formatInstantUtc, shortHash } from './checkout.text.js';
 import { ids } from './checkout.ids.js';

@@ -2,10 +2,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import type { Services } from '../../http/services.js';
+import type { Config } from '../../config/config.js';
+import type { DemoWallet } from './demo-wallet.js';
 import { AppError } from '../../shared/errors.js';
 import { scriptAsset, sendAsset } from '../assets.js';
 import { answerDemoRequest, type DemoRole } from './demo-wallet.js';
+
+/** What these routes call. */
+export interface DemoWalletRouteDeps {
+  readonly config: Pick<Config, 'publicBaseUrl'>;
+  readonly demoWallet?: DemoWallet;
+}
 
 // By path (not `new URL(file, import.meta.url)`, which bundlers and Vitest treat as a module import).
 export const DEMO_WALLET_ENTRY = path.join(fileURLToPath(new URL('./client/', import.meta.url)), 'demo-wallet.ts');
@@ -20,7 +27,7 @@ const RpcBody = Type.Object(
 );
 
 /** The script tag pages add so the demo wallet shows in their wallet pickers; empty outside the demo. */
-export function demoWalletScriptTag(services: Services): string {
+export function demoWalletScriptTag(services: DemoWalletRouteDeps): string {
   return services.demoWallet ? '<script type="module" src="/demo-wallet.js"></script>' : '';
 }
 
@@ -28,7 +35,7 @@ export function demoWalletScriptTag(services: Services): string {
  * The built-in demo wallet: registered only when the service runs the local demo chain. Its signing
  * endpoint answers same-origin requests only, so no other site can make it sign.
  */
-export async function registerDemoWallet(app: FastifyInstance, services: Services): Promise<void> {
+export async function registerDemoWallet(app: FastifyInstance, services: DemoWalletRouteDeps): Promise<void> {
   const wallet = services.demoWallet;
   if (!wallet) return;
   const origin = services.config.publicBaseUrl.origin;

@@ -1,4 +1,4 @@
-import { html, jsonScript, type Html } from './html.js';
+import { html, jsonScript, type Html } from '../html.js';
 import { ASSET_BASE, PORTAL_SCRIPT } from './portal.assets.js';
 import { ids } from './portal.ids.js';
 

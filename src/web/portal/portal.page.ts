@@ -1,4 +1,4 @@
-import { html } from './html.js';
+import { html } from '../html.js';
 import { renderLayout, type PortalClientConfig } from './portal.layout.js';
 import { apiPanel } from './sections/api.js';
 import { automationsPanel } from './sections/automations.js';

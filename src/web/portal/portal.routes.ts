@@ -1,8 +1,14 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LOCAL_CHAIN_ID, networkNames, signInChainIds, type Config } from '../../config/config.js';
-import type { Services } from '../../http/services.js';
+import type { DemoWallet } from '../demo-wallet/demo-wallet.js';
 import { registerPortalAssets } from './portal.assets.js';
 import { renderPortalHome, type SignInNetwork } from './portal.page.js';
+
+/** What these routes call. */
+export interface PortalPageDeps {
+  readonly config: Config;
+  readonly demoWallet?: DemoWallet;
+}
 
 /**
  * Same-origin scripts, styles and fetches only; no inline code, no framing. `img-src data:` admits the
@@ -17,7 +23,7 @@ const hide = { hide: true } as const;
  * The web portal's pages and their static assets, outside the OpenAPI document. Pages only render the
  * shell; the browser script talks to the JSON API (/auth, /portal/api), which owns every check.
  */
-export async function registerPortalPages(app: FastifyInstance, services: Services): Promise<void> {
+export async function registerPortalPages(app: FastifyInstance, services: PortalPageDeps): Promise<void> {
   const networks = signInNetworks(services.config);
   // The page depends on configuration only, so it is rendered once.
   const home = renderPortalHome({

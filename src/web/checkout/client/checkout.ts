@@ -10,7 +10,7 @@ import {
   shownStatus,
   type ShownStatus,
 } from '../checkout.text.js';
-import { byId } from './dom.js';
+import { byId } from '../../shared/client/dom.js';
 import { renderReceipt } from './receipt.js';
 import { serverClock } from './time.js';
 import { type PayNetwork, type Wallet, discoverWallets, signPayment, wallets } from './wallet.js';

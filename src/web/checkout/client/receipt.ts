@@ -3,7 +3,7 @@
 import { chainName } from '../../../chain/chain-names.js';
 import type { CheckoutDetails } from '../checkout.page.js';
 import { shortHash } from '../checkout.text.js';
-import { byId } from './dom.js';
+import { byId } from '../../shared/client/dom.js';
 import { ids } from '../checkout.ids.js';
 
 export type CheckoutReceipt = NonNullable<CheckoutDetails['receipt']>;

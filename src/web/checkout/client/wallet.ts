@@ -3,7 +3,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { AuthorizationBody } from '../../../modules/payments/index.js';
 import type { CheckoutDetails } from '../checkout.page.js';
-import { normalizeSignature, transferAuthorization } from './authorization.js';
+import { normalizeSignature, transferAuthorization } from '../../shared/client/authorization.js';
 import {
   COMMON_WALLET_MESSAGES,
   type Eip1193Provider,
@@ -12,7 +12,7 @@ import {
   askWallet,
   isProvider,
   safeIcon,
-} from './eip1193.js';
+} from '../../shared/client/eip1193.js';
 
 /** A wallet the buyer can pay with. */
 export interface Wallet {

@@ -1,6 +1,6 @@
 // The local demo's built-in wallet: two EIP-6963 providers (the demo merchant and the demo buyer)
 // whose requests the server answers with demo keys. Served only when the service runs the local demo.
-import type { Eip1193Provider } from '../../checkout/client/eip1193.js';
+import type { Eip1193Provider } from '../../shared/client/eip1193.js';
 import type { DemoRole } from '../demo-wallet.js';
 
 type Listener = (...args: unknown[]) => void;

@@ -1,7 +1,7 @@
 // Tiny DOM helpers. Text always goes in as text nodes, never as markup, so nothing from the API can inject HTML.
 import type { ApiError } from './api.js';
 import type { Workspace } from './api-types.js';
-import { byId } from '../../checkout/client/dom.js';
+import { byId } from '../../shared/client/dom.js';
 import { ids } from '../portal.ids.js';
 
 export { byId };

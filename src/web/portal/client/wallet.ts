@@ -1,8 +1,8 @@
 // Browser wallets through EIP-1193 (`provider.request`), found by EIP-6963 discovery with the injected
 // `window.ethereum` as the fallback, and on top the Sign-In with Ethereum flow and the gasless payment
 // of a credit purchase (an EIP-3009 authorization the service settles).
-import { VALIDITY_SECONDS, normalizeSignature, transferAuthorization } from '../../checkout/client/authorization.js';
-import type { TransferAuthorization } from '../../checkout/client/authorization.js';
+import { VALIDITY_SECONDS, normalizeSignature, transferAuthorization } from '../../shared/client/authorization.js';
+import type { TransferAuthorization } from '../../shared/client/authorization.js';
 import {
   COMMON_WALLET_MESSAGES,
   type Eip1193Provider,
@@ -12,7 +12,7 @@ import {
   askWallet,
   isProvider,
   safeIcon,
-} from '../../checkout/client/eip1193.js';
+} from '../../shared/client/eip1193.js';
 import { api, serverNow } from './api.js';
 import type { CreditPurchase, Nonce, Session } from './api-types.js';
 import { createSiweMessage, utf8ToHex } from './siwe.js';

@@ -1,6 +1,6 @@
 import { MAX_ACTIVE_KEYS, PERMISSION_PRESETS, PERMISSIONS, type Permission } from '../../../modules/api-keys/index.js';
 import { CreateApiKeyBody } from '../../../modules/api-keys/index.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '../../html.js';
 import { ids, secretBoxIds } from '../portal.ids.js';
 
 /** What each permission allows; a Record, so a new permission fails to compile until described. */

@@ -1,4 +1,4 @@
-import { html, type Html } from '../html.js';
+import { html, type Html } from '../../html.js';
 import { ids } from '../portal.ids.js';
 
 /** Said wherever a workspace's zero balance needs explaining: later workspaces of a wallet get no grant. */

@@ -1,5 +1,5 @@
 import { EXPIRES_IN_CREDITS, INVOICE_STATUSES } from '../../../modules/invoices/index.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '../../html.js';
 import { ids } from '../portal.ids.js';
 
 const WINDOWS: readonly [seconds: keyof typeof EXPIRES_IN_CREDITS, label: string][] = [

@@ -1,5 +1,5 @@
 import { DASHBOARD_DAYS } from '../../../modules/dashboard/index.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '../../html.js';
 import { GRANT_ONCE_NOTE } from './billing.js';
 import { ids } from '../portal.ids.js';
 

@@ -1,5 +1,5 @@
 import { MAX_RETURN_ORIGINS } from '../../../modules/checkout-settings/index.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '../../html.js';
 import { profileFields } from './workspace.js';
 import { ids } from '../portal.ids.js';
 

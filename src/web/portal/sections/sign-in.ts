@@ -1,4 +1,4 @@
-import { html, type Html } from '../html.js';
+import { html, type Html } from '../../html.js';
 import { ids } from '../portal.ids.js';
 
 export interface SignInNetwork {

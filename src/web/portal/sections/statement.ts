@@ -1,4 +1,4 @@
-import { html, type Html } from '../html.js';
+import { html, type Html } from '../../html.js';
 import { ids } from '../portal.ids.js';
 
 /** The month picker and the print and CSV buttons: on screen only, never on the printed page. */

@@ -1,5 +1,5 @@
 import { NAME_MAX_CHARS, PORTAL_DESCRIPTION_MAX_CHARS } from '../../../modules/workspaces/index.js';
-import { html, type Html } from '../html.js';
+import { html, type Html } from '../../html.js';
 import { ids, profileFieldIds } from '../portal.ids.js';
 
 /** Name and description inputs with a live character counter; shared by "create" and "settings". */

@@ -14,7 +14,7 @@ import { timelineRoutes } from '../modules/timeline/index.js';
 import { webhookRoutes } from '../modules/webhooks/index.js';
 import { workspacePortalRoutes } from '../modules/workspaces/index.js';
 import type { Services } from './services.js';
-import type { SharedRoute, WorkspaceRoute } from './workspace-route.js';
+import type { SharedRoute, WorkspaceRoute } from '../http/workspace-route.js';
 
 export interface WorkspaceRouteTable {
   /** Served to both audiences: in the merchant API scope and in the portal's workspace scope. */

@@ -3,7 +3,7 @@ import { EVENT_EXAMPLES, EXAMPLE_WORKSPACE_ID, WEBHOOK_EVENT_TYPES } from '../mo
 import { InvoiceView } from '../modules/invoices/index.js';
 import { PaymentIntentView } from '../modules/payments/index.js';
 import { TEST_EVENT_TYPE, signedHeaders, webhookBody } from '../modules/webhooks/index.js';
-import { Timestamp } from './common.schemas.js';
+import { Timestamp } from '../http/common.schemas.js';
 
 /**
  * The document's `webhooks`: one POST per kind the service sends to the workspace's endpoint, with the

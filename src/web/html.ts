@@ -1,6 +1,6 @@
-import { Html, html } from '../../shared/html.js';
+import { Html, html } from '../shared/html.js';
 
-export { Html, escapeHtml, html, type Part } from '../../shared/html.js';
+export { Html, escapeHtml, html, type Part } from '../shared/html.js';
 
 /**
  * A `<script type="application/json">` data block. `<`, `>` and `&` are written as JSON escapes, so no

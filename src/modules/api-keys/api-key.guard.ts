@@ -1,11 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../shared/errors.js';
-import type { WorkspaceId } from '../shared/ids.js';
-import type { Permission } from '../shared/permissions.js';
-import { RateLimiter, httpProcessesOf } from './rate-limiter.js';
-import type { Services } from './services.js';
+import type { Config } from '../../config/config.js';
+import { httpProcessesOf, RateLimiter, type ProcessCount } from '../../http/rate-limiter.js';
+import { AppError } from '../../shared/errors.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import type { Permission } from '../../shared/permissions.js';
+import type { ApiKeyService } from './api-key.service.js';
 
-export const BEARER_SECURITY = [{ bearerAuth: [] }];
+/** What the merchant API's guard calls. */
+export interface MerchantApiGuardDeps {
+  readonly apiKeys: ApiKeyService;
+  readonly config: Pick<Config, 'apiRateLimitPerMinute'>;
+  /** The HTTP processes that share the per-key limit; absent: this one alone. */
+  readonly processes?: ProcessCount;
+}
+
 const KEY_QUERY_NAMES = new Set(['api_key', 'apikey', 'apiKey', 'key', 'token', 'access_token', 'authorization']);
 
 /**
@@ -13,7 +21,7 @@ const KEY_QUERY_NAMES = new Set(['api_key', 'apikey', 'apiKey', 'key', 'token', 
  * that workspace, per-key rate limit, then the route's declared permission. Runs before body parsing,
  * so an unauthenticated caller learns nothing about validation.
  */
-export function guardMerchantApi(app: FastifyInstance, services: Services): void {
+export function guardMerchantApi(app: FastifyInstance, services: MerchantApiGuardDeps): void {
   // Per key, and shared with the other HTTP processes: each allows its share.
   const limiter = new RateLimiter(services.config.apiRateLimitPerMinute, { sharedBy: httpProcessesOf(services) });
 

@@ -1,9 +1,9 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { x402Operations } from '../modules/payments/index.js';
-import { API_VERSION } from './api-version.js';
-import { addOperationExamples, type OperationDocs } from './openapi-examples.js';
-import { PORTAL_SESSION_SCHEME, withOperationDefaults } from './openapi-operation.js';
+import { API_VERSION } from '../http/api-version.js';
+import { addOperationExamples, type OperationDocs } from '../http/openapi-examples.js';
+import { PORTAL_SESSION_SCHEME, withOperationDefaults } from '../http/openapi-operation.js';
 import { webhookEvents } from './openapi-webhooks.js';
 import type { Services } from './services.js';
 

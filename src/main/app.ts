@@ -2,35 +2,35 @@ import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config/config.js';
-import { authRoutes } from '../modules/auth/index.js';
+import { authRoutes, requireSession } from '../modules/auth/index.js';
 import { changeFeedRoutes } from '../modules/events/index.js';
 import { invoiceBatchRoutes } from '../modules/invoice-batches/index.js';
 import { checkoutRoutes } from '../modules/payments/index.js';
 import { paymentIntentRoutes } from '../modules/payments/index.js';
 import { registerX402 } from '../modules/payments/index.js';
-import { workspaceListPortalRoutes } from '../modules/workspaces/index.js';
-import { workspaceRoutes } from '../modules/workspaces/index.js';
+import { requireOwnedWorkspace, workspaceListPortalRoutes, workspaceRoutes } from '../modules/workspaces/index.js';
 import { registerDemoWallet } from '../web/demo-wallet/demo-wallet.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
-import { answerBelowRouter, refuseMissingHost, refuseWhileClosing } from './below-router.js';
-import { commonHeaders, DEFAULT_CACHE_CONTROL } from './common-headers.js';
-import { ErrorBody } from './common.schemas.js';
-import { limitConnectionsPerIp } from './connection-limit.js';
-import { registerDocs } from './docs.routes.js';
-import { registerErrorHandling } from './error-handler.js';
-import { clientErrorAnswer, frameworkErrorAnswer } from './framework-errors.js';
-import { guardInput } from './input-guard.js';
-import './fastify-types.js';
-import { guardMerchantApi } from './merchant-api.js';
+import { checkoutPage } from '../web/checkout/checkout.page.js';
+import { answerBelowRouter, refuseMissingHost, refuseWhileClosing } from '../http/below-router.js';
+import { commonHeaders, DEFAULT_CACHE_CONTROL } from '../http/common-headers.js';
+import { ErrorBody } from '../http/common.schemas.js';
+import { limitConnectionsPerIp } from '../http/connection-limit.js';
+import { registerDocs } from '../http/docs.routes.js';
+import { registerErrorHandling } from '../http/error-handler.js';
+import { clientErrorAnswer, frameworkErrorAnswer } from '../http/framework-errors.js';
+import { guardInput } from '../http/input-guard.js';
+import '../http/fastify-types.js';
 import { registerOps } from './ops.routes.js';
-import { guardOrigin, requireOwnedWorkspace, requireSession } from './portal-guards.js';
-import { httpProcessesOf, limitPerClientIp } from './rate-limiter.js';
-import { requestIdFor } from './request-id.js';
+import { guardOrigin } from '../http/portal-guards.js';
+import { guardMerchantApi } from '../modules/api-keys/index.js';
+import { httpProcessesOf, limitPerClientIp } from '../http/rate-limiter.js';
+import { requestIdFor } from '../http/request-id.js';
 import { workspaceRouteTable } from './route-table.js';
 import { registerOpenApi } from './openapi-document.js';
 import type { Services } from './services.js';
-import { schemaCompiler } from './validation.js';
-import { registerMerchantRoutes, registerPortalRoutes } from './workspace-route.js';
+import { schemaCompiler } from '../http/validation.js';
+import { registerMerchantRoutes, registerPortalRoutes } from '../http/workspace-route.js';
 
 export const MERCHANT_API_PREFIX = '/w/:workspaceId/v1';
 export const PORTAL_API_PREFIX = '/portal/api';
@@ -84,11 +84,11 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     registerX402(x402, services);
   });
   // Public, no API key: the invoice id is the capability; rate-limited per client IP inside.
-  await app.register(checkoutRoutes(services));
+  await app.register(checkoutRoutes({ ...services, page: checkoutPage }));
 
   await app.register(
     async (auth) => {
-      guardOrigin(auth, services);
+      guardOrigin(auth, services.config.publicBaseUrl.origin);
       await auth.register(authRoutes(services));
     },
     { prefix: '/auth' },
@@ -96,12 +96,12 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   const routes = workspaceRouteTable(services);
   await app.register(
     async (portal) => {
-      guardOrigin(portal, services);
-      requireSession(portal, services);
+      guardOrigin(portal, services.config.publicBaseUrl.origin);
+      requireSession(portal, services.auth);
       await portal.register(workspaceListPortalRoutes(services));
       await portal.register(
         async (workspace) => {
-          requireOwnedWorkspace(workspace, services);
+          requireOwnedWorkspace(workspace, services.workspaces);
           registerPortalRoutes(workspace, [...routes.portalOnly, ...routes.shared]);
         },
         { prefix: PORTAL_WORKSPACE_PREFIX },
