@@ -95,7 +95,7 @@ async function serve(
   const workers = createWorkers(services, connection, stderrLogger);
   started(workers);
   await workers.start();
-  await scheduleRecurringJobs(services.db);
+  await scheduleRecurringJobs(services);
   const { workspaceId, authorization } = await createBenchWorkspace(services, [
     'billing:read',
     'billing:write',

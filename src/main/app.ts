@@ -2,13 +2,10 @@ import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { TrustProxy } from '../config/config.js';
-import { authRoutes, requireSession } from '../modules/auth/index.js';
-import { changeFeedRoutes } from '../modules/events/index.js';
-import { invoiceBatchRoutes } from '../modules/invoice-batches/index.js';
+import { requireSession } from '../modules/auth/index.js';
 import { checkoutRoutes } from '../modules/payments/index.js';
-import { paymentIntentRoutes } from '../modules/payments/index.js';
 import { registerX402 } from '../modules/payments/index.js';
-import { requireOwnedWorkspace, workspaceListPortalRoutes, workspaceRoutes } from '../modules/workspaces/index.js';
+import { requireOwnedWorkspace } from '../modules/workspaces/index.js';
 import { registerDemoWallet } from '../web/demo-wallet/demo-wallet.routes.js';
 import { registerPortalPages } from '../web/portal/portal.routes.js';
 import { checkoutPage } from '../web/checkout/checkout.page.js';
@@ -26,7 +23,6 @@ import { guardOrigin } from '../http/portal-guards.js';
 import { guardMerchantApi } from '../modules/api-keys/index.js';
 import { httpProcessesOf, limitPerClientIp } from '../http/rate-limiter.js';
 import { requestIdFor } from '../http/request-id.js';
-import { workspaceRouteTable } from './route-table.js';
 import { registerOpenApi } from './openapi-document.js';
 import type { Services } from './services.js';
 import { schemaCompiler } from '../http/validation.js';
@@ -89,16 +85,16 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
   await app.register(
     async (auth) => {
       guardOrigin(auth, services.config.publicBaseUrl.origin);
-      await auth.register(authRoutes(services));
+      await auth.register(services.routes.auth);
     },
     { prefix: '/auth' },
   );
-  const routes = workspaceRouteTable(services);
+  const { routes } = services;
   await app.register(
     async (portal) => {
       guardOrigin(portal, services.config.publicBaseUrl.origin);
       requireSession(portal, services.auth);
-      await portal.register(workspaceListPortalRoutes(services));
+      await portal.register(routes.walletPortal);
       await portal.register(
         async (workspace) => {
           requireOwnedWorkspace(workspace, services.workspaces);
@@ -113,10 +109,7 @@ export async function buildApp(services: Services, options: BuildAppOptions = {}
     async (api) => {
       guardMerchantApi(api, services);
       registerMerchantRoutes(api, routes.shared);
-      await api.register(invoiceBatchRoutes(services));
-      await api.register(paymentIntentRoutes(services));
-      await api.register(workspaceRoutes(services));
-      await api.register(changeFeedRoutes(services));
+      for (const plugin of routes.merchantOnly) await api.register(plugin);
     },
     { prefix: MERCHANT_API_PREFIX },
   );

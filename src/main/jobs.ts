@@ -1,54 +1,12 @@
-import type { Db } from '../db/database.js';
 import type { Services } from './services.js';
 import type pg from 'pg';
 import { JobRunner, silentJobLogger, type JobHandlers, type JobLogger } from '../jobs/index.js';
-import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from '../modules/events/index.js';
-import { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from '../modules/auth/index.js';
-import { RUN_AUTOMATION_JOB, runAutomationHandler } from '../modules/automations/index.js';
-import {
-  EXPIRE_INVOICES_JOB,
-  IDEMPOTENCY_CLEANUP_JOB,
-  expireInvoicesHandler,
-  idempotencyCleanupHandler,
-  scheduleInvoiceJobs,
-} from '../modules/invoices/index.js';
-import {
-  CLAIM_WITH_DELIVERY,
-  DELIVERIES_PER_WORKSPACE,
-  DELIVER_WEBHOOK_JOB,
-  WEBHOOK_RETENTION_JOB,
-  deliverWebhookHandler,
-  scheduleWebhookRetention,
-  webhookRetentionHandler,
-} from '../modules/webhooks/index.js';
-import {
-  RATE_LIMIT_CLEANUP_JOB,
-  rateLimitCleanupHandler,
-  scheduleRateLimitCleanup,
-} from '../modules/rate-limits/index.js';
-import {
-  NEW_BLOCK,
-  SETTLE_JOB,
-  VERIFY_TRANSACTION_JOB,
-  settleHandler,
-  verifyTransactionHandler,
-} from '../modules/payments/index.js';
+import { CLAIM_WITH_DELIVERY, DELIVERIES_PER_WORKSPACE, DELIVER_WEBHOOK_JOB } from '../modules/webhooks/index.js';
+import { NEW_BLOCK } from '../modules/payments/index.js';
 
-/** Every job kind the worker runs, wired to its services. */
+/** Every job kind the worker runs, wired to its module (createServices). */
 export function jobHandlers(services: Services): JobHandlers {
-  const { db, clock } = services;
-  return {
-    [AUTH_CLEANUP_JOB]: authCleanupHandler(db),
-    [DELIVER_WEBHOOK_JOB]: deliverWebhookHandler(services.webhookDeliverer),
-    [EVENT_RETENTION_JOB]: eventRetentionHandler(db, clock, services.config.eventRetentionDays),
-    [EXPIRE_INVOICES_JOB]: expireInvoicesHandler(services.invoices, db, clock),
-    [IDEMPOTENCY_CLEANUP_JOB]: idempotencyCleanupHandler(db, clock),
-    [RATE_LIMIT_CLEANUP_JOB]: rateLimitCleanupHandler(db),
-    [RUN_AUTOMATION_JOB]: runAutomationHandler(services.automations),
-    [SETTLE_JOB]: settleHandler(services.payments),
-    [VERIFY_TRANSACTION_JOB]: verifyTransactionHandler(services.payments),
-    [WEBHOOK_RETENTION_JOB]: webhookRetentionHandler(db, clock),
-  };
+  return services.jobs;
 }
 
 /**
@@ -100,10 +58,6 @@ export function createWorkers(services: Services, connection: pg.ClientConfig, l
 }
 
 /** Creates the recurring jobs that do not exist yet. Safe on every start of every process. */
-export async function scheduleRecurringJobs(db: Db): Promise<void> {
-  await scheduleAuthCleanup(db);
-  await scheduleRateLimitCleanup(db);
-  await scheduleInvoiceJobs(db);
-  await scheduleEventRetention(db);
-  await scheduleWebhookRetention(db);
+export async function scheduleRecurringJobs(services: Pick<Services, 'db' | 'schedules'>): Promise<void> {
+  for (const schedule of services.schedules) await schedule(services.db);
 }

@@ -1,20 +1,16 @@
-import { apiKeyPortalRoutes } from '../modules/api-keys/index.js';
-import { billingRoutes } from '../modules/billing/index.js';
-import { checkoutSettingsPortalRoutes } from '../modules/checkout-settings/index.js';
-import { checkoutSettingsRoutes } from '../modules/checkout-settings/index.js';
-import { creditPurchaseRoutes } from '../modules/credit-purchases/index.js';
-import { dashboardPortalRoutes } from '../modules/dashboard/index.js';
-import { healthRoutes } from '../modules/health/index.js';
-import { invoiceSearchRoutes } from '../modules/invoice-search/index.js';
-import { automationRoutes } from '../modules/automations/index.js';
-import { invoiceRoutes } from '../modules/invoices/index.js';
-import { invoiceChangePortalRoutes, purchasePaymentRoutes, receiptRoutes } from '../modules/payments/index.js';
-import { statementRoutes } from '../modules/statements/index.js';
-import { timelineRoutes } from '../modules/timeline/index.js';
-import { webhookRoutes } from '../modules/webhooks/index.js';
-import { workspacePortalRoutes } from '../modules/workspaces/index.js';
-import type { Services } from './services.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { SharedRoute, WorkspaceRoute } from '../http/workspace-route.js';
+import type { Services } from './services.js';
+
+/** Every route the modules give that app.ts registers in a guarded scope, as createServices lists them. */
+export interface RouteTable extends WorkspaceRouteTable {
+  /** Plugins of the merchant API scope only (batches, payment intents, PUT /workspace, the change feed). */
+  readonly merchantOnly: readonly FastifyPluginAsyncTypebox[];
+  /** Wallet sign-in, under /auth. */
+  readonly auth: FastifyPluginAsyncTypebox;
+  /** The portal's routes on the signed-in wallet, outside any one workspace (its workspace list). */
+  readonly walletPortal: FastifyPluginAsyncTypebox;
+}
 
 export interface WorkspaceRouteTable {
   /** Served to both audiences: in the merchant API scope and in the portal's workspace scope. */
@@ -26,31 +22,7 @@ export interface WorkspaceRouteTable {
 /**
  * Every route on one workspace that both audiences share or that the portal alone has. app.ts registers
  * exactly these into the guarded scopes, and the portal security test walks the same table.
- * Merchant-only routes (batches, payment intents, PUT /workspace, the change feed) stay plugins of the
- * merchant API scope.
  */
 export function workspaceRouteTable(services: Services): WorkspaceRouteTable {
-  return {
-    shared: [
-      ...billingRoutes(services),
-      ...statementRoutes(services),
-      ...creditPurchaseRoutes(services),
-      ...purchasePaymentRoutes(services),
-      ...invoiceRoutes(services),
-      ...automationRoutes(services),
-      ...receiptRoutes(services),
-      ...checkoutSettingsRoutes(services),
-      ...webhookRoutes(services),
-      ...invoiceSearchRoutes(services),
-      ...timelineRoutes(services),
-      ...healthRoutes(services),
-    ],
-    portalOnly: [
-      ...workspacePortalRoutes(services),
-      ...apiKeyPortalRoutes(services),
-      ...checkoutSettingsPortalRoutes(services),
-      ...dashboardPortalRoutes(services),
-      ...invoiceChangePortalRoutes(services),
-    ],
-  };
+  return services.routes;
 }

@@ -1,29 +1,49 @@
-import { networkNames, signInChainIds, type Config } from '../config/config.js';
+import { networkNames, type Config } from '../config/config.js';
 import { pipelineOf, type Db } from '../db/database.js';
-import { ApiKeyService } from '../modules/api-keys/index.js';
-import { AuthService } from '../modules/auth/index.js';
-import { BillingService } from '../modules/billing/index.js';
-import { CheckoutSettingsService } from '../modules/checkout-settings/index.js';
-import { CreditPurchaseService } from '../modules/credit-purchases/index.js';
-import { findWebhookEvent } from '../modules/events/index.js';
-import { HealthService } from '../modules/health/index.js';
-import { AutomationService } from '../modules/automations/index.js';
-import { InvoiceBatchService } from '../modules/invoice-batches/index.js';
-import { InvoiceSearchService } from '../modules/invoice-search/index.js';
-import { InvoiceService } from '../modules/invoices/index.js';
+import type { JobHandlers } from '../jobs/index.js';
 import type { ChainPort } from '../chain/chain-port.js';
-import { CheckoutService } from '../modules/payments/index.js';
-import { PaymentService } from '../modules/payments/index.js';
-import { RateLimitService } from '../modules/rate-limits/index.js';
-import { StatementService } from '../modules/statements/index.js';
-import type { HttpProcessCount } from '../modules/service-processes/index.js';
-import { TimelineService } from '../modules/timeline/index.js';
 import type { Network } from '../chain/networks.js';
-import { SenderThread, WebhookDeliverer } from '../modules/webhooks/index.js';
-import { WebhookService } from '../modules/webhooks/index.js';
-import { WorkspaceService } from '../modules/workspaces/index.js';
+import { apiKeysModule, type ApiKeyService } from '../modules/api-keys/index.js';
+import { authModule, type AuthService } from '../modules/auth/index.js';
+import { automationsModule, type AutomationService } from '../modules/automations/index.js';
+import { billingModule, type BillingService } from '../modules/billing/index.js';
+import { checkoutSettingsModule, type CheckoutSettingsService } from '../modules/checkout-settings/index.js';
+import { CreditPurchaseService, creditPurchaseRoutes } from '../modules/credit-purchases/index.js';
+import { dashboardModule } from '../modules/dashboard/index.js';
+import { eventsModule, findWebhookEvent } from '../modules/events/index.js';
+import { healthModule, type HealthService } from '../modules/health/index.js';
+import { invoiceBatchesModule, type InvoiceBatchService } from '../modules/invoice-batches/index.js';
+import { invoiceSearchModule, type InvoiceSearchService } from '../modules/invoice-search/index.js';
+import {
+  EXPIRE_INVOICES_JOB,
+  IDEMPOTENCY_CLEANUP_JOB,
+  InvoiceService,
+  expireInvoicesHandler,
+  idempotencyCleanupHandler,
+  invoiceRoutes,
+  scheduleInvoiceJobs,
+} from '../modules/invoices/index.js';
+import {
+  CheckoutService,
+  PaymentService,
+  SETTLE_JOB,
+  VERIFY_TRANSACTION_JOB,
+  invoiceChangePortalRoutes,
+  paymentIntentRoutes,
+  purchasePaymentRoutes,
+  receiptRoutes,
+  settleHandler,
+  verifyTransactionHandler,
+} from '../modules/payments/index.js';
+import { rateLimitsModule } from '../modules/rate-limits/index.js';
+import type { HttpProcessCount } from '../modules/service-processes/index.js';
+import { statementsModule, type StatementService } from '../modules/statements/index.js';
+import { timelineModule, type TimelineService } from '../modules/timeline/index.js';
+import { webhooksModule, type WebhookDeliverer, type WebhookService } from '../modules/webhooks/index.js';
+import { workspacesModule, type WorkspaceService } from '../modules/workspaces/index.js';
 import type { Clock } from '../shared/clock.js';
 import { demoWalletServable, type DemoWallet } from '../web/demo-wallet/demo-wallet.js';
+import type { RouteTable } from './route-table.js';
 
 /** Every service of the process, as createServices wires them; tests build it the same way. */
 export interface Services {
@@ -55,6 +75,12 @@ export interface Services {
    * how many live HTTP processes share the API key and checkout rate limits. Absent: this process alone.
    */
   readonly processes?: HttpProcessCount;
+  /** Every route the modules give, by where the app registers it (src/main/app.ts). */
+  readonly routes: RouteTable;
+  /** Every job kind the workers run, wired to its module. */
+  readonly jobs: JobHandlers;
+  /** Creates a module's recurring jobs that do not exist yet; safe on every start of every process. */
+  readonly schedules: readonly ((db: Db) => Promise<unknown>)[];
 }
 
 export interface ChainDeps {
@@ -71,7 +97,10 @@ export const NO_CHAIN: ChainDeps = {
   }),
 };
 
-/** Wires the use cases to their adapters. The one place that knows every concrete service. */
+/**
+ * Wires the modules to their adapters and to each other, in dependency order: each module's factory
+ * makes its services, routes and jobs. The one place that knows every module.
+ */
 export function createServices(
   config: Config,
   db: Db,
@@ -81,6 +110,9 @@ export function createServices(
   /** Where the process serves HTTP among others: they share the API key and checkout rate limits. */
   processes?: HttpProcessCount,
 ): Services {
+  const base = { db, clock, config };
+  const rateLimits = rateLimitsModule({ db });
+  const { limits } = rateLimits;
   const creditPurchases: CreditPurchaseService = new CreditPurchaseService({
     db,
     clock,
@@ -109,61 +141,87 @@ export function createServices(
     successFeeCredits: config.successFeeCredits,
     publicBaseUrl: config.publicBaseUrl,
   });
-  // One per process: it remembers blocks it has seen; the counts themselves are in the database.
-  const limits = new RateLimitService({ db });
+  const checkout = new CheckoutService({ db, clock, networks: chain.networks, payments });
+  const auth = authModule({ ...base, limits });
+  const apiKeys = apiKeysModule({ ...base, limits });
+  const workspaces = workspacesModule({ ...base, limits });
+  const billing = billingModule(base);
+  const invoiceBatches = invoiceBatchesModule({ ...base, invoices });
+  const automations = automationsModule({ ...base, invoices });
+  const invoiceSearch = invoiceSearchModule(base);
+  const checkoutSettings = checkoutSettingsModule(base);
+  const events = eventsModule(base);
+  const webhooks = webhooksModule({ ...base, findWebhookEvent });
+  const timeline = timelineModule(base);
+  const health = healthModule(base);
+  const statements = statementsModule(base);
+  const dashboard = dashboardModule({ clock, invoices, webhooks: webhooks.webhooks });
+  const routeDeps = { config, clock, invoices, payments, checkout, creditPurchases };
   return {
-    config,
-    db,
-    clock,
-    auth: new AuthService({
-      db,
-      clock,
-      publicBaseUrl: config.publicBaseUrl,
-      chainIds: signInChainIds(config),
-      limits,
-      noncesPerMinute: config.nonceRateLimitPerMinute,
-    }),
-    apiKeys: new ApiKeyService({ db, limits, failedAttemptsPerMinute: config.failedApiKeyLimitPerMinute }),
-    workspaces: new WorkspaceService({
-      db,
-      newWorkspaceCredits: config.newWorkspaceCredits,
-      maxWorkspacesPerWallet: config.maxWorkspacesPerWallet,
-      freeGrantsPerIpPerDay: config.freeGrantsPerIpPerDay,
-      limits,
-    }),
-    billing: new BillingService({
-      db,
-      maxInvoiceAmount: config.maxInvoiceAmount,
-      successFeeCredits: config.successFeeCredits,
-      creditPackages: config.creditPackages,
-    }),
+    ...base,
+    auth: auth.auth,
+    apiKeys: apiKeys.apiKeys,
+    workspaces: workspaces.workspaces,
+    billing: billing.billing,
     creditPurchases,
     invoices,
-    invoiceBatches: new InvoiceBatchService({ db, clock, invoices }),
-    automations: new AutomationService({ db, clock, invoices, publicBaseUrl: config.publicBaseUrl }),
+    invoiceBatches: invoiceBatches.invoiceBatches,
+    automations: automations.automations,
     // Held only by a process listening on loopback: no page offers it and no route serves it otherwise.
     ...(demoWallet && demoWalletServable(config.host) && { demoWallet }),
-    invoiceSearch: new InvoiceSearchService({ db, clock, publicBaseUrl: config.publicBaseUrl }),
-    checkoutSettings: new CheckoutSettingsService({ db }),
+    invoiceSearch: invoiceSearch.invoiceSearch,
+    checkoutSettings: checkoutSettings.checkoutSettings,
     payments,
-    checkout: new CheckoutService({ db, clock, networks: chain.networks, payments }),
-    webhooks: new WebhookService({ db, clock, allowPrivate: config.webhookAllowPrivate, findWebhookEvent }),
-    webhookDeliverer: new WebhookDeliverer({
-      db,
-      clock,
-      allowPrivate: config.webhookAllowPrivate,
-      retrySchedule: config.webhookRetrySchedule,
-      retryWindowSeconds: config.webhookRetryWindowSeconds,
-      send: new SenderThread({ allowPrivate: config.webhookAllowPrivate }).send,
-    }),
-    timeline: new TimelineService({ db, clock }),
-    health: new HealthService({
-      db,
-      clock,
-      successFeeCredits: config.successFeeCredits,
-      webhookRetrySchedule: config.webhookRetrySchedule,
-    }),
-    statements: new StatementService({ db, clock }),
+    checkout,
+    webhooks: webhooks.webhooks,
+    webhookDeliverer: webhooks.webhookDeliverer,
+    timeline: timeline.timeline,
+    health: health.health,
+    statements: statements.statements,
     ...(processes && { processes }),
+    // The order of each list is the order of the API document.
+    routes: {
+      shared: [
+        ...billing.routes,
+        ...statements.routes,
+        ...creditPurchaseRoutes(routeDeps),
+        ...purchasePaymentRoutes(routeDeps),
+        ...invoiceRoutes(routeDeps),
+        ...automations.routes,
+        ...receiptRoutes(routeDeps),
+        ...checkoutSettings.routes,
+        ...webhooks.routes,
+        ...invoiceSearch.routes,
+        ...timeline.routes,
+        ...health.routes,
+      ],
+      portalOnly: [
+        ...workspaces.portalRoutes,
+        ...apiKeys.portalRoutes,
+        ...checkoutSettings.portalRoutes,
+        ...dashboard.portalRoutes,
+        ...invoiceChangePortalRoutes(routeDeps),
+      ],
+      merchantOnly: [
+        invoiceBatches.merchantRoutes,
+        paymentIntentRoutes(routeDeps),
+        workspaces.merchantRoutes,
+        events.merchantRoutes,
+      ],
+      auth: auth.routes,
+      walletPortal: workspaces.walletRoutes,
+    },
+    jobs: {
+      ...auth.jobs,
+      ...webhooks.jobs,
+      ...events.jobs,
+      [EXPIRE_INVOICES_JOB]: expireInvoicesHandler(invoices, db, clock),
+      [IDEMPOTENCY_CLEANUP_JOB]: idempotencyCleanupHandler(db, clock),
+      ...rateLimits.jobs,
+      ...automations.jobs,
+      [SETTLE_JOB]: settleHandler(payments),
+      [VERIFY_TRANSACTION_JOB]: verifyTransactionHandler(payments),
+    },
+    schedules: [auth.schedule, rateLimits.schedule, scheduleInvoiceJobs, events.schedule, webhooks.schedule],
   };
 }

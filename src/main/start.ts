@@ -127,7 +127,7 @@ async function main(): Promise<void> {
     const address = await app.listen({ port: config.port, host: config.host });
     if (workers) {
       await workers.start();
-      await scheduleRecurringJobs(database.db);
+      await scheduleRecurringJobs(services);
     }
     // The local demo runs only as ROLE=all (src/config/config.ts), so it always has the portal.
     const access = demo ? await demo.ensureWorkspace(services) : undefined;

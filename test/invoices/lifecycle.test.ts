@@ -182,7 +182,7 @@ describe('expiry', () => {
       handlers: jobHandlers(services),
       pollIntervalMs: 200,
     });
-    await scheduleRecurringJobs(db);
+    await scheduleRecurringJobs(services);
     await runner.start();
     try {
       await eventually(async () => (await storedInvoice(s.workspaceId, invoice.id)).status === 'expired');

@@ -1,5 +1,5 @@
 /** What other modules may use of invoice-search; everything else is the module's own. */
-export { invoiceSearchRoutes } from './search.routes.js';
 export { InvoiceSearchService } from './search.service.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { SearchPage } from './search.schemas.js';
+export { invoiceSearchModule } from './invoice-search.module.js';

@@ -1,3 +1,4 @@
-export { ALLOWED, refusedUntil, type Limit, type Verdict } from './rate-limit.js';
-export { RATE_LIMIT_CLEANUP_JOB, rateLimitCleanupHandler, scheduleRateLimitCleanup } from './rate-limit.jobs.js';
-export { CLEAR_RECHECK_MS, RateLimitService } from './rate-limit.service.js';
+export { type Limit, type Verdict } from './rate-limit.js';
+export { rateLimitCleanupHandler } from './rate-limit.jobs.js';
+export { RateLimitService } from './rate-limit.service.js';
+export { rateLimitsModule } from './rate-limits.module.js';

@@ -1,9 +1,8 @@
 /** What other modules may use of workspaces; everything else is the module's own. */
 export { NAME_MAX_CHARS, PORTAL_DESCRIPTION_MAX_CHARS } from './workspace.js';
-export { workspaceListPortalRoutes, workspacePortalRoutes } from './workspace.portal-routes.js';
 export { findWorkspace, lockWorkspace } from './workspace.repo.js';
-export { workspaceRoutes } from './workspace.routes.js';
 export { WorkspaceService } from './workspace.service.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { WorkspaceView } from './workspace.schemas.js';
 export { requireOwnedWorkspace } from './workspace.guard.js';
+export { workspacesModule } from './workspaces.module.js';

@@ -1,0 +1,23 @@
+import type { Config } from '../../config/config.js';
+import type { Db } from '../../db/database.js';
+import type { JobHandlers } from '../../jobs/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from './change-feed.jobs.js';
+import { changeFeedRoutes } from './change-feed.routes.js';
+
+export interface EventsModuleDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly config: Pick<Config, 'eventRetentionDays'>;
+}
+
+/** The change feed (a merchant API plugin) and the retention of its events. */
+export function eventsModule(deps: EventsModuleDeps) {
+  return {
+    merchantRoutes: changeFeedRoutes({ db: deps.db }),
+    jobs: {
+      [EVENT_RETENTION_JOB]: eventRetentionHandler(deps.db, deps.clock, deps.config.eventRetentionDays),
+    } satisfies JobHandlers,
+    schedule: scheduleEventRetention,
+  };
+}

@@ -1,0 +1,55 @@
+import type { Config } from '../../config/config.js';
+import type { Db } from '../../db/database.js';
+import type { JobHandlers } from '../../jobs/index.js';
+import type { Clock } from '../../shared/clock.js';
+import { WebhookDeliverer } from './webhook.delivery.js';
+import {
+  DELIVER_WEBHOOK_JOB,
+  WEBHOOK_RETENTION_JOB,
+  deliverWebhookHandler,
+  scheduleWebhookRetention,
+  webhookRetentionHandler,
+} from './webhook.jobs.js';
+import { webhookRoutes } from './webhook.routes.js';
+import { SenderThread } from './webhook-sender.js';
+import { WebhookService, type WebhookEventLookup } from './webhook.service.js';
+
+export interface WebhooksModuleDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly config: Pick<Config, 'webhookAllowPrivate' | 'webhookRetrySchedule' | 'webhookRetryWindowSeconds'>;
+  /** Finds the event a delivery sends (the events module's). */
+  readonly findWebhookEvent: WebhookEventLookup;
+}
+
+/**
+ * The signed webhook endpoint: its settings and history (the service), the worker's side that sends one
+ * attempt per job run (the deliverer, on a sender thread of its own), and the retention of attempts.
+ */
+export function webhooksModule(deps: WebhooksModuleDeps) {
+  const { db, clock, config } = deps;
+  const webhooks = new WebhookService({
+    db,
+    clock,
+    allowPrivate: config.webhookAllowPrivate,
+    findWebhookEvent: deps.findWebhookEvent,
+  });
+  const webhookDeliverer = new WebhookDeliverer({
+    db,
+    clock,
+    allowPrivate: config.webhookAllowPrivate,
+    retrySchedule: config.webhookRetrySchedule,
+    retryWindowSeconds: config.webhookRetryWindowSeconds,
+    send: new SenderThread({ allowPrivate: config.webhookAllowPrivate }).send,
+  });
+  return {
+    webhooks,
+    webhookDeliverer,
+    routes: webhookRoutes({ webhooks }),
+    jobs: {
+      [DELIVER_WEBHOOK_JOB]: deliverWebhookHandler(webhookDeliverer),
+      [WEBHOOK_RETENTION_JOB]: webhookRetentionHandler(db, clock),
+    } satisfies JobHandlers,
+    schedule: scheduleWebhookRetention,
+  };
+}
