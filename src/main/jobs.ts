@@ -32,7 +32,7 @@ import {
   VERIFY_TRANSACTION_JOB,
   settleHandler,
   verifyTransactionHandler,
-} from '../modules/payments/index.js';
+} from '../modules/payment-engine/index.js';
 
 /** Every job kind the worker runs, wired to its services. */
 export function jobHandlers(services: Services): JobHandlers {

@@ -4,16 +4,16 @@ import { ApiKeyService } from '../modules/api-keys/index.js';
 import { AuthService } from '../modules/auth/index.js';
 import { BillingService } from '../modules/billing/index.js';
 import { CheckoutSettingsService } from '../modules/checkout-settings/index.js';
-import { CreditPurchaseService } from '../modules/credit-purchases/index.js';
+import { CreditPurchaseService, PurchaseOrderBook } from '../modules/credit-purchases/index.js';
 import { findWebhookEvent } from '../modules/events/index.js';
 import { HealthService } from '../modules/health/index.js';
 import { AutomationService } from '../modules/automations/index.js';
 import { InvoiceBatchService } from '../modules/invoice-batches/index.js';
 import { InvoiceSearchService } from '../modules/invoice-search/index.js';
-import { InvoiceService } from '../modules/invoices/index.js';
+import { InvoiceOrderBook, InvoiceService } from '../modules/invoices/index.js';
 import type { ChainPort } from '../chain/chain-port.js';
-import { CheckoutService } from '../modules/payments/index.js';
-import { PaymentService } from '../modules/payments/index.js';
+import { CheckoutService } from '../modules/checkout/index.js';
+import { PaymentService } from '../modules/payment-engine/index.js';
 import { RateLimitService } from '../modules/rate-limits/index.js';
 import { StatementService } from '../modules/statements/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
@@ -96,10 +96,17 @@ export function createServices(
     clock,
     chain: chain.chain,
     networks: chain.networks,
-    publicBaseUrl: config.publicBaseUrl,
     unseenTransactionMs: config.unseenTransactionMinutes * 60_000,
-    creditPurchases,
-    operatorWallet: config.operatorWallet,
+    // The engine takes payments for both kinds of order; each module answers for its own through its book.
+    orders: {
+      invoice: new InvoiceOrderBook({ db, networks: chain.networks, publicBaseUrl: config.publicBaseUrl }),
+      credit_purchase: new PurchaseOrderBook({
+        db,
+        networks: chain.networks,
+        operatorWallet: config.operatorWallet,
+        purchases: creditPurchases,
+      }),
+    },
   });
   const invoices = new InvoiceService({
     db,
