@@ -2,7 +2,7 @@
  * What other modules may use of credit purchases; everything else is the module's own. The payment
  * engine pays purchases through PurchaseOrderBook, which src/main hands to it.
  */
-export type { CreditPurchase, CreditPurchaseId } from './credit-purchase.js';
+export type { CreditPurchaseId } from './credit-purchase.js';
 export { PurchaseOrderBook } from './purchase.payable.js';
 export { creditPurchaseRoutes } from './credit-purchase.routes.js';
 export { CreditPurchaseService } from './credit-purchase.service.js';

@@ -5,13 +5,10 @@ export {
   effectiveStatus,
   formatInvoiceNumber,
   isInvoiceId,
-  transition,
   type Invoice,
   type InvoiceAutomation,
-  type InvoiceCommand,
   type InvoiceId,
   type InvoiceStatus,
-  type Transition,
 } from './invoice.js';
 export { createIdempotently } from './idempotency.repo.js';
 export {
