@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
-import { x402Operations } from '../modules/payments/index.js';
+import { x402Operations } from '../modules/x402/index.js';
 import { API_VERSION } from '../http/api-version.js';
 import { addOperationExamples, type OperationDocs } from '../http/openapi-examples.js';
 import { PORTAL_SESSION_SCHEME, withOperationDefaults } from '../http/openapi-operation.js';

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { EVENT_EXAMPLES, EXAMPLE_WORKSPACE_ID, WEBHOOK_EVENT_TYPES } from '../modules/events/index.js';
 import { InvoiceView } from '../modules/invoices/index.js';
-import { PaymentIntentView } from '../modules/payments/index.js';
+import { PaymentIntentView } from '../modules/payment-views/index.js';
 import { TEST_EVENT_TYPE, signedHeaders, webhookBody } from '../modules/webhooks/index.js';
 import { Timestamp } from '../http/common.schemas.js';
 

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Gauge, type Registry } from 'prom-client';
 import type { Db } from '../db/database.js';
 import { jobBacklog, type JobKindBacklog } from '../jobs/index.js';
-import { paymentsInFlight } from '../modules/payments/index.js';
+import { paymentsInFlight } from '../modules/payment-engine/index.js';
 import { webhookDeliveryBacklog } from '../modules/webhooks/index.js';
 
 /** A scrape waits this long for the database, then answers without these gauges. */

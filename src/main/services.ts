@@ -8,7 +8,7 @@ import { authModule, type AuthService } from '../modules/auth/index.js';
 import { automationsModule, type AutomationService } from '../modules/automations/index.js';
 import { billingModule, type BillingService } from '../modules/billing/index.js';
 import { checkoutSettingsModule, type CheckoutSettingsService } from '../modules/checkout-settings/index.js';
-import { CreditPurchaseService, creditPurchaseRoutes } from '../modules/credit-purchases/index.js';
+import { CreditPurchaseService, PurchaseOrderBook, creditPurchaseRoutes } from '../modules/credit-purchases/index.js';
 import { dashboardModule } from '../modules/dashboard/index.js';
 import { eventsModule, findWebhookEvent } from '../modules/events/index.js';
 import { healthModule, type HealthService } from '../modules/health/index.js';
@@ -17,24 +17,22 @@ import { invoiceSearchModule, type InvoiceSearchService } from '../modules/invoi
 import {
   EXPIRE_INVOICES_JOB,
   IDEMPOTENCY_CLEANUP_JOB,
+  InvoiceOrderBook,
   InvoiceService,
   expireInvoicesHandler,
   idempotencyCleanupHandler,
   invoiceRoutes,
   scheduleInvoiceJobs,
 } from '../modules/invoices/index.js';
+import { CheckoutService, purchasePaymentRoutes } from '../modules/checkout/index.js';
 import {
-  CheckoutService,
   PaymentService,
   SETTLE_JOB,
   VERIFY_TRANSACTION_JOB,
-  invoiceChangePortalRoutes,
-  paymentIntentRoutes,
-  purchasePaymentRoutes,
-  receiptRoutes,
   settleHandler,
   verifyTransactionHandler,
-} from '../modules/payments/index.js';
+} from '../modules/payment-engine/index.js';
+import { invoiceChangePortalRoutes, paymentIntentRoutes, receiptRoutes } from '../modules/payment-views/index.js';
 import { rateLimitsModule } from '../modules/rate-limits/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { statementsModule, type StatementService } from '../modules/statements/index.js';
@@ -128,10 +126,17 @@ export function createServices(
     clock,
     chain: chain.chain,
     networks: chain.networks,
-    publicBaseUrl: config.publicBaseUrl,
     unseenTransactionMs: config.unseenTransactionMinutes * 60_000,
-    creditPurchases,
-    operatorWallet: config.operatorWallet,
+    // The engine takes payments for both kinds of order; each module answers for its own through its book.
+    orders: {
+      invoice: new InvoiceOrderBook({ db, networks: chain.networks, publicBaseUrl: config.publicBaseUrl }),
+      credit_purchase: new PurchaseOrderBook({
+        db,
+        networks: chain.networks,
+        operatorWallet: config.operatorWallet,
+        purchases: creditPurchases,
+      }),
+    },
   });
   const invoices = new InvoiceService({
     db,

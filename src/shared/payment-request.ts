@@ -14,7 +14,7 @@ const ORDER_NONCE_TAG = '0x4f524452';
  * payer, so one payer can authorize at most one payment per order version. The tag lets any payment
  * path tell at once that an authorization was made for an order, and so refuse it for any other
  * (a random x402 nonce carries it by chance once in 2^32). Invoices use it as their checkout nonce
- * (payments/checkout.ts).
+ * (checkout/checkout.ts).
  */
 export function orderNonce(orderId: string, version: number): `0x${string}` {
   const hash = keccak256(encodeAbiParameters([{ type: 'string' }, { type: 'uint256' }], [orderId, BigInt(version)]));

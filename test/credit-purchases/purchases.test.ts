@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Network } from '../../src/chain/networks.js';
 import { NO_CHAIN } from '../../src/main/services.js';
 import type { CreditPurchaseId } from '../../src/modules/credit-purchases/index.js';
-import { checkoutNonce, eip681TransferUri } from '../../src/modules/payments/checkout.js';
+import { checkoutNonce, eip681TransferUri } from '../../src/modules/checkout/checkout.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { BASE_URL, ORIGIN, TEST_OPERATOR_WALLET, createTestApp, merchant } from '../support/app.js';

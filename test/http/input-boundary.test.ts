@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { PERMISSIONS } from '../../src/modules/api-keys/api-key.js';
-import { decodePaymentHeader } from '../../src/modules/payments/x402.js';
+import { decodePaymentHeader } from '../../src/modules/x402/x402.js';
 import { BASE_URL, createTestApp, merchant } from '../support/app.js';
 
 const demo = {

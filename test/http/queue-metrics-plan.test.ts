@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { jobBacklog } from '../../src/jobs/index.js';
-import { paymentsInFlight } from '../../src/modules/payments/index.js';
+import { paymentsInFlight } from '../../src/modules/payment-engine/index.js';
 import { webhookDeliveryBacklog } from '../../src/modules/webhooks/index.js';
 import { createTestDatabase } from '../support/database.js';
 import { planOf as planOfStatement } from '../support/query-plan.js';

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { encodeAbiParameters, keccak256 } from 'viem';
 import type { ReceiptStatus, TransferLog } from '../../src/chain/chain-port.js';
-import { orderNonceVersion } from '../../src/modules/payments/authorization-binding.js';
-import { checkoutNonce, eip681TransferUri } from '../../src/modules/payments/checkout.js';
-import { prefersHtml } from '../../src/modules/payments/checkout.routes.js';
+import { orderNonceVersion } from '../../src/modules/payment-engine/authorization-binding.js';
+import { checkoutNonce, eip681TransferUri } from '../../src/modules/checkout/checkout.js';
+import { prefersHtml } from '../../src/modules/checkout/checkout.routes.js';
 import { isOrderNonce } from '../../src/shared/payment-request.js';
 import {
   CLOCK_SKEW_MS,
   UNMINED_WINDOW_MS,
   judgeTransfer,
   type TransferExpectation,
-} from '../../src/modules/payments/transactions.js';
+} from '../../src/modules/payment-engine/transactions.js';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 const OTHER = '0x00000000000000000000000000000000000000bb';

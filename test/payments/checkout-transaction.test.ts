@@ -16,7 +16,7 @@ import {
   signTransfer,
   transfer,
 } from '../support/checkout.js';
-import { checkoutNonce } from '../../src/modules/payments/checkout.js';
+import { checkoutNonce } from '../../src/modules/checkout/checkout.js';
 
 const chain = await createTestChain();
 const { app, services, database } = await createTestApp(

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { InvoiceId } from '../../src/modules/invoices/index.js';
-import { invoiceOrder } from '../../src/modules/payments/order.js';
-import { OrderStateCache } from '../../src/modules/payments/order-state-cache.js';
-import type { OrderState } from '../../src/modules/payments/orders.js';
+import { invoiceOrder } from '../../src/modules/payment-engine/order.js';
+import { OrderStateCache } from '../../src/modules/x402/order-state-cache.js';
+import type { OrderState } from '../../src/modules/payment-engine/orders.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 
 const ws = 'ws_a' as WorkspaceId;
 const other = 'ws_b' as WorkspaceId;
 const order = invoiceOrder('inv_1' as InvoiceId);
 /** States told apart by the wallet; the cache never looks inside. */
-const state = (wallet: string): OrderState => ({ kind: 'invoice', invoice: undefined, wallet });
+const state = (wallet: string): OrderState => ({ kind: 'invoice', state: { invoice: undefined, wallet } });
 
 /** A load that counts its calls and answers `wallet`. */
 function loader(wallet = 'w1') {

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
-import { invoiceOrder } from '../../src/modules/payments/order.js';
+import { invoiceOrder } from '../../src/modules/payment-engine/order.js';
 import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
 import type { ChainPort } from '../../src/chain/chain-port.js';
-import { decodePaymentHeader } from '../../src/modules/payments/x402.js';
+import { decodePaymentHeader } from '../../src/modules/x402/x402.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createControlledChain } from '../support/controlled-chain.js';
 import { openShop, paymentState, startPayingApp } from '../support/paying-app.js';

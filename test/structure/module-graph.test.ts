@@ -85,4 +85,18 @@ describe('this code base', () => {
   it('keeps http, db, jobs, chain, config and shared below the modules: only src/main knows them all', () => {
     expect(graph.layerViolations).toEqual([]);
   });
+
+  it('keeps the payment engine apart from the orders it pays: invoices and credit purchases implement its interface', () => {
+    const engine = [...(graph.edges.get('modules/payment-engine') ?? [])];
+    expect(engine).toContain('modules/events');
+    expect(engine.filter((to) => to === 'modules/invoices' || to === 'modules/credit-purchases')).toEqual([]);
+    expect(graph.edges.get('modules/invoices')).toContain('modules/payment-engine');
+    expect(graph.edges.get('modules/credit-purchases')).toContain('modules/payment-engine');
+  });
+
+  it(`keeps each payment module (engine, checkout, x402, views) under ${MAX_MODULE_LINES} lines`, () => {
+    const payments = ['payment-engine', 'checkout', 'x402', 'payment-views'].map((name) => `modules/${name}`);
+    for (const name of payments) expect(graph.edges.has(name)).toBe(true);
+    expect(graph.oversized.filter((line) => payments.some((name) => line.startsWith(`${name}:`)))).toEqual([]);
+  });
 });

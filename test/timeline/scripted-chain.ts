@@ -3,9 +3,9 @@ import type { Network } from '../../src/chain/networks.js';
 import { RetryLater } from '../../src/jobs/index.js';
 import type { ChainDeps } from '../../src/main/services.js';
 import type { ChainPort, ReceiptStatus } from '../../src/chain/chain-port.js';
-import type { PaymentIntentId } from '../../src/modules/payments/payment-intent.js';
-import type { PaymentService } from '../../src/modules/payments/payment.service.js';
-import { invoiceOrder } from '../../src/modules/payments/order.js';
+import type { PaymentIntentId } from '../../src/modules/payment-engine/payment-intent.js';
+import type { PaymentService } from '../../src/modules/payment-engine/payment.service.js';
+import { invoiceOrder } from '../../src/modules/payment-engine/order.js';
 import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Network } from '../../src/chain/networks.js';
 import { authorizationMessage, transferWithAuthorizationTypes, usdcDomain } from '../../src/chain/usdc-eip3009.js';
 import type { TransferAuthorization } from '../../src/chain/chain-port.js';
-import { checkoutNonce, eip681TransferUri } from '../../src/modules/payments/checkout.js';
+import { checkoutNonce, eip681TransferUri } from '../../src/modules/checkout/checkout.js';
 import { qrSvg } from '../../src/web/checkout/checkout.qr.js';
 import { chainName } from '../../src/chain/chain-names.js';
 import * as eip3009 from '../../src/web/shared/client/authorization.js';

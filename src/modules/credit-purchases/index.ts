@@ -1,17 +1,9 @@
 /**
  * What other modules may use of credit purchases; everything else is the module's own. The payment
- * engine reads a purchase (findPurchase, effectiveStatus) and reports its payment steps through
- * CreditPurchaseService.applyPaymentStep.
+ * engine pays purchases through PurchaseOrderBook, which src/main hands to it.
  */
-export {
-  PURCHASE_NONCE_VERSION,
-  effectiveStatus,
-  type CreditPurchase,
-  type CreditPurchaseId,
-  type PurchaseCommand,
-  type PurchaseTransition,
-} from './credit-purchase.js';
-export { findPurchase } from './credit-purchase.repo.js';
+export type { CreditPurchaseId } from './credit-purchase.js';
+export { PurchaseOrderBook } from './purchase.payable.js';
 export { creditPurchaseRoutes } from './credit-purchase.routes.js';
 export { CreditPurchaseService } from './credit-purchase.service.js';
 export { CreditPurchaseView } from './credit-purchase.schemas.js';

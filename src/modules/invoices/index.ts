@@ -5,13 +5,10 @@ export {
   effectiveStatus,
   formatInvoiceNumber,
   isInvoiceId,
-  transition,
   type Invoice,
   type InvoiceAutomation,
-  type InvoiceCommand,
   type InvoiceId,
   type InvoiceStatus,
-  type Transition,
 } from './invoice.js';
 export { createIdempotently } from './idempotency.repo.js';
 export {
@@ -23,8 +20,9 @@ export {
   type ValidInvoiceInput,
 } from './invoice-input.js';
 export { presentInvoice } from './invoice.present.js';
-export { findInvoice, lockInvoice, toInvoice } from './invoice.repo.js';
-export { IDEMPOTENCY_TTL_SECONDS, InvoiceService, persistTransition, type InvoiceCost } from './invoice.service.js';
+export { findInvoice, toInvoice } from './invoice.repo.js';
+export { IDEMPOTENCY_TTL_SECONDS, InvoiceService, type InvoiceCost } from './invoice.service.js';
+export { InvoiceOrderBook } from './invoice.payable.js';
 export {
   EXPIRE_INVOICES_JOB,
   IDEMPOTENCY_CLEANUP_JOB,

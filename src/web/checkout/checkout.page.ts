@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { CheckoutPage, CheckoutView } from '../../modules/payments/index.js';
+import type { CheckoutPage, CheckoutView } from '../../modules/checkout/index.js';
 import { html, jsonScript, type Html } from '../html.js';
 import { CHECKOUT_ASSET_BASE, CHECKOUT_SCRIPT, registerCheckoutAssets } from './checkout.assets.js';
 import { qrSvg } from './checkout.qr.js';

@@ -1,5 +1,5 @@
 import type { InvoiceStatus } from '../../modules/invoices/index.js';
-import type { FailureReason } from '../../modules/payments/index.js';
+import type { FailureReason } from '../../modules/payment-engine/index.js';
 
 /**
  * Everything the buyer reads about a status or a failed attempt, in one place. The server renders with

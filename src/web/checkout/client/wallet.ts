@@ -1,7 +1,7 @@
 // Browser wallets: EIP-6963 discovery (every announced wallet is offered), the injected `window.ethereum`
 // as the fallback, and the gasless payment: connect, switch chain, sign the EIP-3009 authorization.
 import type { Static } from '@sinclair/typebox';
-import type { AuthorizationBody } from '../../../modules/payments/index.js';
+import type { AuthorizationBody } from '../../../modules/checkout/index.js';
 import type { CheckoutDetails } from '../checkout.page.js';
 import { normalizeSignature, transferAuthorization } from '../../shared/client/authorization.js';
 import {

@@ -12,7 +12,7 @@ import type { DashboardView } from '../../../modules/dashboard/index.js';
 import type { IssuesView } from '../../../modules/health/index.js';
 import type { SearchPage } from '../../../modules/invoice-search/index.js';
 import type { InvoicePage, InvoiceView } from '../../../modules/invoices/index.js';
-import type { InvoiceChange as InvoiceChangeData, ReceiptView } from '../../../modules/payments/index.js';
+import type { InvoiceChange as InvoiceChangeData, ReceiptView } from '../../../modules/payment-views/index.js';
 import type { StatementView } from '../../../modules/statements/index.js';
 import type { InvoiceTimelineView } from '../../../modules/timeline/index.js';
 import type { DeliveryView, TestResult, WebhookSettingsView, WebhookView } from '../../../modules/webhooks/index.js';

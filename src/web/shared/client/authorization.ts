@@ -3,7 +3,7 @@
 // amount in micro-units, the link's `authorizationNonce`. Pure: runs in Node too (tests).
 import type { Static } from '@sinclair/typebox';
 import type { PaymentNetworkView } from '../../../http/common.schemas.js';
-import type { AuthorizationBody } from '../../../modules/payments/index.js';
+import type { AuthorizationBody } from '../../../modules/checkout/index.js';
 
 /** The `authorization` of POST …/authorizations, for a checkout and for a credit purchase alike. */
 export type TransferAuthorization = Static<typeof AuthorizationBody>['authorization'];

@@ -2,14 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/error-examples.js';
 import { BEARER_SECURITY } from '../../http/openapi-operation.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
-import type { PaymentService } from './payment.service.js';
 import { MERCHANT_GUARD_ERRORS, sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
-import type { InvoiceId } from '../invoices/index.js';
 import { InvoiceParams } from '../invoices/index.js';
-import type { PaymentIntentId } from './payment-intent.js';
-import { presentReceipt } from './payment.present.js';
+import { presentIntent, type PaymentIntentId, type PaymentService } from '../payment-engine/index.js';
+import { presentReceipt } from './receipt.present.js';
 import { PaymentIntentParams, PaymentIntentView, ReceiptView } from './payment.schemas.js';
-import { presentIntent } from './payment.service.js';
 import { paymentExamples } from './payment.examples.js';
 
 /** What these routes call. */
@@ -67,11 +64,9 @@ export function receiptRoutes(services: PaymentRouteDeps): SharedRoute[] {
       errors: ['not_found', 'invoice_not_paid'],
       examples: paymentExamples.receipt,
       handler: async (request) => {
-        const { invoice, payment } = await services.payments.receipt(
-          request.principal!.workspaceId,
-          request.params.invoiceId as InvoiceId,
-        );
-        return presentReceipt(invoice, payment);
+        const { invoiceId } = request.params;
+        const { invoice, payment } = await services.payments.receipt(request.principal!.workspaceId, invoiceId);
+        return presentReceipt(invoiceId, invoice, payment);
       },
     }),
   ];

@@ -8,13 +8,13 @@ import { httpProcessesOf, limitPerClientIp, type ProcessCount } from '../../http
 import type { CheckoutService } from './checkout.service.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Config } from '../../config/config.js';
-import type { PaymentService } from './payment.service.js';
+import type { PaymentService } from '../payment-engine/index.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { InvoiceId } from '../invoices/index.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { streamInvoiceState } from './checkout-events.js';
-import { invoiceOrder } from './order.js';
+import { invoiceOrder } from '../payment-engine/index.js';
 import {
   CHECKOUT_FIELD_CODES,
   PAYMENT_BODY_ERRORS,
@@ -25,7 +25,7 @@ import {
   CheckoutView,
   SubmittedPayment,
 } from './checkout.schemas.js';
-import { paymentExamples } from './payment.examples.js';
+import { checkoutExamples } from './checkout.examples.js';
 
 /** What these routes call. */
 export interface CheckoutRouteDeps {
@@ -70,21 +70,21 @@ const INVOICE_PAYABLE_ERRORS: readonly ErrorCode[] = [
   'invoice_cancelled',
   'rate_limited',
 ];
-const DETAILS_DOCS: OperationDocs = { errors: ['not_found', 'rate_limited'], examples: paymentExamples.checkout };
+const DETAILS_DOCS: OperationDocs = { errors: ['not_found', 'rate_limited'], examples: checkoutExamples.checkout };
 const EVENTS_DOCS: OperationDocs = {
   errors: ['not_found', 'rate_limited'],
-  examples: paymentExamples.checkoutEvents,
+  examples: checkoutExamples.checkoutEvents,
 };
 /** Open event streams one client address may hold in one process (a buyer with a few tabs), and all of them. */
 const MAX_STREAMS_PER_IP = 10;
 const MAX_STREAMS = 2000;
 const TRANSACTION_DOCS: OperationDocs = {
   errors: [...PAYMENT_BODY_ERRORS, 'pay_to_mismatch', ...INVOICE_PAYABLE_ERRORS],
-  examples: paymentExamples.checkoutTransaction,
+  examples: checkoutExamples.checkoutTransaction,
 };
 const AUTHORIZATION_DOCS: OperationDocs = {
   errors: [...PAYMENT_BODY_ERRORS, 'pay_to_mismatch', ...INVOICE_PAYABLE_ERRORS],
-  examples: paymentExamples.checkoutAuthorization,
+  examples: checkoutExamples.checkoutAuthorization,
 };
 
 /**

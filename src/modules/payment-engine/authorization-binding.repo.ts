@@ -1,7 +1,5 @@
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { CreditPurchaseId } from '../credit-purchases/index.js';
-import type { InvoiceId } from '../invoices/index.js';
 import type { AuthorizationKey, Binding } from './authorization-binding.js';
 import type { OrderRef } from './order.js';
 
@@ -43,7 +41,7 @@ export async function findBinding(db: Executor, key: AuthorizationKey): Promise<
     workspaceId: row.workspace_id as WorkspaceId,
     order:
       row.invoice_id !== null
-        ? { kind: 'invoice', id: row.invoice_id as InvoiceId }
-        : { kind: 'credit_purchase', id: row.credit_purchase_id as CreditPurchaseId },
+        ? { kind: 'invoice', id: row.invoice_id }
+        : { kind: 'credit_purchase', id: row.credit_purchase_id! },
   };
 }

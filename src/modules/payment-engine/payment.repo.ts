@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { CreditPurchaseId } from '../credit-purchases/index.js';
-import type { InvoiceId } from '../invoices/index.js';
 import type { OrderRef } from './order.js';
 import type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 
@@ -27,8 +25,8 @@ function toIntent(row: NonNullable<Row>): PaymentIntent {
     id: row.id as PaymentIntentId,
     order:
       row.invoice_id !== null
-        ? { kind: 'invoice', id: row.invoice_id as InvoiceId }
-        : { kind: 'credit_purchase', id: row.credit_purchase_id as CreditPurchaseId },
+        ? { kind: 'invoice', id: row.invoice_id }
+        : { kind: 'credit_purchase', id: row.credit_purchase_id! },
     method: row.method as PaymentIntent['method'],
     status: row.status as PaymentIntent['status'],
     failureReason: row.failure_reason as FailureReason | null,
@@ -107,7 +105,7 @@ export async function latestIntentOf(
 export async function latestPurchaseAttempts(
   db: Executor,
   workspaceId: WorkspaceId,
-  purchaseIds: readonly CreditPurchaseId[],
+  purchaseIds: readonly string[],
 ): Promise<PaymentIntent[]> {
   if (purchaseIds.length === 0) return [];
   const rows = await db

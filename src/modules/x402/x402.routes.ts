@@ -1,16 +1,22 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../../config/config.js';
+import type { Clock } from '../../shared/clock.js';
 import type { CreditPurchaseService } from '../credit-purchases/index.js';
 import type { InvoiceService } from '../invoices/index.js';
-import type { PaymentService } from './payment.service.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { CreditPurchaseId } from '../credit-purchases/index.js';
 import { formatInvoiceNumber, type InvoiceId } from '../invoices/index.js';
-import { presentAttempt } from './payment.present.js';
-import { invoiceOrder, purchaseOrder, type OrderRef } from './order.js';
-import type { PaymentIntent } from './payment-intent.js';
-import { presentIntent } from './payment.service.js';
+import {
+  invoiceOrder,
+  presentAttempt,
+  presentIntent,
+  purchaseOrder,
+  type OrderRef,
+  type PaymentIntent,
+  type PaymentService,
+} from '../payment-engine/index.js';
+import { OrderStateCache } from './order-state-cache.js';
 import {
   decodePaymentHeader,
   paymentResponseHeader,
@@ -19,11 +25,13 @@ import {
   v2NetworkName,
   v2PaymentMismatch,
   v2PaymentRequiredHeader,
+  requirementsOf,
 } from './x402.js';
 
 /** What these routes call. */
 export interface X402RouteDeps {
   readonly config: Pick<Config, 'publicBaseUrl'>;
+  readonly clock: Clock;
   readonly creditPurchases: CreditPurchaseService;
   readonly invoices: InvoiceService;
   readonly payments: PaymentService;
@@ -39,7 +47,12 @@ const SETTLEMENT_WAIT_MS = 25_000;
  * and waits for settlement: 200 with the payment response once paid, 402 with the reason if the payment
  * failed, 202 if settlement outlives the wait. Public: the order id in the path is the capability.
  */
-export function registerX402(app: FastifyInstance, services: X402RouteDeps): void {
+export function registerX402(app: FastifyInstance, deps: X402RouteDeps): void {
+  // What the 402 challenges read of orders, kept while the engine's listener hears their changes.
+  const orderStates = new OrderStateCache();
+  const unfollow = deps.payments.followOrderChanges(orderStates);
+  app.addHook('onClose', async () => unfollow());
+  const services = { ...deps, orderStates };
   const hide = { hide: true } as const;
   const invoice = x402Handler(
     services,
@@ -50,7 +63,7 @@ export function registerX402(app: FastifyInstance, services: X402RouteDeps): voi
         invoiceId: paid.id,
         number: formatInvoiceNumber(paid.number),
         status: paid.status,
-        paymentIntent: presentIntent(intent, paid),
+        paymentIntent: presentIntent(intent, { number: formatInvoiceNumber(paid.number), externalId: paid.externalId }),
       };
     },
   );
@@ -70,9 +83,10 @@ export function registerX402(app: FastifyInstance, services: X402RouteDeps): voi
 }
 
 type Params = Record<string, string> & { workspaceId: WorkspaceId };
+type X402Services = X402RouteDeps & { readonly orderStates: OrderStateCache };
 
 function x402Handler(
-  services: X402RouteDeps,
+  services: X402Services,
   orderOf: (params: Params) => OrderRef,
   present: (workspaceId: WorkspaceId, ref: OrderRef, intent: PaymentIntent) => Promise<unknown>,
 ) {
@@ -104,7 +118,7 @@ function x402Handler(
     }
     const intent = await services.payments.waitForOutcome(workspaceId, intentId, SETTLEMENT_WAIT_MS);
     // The order changed with this outcome; a copy taken while it was processing must not answer below.
-    services.payments.forgetOrderState(workspaceId, ref);
+    services.orderStates.drop(workspaceId, ref.id);
     const network = services.payments.networkNamed(intent.network);
     const responseHeader = paymentResponseHeader({
       success: intent.status === 'succeeded',
@@ -125,12 +139,16 @@ function x402Handler(
 /** 402 with both spellings of what the order asks for; an order that cannot be paid gets its error. */
 async function paymentRequired(
   reply: FastifyReply,
-  services: X402RouteDeps,
+  services: X402Services,
   workspaceId: WorkspaceId,
   ref: OrderRef,
   error: string,
 ) {
-  const { order, requirements } = await services.payments.requirements(workspaceId, ref);
+  const { payments, orderStates } = services;
+  const state = await orderStates.read(workspaceId, ref, () => payments.readOrder(workspaceId, ref));
+  const now = services.clock.now();
+  const order = payments.judgeOrder(state, now);
+  const requirements = requirementsOf(order, now);
   const resource = { url: resourceUrl(services, workspaceId, ref), description: order.description };
   reply.header('PAYMENT-REQUIRED', v2PaymentRequiredHeader(requirements, resource, error));
   return reply.code(402).send({ ...v1PaymentRequired(requirements, resource, error), requestId: reply.request.id });

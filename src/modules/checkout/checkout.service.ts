@@ -9,13 +9,15 @@ import { checkPayTo, effectiveStatus, findInvoice, formatInvoiceNumber, type Inv
 import { findWorkspace } from '../workspaces/index.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { paymentNetworkDetails } from '../../shared/payment-request.js';
-import { orderNonceVersion } from './authorization-binding.js';
+import {
+  invoiceOrder,
+  orderNonceVersion,
+  presentAttempt,
+  type OrderRef,
+  type PaymentIntent,
+  type PaymentService,
+} from '../payment-engine/index.js';
 import { checkoutNonce } from './checkout.js';
-import { invoiceOrder, type OrderRef } from './order.js';
-import type { PaymentIntent } from './payment-intent.js';
-import { presentAttempt } from './payment.present.js';
-import { latestIntentOf, succeededIntentOf } from './payment.repo.js';
-import type { PaymentService } from './payment.service.js';
 
 export interface CheckoutServiceDeps {
   readonly db: Db;
@@ -43,8 +45,7 @@ export class CheckoutService {
       .execute(async (trx) => ({
         invoice: await findInvoice(trx, workspaceId, invoiceId),
         workspace: await findWorkspace(trx, workspaceId),
-        latest: await latestIntentOf(trx, workspaceId, invoiceOrder(invoiceId)),
-        succeeded: await succeededIntentOf(trx, workspaceId, invoiceOrder(invoiceId)),
+        ...(await this.deps.payments.attemptsOf(trx, workspaceId, invoiceOrder(invoiceId))),
       }));
     if (!invoice || !workspace) throw notFound();
     const now = this.deps.clock.now();
@@ -109,8 +110,8 @@ export class CheckoutService {
     const noun = nounOf(ref);
     const network = this.network(input.network, ref);
     await this.checkPayTo(workspaceId, ref, input.payTo);
-    const { order, requirements } = await this.deps.payments.requirements(workspaceId, ref).catch(hideForeign(ref));
-    if (!requirements.some((requirement) => requirement.network === network))
+    const order = await this.deps.payments.payableOrder(workspaceId, ref).catch(hideForeign(ref));
+    if (!order.networks.includes(network))
       throw new AppError('unsupported_network', `This ${noun} is not payable on ${network.name}.`);
     const signedFor = orderNonceVersion(order.ref.id, order.linkVersion, input.authorization.nonce);
     if (signedFor === undefined) {
@@ -155,7 +156,7 @@ export class CheckoutService {
     if (payTo === undefined) return;
     if (ref.kind !== 'invoice') throw new Error('payTo is taken for invoices only');
     const [invoice, workspace] = await Promise.all([
-      findInvoice(this.deps.db, workspaceId, ref.id),
+      findInvoice(this.deps.db, workspaceId, ref.id as InvoiceId),
       findWorkspace(this.deps.db, workspaceId),
     ]);
     if (!invoice || !workspace) throw notFound();

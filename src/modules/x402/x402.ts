@@ -1,7 +1,9 @@
+import { getAddress } from 'viem';
 import type { Network } from '../../chain/networks.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';
+import { VALIDITY_MARGIN_SECONDS, type PayableOrder, type SignedAuthorization } from '../payment-engine/index.js';
 
-/** The payment an invoice asks for on one network, before it is spelled for a protocol version. */
+/** The payment an order asks for on one network, before it is spelled for a protocol version. */
 export interface Requirement {
   readonly network: Network;
   readonly amount: bigint;
@@ -10,6 +12,35 @@ export interface Requirement {
   readonly asset: `0x${string}`;
   readonly maxTimeoutSeconds: number;
   readonly linkVersion: number;
+}
+
+const MAX_TIMEOUT_SECONDS = 300;
+
+/** What an open order asks for at `now`, one requirement per network it may be paid on. */
+export function requirementsOf(order: PayableOrder, now: Date): Requirement[] {
+  const secondsLeft = Math.floor((order.expiresAt.getTime() - now.getTime()) / 1000);
+  return order.networks.map((network) => ({
+    network,
+    amount: order.amount,
+    payTo: checksummed(order.payTo),
+    asset: checksummed(network.usdc),
+    maxTimeoutSeconds: Math.max(1, Math.min(MAX_TIMEOUT_SECONDS, secondsLeft - VALIDITY_MARGIN_SECONDS)),
+    linkVersion: order.linkVersion,
+  }));
+}
+
+/**
+ * EIP-55 spellings, remembered: every 402 shows two addresses, and viem's own cache costs a few
+ * microseconds a lookup. Emptied when full (the addresses are workspace wallets and a few tokens).
+ */
+const CHECKSUMMED = new Map<string, `0x${string}`>();
+function checksummed(address: string): `0x${string}` {
+  let spelled = CHECKSUMMED.get(address);
+  if (spelled === undefined) {
+    if (CHECKSUMMED.size >= 10_000) CHECKSUMMED.clear();
+    CHECKSUMMED.set(address, (spelled = getAddress(address)));
+  }
+  return spelled;
 }
 
 export interface Resource {
@@ -82,12 +113,10 @@ export function v2PaymentRequiredHeader(
 }
 
 /** A decoded payment header: which network the payer chose, what they signed, and what they accepted. */
-export interface PaymentSubmission {
+export interface PaymentSubmission extends SignedAuthorization {
   readonly version: 1 | 2;
   /** The chain id the payer names (from the v1 network name or the v2 CAIP-2 id). */
   readonly chainId: number | undefined;
-  readonly authorization: TransferAuthorization;
-  readonly signature: `0x${string}`;
   /** v2 only: the link version echoed in `accepted.extra`. */
   readonly linkVersion: number | undefined;
   /** v2 only: the URL of the resource the payment was made for, when the client names it. */

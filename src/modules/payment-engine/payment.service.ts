@@ -1,4 +1,3 @@
-import { getAddress } from 'viem';
 import type { Network } from '../../chain/networks.js';
 import type pg from 'pg';
 import type { Db, Executor } from '../../db/database.js';
@@ -9,21 +8,32 @@ import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { isOrderNonce } from '../../shared/payment-request.js';
-import type { CreditPurchaseId, CreditPurchaseService } from '../credit-purchases/index.js';
 import { append } from '../events/index.js';
-import { findInvoice, formatInvoiceNumber, type Invoice, type InvoiceId } from '../invoices/index.js';
 import type { ChainPort, ReceiptStatus, TransferAuthorization } from '../../chain/chain-port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
-import { heldByAnother, invoiceOrder, type OrderRef, type PayableOrder } from './order.js';
-import { ORDER_CHANGES_CHANNEL, OrderStateCache } from './order-state-cache.js';
-import { OrderWatchers, type OrderWatcher, type WorkspaceOrderWatcher } from './order-watchers.js';
-import { Orders } from './orders.js';
+import {
+  heldByAnother,
+  invoiceOrder,
+  type InvoiceLabel,
+  type OrderBooks,
+  type OrderRef,
+  type PayableOrder,
+} from './order.js';
+import {
+  ORDER_CHANGES_CHANNEL,
+  OrderWatchers,
+  type OrderChangeFollower,
+  type OrderWatcher,
+  type WorkspaceOrderWatcher,
+} from './order-watchers.js';
+import { Orders, type OrderState } from './orders.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {
   claimTransfer,
   claimedLogIndexes,
   findIntent,
   insertIntent,
+  latestIntentOf,
   latestPurchaseAttempts,
   isSettlementTransaction,
   lockIntent,
@@ -45,41 +55,22 @@ import { bindAuthorization, findBinding } from './authorization-binding.repo.js'
 import { lockRelayerNonces, saveRelayerNonces } from './relayer-nonce.repo.js';
 import { NEW_BLOCK, NewBlockWatcher } from './new-blocks.js';
 import { judgeTransfer } from './transactions.js';
-import type { PaymentSubmission, Requirement } from './x402.js';
+import type { SignedAuthorization } from './signed-authorization.js';
 
 export const SETTLE_JOB = 'payments.settle';
 export const VERIFY_TRANSACTION_JOB = 'payments.verify_transaction';
 /** Authorizations must stay valid a little longer than settlement takes (the x402 facilitators use 6 s). */
-const VALIDITY_MARGIN_SECONDS = 6;
-const MAX_TIMEOUT_SECONDS = 300;
+export const VALIDITY_MARGIN_SECONDS = 6;
 
 export interface PaymentServiceDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly chain: ChainPort;
   readonly networks: readonly Network[];
-  /** Links in invoice events are built on it, as GET /invoices/{id} builds them. */
-  readonly publicBaseUrl: URL;
   /** A submitted hash the network does not know is dropped this long after submission. */
   readonly unseenTransactionMs: number;
-  /** Credit purchases are paid through this engine too; their steps go to their own state machine. */
-  readonly creditPurchases: CreditPurchaseService;
-  /** The wallet credit purchases pay (OPERATOR_WALLET), if any. */
-  readonly operatorWallet: string | undefined;
-}
-
-/**
- * EIP-55 spellings, remembered: every 402 shows two addresses, and viem's own cache costs a few
- * microseconds a lookup. Emptied when full (the addresses are workspace wallets and a few tokens).
- */
-const CHECKSUMMED = new Map<string, `0x${string}`>();
-function checksummed(address: string): `0x${string}` {
-  let spelled = CHECKSUMMED.get(address);
-  if (spelled === undefined) {
-    if (CHECKSUMMED.size >= 10_000) CHECKSUMMED.clear();
-    CHECKSUMMED.set(address, (spelled = getAddress(address)));
-  }
-  return spelled;
+  /** What may pay each kind of order, and its state machine's payment steps: the orders' own modules answer. */
+  readonly orders: OrderBooks;
 }
 
 /** The most blocks back the use of an authorization is looked for (providers bound eth_getLogs ranges). */
@@ -99,44 +90,52 @@ const MAX_LOOK_INTERVAL_SECONDS = 15;
 export class PaymentService {
   private readonly orders: Orders;
 
-  /** What the 402 challenges read of orders, kept while their changes are heard (listenForOrderChanges). */
-  private readonly orderStates = new OrderStateCache();
   /**
-   * Who follows an order's changes, or a workspace's, as they happen (checkout event streams, the portal's
-   * invoice list), told by the same listener.
+   * Who follows the changes of orders as they happen (checkout event streams, the portal's invoice list),
+   * and whoever else the listener of listenForOrderChanges tells (the x402 challenges' copies of orders).
    */
   private readonly orderWatchers = new OrderWatchers();
+  private readonly followers = new Set<OrderChangeFollower>([this.orderWatchers]);
+  private hearing = false;
 
   constructor(private readonly deps: PaymentServiceDeps) {
-    this.orders = new Orders(deps);
+    this.orders = new Orders(deps.orders, deps.clock);
   }
 
   /**
-   * A listener that keeps the 402 challenges' copies of order states good: each change drops its copy,
-   * and while it cannot hear (not yet started, reconnecting, or behind a transaction pooler without
-   * DATABASE_DIRECT_URL) every challenge reads the database. Start it in processes that serve HTTP.
+   * A listener that tells the watchers of orders and every follower (the x402 challenges' copies of order
+   * states) each change; while it cannot hear (not yet started, reconnecting, or behind a transaction
+   * pooler without DATABASE_DIRECT_URL) watches are refused and every challenge reads the database.
+   * Start it in processes that serve HTTP.
    */
   listenForOrderChanges(connection: pg.ClientConfig, logger: ListenerLogger): ChannelListener {
+    const tell = (event: 'heard' | 'deaf') => {
+      this.hearing = event === 'heard';
+      for (const follower of [...this.followers]) follower[event]();
+    };
     return new ChannelListener(
       connection,
       ORDER_CHANGES_CHANNEL,
       'changes of orders (payment links answer from the database meanwhile)',
       {
         onMessage: (payload) => {
-          this.orderStates.changed(payload);
-          this.orderWatchers.changed(payload);
+          for (const follower of [...this.followers]) follower.changed(payload);
         },
-        onListening: () => {
-          this.orderStates.heard();
-          this.orderWatchers.heard();
-        },
-        onDeaf: () => {
-          this.orderStates.deaf();
-          this.orderWatchers.deaf();
-        },
+        onListening: () => tell('heard'),
+        onDeaf: () => tell('deaf'),
       },
       logger,
     );
+  }
+
+  /**
+   * Tells `follower` what the listener of listenForOrderChanges hears from now on (it is told `heard` at
+   * once if the listener hears every change now). Returns how to stop.
+   */
+  followOrderChanges(follower: OrderChangeFollower): () => void {
+    this.followers.add(follower);
+    if (this.hearing) follower.heard();
+    return () => void this.followers.delete(follower);
   }
 
   /**
@@ -158,31 +157,21 @@ export class PaymentService {
   }
 
   /**
-   * Forgets the copy of an order this process has just seen change (a payment's outcome), so that the
-   * next 402 reads it, even before the change's notification arrives.
+   * What decides whether an order can take a payment, as read now. Its changes are announced on
+   * ORDER_CHANGES_CHANNEL, so a copy can be kept while they are heard.
    */
-  forgetOrderState(workspaceId: WorkspaceId, ref: OrderRef): void {
-    this.orderStates.drop(workspaceId, ref.id);
+  readOrder(workspaceId: WorkspaceId, ref: OrderRef): Promise<OrderState> {
+    return this.orders.read(workspaceId, ref);
   }
 
-  /** What an open order asks for, one requirement per network it may be paid on. */
-  async requirements(
-    workspaceId: WorkspaceId,
-    ref: OrderRef,
-  ): Promise<{ order: PayableOrder; requirements: Requirement[] }> {
-    const state = await this.orderStates.read(workspaceId, ref, () => this.orders.read(workspaceId, ref));
-    const now = this.deps.clock.now();
-    const order = this.orders.judge(state, now);
-    const secondsLeft = Math.floor((order.expiresAt.getTime() - now.getTime()) / 1000);
-    const requirements = order.networks.map((network) => ({
-      network,
-      amount: order.amount,
-      payTo: checksummed(order.payTo),
-      asset: checksummed(network.usdc),
-      maxTimeoutSeconds: Math.max(1, Math.min(MAX_TIMEOUT_SECONDS, secondsLeft - VALIDITY_MARGIN_SECONDS)),
-      linkVersion: order.linkVersion,
-    }));
-    return { order, requirements };
+  /** The order of `state`, if it can take a new payment at `now`; otherwise the error that says why. */
+  judgeOrder(state: OrderState, now: Date): PayableOrder {
+    return this.orders.judge(state, now);
+  }
+
+  /** The order, if it can take a new payment now; otherwise the error that says why. */
+  payableOrder(workspaceId: WorkspaceId, ref: OrderRef): Promise<PayableOrder> {
+    return this.orders.payable(workspaceId, ref);
   }
 
   /**
@@ -193,7 +182,7 @@ export class PaymentService {
   async submitAuthorization(
     workspaceId: WorkspaceId,
     ref: OrderRef,
-    submission: Omit<PaymentSubmission, 'version' | 'resourceUrl'>,
+    submission: SignedAuthorization,
   ): Promise<PaymentIntent> {
     const order = await this.orders.payable(workspaceId, ref);
     const noun = ref.kind === 'invoice' ? 'invoice' : 'credit purchase';
@@ -511,11 +500,26 @@ export class PaymentService {
   async intent(
     workspaceId: WorkspaceId,
     intentId: PaymentIntentId,
-  ): Promise<{ intent: PaymentIntent; invoice: Invoice | undefined }> {
+  ): Promise<{ intent: PaymentIntent; invoice: InvoiceLabel | undefined }> {
     const intent = await findIntent(this.deps.db, workspaceId, intentId);
     if (!intent || intent.order.kind !== 'invoice')
       throw new AppError('not_found', 'No such payment intent in this workspace.');
-    return { intent, invoice: await findInvoice(this.deps.db, workspaceId, intent.order.id) };
+    return { intent, invoice: await this.deps.orders.invoice.label(this.deps.db, workspaceId, intent.order.id) };
+  }
+
+  /**
+   * The order's latest payment attempt and the one that paid it, read with `db` (a caller's snapshot
+   * transaction, so that they agree with what else it reads).
+   */
+  async attemptsOf(
+    db: Executor,
+    workspaceId: WorkspaceId,
+    ref: OrderRef,
+  ): Promise<{ latest: PaymentIntent | undefined; succeeded: PaymentIntent | undefined }> {
+    return {
+      latest: await latestIntentOf(db, workspaceId, ref),
+      succeeded: await succeededIntentOf(db, workspaceId, ref),
+    };
   }
 
   /** Makes this engine's jobs that wait for a block due as soon as one arrives (one per worker process). */
@@ -525,20 +529,23 @@ export class PaymentService {
   }
 
   /** The latest payment attempt of each of these credit purchases, as a progress display shows it. */
-  async purchaseAttempts(
+  async purchaseAttempts<Id extends string>(
     workspaceId: WorkspaceId,
-    purchaseIds: readonly CreditPurchaseId[],
-  ): Promise<Map<CreditPurchaseId, PaymentAttemptView>> {
+    purchaseIds: readonly Id[],
+  ): Promise<Map<Id, PaymentAttemptView>> {
     const intents = await latestPurchaseAttempts(this.deps.db, workspaceId, purchaseIds);
-    return new Map(intents.map((intent) => [intent.order.id as CreditPurchaseId, presentAttempt(intent)]));
+    return new Map(intents.map((intent) => [intent.order.id as Id, presentAttempt(intent)]));
   }
 
-  /** The paid invoice and the payment that paid it. */
-  async receipt(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<{ invoice: Invoice; payment: PaymentIntent }> {
-    const invoice = await findInvoice(this.deps.db, workspaceId, invoiceId);
+  /** The paid invoice, as its payments name it, and the payment that paid it. */
+  async receipt(
+    workspaceId: WorkspaceId,
+    invoiceId: string,
+  ): Promise<{ invoice: InvoiceLabel; payment: PaymentIntent }> {
+    const invoice = await this.deps.orders.invoice.label(this.deps.db, workspaceId, invoiceId);
     if (!invoice) throw new AppError('not_found', 'No such invoice in this workspace.');
     const payment = await succeededIntentOf(this.deps.db, workspaceId, invoiceOrder(invoiceId));
-    if (invoice.status !== 'paid' || !payment)
+    if (!invoice.paid || !payment)
       throw new AppError('invoice_not_paid', 'This invoice is not paid yet; a receipt exists once it is.');
     return { invoice, payment };
   }
@@ -735,16 +742,14 @@ export class PaymentService {
     // A credit purchase is the workspace's own order: its payments reach no feed and no webhook.
     if (intent.order.kind !== 'invoice') return;
     const invoiceId = intent.order.id;
-    const invoice = await findInvoice(trx, intent.workspaceId, invoiceId);
+    const invoice = await this.deps.orders.invoice.label(trx, intent.workspaceId, invoiceId);
     await append(trx, intent.workspaceId, {
       type,
       invoiceId,
       paymentIntentId: intent.id,
       data: {
         paymentIntent: presentIntent(intent, invoice),
-        ...(invoice && {
-          invoice: { id: invoice.id, number: formatInvoiceNumber(invoice.number), externalId: invoice.externalId },
-        }),
+        ...(invoice && { invoice: { id: invoiceId, number: invoice.number, externalId: invoice.externalId } }),
       },
       at,
     });
@@ -778,7 +783,7 @@ function isNonceTaken(error: unknown): boolean {
  */
 function checkAuthorizationIsFor(
   order: PayableOrder,
-  submission: Pick<PaymentSubmission, 'authorization' | 'linkVersion'>,
+  submission: Pick<SignedAuthorization, 'authorization' | 'linkVersion'>,
 ): void {
   const { nonce, validAfter } = submission.authorization;
   if (isOrderNonce(nonce)) {
@@ -807,13 +812,13 @@ function refuse(message: string, reason?: FailureReason): never {
 }
 
 /** The payment intent as the API shows it. */
-export function presentIntent(intent: PaymentIntent, invoice?: Pick<Invoice, 'number' | 'externalId'>) {
+export function presentIntent(intent: PaymentIntent, invoice?: Pick<InvoiceLabel, 'number' | 'externalId'>) {
   return {
     id: intent.id,
     status: intent.status,
     failureReason: intent.failureReason,
     invoiceId: intent.order.id,
-    invoiceNumber: invoice ? formatInvoiceNumber(invoice.number) : null,
+    invoiceNumber: invoice ? invoice.number : null,
     /** The merchant's order reference (the invoice's externalId). */
     externalId: invoice?.externalId ?? null,
     method: intent.method,

@@ -3,7 +3,6 @@ import { WorkspaceParams } from '../../http/common.schemas.js';
 import type { CheckoutService } from './checkout.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { CreditPurchaseId } from '../credit-purchases/index.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';
 import {
   AuthorizationBody,
@@ -12,8 +11,8 @@ import {
   SubmittedPayment,
   TransactionBody,
 } from './checkout.schemas.js';
-import { purchaseOrder } from './order.js';
-import { paymentExamples } from './payment.examples.js';
+import { purchaseOrder } from '../payment-engine/index.js';
+import { checkoutExamples } from './checkout.examples.js';
 
 /** What these routes call. */
 export interface PurchasePaymentRouteDeps {
@@ -35,10 +34,10 @@ const FOLLOW =
 /**
  * Paying a credit purchase with the workspace's own wallet, through the engine that pays invoices: a
  * gasless EIP-3009 authorization the service settles, or the hash of a plain USDC transfer it verifies.
- * The third way is the purchase's x402 `url` (x402.routes.ts).
+ * The third way is the purchase's x402 `url` (src/modules/x402).
  */
 export function purchasePaymentRoutes(services: PurchasePaymentRouteDeps): SharedRoute[] {
-  const order = (params: { purchaseId: string }) => purchaseOrder(params.purchaseId as CreditPurchaseId);
+  const order = (params: { purchaseId: string }) => purchaseOrder(params.purchaseId);
   return [
     sharedRoute({
       method: 'POST',
@@ -67,7 +66,7 @@ export function purchasePaymentRoutes(services: PurchasePaymentRouteDeps): Share
         'purchase_expired',
         'purchases_unavailable',
       ],
-      examples: paymentExamples.purchaseAuthorization,
+      examples: checkoutExamples.purchaseAuthorization,
       portal: {
         description: 'As POST /credit-purchases/{id}/authorizations: the Billing tab pays with the browser wallet.',
       },
@@ -123,7 +122,7 @@ export function purchasePaymentRoutes(services: PurchasePaymentRouteDeps): Share
         'rate_limited',
         'purchases_unavailable',
       ],
-      examples: paymentExamples.purchaseTransaction,
+      examples: checkoutExamples.purchaseTransaction,
       portal: { description: 'As POST /credit-purchases/{id}/transactions.' },
       example: { body: { network: 'base-sepolia', txHash: `0x${'55'.repeat(32)}` } },
       handler: async (request, reply) => {

@@ -6,8 +6,7 @@ import type { OperationDocs } from '../../http/openapi-examples.js';
 import { CREDIT_PURCHASE_EXAMPLE, CreditPurchaseView, PURCHASE_ID_EXAMPLE } from '../credit-purchases/index.js';
 import { EXAMPLE_IDS } from '../../shared/example-ids.js';
 import { INVOICE_STATUSES, PAID_INVOICE_EXAMPLE } from '../invoices/index.js';
-import { PAYMENT_INTENT_EXAMPLE } from './payment.examples.js';
-import { PaymentIntentView } from './payment.schemas.js';
+import { PAYMENT_INTENT_EXAMPLE, PaymentIntentView } from '../payment-views/index.js';
 import {
   paymentResponseHeader,
   v1PaymentRequired,

@@ -4,29 +4,8 @@ import { INVOICE_EXAMPLE } from '../invoices/index.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
-/** A succeeded payment intent, as GET /payment-intents/{id} shows it. */
-export const PAYMENT_INTENT_EXAMPLE = {
-  id: EXAMPLE_IDS.paymentIntent,
-  status: 'succeeded',
-  failureReason: null,
-  invoiceId: EXAMPLE_IDS.invoice,
-  invoiceNumber: 'INV-000042',
-  externalId: 'order-1042',
-  method: 'authorization',
-  network: 'base-sepolia',
-  amount: '12.500000',
-  currency: 'USDC',
-  recipient: EXAMPLE_IDS.wallet,
-  payer: EXAMPLE_IDS.payer,
-  transactionHash: EXAMPLE_IDS.transaction,
-  blockNumber: '18342017',
-  submittedAt: '2026-11-14T09:41:02.000Z',
-  finishedAt: '2026-11-14T09:41:12.000Z',
-  overpayment: false,
-} as const;
-
 /** What a payer sends to pay with an EIP-3009 authorization (checkout, credit purchases). */
-export const AUTHORIZATION_EXAMPLE = {
+const AUTHORIZATION_EXAMPLE = {
   network: 'base-sepolia',
   authorization: {
     from: EXAMPLE_IDS.payer,
@@ -73,30 +52,10 @@ const CHECKOUT_EXAMPLE = {
   receipt: null,
 };
 
-export const paymentExamples = {
-  paymentIntent: { response: PAYMENT_INTENT_EXAMPLE },
-  receipt: {
-    response: {
-      invoiceId: EXAMPLE_IDS.invoice,
-      number: 'INV-000042',
-      amount: '12.500000',
-      currency: 'USDC',
-      network: 'base-sepolia',
-      payer: EXAMPLE_IDS.payer,
-      recipient: EXAMPLE_IDS.wallet,
-      transactionHash: EXAMPLE_IDS.transaction,
-      blockNumber: '18342017',
-      paidAt: '2026-11-14T09:41:12.000Z',
-      paymentIntentId: EXAMPLE_IDS.paymentIntent,
-      externalId: 'order-1042',
-    },
-  },
+export const checkoutExamples = {
   checkout: { response: CHECKOUT_EXAMPLE },
   checkoutEvents: {
     response: `retry: 3000\n\nevent: state\ndata: ${JSON.stringify(CHECKOUT_EXAMPLE)}\n\n: heartbeat\n\n`,
-  },
-  invoiceChanges: {
-    response: `retry: 3000\n\nevent: invoice\ndata: ${JSON.stringify({ id: EXAMPLE_IDS.invoice })}\n\n: heartbeat\n\n`,
   },
   checkoutTransaction: { request: TRANSACTION_EXAMPLE, response: SUBMITTED },
   checkoutAuthorization: { request: AUTHORIZATION_EXAMPLE, response: SUBMITTED },

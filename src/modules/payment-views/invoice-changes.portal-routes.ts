@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { WorkspaceParams } from '../../http/common.schemas.js';
 import { StreamSlots } from '../../http/event-stream.js';
 import type { Clock } from '../../shared/clock.js';
-import type { PaymentService } from './payment.service.js';
+import type { PaymentService } from '../payment-engine/index.js';
 import { portalRoute, type WorkspaceRoute } from '../../http/workspace-route.js';
 import { streamInvoiceChanges } from './invoice-changes.js';
 import { InvoiceChangeStream } from './invoice-changes.schemas.js';

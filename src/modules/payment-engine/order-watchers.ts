@@ -1,5 +1,22 @@
 import type { WorkspaceId } from '../../shared/ids.js';
 
+/**
+ * Where the triggers of notify_order_change and notify_workspace_wallet_change announce a change that can
+ * make an order payable or not:
+ * `<workspace id> <order id>` for an invoice or a credit purchase, `<workspace id>` for the workspace's wallet.
+ */
+export const ORDER_CHANGES_CHANNEL = 'order_changes';
+
+/** Whoever is told what the listener of ORDER_CHANGES_CHANNEL hears, and whether it hears every change. */
+export interface OrderChangeFollower {
+  /** A notification: `<workspace id> <order id>`, or `<workspace id>` when any order of it may have changed. */
+  changed(payload: string): void;
+  /** Every change is heard from now on (changes made before may have been missed). */
+  heard(): void;
+  /** Changes may go unheard from now on. */
+  deaf(): void;
+}
+
 /** What a watcher of one order hears: it changed (read it again), or changes may go unheard from now on. */
 export type OrderWatchEvent = 'changed' | 'deaf';
 export type OrderWatcher = (event: OrderWatchEvent) => void;
@@ -16,7 +33,7 @@ export type WorkspaceOrderWatcher = (event: OrderWatchEvent, orderId?: string) =
  * again. Watching is refused while the listener does not hear every change, and every watcher is told
  * when it stops hearing (then it falls back to polling).
  */
-export class OrderWatchers {
+export class OrderWatchers implements OrderChangeFollower {
   /** Per workspace, per order id. */
   private readonly watchers = new Map<WorkspaceId, Map<string, Set<OrderWatcher>>>();
   /** Per workspace: those told of each of its orders. */

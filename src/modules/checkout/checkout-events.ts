@@ -5,8 +5,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceId } from '../invoices/index.js';
 import type { CheckoutService } from './checkout.service.js';
 import { CheckoutView } from './checkout.schemas.js';
-import { invoiceOrder } from './order.js';
-import type { PaymentService } from './payment.service.js';
+import { invoiceOrder, type PaymentService } from '../payment-engine/index.js';
 
 /** After these the invoice's public state no longer changes by itself: the stream ends. */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(['paid', 'expired', 'cancelled']);

@@ -3,9 +3,9 @@ import type { FastifyReply } from 'fastify';
 import { MAX_TIMER_MS, openEventStream, type StreamSlots } from '../../http/event-stream.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { isInvoiceId } from '../invoices/index.js';
 import type { InvoiceChange } from './invoice-changes.schemas.js';
-import type { PaymentService } from './payment.service.js';
+import { isInvoiceId } from '../invoices/index.js';
+import type { PaymentService } from '../payment-engine/index.js';
 
 /** Changes heard within this long go out together, each invoice once: a payment's steps come in bursts. */
 const COALESCE_MS = 100;

@@ -1,13 +1,5 @@
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { OrderRef } from './order.js';
-import type { OrderState } from './orders.js';
-
-/**
- * Where the triggers of notify_order_change and notify_workspace_wallet_change announce a change that can
- * make an order payable or not:
- * `<workspace id> <order id>` for an invoice or a credit purchase, `<workspace id>` for the workspace's wallet.
- */
-export const ORDER_CHANGES_CHANNEL = 'order_changes';
+import type { OrderChangeFollower, OrderRef, OrderState } from '../payment-engine/index.js';
 
 /** Enough for every open link a busy service is asked about; the oldest copies go first. */
 const MAX_ENTRIES = 20_000;
@@ -28,7 +20,7 @@ type Slot = { readonly state: OrderState; readonly until: number } | { readonly 
  * nothing is kept and every read goes to the database. What depends on the time (expiry, the timeout
  * offered) is judged on each request.
  */
-export class OrderStateCache {
+export class OrderStateCache implements OrderChangeFollower {
   /** Per workspace, per order id. A slot is dropped by a change even while its read is in flight. */
   private readonly slots = new Map<WorkspaceId, Map<string, Slot>>();
   private size = 0;

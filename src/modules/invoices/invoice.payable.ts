@@ -1,0 +1,107 @@
+import type { Network } from '../../chain/networks.js';
+import type { Db, Executor } from '../../db/database.js';
+import { AppError } from '../../shared/errors.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import type { InvoiceBook, InvoiceLabel, PayableOrder, PaymentStep, StepResult } from '../payment-engine/index.js';
+import { findWorkspace } from '../workspaces/index.js';
+import { effectiveStatus, formatInvoiceNumber, transition, type Invoice, type InvoiceId } from './invoice.js';
+import { findInvoice, lockInvoice } from './invoice.repo.js';
+import { persistTransition } from './invoice.service.js';
+
+/** What decides whether an invoice can take a payment: its row and the workspace's wallet now. */
+export interface InvoicePayState {
+  readonly invoice: Invoice | undefined;
+  readonly wallet: string | undefined;
+}
+
+export interface InvoiceOrderBookDeps {
+  readonly db: Db;
+  readonly networks: readonly Network[];
+  /** Links in invoice events are built on it, as GET /invoices/{id} builds them. */
+  readonly publicBaseUrl: URL;
+}
+
+/**
+ * Invoices as the payment engine sees them: what may pay one, and its state machine's payment steps,
+ * persisted with their event and credit movements inside the engine's transaction.
+ */
+export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
+  constructor(private readonly deps: InvoiceOrderBookDeps) {}
+
+  async find(db: Executor, workspaceId: WorkspaceId, id: string): Promise<PayableOrder | undefined> {
+    const invoice = await findInvoice(db, workspaceId, id as InvoiceId);
+    return invoice && this.payableOf(invoice);
+  }
+
+  async read(workspaceId: WorkspaceId, id: string): Promise<InvoicePayState> {
+    const [invoice, workspace] = await Promise.all([
+      findInvoice(this.deps.db, workspaceId, id as InvoiceId),
+      findWorkspace(this.deps.db, workspaceId),
+    ]);
+    return { invoice, wallet: workspace?.wallet_address };
+  }
+
+  judge({ invoice, wallet }: InvoicePayState, now: Date): PayableOrder {
+    if (!invoice) throw new AppError('not_found', 'No such invoice.');
+    const status = effectiveStatus(invoice, now);
+    if (status === 'paid')
+      throw new AppError('invoice_already_paid', 'This invoice is already paid. Do not pay again.');
+    if (status === 'processing')
+      throw new AppError('invoice_processing', 'A payment for this invoice is being verified. Do not pay again.');
+    if (status === 'cancelled') throw new AppError('invoice_cancelled', 'This invoice was cancelled.');
+    if (status === 'expired') throw new AppError('invoice_expired', 'This invoice has expired.');
+    // A link issued for another receiving address accepts no new payment: money goes only to the workspace wallet.
+    if (wallet !== invoice.payTo) {
+      throw new AppError(
+        'pay_to_mismatch',
+        'This payment link was issued for another receiving address and accepts no new payments.',
+      );
+    }
+    return this.payableOf(invoice);
+  }
+
+  async lock(trx: Executor, workspaceId: WorkspaceId, id: string): Promise<boolean> {
+    return (await lockInvoice(trx, workspaceId, id as InvoiceId)) !== undefined;
+  }
+
+  async apply(
+    trx: Executor,
+    workspaceId: WorkspaceId,
+    id: string,
+    step: PaymentStep,
+    at: Date,
+  ): Promise<StepResult | undefined> {
+    const invoice = await lockInvoice(trx, workspaceId, id as InvoiceId);
+    if (!invoice) return undefined;
+    const result = transition(invoice, step, at);
+    if (result.ok) await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl);
+    return result;
+  }
+
+  async label(db: Executor, workspaceId: WorkspaceId, id: string): Promise<InvoiceLabel | undefined> {
+    const invoice = await findInvoice(db, workspaceId, id as InvoiceId);
+    return (
+      invoice && {
+        number: formatInvoiceNumber(invoice.number),
+        externalId: invoice.externalId,
+        paidAt: invoice.paidAt,
+        paid: invoice.status === 'paid',
+      }
+    );
+  }
+
+  private payableOf(invoice: Invoice): PayableOrder {
+    return {
+      ref: { kind: 'invoice', id: invoice.id },
+      amount: invoice.amount,
+      payTo: invoice.payTo,
+      networks: this.deps.networks.filter((network) => invoice.network === null || network.name === invoice.network),
+      createdAt: invoice.createdAt,
+      expiresAt: invoice.expiresAt,
+      linkVersion: invoice.linkVersion,
+      // Creation and renewal both set the deadline to the moment plus the window.
+      linkIssuedAt: new Date(invoice.expiresAt.getTime() - invoice.expiresIn * 1000),
+      description: `Invoice ${formatInvoiceNumber(invoice.number)}`,
+    };
+  }
+}

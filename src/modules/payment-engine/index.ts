@@ -1,0 +1,23 @@
+/** What other modules may use of the payment engine; everything else is the module's own. */
+export {
+  invoiceOrder,
+  purchaseOrder,
+  type InvoiceBook,
+  type InvoiceLabel,
+  type OrderBook,
+  type OrderBooks,
+  type OrderRef,
+  type PayableOrder,
+  type PaymentStep,
+  type StepResult,
+} from './order.js';
+export type { OrderState } from './orders.js';
+export type { OrderChangeFollower } from './order-watchers.js';
+export { orderNonceVersion } from './authorization-binding.js';
+export type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
+export type { SignedAuthorization } from './signed-authorization.js';
+export { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from './payment.jobs.js';
+export { paymentsInFlight } from './payment.repo.js';
+export { NEW_BLOCK, type NewBlockWatcher } from './new-blocks.js';
+export { PaymentService, VALIDITY_MARGIN_SECONDS, presentIntent } from './payment.service.js';
+export { presentAttempt } from './payment.present.js';
