@@ -5,13 +5,12 @@ import { JobRunner, silentJobLogger, type JobHandlers, type JobLogger } from '..
 import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from '../modules/events/index.js';
 import { AUTH_CLEANUP_JOB, authCleanupHandler, scheduleAuthCleanup } from '../modules/auth/index.js';
 import { RUN_AUTOMATION_JOB, runAutomationHandler } from '../modules/automations/index.js';
+import { EXPIRE_INVOICES_JOB, expireInvoicesHandler, scheduleInvoiceJobs } from '../modules/invoices/index.js';
 import {
-  EXPIRE_INVOICES_JOB,
   IDEMPOTENCY_CLEANUP_JOB,
-  expireInvoicesHandler,
   idempotencyCleanupHandler,
-  scheduleInvoiceJobs,
-} from '../modules/invoices/index.js';
+  scheduleIdempotencyCleanup,
+} from '../modules/idempotency/index.js';
 import {
   CLAIM_WITH_DELIVERY,
   DELIVERIES_PER_WORKSPACE,
@@ -104,6 +103,7 @@ export async function scheduleRecurringJobs(db: Db): Promise<void> {
   await scheduleAuthCleanup(db);
   await scheduleRateLimitCleanup(db);
   await scheduleInvoiceJobs(db);
+  await scheduleIdempotencyCleanup(db);
   await scheduleEventRetention(db);
   await scheduleWebhookRetention(db);
 }

@@ -122,6 +122,11 @@ it('decides every item of a group in order, then writes numbers, credits, ledger
   ]);
   expect(Number(events[1]!.id)).toBe(Number(events[0]!.id) + 1);
   expect(wallet[0]!.event_seq).toBe(events[1]!.id);
+  // Written by append_event, as every event is: data is stored as jsonb renders it.
+  const { rows: asAppended } = await sql<{ same: boolean }>`
+    SELECT e.data::text = e.data::jsonb::text AS same
+      FROM events e WHERE e.workspace_id = ${shopA} AND e.type = 'invoice.created'`.execute(database.db);
+  expect(asAppended.map((row) => row.same)).toEqual([true, true]);
 
   // A refused item's key is free again; a created item's key replays what it created.
   const retried = item(shopA, { idempotencyKey: a2.params.idempotencyKey, cost: 0n, fee: 0n });
