@@ -43,23 +43,25 @@ BEGIN
   )
   SELECT array_agg(c.workspace_id), array_agg(c.key) INTO v_claimed_ws, v_claimed_keys FROM claimed c;
 
-  RETURN QUERY
-  SELECT t.ord::integer,
-         CASE WHEN c.key IS NOT NULL THEN 'claimed' WHEN k.request_hash = t.hash THEN 'replay' ELSE 'reused' END,
-         CASE WHEN c.key IS NULL AND k.request_hash = t.hash THEN k.response END
-    FROM unnest(p_workspace_ids, p_keys, p_request_hashes) WITH ORDINALITY AS t(ws, key, hash, ord)
-         LEFT JOIN unnest(v_claimed_ws, v_claimed_keys) AS c(ws, key) ON c.ws = t.ws AND c.key = t.key
-         -- One primary-key probe a key taken before, whatever the table's statistics said when the plan was made.
-         LEFT JOIN LATERAL (SELECT i.request_hash, i.response FROM idempotency_keys i
-                             WHERE c.key IS NULL AND i.workspace_id = t.ws AND i.scope = p_scope AND i.key = t.key
-                             LIMIT 1) k ON true
-   ORDER BY t.ord;
-  -- A key taken before but gone now was deleted past its retention between the two statements.
-  IF EXISTS (SELECT 1 FROM unnest(p_workspace_ids, p_keys) AS t(ws, key)
-              WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys i
-                                 WHERE i.workspace_id = t.ws AND i.scope = p_scope AND i.key = t.key)) THEN
-    RAISE EXCEPTION 'claim_idempotency_keys: a key expired while it was claimed; retry';
-  END IF;
+  -- A key neither claimed now nor found was deleted past its retention between the two statements.
+  FOR ord, outcome, response IN
+    SELECT t.ord::integer,
+           CASE WHEN c.key IS NOT NULL THEN 'claimed' WHEN k.request_hash = t.hash THEN 'replay'
+                WHEN k.request_hash IS NOT NULL THEN 'reused' END,
+           CASE WHEN c.key IS NULL AND k.request_hash = t.hash THEN k.response END
+      FROM unnest(p_workspace_ids, p_keys, p_request_hashes) WITH ORDINALITY AS t(ws, key, hash, ord)
+           LEFT JOIN unnest(v_claimed_ws, v_claimed_keys) AS c(ws, key) ON c.ws = t.ws AND c.key = t.key
+           -- One primary-key probe a key taken before, whatever the table's statistics said when the plan was made.
+           LEFT JOIN LATERAL (SELECT i.request_hash, i.response FROM idempotency_keys i
+                               WHERE c.key IS NULL AND i.workspace_id = t.ws AND i.scope = p_scope AND i.key = t.key
+                               LIMIT 1) k ON true
+     ORDER BY t.ord
+  LOOP
+    IF outcome IS NULL THEN
+      RAISE EXCEPTION 'claim_idempotency_keys: a key expired while it was claimed; retry';
+    END IF;
+    RETURN NEXT;
+  END LOOP;
 END $$;
 
 
@@ -71,9 +73,12 @@ CREATE FUNCTION store_idempotent_responses(p_workspace_ids text[], p_scope text,
 RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE idempotency_keys k SET response = t.response
-    FROM unnest(p_workspace_ids, p_keys, p_responses) AS t(ws, key, response)
-   WHERE k.workspace_id = t.ws AND k.scope = p_scope AND k.key = t.key;
+  -- Key by key: one primary-key probe each, whatever the table's statistics said when the plan was
+  -- made (a join planned while the table was small scanned all of it once it had grown).
+  FOR i IN 1 .. coalesce(cardinality(p_keys), 0) LOOP
+    UPDATE idempotency_keys SET response = p_responses[i]
+     WHERE workspace_id = p_workspace_ids[i] AND scope = p_scope AND key = p_keys[i];
+  END LOOP;
 END $$;
 
 
@@ -160,7 +165,10 @@ DECLARE
   v_ledger  bigint;
   v_origin  text;
   v_created integer := 0;
-  v_refused integer := 0;
+  -- The created items' keys and the invoice rows they keep.
+  v_key_ws    text[];
+  v_keys      text[];
+  v_responses jsonb[];
   i         integer;
 BEGIN
   IF cardinality(v_items) = 0 THEN
@@ -172,7 +180,8 @@ BEGIN
 
   -- The group's workspaces, locked in id order before their keys are claimed. Every claimer of an
   -- invoice key takes this lock first, so the claims below never wait, and what they read is final.
-  PERFORM 1 FROM workspaces WHERE id IN (SELECT t.workspace_id FROM unnest(v_items) t) ORDER BY id FOR NO KEY UPDATE;
+  PERFORM 1 FROM workspaces WHERE id = ANY (ARRAY(SELECT t.workspace_id FROM unnest(v_items) t)) ORDER BY id
+      FOR NO KEY UPDATE;
 
   FOR v_claim IN
     SELECT c.ord, c.outcome, c.response
@@ -219,7 +228,6 @@ BEGIN
 
     IF v_item.error_code IS NOT NULL THEN
       v_item.outcome := 'refused';
-      v_refused := v_refused + 1;
     ELSE
       v_ws.invoice_seq := v_ws.invoice_seq + 1;
       v_ws.event_seq := v_ws.event_seq + 1;
@@ -238,11 +246,10 @@ BEGIN
   END LOOP;
 
   -- A refused item leaves its key unused, as the rollback of a refused create alone would.
-  IF v_refused > 0 THEN
-    DELETE FROM idempotency_keys k USING unnest(v_items) t
-     WHERE t.outcome = 'refused' AND k.workspace_id = t.workspace_id AND k.scope = 'invoices.create'
-       AND k.key = t.idempotency_key;
-  END IF;
+  FOR v_item IN SELECT t.* FROM unnest(v_items) t WHERE t.outcome = 'refused' LOOP
+    DELETE FROM idempotency_keys
+     WHERE workspace_id = v_item.workspace_id AND scope = 'invoices.create' AND key = v_item.idempotency_key;
+  END LOOP;
 
   -- The group's writes. Each workspace's row and credit account are locked since they were read above.
   IF v_created > 0 THEN
@@ -257,22 +264,25 @@ BEGIN
     INSERT INTO credit_ledger (workspace_id, kind, balance_change, reserve_change, reference, seq, balance_after)
     SELECT t.workspace_id, 'invoice.created', -t.cost, t.fee, t.id, t.ledger_seq, t.balance_after
       FROM unnest(v_items) WITH ORDINALITY t WHERE t.outcome = 'created' ORDER BY t.ordinality;
-    INSERT INTO invoices (workspace_id, id, number, status, amount, currency, network, expires_in, expires_at,
-                          external_id, success_url, cancel_url, pay_to, source, fee_reserved, created_at, updated_at)
-    SELECT t.workspace_id, t.id, t.number, 'open', t.amount, 'USDC', t.network, t.expires_in,
-           t.created_at + make_interval(secs => t.expires_in), t.external_id, t.success_url, t.cancel_url, t.pay_to,
-           t.source, t.fee, t.created_at, t.created_at
-      FROM unnest(v_items) WITH ORDINALITY t WHERE t.outcome = 'created' ORDER BY t.ordinality;
+    -- Each key keeps the invoice row as inserted, which a retry replays.
+    WITH created AS (
+      INSERT INTO invoices (workspace_id, id, number, status, amount, currency, network, expires_in, expires_at,
+                            external_id, success_url, cancel_url, pay_to, source, fee_reserved, created_at, updated_at)
+      SELECT t.workspace_id, t.id, t.number, 'open', t.amount, 'USDC', t.network, t.expires_in,
+             t.created_at + make_interval(secs => t.expires_in), t.external_id, t.success_url, t.cancel_url,
+             t.pay_to, t.source, t.fee, t.created_at, t.created_at
+        FROM unnest(v_items) WITH ORDINALITY t WHERE t.outcome = 'created' ORDER BY t.ordinality
+      RETURNING invoices.workspace_id, invoices.id, to_jsonb(invoices) AS row
+    )
+    SELECT array_agg(t.workspace_id), array_agg(t.idempotency_key), array_agg(c.row)
+      INTO v_key_ws, v_keys, v_responses
+      FROM created c JOIN unnest(v_items) t ON t.workspace_id = c.workspace_id AND t.id = c.id;
+    PERFORM store_idempotent_responses(v_key_ws, 'invoices.create', v_keys, v_responses);
     PERFORM append_event(t.workspace_id, 'invoice.created', t.id, NULL,
                          jsonb_build_object('invoice', t.event_invoice || jsonb_build_object(
                            'number', invoice_number_text(t.number), 'payTo', t.pay_to)),
                          t.created_at, t.event_id)
        FROM unnest(v_items) WITH ORDINALITY t WHERE t.outcome = 'created' ORDER BY t.ordinality;
-    -- Each key keeps the invoice row as inserted, which a retry replays.
-    PERFORM store_idempotent_responses(array_agg(t.workspace_id), 'invoices.create', array_agg(t.idempotency_key),
-                                       array_agg(to_jsonb(n)))
-       FROM unnest(v_items) t JOIN invoices n ON n.workspace_id = t.workspace_id AND n.id = t.id
-      WHERE t.outcome = 'created';
   END IF;
 
   RETURN QUERY
