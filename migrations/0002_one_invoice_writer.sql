@@ -19,14 +19,16 @@
 -- A new key's row is inserted at once, so a concurrent request with the same key waits on it (a row
 -- lock, not a sleep) until the first commits, then replays its response, or rolls back, when it claims
 -- the key itself. Keys are inserted in (workspace, key) order, so two claimers never wait on each other
--- in a cycle. A refusal that rolls back its transaction leaves its key unused; the response is stored
--- by store_idempotent_responses in the transaction that claimed the key.
+-- in a cycle. A refusal that rolls back its transaction leaves its key unused. A caller that knows a
+-- key's response already gives it (p_responses, by position), and a key claimed now keeps it; otherwise
+-- the response is stored by store_idempotent_responses in the transaction that claimed the key.
 --
 -- Keys already taken are read by a second statement, which sees what the claimers waited for
 -- committed (the insert's own snapshot predates it). Called by claimIdempotencyKey in
 -- src/modules/idempotency/idempotency.repo.ts (one key) and by create_invoice_group (a group's keys).
 CREATE FUNCTION claim_idempotency_keys(p_workspace_ids text[], p_scope text, p_keys text[],
-                                       p_request_hashes bytea[], p_expires_at timestamptz[])
+                                       p_request_hashes bytea[], p_expires_at timestamptz[],
+                                       p_responses jsonb[] DEFAULT NULL)
 RETURNS TABLE (ord integer, outcome text, response jsonb)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -34,9 +36,10 @@ DECLARE
   v_claimed_keys text[];
 BEGIN
   WITH claimed AS (
-    INSERT INTO idempotency_keys (workspace_id, scope, key, request_hash, expires_at)
-    SELECT t.ws, p_scope, t.key, t.hash, t.expires_at
-      FROM unnest(p_workspace_ids, p_keys, p_request_hashes, p_expires_at) AS t(ws, key, hash, expires_at)
+    INSERT INTO idempotency_keys (workspace_id, scope, key, request_hash, expires_at, response)
+    SELECT t.ws, p_scope, t.key, t.hash, t.expires_at, p_responses[t.ord]
+      FROM unnest(p_workspace_ids, p_keys, p_request_hashes, p_expires_at) WITH ORDINALITY
+           AS t(ws, key, hash, expires_at, ord)
      ORDER BY t.ws, t.key
         ON CONFLICT DO NOTHING
     RETURNING workspace_id, key
@@ -71,14 +74,51 @@ END $$;
 -- src/modules/idempotency/idempotency.repo.ts (one key) and by create_invoice_group (a group's keys).
 CREATE FUNCTION store_idempotent_responses(p_workspace_ids text[], p_scope text, p_keys text[], p_responses jsonb[])
 RETURNS void
+-- Planned at each call, for the keys given and the table's size now: a plan kept from when the table
+-- was small scans all of it once it has grown, where one primary-key probe a key is what it takes.
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
+BEGIN
+  UPDATE idempotency_keys k SET response = t.response
+    FROM unnest(p_workspace_ids, p_keys, p_responses) AS t(workspace_id, key, response)
+   WHERE k.workspace_id = t.workspace_id AND k.scope = p_scope AND k.key = t.key;
+END $$;
+
+
+-- == function append_event ================================================================
+-- The writer of every event, in two forms. Given arrays (one element an event), it appends the events
+-- in their order under ids the caller took itself under the workspace row lock (`event_seq`, held to
+-- commit, which makes commit order equal event id order within a workspace): create_invoice_group
+-- appends a group's `invoice.created` events so, in one statement. Given one event, it takes the next id
+-- of the workspace's counter unless p_id is given, and appends it through the array form: append_events
+-- (src/modules/events/event.repo.ts) writes every other event so.
+CREATE FUNCTION append_event(p_workspace_ids text[], p_types text[], p_invoice_ids text[],
+                             p_payment_intent_ids text[], p_data jsonb[], p_created_at timestamptz[], p_ids bigint[])
+RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-  -- Key by key: one primary-key probe each, whatever the table's statistics said when the plan was
-  -- made (a join planned while the table was small scanned all of it once it had grown).
-  FOR i IN 1 .. coalesce(cardinality(p_keys), 0) LOOP
-    UPDATE idempotency_keys SET response = p_responses[i]
-     WHERE workspace_id = p_workspace_ids[i] AND scope = p_scope AND key = p_keys[i];
-  END LOOP;
+  INSERT INTO events (workspace_id, id, type, invoice_id, payment_intent_id, data, created_at)
+  SELECT t.workspace_id, t.id, t.type, t.invoice_id, t.payment_intent_id, t.data::json, t.created_at
+    FROM unnest(p_workspace_ids, p_ids, p_types, p_invoice_ids, p_payment_intent_ids, p_data, p_created_at)
+         WITH ORDINALITY AS t(workspace_id, id, type, invoice_id, payment_intent_id, data, created_at, ord)
+   ORDER BY t.ord;
+END $$;
+
+CREATE OR REPLACE FUNCTION append_event(p_workspace_id text, p_type text, p_invoice_id text, p_payment_intent_id text,
+                                        p_data jsonb, p_created_at timestamptz, p_id bigint DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_id bigint := p_id;
+BEGIN
+  IF v_id IS NULL THEN
+    UPDATE workspaces SET event_seq = event_seq + 1 WHERE id = p_workspace_id RETURNING event_seq INTO v_id;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = 'not_found';
+    END IF;
+  END IF;
+  PERFORM append_event(ARRAY[p_workspace_id], ARRAY[p_type], ARRAY[p_invoice_id], ARRAY[p_payment_intent_id],
+                       ARRAY[p_data], ARRAY[p_created_at], ARRAY[v_id]);
+  RETURN v_id;
 END $$;
 
 
@@ -89,12 +129,12 @@ CREATE OR REPLACE FUNCTION invoice_number_text(p_number bigint) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT 'INV-' || lpad(p_number::text, greatest(6, length(p_number::text)), '0') $$;
 
 
+
 -- == type invoice_group_item ==============================================================
--- One create of a group: what the application sends (createItem in
--- src/modules/invoices/invoice.repo.ts, one JSON object an item, keys as the columns are named), then
--- what create_invoice_group decides for it.
+-- One create of a group as the application sends it (createItem in src/modules/invoices/invoice.repo.ts,
+-- one JSON object an item, keys as the fields are named). What create_invoice_group decides for it is
+-- kept beside it, one array a field.
 CREATE TYPE invoice_group_item AS (
-  -- Sent.
   workspace_id    text,
   idempotency_key text,
   request_hash    bytea,
@@ -116,19 +156,7 @@ CREATE TYPE invoice_group_item AS (
   source          text,
   -- The `invoice.created` event's invoice as the application rendered it, without its number and
   -- receiving wallet, which are decided here.
-  event_invoice   jsonb,
-  -- Decided: 'created', 'replayed', 'idempotency_key_reused' or 'refused' (with a code and its detail).
-  outcome         text,
-  error_code      text,
-  error_detail    text,
-  -- A replay's stored response.
-  replayed        jsonb,
-  -- What a created item takes: its number, receiving wallet, event id, ledger position and balance.
-  number          bigint,
-  pay_to          text,
-  event_id        bigint,
-  ledger_seq      bigint,
-  balance_after   bigint
+  event_invoice   jsonb
 );
 
 
@@ -137,15 +165,23 @@ CREATE TYPE invoice_group_item AS (
 -- Called by createInvoices in src/modules/invoices/invoice.repo.ts, for the groups that
 -- src/modules/invoices/invoice.batcher.ts forms of concurrent creates (a lone create is a group of one).
 --
--- In steps: lock the group's workspaces in id order; claim the keys (claim_idempotency_keys), which
--- answers replays and reuses; decide every other item in order within its workspace (wallet, return
--- origins, available credits, which each created item uses up), so that created ones take the next
--- numbers and event ids and a refused one takes nothing, keeping numbers gapless; release the keys of
--- refused items; then write the group set-based: counters, credit accounts, ledger, invoices, their
--- `invoice.created` events (append_event) and the keys' responses (store_idempotent_responses). A group
--- holding one key twice is refused as a whole: the service sends the second item after the group, when
--- it replays.
+-- In steps: lock the group's workspaces in id order; check each item against its workspace (wallet,
+-- return origins); decide the items in order within each workspace (available credits, which each
+-- created item uses up), so that created ones take the next numbers and event ids and a refused one
+-- takes nothing, keeping numbers gapless; claim the keys (claim_idempotency_keys) with the rows the
+-- created items will insert, which retries replay; release the keys of refused items; then write the
+-- group set-based: counters, credit accounts, ledger, invoices and their `invoice.created` events
+-- (append_event). A group holding one key twice is refused as a whole: the service sends the second
+-- item after the group, when it replays.
 --
+-- The items are decided before their keys are claimed, so that a key is written once, with its
+-- response. When a key answers a replay or a reuse (a retry, rare in a group), the other items are
+-- decided again without that one and the keys' responses stored anew (store_idempotent_responses).
+-- Every claimer of an invoice key holds its workspace's lock first, so taking the credit account's lock
+-- before the keys' cannot wait in a cycle.
+--
+-- What is decided is kept in one array a field, indexed by the item's position: PL/pgSQL reads and
+-- writes an element of a scalar array in place, where an element of a composite array is copied whole.
 -- A created item is answered with its number and receiving wallet only (the service has every other
 -- field); a replay answers the stored invoice, the row as created in to_jsonb's shape.
 CREATE OR REPLACE FUNCTION create_invoice_group(p_items json)
@@ -154,138 +190,192 @@ RETURNS TABLE (idx integer, outcome text, error_code text, error_detail text, nu
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 DECLARE
-  v_items   invoice_group_item[] := ARRAY(SELECT t FROM json_populate_recordset(NULL::invoice_group_item, p_items) t);
-  v_item    invoice_group_item;
-  v_claim   record;
-  -- The workspace whose items are being decided, with its credit account and its ledger's last
-  -- position as the items decided before leave them.
-  v_ws_id   text;
-  v_ws      record;
-  v_account record;
-  v_ledger  bigint;
-  v_origin  text;
-  v_created integer := 0;
-  -- The created items' keys and the invoice rows they keep.
-  v_key_ws    text[];
-  v_keys      text[];
-  v_responses jsonb[];
-  i         integer;
+  v_items      invoice_group_item[] :=
+                 ARRAY(SELECT t FROM json_populate_recordset(NULL::invoice_group_item, p_items) t);
+  -- The fields the steps below read, one array each.
+  v_ws_ids     text[];
+  v_ids        text[];
+  v_keys       text[];
+  v_costs      bigint[];
+  v_fees       bigint[];
+  -- The items' positions by workspace, in their order within one.
+  v_order      integer[];
+  v_duplicated boolean;
+  -- What refuses an item whatever the other items do, and the wallet of its workspace.
+  v_refusal    text[];
+  v_refusal_detail text[];
+  v_wallet     text[];
+  -- The keys' claims by position ('claimed', 'replay', 'reused'), once claimed.
+  v_claim      text[];
+  -- Decided, by position: 'created', 'replayed', 'idempotency_key_reused' or 'refused' (with a code and
+  -- its detail); a replay's stored response; a created item's number, event id, ledger position, the
+  -- balance it leaves and its invoice row, in to_jsonb's shape, which its key keeps and which is inserted.
+  v_outcome    text[];
+  v_code       text[];
+  v_detail     text[];
+  v_replayed   jsonb[];
+  v_number     bigint[];
+  v_event      bigint[];
+  v_ledger_seq bigint[];
+  v_after      bigint[];
+  v_rows       jsonb[];
+  -- The workspace whose items are being decided, as the items decided before leave it.
+  v_ws_id      text;
+  v_ws         record;
+  i            integer;
 BEGIN
   IF cardinality(v_items) = 0 THEN
     RETURN;
   END IF;
-  IF EXISTS (SELECT 1 FROM unnest(v_items) t GROUP BY t.workspace_id, t.idempotency_key HAVING count(*) > 1) THEN
+  SELECT array_agg(t.workspace_id ORDER BY t.ordinality), array_agg(t.id ORDER BY t.ordinality),
+         array_agg(t.idempotency_key ORDER BY t.ordinality),
+         array_agg(t.cost ORDER BY t.ordinality), array_agg(t.fee ORDER BY t.ordinality),
+         array_agg(t.ordinality::integer ORDER BY t.workspace_id, t.ordinality),
+         count(DISTINCT (t.workspace_id, t.idempotency_key)) < count(*)
+    INTO v_ws_ids, v_ids, v_keys, v_costs, v_fees, v_order, v_duplicated
+    FROM unnest(v_items) WITH ORDINALITY t;
+  IF v_duplicated THEN
     RAISE EXCEPTION 'create_invoice_group: a group holds one idempotency key twice';
   END IF;
 
   -- The group's workspaces, locked in id order before their keys are claimed. Every claimer of an
   -- invoice key takes this lock first, so the claims below never wait, and what they read is final.
-  PERFORM 1 FROM workspaces WHERE id = ANY (ARRAY(SELECT t.workspace_id FROM unnest(v_items) t)) ORDER BY id
-      FOR NO KEY UPDATE;
+  PERFORM 1 FROM workspaces WHERE id = ANY (v_ws_ids) ORDER BY id FOR NO KEY UPDATE;
 
-  FOR v_claim IN
-    SELECT c.ord, c.outcome, c.response
-      FROM claim_idempotency_keys(ARRAY(SELECT t.workspace_id FROM unnest(v_items) t), 'invoices.create',
-                                  ARRAY(SELECT t.idempotency_key FROM unnest(v_items) t),
-                                  ARRAY(SELECT t.request_hash FROM unnest(v_items) t),
-                                  ARRAY(SELECT t.key_expires_at FROM unnest(v_items) t)) c
-     WHERE c.outcome <> 'claimed'
+  -- No workspace, another wallet asked for, a return origin the workspace does not allow (the first
+  -- such is the detail). A workspace's row is locked above.
+  SELECT array_agg(CASE WHEN w.id IS NULL THEN 'not_found'
+                        WHEN t.asked_pay_to IS NOT NULL AND t.asked_pay_to <> w.wallet_address THEN 'pay_to_mismatch'
+                        WHEN o.origin IS NOT NULL THEN 'return_origin_not_allowed' END ORDER BY t.ordinality),
+         array_agg(o.origin ORDER BY t.ordinality), array_agg(w.wallet_address ORDER BY t.ordinality)
+    INTO v_refusal, v_refusal_detail, v_wallet
+    FROM unnest(v_items) WITH ORDINALITY t
+         LEFT JOIN workspaces w ON w.id = t.workspace_id
+         LEFT JOIN LATERAL (SELECT u.origin FROM unnest(t.url_origins) AS u(origin)
+                             WHERE NOT u.origin = ANY (w.return_origins) LIMIT 1) o ON true;
+
+  -- Once, or twice when a key answers a replay or a reuse: the items left to decide (null outcome), in
+  -- order within each workspace, each created one using up credits.
+  v_outcome := array_fill(NULL::text, ARRAY[cardinality(v_items)]);
   LOOP
-    v_item := v_items[v_claim.ord];
-    v_item.outcome := CASE v_claim.outcome WHEN 'replay' THEN 'replayed' ELSE 'idempotency_key_reused' END;
-    v_item.replayed := v_claim.response;
-    v_items[v_claim.ord] := v_item;
-  END LOOP;
-
-  FOR i IN SELECT t.ordinality FROM unnest(v_items) WITH ORDINALITY t ORDER BY t.workspace_id, t.ordinality LOOP
-    v_item := v_items[i];
-    IF v_ws_id IS DISTINCT FROM v_item.workspace_id THEN
-      v_ws_id := v_item.workspace_id;
-      -- Locked above. No row: every field reads null, and the items are refused as not found.
-      SELECT w.invoice_seq, w.event_seq, w.wallet_address, w.return_origins INTO v_ws
-        FROM workspaces w WHERE w.id = v_ws_id;
-      SELECT a.balance, a.reserved INTO v_account FROM credit_accounts a WHERE a.workspace_id = v_ws_id
-         FOR NO KEY UPDATE;
-      SELECT coalesce(max(l.seq), 0) INTO v_ledger FROM credit_ledger l WHERE l.workspace_id = v_ws_id;
-    END IF;
-    CONTINUE WHEN v_item.outcome IS NOT NULL;
-
-    v_origin := NULL;
-    IF cardinality(v_item.url_origins) > 0 THEN
-      SELECT o.origin INTO v_origin FROM unnest(v_item.url_origins) AS o(origin)
-       WHERE NOT o.origin = ANY (v_ws.return_origins) LIMIT 1;
-    END IF;
-    IF v_ws.wallet_address IS NULL THEN
-      v_item.error_code := 'not_found';
-    ELSIF v_item.asked_pay_to IS NOT NULL AND v_item.asked_pay_to <> v_ws.wallet_address THEN
-      v_item.error_code := 'pay_to_mismatch';
-    ELSIF v_origin IS NOT NULL THEN
-      v_item.error_code := 'return_origin_not_allowed';
-      v_item.error_detail := v_origin;
-    ELSIF v_account.balance IS NULL OR v_account.balance - v_account.reserved < v_item.cost + v_item.fee THEN
-      v_item.error_code := 'insufficient_credits';
-    END IF;
-
-    IF v_item.error_code IS NOT NULL THEN
-      v_item.outcome := 'refused';
-    ELSE
+    v_code := v_refusal;
+    v_detail := v_refusal_detail;
+    -- Sized, so that an element's subscript is its position.
+    v_number := array_fill(NULL::bigint, ARRAY[cardinality(v_items)]);
+    v_event := v_number;
+    v_ledger_seq := v_number;
+    v_after := v_number;
+    v_ws_id := NULL;
+    FOREACH i IN ARRAY v_order LOOP
+      IF v_ws_id IS DISTINCT FROM v_ws_ids[i] THEN
+        v_ws_id := v_ws_ids[i];
+        SELECT w.invoice_seq, w.event_seq, a.balance, a.balance - a.reserved AS available,
+               (SELECT coalesce(max(l.seq), 0) FROM credit_ledger l WHERE l.workspace_id = w.id) AS ledger_seq
+          INTO v_ws
+          FROM workspaces w
+               LEFT JOIN LATERAL (SELECT a.balance, a.reserved FROM credit_accounts a WHERE a.workspace_id = w.id
+                                     FOR NO KEY UPDATE) a ON true
+         WHERE w.id = v_ws_id;
+      END IF;
+      CONTINUE WHEN v_outcome[i] IS NOT NULL;
+      IF v_code[i] IS NULL AND (v_ws.available IS NULL OR v_ws.available < v_costs[i] + v_fees[i]) THEN
+        v_code[i] := 'insufficient_credits';
+      END IF;
+      CONTINUE WHEN v_code[i] IS NOT NULL;
       v_ws.invoice_seq := v_ws.invoice_seq + 1;
       v_ws.event_seq := v_ws.event_seq + 1;
-      v_account.balance := v_account.balance - v_item.cost;
-      v_account.reserved := v_account.reserved + v_item.fee;
-      v_ledger := v_ledger + 1;
-      v_item.outcome := 'created';
-      v_item.number := v_ws.invoice_seq;
-      v_item.pay_to := v_ws.wallet_address;
-      v_item.event_id := v_ws.event_seq;
-      v_item.ledger_seq := v_ledger;
-      v_item.balance_after := v_account.balance;
-      v_created := v_created + 1;
+      v_ws.ledger_seq := v_ws.ledger_seq + 1;
+      v_ws.balance := v_ws.balance - v_costs[i];
+      v_ws.available := v_ws.available - v_costs[i] - v_fees[i];
+      v_number[i] := v_ws.invoice_seq;
+      v_event[i] := v_ws.event_seq;
+      v_ledger_seq[i] := v_ws.ledger_seq;
+      v_after[i] := v_ws.balance;
+    END LOOP;
+
+    -- The rows the created items insert, which their keys keep for retries to replay. The row is
+    -- inserted from what the key keeps, so the two cannot differ.
+    v_rows := ARRAY(
+      SELECT CASE WHEN v_number[t.ordinality] IS NOT NULL THEN
+               to_jsonb(jsonb_populate_record(NULL::invoices, jsonb_build_object(
+                 'workspace_id', t.workspace_id, 'id', t.id, 'number', v_number[t.ordinality], 'status', 'open',
+                 'amount', t.amount, 'currency', 'USDC', 'network', t.network, 'expires_in', t.expires_in,
+                 'expires_at', t.created_at + make_interval(secs => t.expires_in), 'link_version', 1,
+                 'external_id', t.external_id, 'success_url', t.success_url, 'cancel_url', t.cancel_url,
+                 'pay_to', v_wallet[t.ordinality], 'source', t.source, 'fee_reserved', t.fee,
+                 'created_at', t.created_at, 'updated_at', t.created_at))) END
+        FROM unnest(v_items) WITH ORDINALITY t ORDER BY t.ordinality);
+    IF v_claim IS NOT NULL THEN
+      PERFORM store_idempotent_responses(array_agg(t.ws), 'invoices.create', array_agg(t.key), array_agg(t.row))
+         FROM unnest(v_ws_ids, v_keys, v_rows) AS t(ws, key, row)
+        WHERE t.row IS NOT NULL;
+      EXIT;
     END IF;
-    v_items[i] := v_item;
+    SELECT array_agg(c.outcome ORDER BY c.ord), array_agg(c.response ORDER BY c.ord) INTO v_claim, v_replayed
+      FROM claim_idempotency_keys(v_ws_ids, 'invoices.create', v_keys,
+                                  ARRAY(SELECT t.request_hash FROM unnest(v_items) t),
+                                  ARRAY(SELECT t.key_expires_at FROM unnest(v_items) t),
+                                  v_rows) c;
+    EXIT WHEN 'claimed' = ALL (v_claim);
+    v_outcome := ARRAY(SELECT CASE c.claim WHEN 'replay' THEN 'replayed' WHEN 'reused' THEN 'idempotency_key_reused' END
+                         FROM unnest(v_claim) WITH ORDINALITY AS c(claim, ord) ORDER BY c.ord);
   END LOOP;
+  v_outcome := ARRAY(
+    SELECT coalesce(v_outcome[t.ord], CASE WHEN v_number[t.ord] IS NOT NULL THEN 'created' ELSE 'refused' END)
+      FROM generate_subscripts(v_items, 1) AS t(ord) ORDER BY t.ord);
 
   -- A refused item leaves its key unused, as the rollback of a refused create alone would.
-  FOR v_item IN SELECT t.* FROM unnest(v_items) t WHERE t.outcome = 'refused' LOOP
-    DELETE FROM idempotency_keys
-     WHERE workspace_id = v_item.workspace_id AND scope = 'invoices.create' AND key = v_item.idempotency_key;
-  END LOOP;
+  IF 'refused' = ANY (v_outcome) THEN
+    FOR i IN 1 .. cardinality(v_outcome) LOOP
+      CONTINUE WHEN v_outcome[i] <> 'refused';
+      DELETE FROM idempotency_keys
+       WHERE workspace_id = v_ws_ids[i] AND scope = 'invoices.create' AND key = v_keys[i];
+    END LOOP;
+  END IF;
 
-  -- The group's writes. Each workspace's row and credit account are locked since they were read above.
-  IF v_created > 0 THEN
-    UPDATE workspaces w SET invoice_seq = c.invoice_seq, event_seq = c.event_seq
-      FROM (SELECT t.workspace_id, max(t.number) AS invoice_seq, max(t.event_id) AS event_seq
-              FROM unnest(v_items) t WHERE t.outcome = 'created' GROUP BY t.workspace_id) c
-     WHERE w.id = c.workspace_id;
-    UPDATE credit_accounts a SET balance = a.balance - c.cost, reserved = a.reserved + c.fee
-      FROM (SELECT t.workspace_id, sum(t.cost) AS cost, sum(t.fee) AS fee
-              FROM unnest(v_items) t WHERE t.outcome = 'created' GROUP BY t.workspace_id) c
-     WHERE a.workspace_id = c.workspace_id;
-    INSERT INTO credit_ledger (workspace_id, kind, balance_change, reserve_change, reference, seq, balance_after)
-    SELECT t.workspace_id, 'invoice.created', -t.cost, t.fee, t.id, t.ledger_seq, t.balance_after
-      FROM unnest(v_items) WITH ORDINALITY t WHERE t.outcome = 'created' ORDER BY t.ordinality;
-    -- Each key keeps the invoice row as inserted, which a retry replays.
-    WITH created AS (
-      INSERT INTO invoices (workspace_id, id, number, status, amount, currency, network, expires_in, expires_at,
-                            external_id, success_url, cancel_url, pay_to, source, fee_reserved, created_at, updated_at)
-      SELECT t.workspace_id, t.id, t.number, 'open', t.amount, 'USDC', t.network, t.expires_in,
-             t.created_at + make_interval(secs => t.expires_in), t.external_id, t.success_url, t.cancel_url,
-             t.pay_to, t.source, t.fee, t.created_at, t.created_at
-        FROM unnest(v_items) WITH ORDINALITY t WHERE t.outcome = 'created' ORDER BY t.ordinality
-      RETURNING invoices.workspace_id, invoices.id, to_jsonb(invoices) AS row
+  -- The group's writes, one statement: each workspace as its created items leave it (its row and
+  -- account are locked since they were read above), the ledger and the invoices.
+  IF 'created' = ANY (v_outcome) THEN
+    WITH counters AS (
+      UPDATE workspaces w SET invoice_seq = c.invoice_seq, event_seq = c.event_seq
+        FROM (SELECT t.ws, max(t.number) AS invoice_seq, max(t.event) AS event_seq
+                FROM unnest(v_ws_ids, v_number, v_event) AS t(ws, number, event)
+               WHERE t.number IS NOT NULL GROUP BY t.ws) c
+       WHERE w.id = c.ws
+    ), accounts AS (
+      UPDATE credit_accounts a SET balance = a.balance - c.cost, reserved = a.reserved + c.fee
+        FROM (SELECT t.ws, sum(t.cost) AS cost, sum(t.fee) AS fee
+                FROM unnest(v_ws_ids, v_costs, v_fees, v_number) AS t(ws, cost, fee, number)
+               WHERE t.number IS NOT NULL GROUP BY t.ws) c
+       WHERE a.workspace_id = c.ws
+    ), ledger AS (
+      INSERT INTO credit_ledger (workspace_id, kind, balance_change, reserve_change, reference, seq, balance_after)
+      SELECT t.ws, 'invoice.created', -t.cost, t.fee, t.id, t.seq, t.after
+        FROM unnest(v_ws_ids, v_ids, v_costs, v_fees, v_ledger_seq, v_after) WITH ORDINALITY
+             AS t(ws, id, cost, fee, seq, after, ord)
+       WHERE t.seq IS NOT NULL
+       ORDER BY t.ord
     )
-    SELECT array_agg(t.workspace_id), array_agg(t.idempotency_key), array_agg(c.row)
-      INTO v_key_ws, v_keys, v_responses
-      FROM created c JOIN unnest(v_items) t ON t.workspace_id = c.workspace_id AND t.id = c.id;
-    PERFORM store_idempotent_responses(v_key_ws, 'invoices.create', v_keys, v_responses);
-    PERFORM append_event(t.workspace_id, 'invoice.created', t.id, NULL,
-                         jsonb_build_object('invoice', t.event_invoice || jsonb_build_object(
-                           'number', invoice_number_text(t.number), 'payTo', t.pay_to)),
-                         t.created_at, t.event_id)
-       FROM unnest(v_items) WITH ORDINALITY t WHERE t.outcome = 'created' ORDER BY t.ordinality;
+    INSERT INTO invoices
+    SELECT r.*
+      FROM unnest(v_rows) WITH ORDINALITY AS t(row, ord), jsonb_populate_record(NULL::invoices, t.row) r
+     WHERE t.row IS NOT NULL
+     ORDER BY t.ord;
+    PERFORM append_event(array_agg(t.workspace_id ORDER BY t.ordinality),
+                         array_agg('invoice.created'::text ORDER BY t.ordinality), array_agg(t.id ORDER BY t.ordinality),
+                         array_agg(NULL::text ORDER BY t.ordinality),
+                         array_agg(jsonb_build_object('invoice', t.event_invoice || jsonb_build_object(
+                                     'number', invoice_number_text(v_number[t.ordinality]),
+                                     'payTo', v_wallet[t.ordinality])) ORDER BY t.ordinality),
+                         array_agg(t.created_at ORDER BY t.ordinality),
+                         array_agg(v_event[t.ordinality] ORDER BY t.ordinality))
+       FROM unnest(v_items) WITH ORDINALITY t
+      WHERE v_number[t.ordinality] IS NOT NULL;
   END IF;
 
   RETURN QUERY
-  SELECT (t.ordinality - 1)::integer, t.outcome, t.error_code, t.error_detail, t.number, t.pay_to, t.replayed
-    FROM unnest(v_items) WITH ORDINALITY t;
+  SELECT (t.ord - 1)::integer, t.outcome, CASE WHEN t.outcome = 'refused' THEN t.code END,
+         CASE WHEN t.outcome = 'refused' THEN t.detail END, v_number[t.ord],
+         CASE WHEN t.outcome = 'created' THEN v_wallet[t.ord] END, t.replayed
+    FROM unnest(v_outcome, v_code, v_detail, v_replayed) WITH ORDINALITY AS t(outcome, code, detail, replayed, ord);
 END $$;

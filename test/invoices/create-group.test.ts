@@ -211,3 +211,21 @@ it('stores with each new key the invoice row as created, which a retry replays, 
     expect((replayed as Exclude<CreateOutcome, { kind: 'idempotency_key_reused' }>).invoice).toEqual(toInvoice(row));
   }
 });
+
+it('decides a group again without the items its keys replay, and each new key keeps the row as inserted', async () => {
+  const made = item(shopB, { cost: 0n, fee: 0n });
+  await createInvoices(database.db, [made]);
+  // The replay comes first: decided before the keys were read, it held the number the next item takes.
+  const retry = createItem(shopB, { ...made.params, id: 'inv_notmade2' as InvoiceId });
+  const next = item(shopB, { cost: 0n, fee: 0n });
+  const outcomes = await createInvoices(database.db, [retry, next]);
+  expect(outcomes.map(describe)).toEqual([`replayed ${made.params.id}`, `created ${next.params.id}`]);
+  // No gap: the number after the replayed invoice's.
+  expect(numberOf(outcomes[1])).toBe(numberOf(outcomes[0])! + 1n);
+  const { rows } = await sql<{ response: Record<string, unknown> }>`
+    SELECT response FROM idempotency_keys
+     WHERE workspace_id = ${shopB} AND scope = 'invoices.create' AND key = ${next.params.idempotencyKey}`.execute(
+    database.db,
+  );
+  expect(rows[0]!.response).toEqual(await storedRow(shopB, next.params.id));
+});
