@@ -45,6 +45,11 @@ BEGIN
     RETURNING workspace_id, key
   )
   SELECT array_agg(c.workspace_id), array_agg(c.key) INTO v_claimed_ws, v_claimed_keys FROM claimed c;
+  -- Every key new (keys are unique within a call): nothing to read.
+  IF cardinality(v_claimed_keys) = cardinality(p_keys) THEN
+    RETURN QUERY SELECT t.ord, 'claimed', NULL::jsonb FROM generate_subscripts(p_keys, 1) AS t(ord) ORDER BY t.ord;
+    RETURN;
+  END IF;
 
   -- A key neither claimed now nor found was deleted past its retention between the two statements.
   FOR ord, outcome, response IN
@@ -209,7 +214,7 @@ DECLARE
   v_claim      text[];
   -- Decided, by position: 'created', 'replayed', 'idempotency_key_reused' or 'refused' (with a code and
   -- its detail); a replay's stored response; a created item's number, event id, ledger position, the
-  -- balance it leaves and its invoice row, in to_jsonb's shape, which its key keeps and which is inserted.
+  -- balance it leaves, and its invoice row, which is inserted and which its key keeps in to_jsonb's shape.
   v_outcome    text[];
   v_code       text[];
   v_detail     text[];
@@ -218,7 +223,8 @@ DECLARE
   v_event      bigint[];
   v_ledger_seq bigint[];
   v_after      bigint[];
-  v_rows       jsonb[];
+  v_rows       invoices[];
+  v_responses  jsonb[];
   -- The workspace whose items are being decided, as the items decided before leave it.
   v_ws_id      text;
   v_ws         record;
@@ -293,21 +299,19 @@ BEGIN
       v_after[i] := v_ws.balance;
     END LOOP;
 
-    -- The rows the created items insert, which their keys keep for retries to replay. The row is
-    -- inserted from what the key keeps, so the two cannot differ.
+    -- The rows the created items insert, every column in the table's order (a column added to the
+    -- table and not here fails the cast), and what their keys keep for retries to replay.
     v_rows := ARRAY(
       SELECT CASE WHEN v_number[t.ordinality] IS NOT NULL THEN
-               to_jsonb(jsonb_populate_record(NULL::invoices, jsonb_build_object(
-                 'workspace_id', t.workspace_id, 'id', t.id, 'number', v_number[t.ordinality], 'status', 'open',
-                 'amount', t.amount, 'currency', 'USDC', 'network', t.network, 'expires_in', t.expires_in,
-                 'expires_at', t.created_at + make_interval(secs => t.expires_in), 'link_version', 1,
-                 'external_id', t.external_id, 'success_url', t.success_url, 'cancel_url', t.cancel_url,
-                 'pay_to', v_wallet[t.ordinality], 'source', t.source, 'fee_reserved', t.fee,
-                 'created_at', t.created_at, 'updated_at', t.created_at))) END
+               ROW(t.workspace_id, t.id, v_number[t.ordinality], 'open', t.amount, 'USDC', t.network, t.expires_in,
+                   t.created_at + make_interval(secs => t.expires_in), 1, t.external_id, t.success_url,
+                   t.cancel_url, v_wallet[t.ordinality], t.source, t.fee, t.created_at, t.created_at,
+                   NULL, NULL, NULL, NULL, NULL)::invoices END
         FROM unnest(v_items) WITH ORDINALITY t ORDER BY t.ordinality);
+    v_responses := ARRAY(SELECT CASE WHEN r.id IS NOT NULL THEN to_jsonb(r) END FROM unnest(v_rows) r);
     IF v_claim IS NOT NULL THEN
       PERFORM store_idempotent_responses(array_agg(t.ws), 'invoices.create', array_agg(t.key), array_agg(t.row))
-         FROM unnest(v_ws_ids, v_keys, v_rows) AS t(ws, key, row)
+         FROM unnest(v_ws_ids, v_keys, v_responses) AS t(ws, key, row)
         WHERE t.row IS NOT NULL;
       EXIT;
     END IF;
@@ -315,7 +319,7 @@ BEGIN
       FROM claim_idempotency_keys(v_ws_ids, 'invoices.create', v_keys,
                                   ARRAY(SELECT t.request_hash FROM unnest(v_items) t),
                                   ARRAY(SELECT t.key_expires_at FROM unnest(v_items) t),
-                                  v_rows) c;
+                                  v_responses) c;
     EXIT WHEN 'claimed' = ALL (v_claim);
     v_outcome := ARRAY(SELECT CASE c.claim WHEN 'replay' THEN 'replayed' WHEN 'reused' THEN 'idempotency_key_reused' END
                          FROM unnest(v_claim) WITH ORDINALITY AS c(claim, ord) ORDER BY c.ord);
@@ -357,10 +361,7 @@ BEGIN
        ORDER BY t.ord
     )
     INSERT INTO invoices
-    SELECT r.*
-      FROM unnest(v_rows) WITH ORDINALITY AS t(row, ord), jsonb_populate_record(NULL::invoices, t.row) r
-     WHERE t.row IS NOT NULL
-     ORDER BY t.ord;
+    SELECT r.* FROM unnest(v_rows) r WHERE r.id IS NOT NULL;
     PERFORM append_event(array_agg(t.workspace_id ORDER BY t.ordinality),
                          array_agg('invoice.created'::text ORDER BY t.ordinality), array_agg(t.id ORDER BY t.ordinality),
                          array_agg(NULL::text ORDER BY t.ordinality),
