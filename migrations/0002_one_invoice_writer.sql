@@ -1,12 +1,13 @@
 -- One way to write an invoice: the group commit of invoice creation follows the rules every other
--- write follows. Its keys are claimed by claim_idempotency_keys and answered by
--- store_idempotent_responses, the functions the application's claimIdempotencyKey and
--- storeIdempotentResponse (src/modules/idempotency/idempotency.repo.ts) call too, and its
--- `invoice.created` events are written by append_event, the writer of every event, with their data
--- built as jsonb. create_invoice_group keeps its name, its signature and its answers.
+-- write follows. Its keys are claimed (with their answers) by claim_idempotency_keys and, when a
+-- group is decided twice, answered anew by store_idempotent_responses, the functions the application's
+-- claimIdempotencyKey and storeIdempotentResponse (src/modules/idempotency/idempotency.repo.ts) call
+-- too, and its `invoice.created` events are written by append_event, the writer of every event, with
+-- their data built as jsonb. create_invoice_group keeps its name, its signature and its answers.
 --
 -- Contents, each in a section of its own headed `-- == function <name>` or `-- == type <name>`:
 --     claim_idempotency_keys, store_idempotent_responses          idempotency keys
+--     append_event (an array form, which the one-event form calls)  events
 --     invoice_number_text (its callers changed),
 --       invoice_group_item, create_invoice_group                  invoice creation
 
@@ -25,7 +26,8 @@
 --
 -- Keys already taken are read by a second statement, which sees what the claimers waited for
 -- committed (the insert's own snapshot predates it). Called by claimIdempotencyKey in
--- src/modules/idempotency/idempotency.repo.ts (one key) and by create_invoice_group (a group's keys).
+-- src/modules/idempotency/idempotency.repo.ts (one key) and by create_invoice_group (a group's keys,
+-- when it decides the group again after a key answered a replay or a reuse).
 CREATE FUNCTION claim_idempotency_keys(p_workspace_ids text[], p_scope text, p_keys text[],
                                        p_request_hashes bytea[], p_expires_at timestamptz[],
                                        p_responses jsonb[] DEFAULT NULL)
@@ -76,7 +78,8 @@ END $$;
 -- == function store_idempotent_responses ==================================================
 -- Stores the responses that retries with these keys replay, in the transaction that claimed the keys
 -- (claim_idempotency_keys). Called by storeIdempotentResponse in
--- src/modules/idempotency/idempotency.repo.ts (one key) and by create_invoice_group (a group's keys).
+-- src/modules/idempotency/idempotency.repo.ts (one key) and by create_invoice_group (a group's keys,
+-- when it decides the group again after a key answered a replay or a reuse).
 CREATE FUNCTION store_idempotent_responses(p_workspace_ids text[], p_scope text, p_keys text[], p_responses jsonb[])
 RETURNS void
 -- Planned at each call, for the keys given and the table's size now: a plan kept from when the table
