@@ -6,7 +6,7 @@ import { helloPostCeiling } from './hello-post-ceiling.js';
 export const invoiceCreate: Scenario = {
   name: 'POST /w/:ws/v1/invoices',
   measures:
-    'real app on the embedded PostgreSQL: key lookup (1 query), validation, create_invoice_group (1 call per group: number, credits, invoice, invoice.created event, key; groups pipelined on one connection) committed with fsync',
+    'real app on the embedded PostgreSQL: key lookup (1 query), validation, create_invoice_group (1 call per group: number, credits, keys claimed with their answers, invoice, invoice.created event through append_event; groups pipelined on one connection) committed with fsync',
   ceiling: helloPostCeiling,
   async prepare() {
     // The default grant of 100 credits would run out within the warm-up and turn the rest into 402s.

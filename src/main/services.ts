@@ -16,11 +16,9 @@ import { invoiceBatchesModule, type InvoiceBatchService } from '../modules/invoi
 import { invoiceSearchModule, type InvoiceSearchService } from '../modules/invoice-search/index.js';
 import {
   EXPIRE_INVOICES_JOB,
-  IDEMPOTENCY_CLEANUP_JOB,
   InvoiceOrderBook,
   InvoiceService,
   expireInvoicesHandler,
-  idempotencyCleanupHandler,
   invoiceRoutes,
   scheduleInvoiceJobs,
 } from '../modules/invoices/index.js';
@@ -33,6 +31,11 @@ import {
   verifyTransactionHandler,
 } from '../modules/payment-engine/index.js';
 import { invoiceChangePortalRoutes, paymentIntentRoutes, receiptRoutes } from '../modules/payment-views/index.js';
+import {
+  IDEMPOTENCY_CLEANUP_JOB,
+  idempotencyCleanupHandler,
+  scheduleIdempotencyCleanup,
+} from '../modules/idempotency/index.js';
 import { rateLimitsModule } from '../modules/rate-limits/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { statementsModule, type StatementService } from '../modules/statements/index.js';
@@ -227,6 +230,13 @@ export function createServices(
       [SETTLE_JOB]: settleHandler(payments),
       [VERIFY_TRANSACTION_JOB]: verifyTransactionHandler(payments),
     },
-    schedules: [auth.schedule, rateLimits.schedule, scheduleInvoiceJobs, events.schedule, webhooks.schedule],
+    schedules: [
+      auth.schedule,
+      rateLimits.schedule,
+      scheduleInvoiceJobs,
+      scheduleIdempotencyCleanup,
+      events.schedule,
+      webhooks.schedule,
+    ],
   };
 }

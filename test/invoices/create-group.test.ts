@@ -122,6 +122,11 @@ it('decides every item of a group in order, then writes numbers, credits, ledger
   ]);
   expect(Number(events[1]!.id)).toBe(Number(events[0]!.id) + 1);
   expect(wallet[0]!.event_seq).toBe(events[1]!.id);
+  // Written by append_event, as every event is: data is stored as jsonb renders it.
+  const { rows: asAppended } = await sql<{ same: boolean }>`
+    SELECT e.data::text = e.data::jsonb::text AS same
+      FROM events e WHERE e.workspace_id = ${shopA} AND e.type = 'invoice.created'`.execute(database.db);
+  expect(asAppended.map((row) => row.same)).toEqual([true, true]);
 
   // A refused item's key is free again; a created item's key replays what it created.
   const retried = item(shopA, { idempotencyKey: a2.params.idempotencyKey, cost: 0n, fee: 0n });
@@ -205,4 +210,22 @@ it('stores with each new key the invoice row as created, which a retry replays, 
     expect(describe(replayed)).toBe(`replayed ${made.params.id}`);
     expect((replayed as Exclude<CreateOutcome, { kind: 'idempotency_key_reused' }>).invoice).toEqual(toInvoice(row));
   }
+});
+
+it('decides a group again without the items its keys replay, and each new key keeps the row as inserted', async () => {
+  const made = item(shopB, { cost: 0n, fee: 0n });
+  await createInvoices(database.db, [made]);
+  // The replay comes first: decided before the keys were read, it held the number the next item takes.
+  const retry = createItem(shopB, { ...made.params, id: 'inv_notmade2' as InvoiceId });
+  const next = item(shopB, { cost: 0n, fee: 0n });
+  const outcomes = await createInvoices(database.db, [retry, next]);
+  expect(outcomes.map(describe)).toEqual([`replayed ${made.params.id}`, `created ${next.params.id}`]);
+  // No gap: the number after the replayed invoice's.
+  expect(numberOf(outcomes[1])).toBe(numberOf(outcomes[0])! + 1n);
+  const { rows } = await sql<{ response: Record<string, unknown> }>`
+    SELECT response FROM idempotency_keys
+     WHERE workspace_id = ${shopB} AND scope = 'invoices.create' AND key = ${next.params.idempotencyKey}`.execute(
+    database.db,
+  );
+  expect(rows[0]!.response).toEqual(await storedRow(shopB, next.params.id));
 });

@@ -4,16 +4,8 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { append } from '../events/index.js';
-import {
-  IDEMPOTENCY_TTL_SECONDS,
-  checkIdempotencyKey,
-  checkPayTo,
-  createIdempotently,
-  presentInvoice,
-  requestHash,
-  type InvoiceService,
-  type ValidInvoiceInput,
-} from '../invoices/index.js';
+import { IDEMPOTENCY_TTL_SECONDS, checkIdempotencyKey, createIdempotently, requestHash } from '../idempotency/index.js';
+import { checkPayTo, presentInvoice, type InvoiceService, type ValidInvoiceInput } from '../invoices/index.js';
 import {
   command,
   invoiceInputOf,

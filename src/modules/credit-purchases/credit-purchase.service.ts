@@ -5,7 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { walletAddress, type WorkspaceId } from '../../shared/ids.js';
 import { addCredits } from '../billing/index.js';
-import { IDEMPOTENCY_TTL_SECONDS, checkIdempotencyKey, createIdempotently, requestHash } from '../invoices/index.js';
+import { IDEMPOTENCY_TTL_SECONDS, checkIdempotencyKey, createIdempotently, requestHash } from '../idempotency/index.js';
 import {
   PURCHASE_WINDOW_SECONDS,
   newCreditPurchaseId,

@@ -16,9 +16,10 @@ export async function append(trx: Executor, workspaceId: WorkspaceId, event: New
 /**
  * Appends events, of one workspace or several, in one statement inside the caller's transaction, and
  * queues the deliveries of webhook kinds. Resolves their ids in the order given. The application's way
- * to the SQL function append_event, which writes every event but `invoice.created`: create_invoice_group
- * inserts those with the rest of its group, taking their ids from the same counter under the same row lock,
- * so that kind is not a webhook kind (see event.ts).
+ * to the SQL function append_event, which writes every event. Invoice creation's group commit
+ * (create_invoice_group) calls append_event in the database for its `invoice.created` events, with ids
+ * it took from the same counter under the same row lock; no delivery can be queued there, so that kind
+ * is not a webhook kind (see event.ts).
  *
  * Ids come from each workspace's `event_seq` counter, bumped there: its row lock, held to commit, makes
  * commit order equal id order within a workspace, so a feed reader that sees id n sees every id below

@@ -156,8 +156,8 @@ const BUILT_IN = {
   }),
 } as const;
 
-// create_invoice_group writes `invoice.created` in the database, in its one round trip, where no webhook
-// delivery can be queued: the compiler keeps it a feed-only kind.
+// create_invoice_group appends `invoice.created` (append_event) in the database, in its one round trip,
+// where no webhook delivery can be queued: the compiler keeps it a feed-only kind.
 const CREATED_IS_FEED_ONLY: false = BUILT_IN['invoice.created'].webhook;
 void CREATED_IS_FEED_ONLY;
 

@@ -4,9 +4,11 @@ import { AppError } from '../../shared/errors.js';
 import { findUnstorable } from '../../shared/storable-json.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { findAccount } from '../billing/index.js';
-import { checkIdempotencyKey, requestHash, type ValidInvoiceInput } from '../invoices/index.js';
+import { checkIdempotencyKey, requestHash } from '../idempotency/index.js';
+import { type ValidInvoiceInput } from '../invoices/index.js';
 import type { Invoice } from '../invoices/index.js';
-import { IDEMPOTENCY_TTL_SECONDS, type InvoiceCost, type InvoiceService } from '../invoices/index.js';
+import { IDEMPOTENCY_TTL_SECONDS } from '../idempotency/index.js';
+import { type InvoiceCost, type InvoiceService } from '../invoices/index.js';
 import { RETAINED_BATCHES, itemError, itemKey, parseBatchItem, type ItemError } from './batch.js';
 import { bindBatch } from './batch.repo.js';
 

@@ -10,26 +10,12 @@ export {
   type InvoiceId,
   type InvoiceStatus,
 } from './invoice.js';
-export { createIdempotently } from './idempotency.repo.js';
-export {
-  checkIdempotencyKey,
-  checkPayTo,
-  normalisePortalAmount,
-  requestHash,
-  type CreateInvoiceInput,
-  type ValidInvoiceInput,
-} from './invoice-input.js';
+export { checkPayTo, normalisePortalAmount, type CreateInvoiceInput, type ValidInvoiceInput } from './invoice-input.js';
 export { presentInvoice } from './invoice.present.js';
 export { findInvoice, toInvoice } from './invoice.repo.js';
-export { IDEMPOTENCY_TTL_SECONDS, InvoiceService, type InvoiceCost } from './invoice.service.js';
+export { InvoiceService, type InvoiceCost } from './invoice.service.js';
 export { InvoiceOrderBook } from './invoice.payable.js';
-export {
-  EXPIRE_INVOICES_JOB,
-  IDEMPOTENCY_CLEANUP_JOB,
-  expireInvoicesHandler,
-  idempotencyCleanupHandler,
-  scheduleInvoiceJobs,
-} from './invoice.jobs.js';
+export { EXPIRE_INVOICES_JOB, expireInvoicesHandler, scheduleInvoiceJobs } from './invoice.jobs.js';
 export { invoiceRoutes } from './invoice.routes.js';
 export {
   CREATE_FIELD_CODES,

@@ -56,7 +56,6 @@ export class CreateBatcher {
     const seen = new Set<string>();
     const repeats = new Set<number>();
     items.forEach(({ workspaceId, params: { idempotencyKey } }, index) => {
-      if (idempotencyKey === null) return;
       const key = `${workspaceId}/${idempotencyKey}`;
       if (seen.has(key)) repeats.add(index);
       else seen.add(key);

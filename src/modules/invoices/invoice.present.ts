@@ -48,9 +48,10 @@ export function invoiceEvent(type: InvoiceEventKind, invoice: Invoice, baseUrl: 
 
 /**
  * The data of `invoice.created` for an invoice about to be created, rendered before the database
- * assigns its number and copies the workspace wallet into it: `number` and `payTo` are placeholders
- * that create_invoice_group fills in (SQL invoice_number_text matches formatInvoiceNumber), so creation
- * stays one round trip and the API shape has one definition.
+ * assigns its number and copies the workspace wallet into it: `number` and `payTo` are placeholders,
+ * left out of the item sent (createItem) and added by create_invoice_group once it has decided them
+ * (SQL invoice_number_text matches formatInvoiceNumber), so creation stays one round trip and the API
+ * shape has one definition.
  */
 export function createdEventData(
   workspaceId: WorkspaceId,

@@ -47,14 +47,14 @@ export function toInvoice(row: StoredInvoice): Invoice {
 }
 
 export interface CreateInvoiceParams extends InvoiceDraft {
-  readonly idempotencyKey: string | null;
+  readonly idempotencyKey: string;
   readonly requestHash: Buffer;
   readonly idempotencyTtlSeconds: number;
   readonly urlOrigins: readonly string[];
   readonly payTo: string | null;
   readonly cost: bigint;
   readonly source: 'api' | 'portal' | 'batch' | 'automation';
-  /** The data of its `invoice.created` event, but for the number and wallet the database fills in. */
+  /** The data of its `invoice.created` event, but for the number and wallet the database decides. */
   readonly createdEvent: InvoiceEventData;
 }
 
@@ -118,36 +118,37 @@ const CREATE_GROUP = 'SELECT * FROM create_invoice_group($1::json)';
 export interface CreateItem {
   readonly workspaceId: WorkspaceId;
   readonly params: CreateInvoiceParams;
-  /** The item as create_invoice_group reads it (JSON). */
+  /** The item as create_invoice_group reads it: JSON of the SQL type invoice_group_item's sent fields. */
   readonly payload: string;
 }
 
 /**
- * Renders the item when the request is made, so that a group's serial path only joins its items' texts.
- * The event's invoice goes without its number and wallet, which the database puts in front once it has
- * decided them, and without its opening brace.
+ * Renders the item when the request is made, so that a group's serial path only joins its items' JSON
+ * into an array. The event's invoice goes without its number and wallet, which the database adds once
+ * it has decided them.
  */
 export function createItem(workspaceId: WorkspaceId, params: CreateInvoiceParams): CreateItem {
-  const { number: _number, payTo: _payTo, ...event } = params.createdEvent.invoice;
+  const { number: _number, payTo: _payTo, ...eventInvoice } = params.createdEvent.invoice;
   const payload = JSON.stringify({
-    workspaceId,
-    idempotencyKey: params.idempotencyKey,
-    requestHash: params.requestHash.toString('hex'),
-    ttlSeconds: params.idempotencyTtlSeconds,
+    workspace_id: workspaceId,
+    idempotency_key: params.idempotencyKey,
+    // bytea's hex input form.
+    request_hash: `\\x${params.requestHash.toString('hex')}`,
+    key_expires_at: new Date(params.now.getTime() + params.idempotencyTtlSeconds * 1000).toISOString(),
     id: params.id,
     amount: params.amount.toString(),
     network: params.network,
-    expiresIn: params.expiresIn,
-    now: params.now.toISOString(),
-    externalId: params.externalId,
-    successUrl: params.successUrl,
-    cancelUrl: params.cancelUrl,
-    urlOrigins: params.urlOrigins,
-    payTo: params.payTo,
+    expires_in: params.expiresIn,
+    created_at: params.now.toISOString(),
+    external_id: params.externalId,
+    success_url: params.successUrl,
+    cancel_url: params.cancelUrl,
+    url_origins: params.urlOrigins,
+    asked_pay_to: params.payTo,
     cost: params.cost.toString(),
     fee: params.fee.toString(),
     source: params.source,
-    eventTail: JSON.stringify(event).slice(1),
+    event_invoice: eventInvoice,
   });
   return { workspaceId, params, payload };
 }
@@ -160,6 +161,7 @@ export async function createInvoices(
   target: Executor | Pipeline,
   items: readonly CreateItem[],
 ): Promise<(CreateOutcome | AppError)[]> {
+  // A JSON array of the items' JSON, each rendered whole by createItem.
   const payload = `[${items.map((item) => item.payload).join(',')}]`;
   const rows =
     target instanceof Pipeline
@@ -328,11 +330,6 @@ export function paidTotalsByDay(db: Executor, workspaceId: WorkspaceId, from: Da
     .where('paid_at', '>=', from)
     .groupBy(sql`1`)
     .execute();
-}
-
-/** Forgets idempotency keys past their retention. */
-export function deleteExpiredIdempotencyKeys(db: Executor, now: Date) {
-  return db.deleteFrom('idempotency_keys').where('expires_at', '<', now).executeTakeFirst();
 }
 
 export interface InvoiceExportFilter {

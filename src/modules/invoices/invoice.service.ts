@@ -5,6 +5,7 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { moveCredits } from '../billing/index.js';
 import { append } from '../events/index.js';
+import { IDEMPOTENCY_TTL_SECONDS, checkIdempotencyKey, requestHash } from '../idempotency/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import {
   EXPIRES_IN_CREDITS,
@@ -21,9 +22,7 @@ import {
 } from './invoice.js';
 import { CreateBatcher } from './invoice.batcher.js';
 import {
-  checkIdempotencyKey,
   checkPayTo,
-  requestHash,
   validateInvoiceInput,
   type CreateInvoiceInput,
   type InvoiceRules,
@@ -47,9 +46,6 @@ import {
 
 /** Rows an export reads at a time. */
 const EXPORT_PAGE = 1000;
-
-/** Idempotency keys outlive the longest payment window (5 days). */
-export const IDEMPOTENCY_TTL_SECONDS = 7 * 24 * 3600;
 
 export interface InvoiceServiceDeps {
   readonly db: Db;

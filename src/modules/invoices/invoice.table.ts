@@ -1,5 +1,3 @@
-import type { Generated } from 'kysely';
-
 export interface InvoiceTable {
   workspace_id: string;
   id: string;
@@ -26,20 +24,9 @@ export interface InvoiceTable {
   occurrence: number | null;
 }
 
-export interface IdempotencyKeyTable {
-  workspace_id: string;
-  scope: string;
-  key: string;
-  request_hash: Buffer;
-  response: unknown;
-  created_at: Generated<Date>;
-  expires_at: Date;
-}
-
-// The module's tables in the one Database type every repository is written against (src/db/database.ts).
+// The module's table in the one Database type every repository is written against (src/db/database.ts).
 declare module '../../db/database.js' {
   interface Database {
     invoices: InvoiceTable;
-    idempotency_keys: IdempotencyKeyTable;
   }
 }

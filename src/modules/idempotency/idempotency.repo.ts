@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 
@@ -14,40 +15,25 @@ export interface KeyToClaim {
 }
 
 /**
- * Claims the key inside the caller's transaction, with the outcomes create_invoice_group gives an invoice
- * key in SQL (new, replay, reused with another body): the key row is inserted at once, so a concurrent
- * request with the same key waits on it (a row lock, not a sleep) until the first commits — then it
- * replays the stored response — or rolls back, when it proceeds on its own. A refusal that rolls back
- * its transaction leaves the key unused.
+ * Claims the key inside the caller's transaction through the SQL function claim_idempotency_keys, the
+ * one rule of every key (invoice creation's group commit claims its keys with it too): the key row is
+ * inserted at once, so a concurrent request with the same key waits on it (a row lock, not a sleep)
+ * until the first commits — then it replays the stored response — or rolls back, when it proceeds on
+ * its own. A refusal that rolls back its transaction leaves the key unused.
  */
 export async function claimIdempotencyKey(
   trx: Executor,
   workspaceId: WorkspaceId,
   claim: KeyToClaim,
 ): Promise<KeyClaim> {
-  const inserted = await trx
-    .insertInto('idempotency_keys')
-    .values({
-      workspace_id: workspaceId,
-      scope: claim.scope,
-      key: claim.key,
-      request_hash: claim.requestHash,
-      expires_at: claim.expiresAt,
-    })
-    .onConflict((conflict) => conflict.doNothing())
-    .returning('key')
-    .executeTakeFirst();
-  if (inserted) return { kind: 'claimed' };
-  const stored = await trx
-    .selectFrom('idempotency_keys')
-    .select(['request_hash', 'response'])
-    .where('workspace_id', '=', workspaceId)
-    .where('scope', '=', claim.scope)
-    .where('key', '=', claim.key)
-    .executeTakeFirstOrThrow();
-  return stored.request_hash.equals(claim.requestHash)
-    ? { kind: 'replay', response: stored.response }
-    : { kind: 'reused' };
+  const { rows } = await sql<{ outcome: 'claimed' | 'replay' | 'reused'; response: unknown }>`
+    SELECT outcome, response
+      FROM claim_idempotency_keys(ARRAY[${workspaceId}]::text[], ${claim.scope}, ARRAY[${claim.key}]::text[],
+                                  ARRAY[${claim.requestHash}]::bytea[], ARRAY[${claim.expiresAt}]::timestamptz[])`.execute(
+    trx,
+  );
+  const { outcome, response } = rows[0]!;
+  return outcome === 'replay' ? { kind: 'replay', response } : { kind: outcome };
 }
 
 /** Stores the response a retry with the key replays, in the transaction that claimed it. */
@@ -57,13 +43,9 @@ export async function storeIdempotentResponse(
   claim: Pick<KeyToClaim, 'scope' | 'key'>,
   response: unknown,
 ): Promise<void> {
-  await trx
-    .updateTable('idempotency_keys')
-    .set({ response: JSON.stringify(response) })
-    .where('workspace_id', '=', workspaceId)
-    .where('scope', '=', claim.scope)
-    .where('key', '=', claim.key)
-    .execute();
+  await sql`
+    SELECT store_idempotent_responses(ARRAY[${workspaceId}]::text[], ${claim.scope}, ARRAY[${claim.key}]::text[],
+                                      ARRAY[${JSON.stringify(response)}]::jsonb[])`.execute(trx);
 }
 
 /**
@@ -83,4 +65,9 @@ export async function createIdempotently<T>(
   const { made, response } = await steps.create();
   await storeIdempotentResponse(trx, workspaceId, claim, response);
   return { kind: 'created', made };
+}
+
+/** Forgets idempotency keys past their retention. */
+export function deleteExpiredIdempotencyKeys(db: Executor, now: Date) {
+  return db.deleteFrom('idempotency_keys').where('expires_at', '<', now).executeTakeFirst();
 }

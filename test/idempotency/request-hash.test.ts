@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestHash } from '../../src/modules/invoices/index.js';
+import { requestHash } from '../../src/modules/idempotency/index.js';
 
 describe('request hash', () => {
   // Stored hashes (idempotency keys, batch bindings) are compared with new ones: the digest of a body
