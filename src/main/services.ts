@@ -13,6 +13,7 @@ import { dashboardModule } from '../modules/dashboard/index.js';
 import { eventsModule, findWebhookEvent } from '../modules/events/index.js';
 import { healthModule, type HealthService } from '../modules/health/index.js';
 import { invoiceBatchesModule, type InvoiceBatchService } from '../modules/invoice-batches/index.js';
+import { invoiceExportModule } from '../modules/invoice-export/index.js';
 import { invoiceSearchModule, type InvoiceSearchService } from '../modules/invoice-search/index.js';
 import {
   EXPIRE_INVOICES_JOB,
@@ -157,6 +158,7 @@ export function createServices(
   const invoiceBatches = invoiceBatchesModule({ ...base, invoices });
   const automations = automationsModule({ ...base, invoices });
   const invoiceSearch = invoiceSearchModule(base);
+  const { invoiceExport } = invoiceExportModule(base);
   const checkoutSettings = checkoutSettingsModule(base);
   const events = eventsModule(base);
   const webhooks = webhooksModule({ ...base, findWebhookEvent });
@@ -164,7 +166,7 @@ export function createServices(
   const health = healthModule(base);
   const statements = statementsModule(base);
   const dashboard = dashboardModule({ clock, invoices, webhooks: webhooks.webhooks });
-  const routeDeps = { config, clock, invoices, payments, checkout, creditPurchases };
+  const routeDeps = { config, clock, invoices, invoiceExport, payments, checkout, creditPurchases };
   return {
     ...base,
     auth: auth.auth,

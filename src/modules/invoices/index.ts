@@ -12,7 +12,7 @@ export {
 } from './invoice.js';
 export { checkPayTo, normalisePortalAmount, type CreateInvoiceInput, type ValidInvoiceInput } from './invoice-input.js';
 export { presentInvoice } from './invoice.present.js';
-export { findInvoice, toInvoice } from './invoice.repo.js';
+export { findInvoice, hasStatus as invoiceHasStatus, toInvoice } from './invoice.repo.js';
 export { InvoiceService, type InvoiceCost } from './invoice.service.js';
 export { InvoiceOrderBook } from './invoice.payable.js';
 export { EXPIRE_INVOICES_JOB, expireInvoicesHandler, scheduleInvoiceJobs } from './invoice.jobs.js';

@@ -8,6 +8,7 @@ import {
   refuseBodyFields,
 } from '../../http/common.schemas.js';
 import type { Config } from '../../config/config.js';
+import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceService } from './invoice.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { ExpiresIn, InvoiceId, InvoiceStatus } from './invoice.js';
@@ -32,6 +33,16 @@ import { invoiceExamples } from './invoice.examples.js';
 export interface InvoiceRouteDeps {
   readonly config: Pick<Config, 'publicBaseUrl'>;
   readonly invoices: InvoiceService;
+  /** Serves GET /invoices/export (the invoice-export module). */
+  readonly invoiceExport: InvoiceExporter;
+}
+
+/** A workspace's invoices as CSV chunks, read as they are consumed. */
+export interface InvoiceExporter {
+  exportCsv(
+    workspaceId: WorkspaceId,
+    query: { status?: InvoiceStatus; createdFrom?: Date; createdUntil?: Date },
+  ): AsyncIterable<string>;
 }
 
 const tags = ['Invoices'];
@@ -160,7 +171,7 @@ export function invoiceRoutes(services: InvoiceRouteDeps): SharedRoute[] {
         if (from && to && from >= to) throw new AppError('invalid_request', '`to` must be later than `from`.');
         // The schema admits only status names.
         const status = request.query.status as InvoiceStatus | undefined;
-        const csv = services.invoices.exportCsv(workspaceId, {
+        const csv = services.invoiceExport.exportCsv(workspaceId, {
           ...(status && { status }),
           ...(from && { createdFrom: from }),
           ...(to && { createdUntil: to }),

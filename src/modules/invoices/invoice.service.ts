@@ -28,13 +28,10 @@ import {
   type InvoiceRules,
   type ValidInvoiceInput,
 } from './invoice-input.js';
-import { CSV_HEADER, csvRow } from './invoice-export.js';
 import { createdEventData, invoiceEvent } from './invoice.present.js';
 import {
   createInvoice,
   dueOpenInvoices,
-  exportPage,
-  lastInvoiceNumber,
   findInvoice,
   listInvoices,
   lockInvoice,
@@ -43,9 +40,6 @@ import {
   updateInvoice,
   type CreateInvoiceParams,
 } from './invoice.repo.js';
-
-/** Rows an export reads at a time. */
-const EXPORT_PAGE = 1000;
 
 export interface InvoiceServiceDeps {
   readonly db: Db;
@@ -222,34 +216,6 @@ export class InvoiceService {
       invoices: page.map((invoice) => this.present(invoice)),
       nextBefore: rows.length > query.limit ? (page.at(-1)?.number ?? null) : null,
     };
-  }
-
-  /**
-   * The workspace's invoices as CSV (`invoice-export.ts`), oldest first, optionally of one status and of
-   * a half-open range of creation times: the header, then a chunk per page of EXPORT_PAGE rows, read as
-   * the consumer asks for them, so memory stays flat however many there are. The invoices are those that
-   * existed when the export began, each as it is when its page is read.
-   */
-  async *exportCsv(
-    workspaceId: WorkspaceId,
-    query: { status?: InvoiceStatus; createdFrom?: Date; createdUntil?: Date },
-  ): AsyncGenerator<string> {
-    yield CSV_HEADER;
-    const upToNumber = await lastInvoiceNumber(this.deps.db, workspaceId);
-    let afterNumber = 0n;
-    for (;;) {
-      const rows = await exportPage(this.deps.db, workspaceId, {
-        ...query,
-        afterNumber,
-        upToNumber,
-        now: this.deps.clock.now(),
-        limit: EXPORT_PAGE,
-      });
-      if (rows.length === 0) return;
-      yield rows.map((row) => csvRow({ ...row, invoice: this.present(row.invoice) })).join('');
-      if (rows.length < EXPORT_PAGE) return;
-      afterNumber = rows.at(-1)!.invoice.number;
-    }
   }
 
   /** Paid invoices per UTC day from `from` on: `{day: "YYYY-MM-DD", amount (micro-USDC), count}`, days without payments left out. */

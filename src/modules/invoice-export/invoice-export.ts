@@ -1,6 +1,6 @@
 import { formatUsdc } from '../../shared/money.js';
-import { formatInvoiceNumber } from './invoice.js';
-import type { ExportedInvoice } from './invoice.repo.js';
+import { formatInvoiceNumber } from '../invoices/index.js';
+import type { ExportedInvoice } from './invoice-export.repo.js';
 
 /**
  * The columns of `GET /invoices/export`, in order: a stable contract for spreadsheets and accounting
