@@ -1,5 +1,5 @@
-import { networkNames, type Config } from '../config/config.js';
-import { pipelineOf, type Db } from '../db/database.js';
+import type { Config } from '../config/config.js';
+import type { Db } from '../db/database.js';
 import type { JobHandlers } from '../jobs/index.js';
 import type { ChainPort } from '../chain/chain-port.js';
 import type { Network } from '../chain/networks.js';
@@ -7,36 +7,19 @@ import { apiKeysModule, type ApiKeyService } from '../modules/api-keys/index.js'
 import { authModule, type AuthService } from '../modules/auth/index.js';
 import { automationsModule, type AutomationService } from '../modules/automations/index.js';
 import { billingModule, type BillingService } from '../modules/billing/index.js';
+import { checkoutModule, type CheckoutService } from '../modules/checkout/index.js';
 import { checkoutSettingsModule, type CheckoutSettingsService } from '../modules/checkout-settings/index.js';
-import { CreditPurchaseService, PurchaseOrderBook, creditPurchaseRoutes } from '../modules/credit-purchases/index.js';
+import { creditPurchasesModule, type CreditPurchaseService } from '../modules/credit-purchases/index.js';
 import { dashboardModule } from '../modules/dashboard/index.js';
 import { eventsModule, findWebhookEvent } from '../modules/events/index.js';
 import { healthModule, type HealthService } from '../modules/health/index.js';
+import { idempotencyModule } from '../modules/idempotency/index.js';
 import { invoiceBatchesModule, type InvoiceBatchService } from '../modules/invoice-batches/index.js';
 import { invoiceExportModule } from '../modules/invoice-export/index.js';
 import { invoiceSearchModule, type InvoiceSearchService } from '../modules/invoice-search/index.js';
-import {
-  EXPIRE_INVOICES_JOB,
-  InvoiceOrderBook,
-  InvoiceService,
-  expireInvoicesHandler,
-  invoiceRoutes,
-  scheduleInvoiceJobs,
-} from '../modules/invoices/index.js';
-import { CheckoutService, purchasePaymentRoutes } from '../modules/checkout/index.js';
-import {
-  PaymentService,
-  SETTLE_JOB,
-  VERIFY_TRANSACTION_JOB,
-  settleHandler,
-  verifyTransactionHandler,
-} from '../modules/payment-engine/index.js';
-import { invoiceChangePortalRoutes, paymentIntentRoutes, receiptRoutes } from '../modules/payment-views/index.js';
-import {
-  IDEMPOTENCY_CLEANUP_JOB,
-  idempotencyCleanupHandler,
-  scheduleIdempotencyCleanup,
-} from '../modules/idempotency/index.js';
+import { invoicesModule, type InvoiceService } from '../modules/invoices/index.js';
+import { paymentEngineModule, type PaymentService } from '../modules/payment-engine/index.js';
+import { paymentViewsModule } from '../modules/payment-views/index.js';
 import { rateLimitsModule } from '../modules/rate-limits/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { statementsModule, type StatementService } from '../modules/statements/index.js';
@@ -115,66 +98,48 @@ export function createServices(
   const base = { db, clock, config };
   const rateLimits = rateLimitsModule({ db });
   const { limits } = rateLimits;
-  const creditPurchases: CreditPurchaseService = new CreditPurchaseService({
-    db,
-    clock,
-    packages: config.creditPackages,
-    operatorWallet: config.operatorWallet,
-    networks: chain.networks,
-    publicBaseUrl: config.publicBaseUrl,
+  const idempotency = idempotencyModule({ db, clock });
+  const networks = chain.networks;
+  const invoiceExport = invoiceExportModule(base);
+  const invoices = invoicesModule({ ...base, networks, exportRoute: invoiceExport.route });
+  const creditPurchases = creditPurchasesModule({
+    ...base,
+    networks,
     // The engine pays purchases and the purchases show its attempts: each knows the other only through this.
     attempts: (workspaceId, purchaseIds) => payments.purchaseAttempts(workspaceId, purchaseIds),
   });
-  const payments: PaymentService = new PaymentService({
-    db,
-    clock,
+  const engine = paymentEngineModule({
+    ...base,
     chain: chain.chain,
-    networks: chain.networks,
-    unseenTransactionMs: config.unseenTransactionMinutes * 60_000,
+    networks,
     // The engine takes payments for both kinds of order; each module answers for its own through its book.
-    orders: {
-      invoice: new InvoiceOrderBook({ db, networks: chain.networks, publicBaseUrl: config.publicBaseUrl }),
-      credit_purchase: new PurchaseOrderBook({
-        db,
-        networks: chain.networks,
-        operatorWallet: config.operatorWallet,
-        purchases: creditPurchases,
-      }),
-    },
+    orders: { invoice: invoices.orderBook, credit_purchase: creditPurchases.orderBook },
   });
-  const invoices = new InvoiceService({
-    db,
-    pipeline: pipelineOf(db),
-    clock,
-    rules: { maxAmount: config.maxInvoiceAmount, networks: networkNames(config) },
-    successFeeCredits: config.successFeeCredits,
-    publicBaseUrl: config.publicBaseUrl,
-  });
-  const checkout = new CheckoutService({ db, clock, networks: chain.networks, payments });
+  const { payments } = engine;
+  const checkout = checkoutModule({ db, clock, networks, payments });
+  const paymentViews = paymentViewsModule({ clock, payments });
   const auth = authModule({ ...base, limits });
   const apiKeys = apiKeysModule({ ...base, limits });
   const workspaces = workspacesModule({ ...base, limits });
   const billing = billingModule(base);
-  const invoiceBatches = invoiceBatchesModule({ ...base, invoices });
-  const automations = automationsModule({ ...base, invoices });
+  const invoiceBatches = invoiceBatchesModule({ ...base, invoices: invoices.invoices });
+  const automations = automationsModule({ ...base, invoices: invoices.invoices });
   const invoiceSearch = invoiceSearchModule(base);
-  const { invoiceExport } = invoiceExportModule(base);
   const checkoutSettings = checkoutSettingsModule(base);
   const events = eventsModule(base);
   const webhooks = webhooksModule({ ...base, findWebhookEvent });
   const timeline = timelineModule(base);
   const health = healthModule(base);
   const statements = statementsModule(base);
-  const dashboard = dashboardModule({ clock, invoices, webhooks: webhooks.webhooks });
-  const routeDeps = { config, clock, invoices, invoiceExport, payments, checkout, creditPurchases };
+  const dashboard = dashboardModule({ clock, invoices: invoices.invoices, webhooks: webhooks.webhooks });
   return {
     ...base,
     auth: auth.auth,
     apiKeys: apiKeys.apiKeys,
     workspaces: workspaces.workspaces,
     billing: billing.billing,
-    creditPurchases,
-    invoices,
+    creditPurchases: creditPurchases.creditPurchases,
+    invoices: invoices.invoices,
     invoiceBatches: invoiceBatches.invoiceBatches,
     automations: automations.automations,
     // Held only by a process listening on loopback: no page offers it and no route serves it otherwise.
@@ -182,7 +147,7 @@ export function createServices(
     invoiceSearch: invoiceSearch.invoiceSearch,
     checkoutSettings: checkoutSettings.checkoutSettings,
     payments,
-    checkout,
+    checkout: checkout.checkout,
     webhooks: webhooks.webhooks,
     webhookDeliverer: webhooks.webhookDeliverer,
     timeline: timeline.timeline,
@@ -194,11 +159,11 @@ export function createServices(
       shared: [
         ...billing.routes,
         ...statements.routes,
-        ...creditPurchaseRoutes(routeDeps),
-        ...purchasePaymentRoutes(routeDeps),
-        ...invoiceRoutes(routeDeps),
+        ...creditPurchases.routes,
+        ...checkout.routes,
+        ...invoices.routes,
         ...automations.routes,
-        ...receiptRoutes(routeDeps),
+        ...paymentViews.routes,
         ...checkoutSettings.routes,
         ...webhooks.routes,
         ...invoiceSearch.routes,
@@ -210,11 +175,11 @@ export function createServices(
         ...apiKeys.portalRoutes,
         ...checkoutSettings.portalRoutes,
         ...dashboard.portalRoutes,
-        ...invoiceChangePortalRoutes(routeDeps),
+        ...paymentViews.portalRoutes,
       ],
       merchantOnly: [
         invoiceBatches.merchantRoutes,
-        paymentIntentRoutes(routeDeps),
+        paymentViews.merchantRoutes,
         workspaces.merchantRoutes,
         events.merchantRoutes,
       ],
@@ -225,18 +190,17 @@ export function createServices(
       ...auth.jobs,
       ...webhooks.jobs,
       ...events.jobs,
-      [EXPIRE_INVOICES_JOB]: expireInvoicesHandler(invoices, db, clock),
-      [IDEMPOTENCY_CLEANUP_JOB]: idempotencyCleanupHandler(db, clock),
+      ...invoices.jobs,
+      ...idempotency.jobs,
       ...rateLimits.jobs,
       ...automations.jobs,
-      [SETTLE_JOB]: settleHandler(payments),
-      [VERIFY_TRANSACTION_JOB]: verifyTransactionHandler(payments),
+      ...engine.jobs,
     },
     schedules: [
       auth.schedule,
       rateLimits.schedule,
-      scheduleInvoiceJobs,
-      scheduleIdempotencyCleanup,
+      invoices.schedule,
+      idempotency.schedule,
       events.schedule,
       webhooks.schedule,
     ],

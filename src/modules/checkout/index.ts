@@ -1,5 +1,5 @@
 /** What other modules may use of checkout, the buyer's side of a payment; everything else is the module's own. */
 export { checkoutRoutes, type CheckoutPage } from './checkout.routes.js';
-export type { AuthorizationBody, CheckoutView, SubmittedPayment } from './checkout.schemas.js';
+export type { AuthorizationBody, CheckoutView } from './checkout.schemas.js';
 export { CheckoutService } from './checkout.service.js';
-export { purchasePaymentRoutes } from './purchase-payment.routes.js';
+export { checkoutModule } from './checkout.module.js';

@@ -1,4 +1,4 @@
 /** What other modules may use of idempotency keys; everything else is the module's own. */
 export { IDEMPOTENCY_TTL_SECONDS, checkIdempotencyKey, requestHash } from './idempotency.js';
 export { createIdempotently } from './idempotency.repo.js';
-export { IDEMPOTENCY_CLEANUP_JOB, idempotencyCleanupHandler, scheduleIdempotencyCleanup } from './idempotency.jobs.js';
+export { idempotencyModule } from './idempotency.module.js';

@@ -6,7 +6,6 @@ export {
   formatInvoiceNumber,
   isInvoiceId,
   type Invoice,
-  type InvoiceAutomation,
   type InvoiceId,
   type InvoiceStatus,
 } from './invoice.js';
@@ -14,13 +13,11 @@ export { checkPayTo, normalisePortalAmount, type CreateInvoiceInput, type ValidI
 export { presentInvoice } from './invoice.present.js';
 export { findInvoice, hasStatus as invoiceHasStatus, toInvoice } from './invoice.repo.js';
 export { InvoiceService, type InvoiceCost } from './invoice.service.js';
-export { InvoiceOrderBook } from './invoice.payable.js';
-export { EXPIRE_INVOICES_JOB, expireInvoicesHandler, scheduleInvoiceJobs } from './invoice.jobs.js';
-export { invoiceRoutes } from './invoice.routes.js';
 export {
   CREATE_FIELD_CODES,
   CreateInvoiceBody,
   IdempotencyHeaders,
+  InvoiceListQuery,
   InvoiceParams,
   InvoiceView,
   PayTo,
@@ -28,3 +25,4 @@ export {
 export { INVOICE_EXAMPLE, PAID_INVOICE_EXAMPLE } from './invoice.examples.js';
 // Response schemas, as types: the portal's browser code reads its JSON by them.
 export type { InvoicePage } from './invoice.schemas.js';
+export { invoicesModule } from './invoices.module.js';

@@ -45,15 +45,9 @@ const CREATE_BODY = {
   cancelUrl: 'https://shop.example.com/cart',
 };
 
-const CSV =
-  'number,id,status,amount,currency,network,created_at,expires_at,paid_at,payer,transaction_hash,pay_to,external_id,automation_id\r\n' +
-  `INV-000042,${EXAMPLE_IDS.invoice},paid,12.500000,USDC,base-sepolia,2026-11-14T09:30:00.000Z,2026-11-15T09:30:00.000Z,` +
-  `2026-11-14T09:41:12.000Z,${EXAMPLE_IDS.payer},${EXAMPLE_IDS.transaction},${EXAMPLE_IDS.wallet},order-1042,\r\n`;
-
 export const invoiceExamples = {
   create: { request: CREATE_BODY, response: INVOICE_EXAMPLE },
   list: { response: { invoices: [PAID_INVOICE_EXAMPLE], nextCursor: '41' } },
-  export: { response: CSV },
   get: { response: PAID_INVOICE_EXAMPLE },
   cancel: {
     response: {

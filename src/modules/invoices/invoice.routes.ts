@@ -1,6 +1,4 @@
-import { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../../shared/errors.js';
 import {
   WorkspaceParams,
   defaultEmptyBody,
@@ -8,7 +6,6 @@ import {
   refuseBodyFields,
 } from '../../http/common.schemas.js';
 import type { Config } from '../../config/config.js';
-import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceService } from './invoice.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { ExpiresIn, InvoiceId, InvoiceStatus } from './invoice.js';
@@ -18,8 +15,6 @@ import {
   CREATE_FIELD_CODES,
   CreateInvoiceBody,
   IdempotencyHeaders,
-  InvoiceCsv,
-  InvoiceExportQuery,
   InvoiceListQuery,
   InvoicePage,
   InvoiceParams,
@@ -33,16 +28,8 @@ import { invoiceExamples } from './invoice.examples.js';
 export interface InvoiceRouteDeps {
   readonly config: Pick<Config, 'publicBaseUrl'>;
   readonly invoices: InvoiceService;
-  /** Serves GET /invoices/export (the invoice-export module). */
-  readonly invoiceExport: InvoiceExporter;
-}
-
-/** A workspace's invoices as CSV chunks, read as they are consumed. */
-export interface InvoiceExporter {
-  exportCsv(
-    workspaceId: WorkspaceId,
-    query: { status?: InvoiceStatus; createdFrom?: Date; createdUntil?: Date },
-  ): AsyncIterable<string>;
+  /** GET /invoices/export (the invoice-export module's), served in its place among these. */
+  readonly exportRoute: SharedRoute;
 }
 
 const tags = ['Invoices'];
@@ -143,48 +130,7 @@ export function invoiceRoutes(services: InvoiceRouteDeps): SharedRoute[] {
       },
     }),
 
-    sharedRoute({
-      method: 'GET',
-      url: '/invoices/export',
-      permission: 'invoices:read',
-      schema: {
-        tags,
-        summary: 'Export invoices as CSV',
-        description:
-          'Streams every invoice of the workspace, or those of one status (as GET shows it) created in `[from, to)`, ' +
-          'oldest first, for accounting and spreadsheets; any number of invoices, in constant memory. ' +
-          'Invoices created after the export began are not in it. A value starting with =, +, - or @ ' +
-          "(only a merchant's externalId can) gets a leading ' so that spreadsheets do not run it as a formula.",
-        params: WorkspaceParams,
-        querystring: InvoiceExportQuery,
-        produces: ['text/csv'],
-        response: { 200: InvoiceCsv },
-      },
-      errors: ['invalid_request'],
-      examples: invoiceExamples.export,
-      portal: { summary: 'Export invoices as CSV' },
-      example: { query: '?status=paid&from=2026-11-01T00:00:00Z&to=2026-12-01T00:00:00Z' },
-      handler: async (request, reply) => {
-        const workspaceId = request.principal!.workspaceId;
-        const from = request.query.from === undefined ? undefined : new Date(request.query.from);
-        const to = request.query.to === undefined ? undefined : new Date(request.query.to);
-        if (from && to && from >= to) throw new AppError('invalid_request', '`to` must be later than `from`.');
-        // The schema admits only status names.
-        const status = request.query.status as InvoiceStatus | undefined;
-        const csv = services.invoiceExport.exportCsv(workspaceId, {
-          ...(status && { status }),
-          ...(from && { createdFrom: from }),
-          ...(to && { createdUntil: to }),
-        });
-        const range = [from && `from-${from.toISOString().slice(0, 10)}`, to && `to-${to.toISOString().slice(0, 10)}`];
-        const name = ['invoices', workspaceId, status, ...range].filter(Boolean).join('-');
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('content-disposition', `attachment; filename="${name}.csv"`)
-          .header('cache-control', 'no-store')
-          .send(Readable.from(csv));
-      },
-    }),
+    services.exportRoute,
 
     sharedRoute({
       method: 'GET',

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { Timestamp } from '../../http/common.schemas.js';
 import { ID_PATTERN } from '../../shared/ids.js';
@@ -145,29 +144,6 @@ export const InvoiceListQuery = Type.Object({
     Type.String({ pattern: '^[1-9][0-9]{0,17}$', description: 'The `nextCursor` of the previous page.' }),
   ),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-});
-
-export const InvoiceExportQuery = Type.Object({
-  status: InvoiceListQuery.properties.status,
-  from: Type.Optional(
-    Type.String({
-      format: 'date-time',
-      description:
-        'Only invoices created at or after this instant (RFC 3339). With `to`, a half-open range: consecutive months neither overlap nor leave gaps.',
-    }),
-  ),
-  to: Type.Optional(
-    Type.String({ format: 'date-time', description: 'Only invoices created before this instant (RFC 3339).' }),
-  ),
-});
-
-/** A string in the API document; the handler sends it as a stream, which Fastify passes through unserialized. */
-export const InvoiceCsv = Type.Unsafe<Readable>({
-  type: 'string',
-  description:
-    'text/csv; charset=utf-8 (RFC 4180: CRLF line ends, quoted where needed), a header line then one invoice a line, oldest first. ' +
-    'Columns: number, id, status, amount (decimal USDC), currency, network, created_at, expires_at, paid_at, payer, ' +
-    'transaction_hash, pay_to, external_id, automation_id. Empty where there is no value.',
 });
 
 export const InvoicePage = Type.Object({

@@ -5,7 +5,6 @@ export {
   type InvoiceBook,
   type InvoiceLabel,
   type OrderBook,
-  type OrderBooks,
   type OrderRef,
   type PayableOrder,
   type PaymentStep,
@@ -16,8 +15,8 @@ export type { OrderChangeFollower } from './order-watchers.js';
 export { orderNonceVersion } from './authorization-binding.js';
 export type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 export type { SignedAuthorization } from './signed-authorization.js';
-export { SETTLE_JOB, VERIFY_TRANSACTION_JOB, settleHandler, verifyTransactionHandler } from './payment.jobs.js';
 export { paymentsInFlight } from './payment.repo.js';
-export { NEW_BLOCK, type NewBlockWatcher } from './new-blocks.js';
+export { NEW_BLOCK } from './new-blocks.js';
 export { PaymentService, VALIDITY_MARGIN_SECONDS, presentIntent } from './payment.service.js';
 export { presentAttempt } from './payment.present.js';
+export { paymentEngineModule } from './payment-engine.module.js';

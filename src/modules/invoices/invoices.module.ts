@@ -1,0 +1,58 @@
+import { networkNames, type Config } from '../../config/config.js';
+import type { Network } from '../../chain/networks.js';
+import { pipelineOf, type Db } from '../../db/database.js';
+import { RetryLater, enqueueJob, type JobHandlers } from '../../jobs/index.js';
+import type { SharedRoute } from '../../http/workspace-route.js';
+import type { Clock } from '../../shared/clock.js';
+import { InvoiceOrderBook } from './invoice.payable.js';
+import { nextOpenDeadline } from './invoice.repo.js';
+import { invoiceRoutes } from './invoice.routes.js';
+import { InvoiceService } from './invoice.service.js';
+
+const EXPIRE_INVOICES_JOB = 'invoices.expire';
+/** The longest the expiry job sleeps, so a new earlier deadline is noticed within this bound. */
+const MAX_EXPIRY_SLEEP_SECONDS = 30;
+
+export interface InvoicesModuleDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly config: Config;
+  /** The networks payments are taken on (the chain's checked ones). */
+  readonly networks: readonly Network[];
+  /** GET /invoices/export (the invoice-export module's), served in its place among the invoice routes. */
+  readonly exportRoute: SharedRoute;
+}
+
+/** Invoices: use cases, routes, expiry, and the book the payment engine pays them through. */
+export function invoicesModule(deps: InvoicesModuleDeps) {
+  const { db, clock, config } = deps;
+  const invoices = new InvoiceService({
+    db,
+    pipeline: pipelineOf(db),
+    clock,
+    rules: { maxAmount: config.maxInvoiceAmount, networks: networkNames(config) },
+    successFeeCredits: config.successFeeCredits,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  return {
+    invoices,
+    orderBook: new InvoiceOrderBook({ db, networks: deps.networks, publicBaseUrl: config.publicBaseUrl }),
+    routes: invoiceRoutes({ invoices, exportRoute: deps.exportRoute, config }),
+    jobs: {
+      // Moves open invoices past their deadline to `expired` (releasing the success-fee reserve), then
+      // sleeps until the next deadline. One durable row that never completes: a restart loses nothing,
+      // and reads already show due invoices as expired in the meantime.
+      [EXPIRE_INVOICES_JOB]: async () => {
+        while ((await invoices.expireDue()) > 0);
+        const next = await nextOpenDeadline(db);
+        const untilNext = next ? Math.ceil((next.getTime() - clock.now().getTime()) / 1000) : MAX_EXPIRY_SLEEP_SECONDS;
+        throw new RetryLater(
+          Math.min(MAX_EXPIRY_SLEEP_SECONDS, Math.max(1, untilNext)),
+          'waiting for the next deadline',
+        );
+      },
+    } satisfies JobHandlers,
+    /** Creates the recurring expiry unless it exists (its unique key makes this safe on every start). */
+    schedule: (db: Db) => enqueueJob(db, { kind: EXPIRE_INVOICES_JOB, uniqueKey: EXPIRE_INVOICES_JOB }),
+  };
+}
