@@ -25,7 +25,7 @@ export interface ApiKeyPrincipal {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set on merchant API routes once the API key is verified (src/http/merchant-api.ts). */
+    /** Set on merchant API routes once the API key is verified (src/modules/api-keys/api-key.guard.ts). */
     apiKey?: ApiKeyPrincipal;
   }
 }

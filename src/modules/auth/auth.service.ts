@@ -17,7 +17,7 @@ export interface Session {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set on portal routes once the session cookie is verified (src/http/portal-guards.ts). */
+    /** Set on portal routes once the session cookie is verified (src/modules/auth/auth.guard.ts). */
     portalSession?: Session;
   }
 }
