@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { effectiveStatus, type Invoice, type InvoiceStatus } from '../invoices/index.js';
+import { invoiceAsRead, type Invoice, type InvoiceStatus } from '../invoices/index.js';
 import { CSV_HEADER, csvRow } from './invoice-export.js';
 import { exportPage, lastInvoiceNumber } from './invoice-export.repo.js';
 
@@ -47,7 +47,6 @@ export class InvoiceExportService {
 
   /** Readers never see an open invoice past its deadline: it reads as expired at its deadline. */
   private asRead(invoice: Invoice): Invoice {
-    const status = effectiveStatus(invoice, this.deps.clock.now());
-    return status === invoice.status ? invoice : { ...invoice, status, expiredAt: invoice.expiresAt };
+    return invoiceAsRead(invoice, this.deps.clock.now());
   }
 }

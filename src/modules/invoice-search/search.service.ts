@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { effectiveStatus, type Invoice } from '../invoices/index.js';
+import { invoiceAsRead, type Invoice } from '../invoices/index.js';
 import { presentInvoice } from '../invoices/index.js';
 import { classifyQuery, encodeCursor, hasLookups, parseCursor } from './search.js';
 import { searchInvoices } from './search.repo.js';
@@ -55,7 +55,6 @@ export class InvoiceSearchService {
 
   /** As GET /invoices/{id} shows it: an open invoice past its deadline reads as expired before the job records it. */
   private asSeenNow(invoice: Invoice): Invoice {
-    const status = effectiveStatus(invoice, this.deps.clock.now());
-    return status === invoice.status ? invoice : { ...invoice, status, expiredAt: invoice.expiresAt };
+    return invoiceAsRead(invoice, this.deps.clock.now());
   }
 }

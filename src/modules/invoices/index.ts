@@ -3,6 +3,7 @@ export {
   EXTERNAL_ID_MAX_BYTES,
   INVOICE_STATUSES,
   effectiveStatus,
+  invoiceAsRead,
   formatInvoiceNumber,
   isInvoiceId,
   type Invoice,

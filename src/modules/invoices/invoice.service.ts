@@ -9,7 +9,7 @@ import { IDEMPOTENCY_TTL_SECONDS, checkIdempotencyKey, requestHash } from '../id
 import { findWorkspace } from '../workspaces/index.js';
 import {
   EXPIRES_IN_CREDITS,
-  effectiveStatus,
+  invoiceAsRead,
   newInvoiceId,
   transition,
   type ExpiresIn,
@@ -322,8 +322,7 @@ export class InvoiceService {
 
   /** Readers never see an open invoice past its deadline: it reads as expired at its deadline. */
   private present(invoice: Invoice): Invoice {
-    const status = effectiveStatus(invoice, this.deps.clock.now());
-    return status === invoice.status ? invoice : { ...invoice, status, expiredAt: invoice.expiresAt };
+    return invoiceAsRead(invoice, this.deps.clock.now());
   }
 }
 

@@ -110,6 +110,12 @@ export function effectiveStatus(invoice: Pick<Invoice, 'status' | 'expiresAt'>, 
   return invoice.status === 'open' && invoice.expiresAt.getTime() <= now.getTime() ? 'expired' : invoice.status;
 }
 
+/** The invoice as readers see it: one open past its deadline reads as expired at its deadline. */
+export function invoiceAsRead(invoice: Invoice, now: Date): Invoice {
+  const status = effectiveStatus(invoice, now);
+  return status === invoice.status ? invoice : { ...invoice, status, expiredAt: invoice.expiresAt };
+}
+
 export type InvoiceEventType =
   | 'invoice.expired'
   | 'invoice.cancelled'
