@@ -3,7 +3,7 @@ import {
   UNSENT_NONCE_TIMEOUT_MS,
   nextRelayerNonce,
   type RelayerNonces,
-} from '../../src/modules/payment-engine/relayer-nonce.js';
+} from '../../src/modules/relayer/relayer-nonce.js';
 
 const at = (ms: number) => new Date(1_700_000_000_000 + ms);
 

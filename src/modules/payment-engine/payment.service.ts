@@ -43,7 +43,6 @@ import {
   unfoundClaimsOf,
   updateIntent,
 } from './payment.repo.js';
-import { nextRelayerNonce } from './relayer-nonce.js';
 import {
   authorizationKey,
   authorizationPays,
@@ -52,7 +51,7 @@ import {
   type Binding,
 } from './authorization-binding.js';
 import { bindAuthorization, findBinding } from './authorization-binding.repo.js';
-import { lockRelayerNonces, saveRelayerNonces } from './relayer-nonce.repo.js';
+import { lockRelayerNonces, nextRelayerNonce, saveRelayerNonces } from '../relayer/index.js';
 import { NEW_BLOCK, NewBlockWatcher } from './new-blocks.js';
 import { judgeTransfer } from './transactions.js';
 import type { SignedAuthorization } from './signed-authorization.js';

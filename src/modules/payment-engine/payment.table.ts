@@ -11,6 +11,7 @@ export interface PaymentIntentTable {
   failure_reason: string | null;
   network: string;
   amount: bigint;
+  amount_received: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
   pay_to: string;
   payer: string | null;
   link_version: number;
@@ -38,14 +39,6 @@ export interface PaymentClaimTable {
   created_at: Generated<Date>;
 }
 
-export interface RelayerNonceTable {
-  chain_id: number;
-  relayer: string;
-  next_nonce: bigint;
-  behind_at: bigint | null;
-  behind_since: Date | null;
-}
-
 /** The order an accepted EIP-3009 authorization pays (payment_authorizations); authorizer and nonce lowercase. */
 export interface PaymentAuthorizationTable {
   network: string;
@@ -63,6 +56,5 @@ declare module '../../db/database.js' {
     payment_intents: PaymentIntentTable;
     payment_claims: PaymentClaimTable;
     payment_authorizations: PaymentAuthorizationTable;
-    relayer_nonces: RelayerNonceTable;
   }
 }
