@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { auditPage } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { fundGas, transfer } from '../support/checkout.js';
 import { checkoutShop, recordStatuses } from '../support/checkout-browser.js';
@@ -20,8 +21,10 @@ async function expectWaysToPay(page: Page, amount: string): Promise<void> {
   expect(await page.locator('#pay').isVisible()).toBe(true);
   expect(await page.locator('#recipient').textContent()).toMatch(/^0x[0-9a-fA-F]{40}$/);
   expect(await page.locator('#amount-exact').textContent()).toBe(amount);
-  // On a desktop: the QR code for a wallet app, and the browser-wallet part.
-  expect(await page.locator('.network-panel a.qr').isVisible()).toBe(true);
+  // A phone leads with the wallet-app link, a desktop with the QR code; both have the browser-wallet part.
+  const phone = page.viewportSize()!.width < 960;
+  const walletApp = phone ? page.locator('a.open-wallet') : page.locator('.network-panel a.qr');
+  expect(await walletApp.isVisible()).toBe(true);
   expect(await page.locator('#wallet-pay').isVisible()).toBe(true);
   expect(await page.locator('#tx-hash').isVisible()).toBe(true);
   expect(await page.locator('#tx-hash').isEditable()).toBe(true);
@@ -39,7 +42,8 @@ const short = (hash: string) => `${hash.slice(0, 10)}…${hash.slice(-8)}`;
 describe('a hash pasted on the checkout page', () => {
   it('a made-up hash: the invoice stays open, the address and every way to pay stay, a note beside the field says so — also after a reload', async () => {
     const invoice = await shop.invoice({ amount: '3.5' });
-    const page = await (await browser.newContext()).newPage();
+    // A phone: the note must fit beside the field there too.
+    const page = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
     await page.goto(invoice.link);
     const statuses = await recordStatuses(page);
     const madeUp = `0x${'5c'.repeat(32)}`;
@@ -52,6 +56,7 @@ describe('a hash pasted on the checkout page', () => {
     await expectWaysToPay(page, '3.50');
     expect(await shop.status(invoice.id)).toBe('open');
     expect(await statuses()).toEqual(['open']);
+    expect(await auditPage(page, 'checkout-hash-unseen-390')).toEqual([]);
 
     await page.reload();
     await note.waitFor();
@@ -83,6 +88,7 @@ describe('a hash pasted on the checkout page', () => {
     expect(await refused.textContent()).toContain('the transaction did not send exactly the invoice amount.');
     expect(await refused.getAttribute('data-kind')).toBe('refused');
     expect(await page.locator('#notice-failed').isVisible()).toBe(false); // told once, beside the field
+    expect(await auditPage(page, 'checkout-hash-refused-1280')).toEqual([]);
     await expectWaysToPay(page, '2.00');
     expect(await shop.status(invoice.id)).toBe('open');
     await page.reload();
