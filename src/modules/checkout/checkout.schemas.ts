@@ -30,7 +30,7 @@ export const CheckoutReceipt = Type.Object({
 
 /**
  * The latest payment attempt as the checkout page reads it: also whether the chain has shown it, which
- * is what may change the page (docs/checkout.md, After a hash is pasted).
+ * is what may change the page (docs/checkout.md, What the buyer sees after pasting a hash).
  */
 export const CheckoutPaymentAttempt = Type.Object({
   ...LatestPaymentAttempt.properties,
