@@ -687,8 +687,9 @@ export class PaymentService {
           finishedAt: at,
         });
         if (failed.foundAt) await this.recordIntentEvent(trx, failed, 'payment_intent.failed', at);
-        // A claim never found changed no order: its watchers still learn why it does not count.
-        else await announcePaymentChange(trx, intent.workspaceId, intent.order);
+        // The order may be unchanged (a claim never found, another payment still holding it): its watchers
+        // still learn why this attempt does not count. Sent once with the order's own notice, if any.
+        await announcePaymentChange(trx, intent.workspaceId, intent.order);
       };
       if ('failed' in outcome) return fail(outcome.failed);
       const claimed = await claimTransfer(trx, {
