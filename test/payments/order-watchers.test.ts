@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OrderWatchers } from '../../src/modules/payment-engine/order-watchers.js';
+import { OrderWatchers } from '../../src/modules/order-changes/order-watchers.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 
 const WS = 'ws_a' as WorkspaceId;

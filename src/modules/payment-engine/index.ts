@@ -11,7 +11,7 @@ export {
   type StepResult,
 } from './order.js';
 export type { OrderState } from './orders.js';
-export type { OrderChangeFollower } from './order-watchers.js';
+export type { OrderChangeFollower } from '../order-changes/index.js';
 export { orderNonceVersion } from './authorization-binding.js';
 export type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 export type { SignedAuthorization } from './signed-authorization.js';

@@ -25,7 +25,7 @@ import {
   type OrderChangeFollower,
   type OrderWatcher,
   type WorkspaceOrderWatcher,
-} from './order-watchers.js';
+} from '../order-changes/index.js';
 import { Orders, type OrderState } from './orders.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {
