@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { OrderRef } from './order.js';
-import { ORDER_CHANGES_CHANNEL } from './order-watchers.js';
+import { ORDER_CHANGES_CHANNEL } from '../order-changes/index.js';
 import type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 
 type Row = Awaited<ReturnType<ReturnType<typeof selectIntent>['executeTakeFirst']>>;
