@@ -95,7 +95,7 @@ describe('paying on the checkout page', () => {
     await context.close();
   });
 
-  it('from any wallet: the pasted hash of a plain USDC transfer shows processing, then paid', async () => {
+  it('from any wallet: the pasted hash of a plain USDC transfer with its confirmations shows paid', async () => {
     const invoice = await shop.invoice({ amount: '1.75' });
     const payer = await chain.payer(5_000_000n);
     await fundGas(chain.rpcUrl, payer.address);
@@ -109,8 +109,10 @@ describe('paying on the checkout page', () => {
     await page.getByRole('button', { name: 'Submit transaction' }).click();
     await page.locator('#notice-paid').waitFor(PAID);
 
-    expect(await statuses()).toEqual(['open', 'processing', 'paid']);
-    expect(await page.locator('#notice-processing').textContent()).toContain('Do not pay again.');
+    // A pasted hash holds nothing until the chain shows its transfer; this one has its one confirmation
+    // already, so the service finds it and records it paid at once (test/web/checkout-hash.test.ts shows
+    // the processing step in between on a network that needs more).
+    expect(await statuses()).toEqual(['open', 'paid']);
     expect(await intentsOf(invoice.id)).toEqual([{ status: 'succeeded', method: 'transaction' }]);
 
     // The same transfer cannot pay a second invoice: the API's sentence is shown as it is.

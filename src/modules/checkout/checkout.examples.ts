@@ -48,7 +48,18 @@ const CHECKOUT_EXAMPLE = {
   ],
   successUrl: INVOICE_EXAMPLE.successUrl,
   cancelUrl: INVOICE_EXAMPLE.cancelUrl,
-  payment: null,
+  // A hash the buyer pasted that the chain has not shown yet: it holds nothing, the invoice stays open.
+  payment: {
+    id: EXAMPLE_IDS.paymentIntent,
+    status: 'processing',
+    failureReason: null,
+    method: 'transaction',
+    network: 'base-sepolia',
+    transactionHash: EXAMPLE_IDS.transaction,
+    submittedAt: '2026-11-14T09:34:40.000Z',
+    finishedAt: null,
+    foundAt: null,
+  },
   receipt: null,
 };
 

@@ -178,7 +178,8 @@ function checkoutApi(services: CheckoutRouteDeps): FastifyPluginAsyncTypebox {
             'in a block; then it is `processing` until the confirmations, and the job checks token, recipient, exact amount, mined before the ' +
             'deadline unless submitted before it, and that a transfer pays one invoice only. A hash the network does not know is dropped ' +
             '(`not_found`) after UNSEEN_TRANSACTION_MINUTES (default 10). Submitting the same hash again answers the same attempt; at most 5 ' +
-            'unseen hashes of one invoice are looked for at once (then 429). Follow the outcome in `payment` of the payment details. ' +
+            'unseen hashes of one invoice are looked for at once (then 429). Follow the outcome in `payment` of the payment details: ' +
+            'its `foundAt` stays null until the transfer is seen in a block. ' +
             'A hash that already paid an invoice: 400 invalid_payment (reason already_used). A second payment that lands after the invoice ' +
             'was paid is recorded as an overpayment. ' +
             PAY_TO_RULE,

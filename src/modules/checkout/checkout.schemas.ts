@@ -28,6 +28,20 @@ export const CheckoutReceipt = Type.Object({
   ),
 });
 
+/**
+ * The latest payment attempt as the checkout page reads it: also whether the chain has shown it, which
+ * is what may change the page (docs/checkout.md, What the buyer sees after pasting a hash).
+ */
+export const CheckoutPaymentAttempt = Type.Object({
+  ...LatestPaymentAttempt.properties,
+  foundAt: Type.Union([Timestamp, Type.Null()], {
+    description:
+      'When a transfer paying the invoice was seen in a block (for an authorization: when it was accepted). Null while a ' +
+      'submitted hash is still looked for, and for one that failed unseen: such a hash holds nothing, the invoice stays ' +
+      '`open` and payable by any other way.',
+  }),
+});
+
 export const CheckoutView = Type.Object({
   invoiceId: Type.String(),
   number: Type.String({ description: 'INV-000001, …' }),
@@ -68,7 +82,7 @@ export const CheckoutView = Type.Object({
   }),
   successUrl: Nullable(Type.String()),
   cancelUrl: Nullable(Type.String({ description: '"Back to merchant". Following it does not cancel the invoice.' })),
-  payment: Type.Union([LatestPaymentAttempt, Type.Null()], { description: 'The latest payment attempt, or null.' }),
+  payment: Type.Union([CheckoutPaymentAttempt, Type.Null()], { description: 'The latest payment attempt, or null.' }),
   receipt: Type.Union([CheckoutReceipt, Type.Null()], {
     description: 'Once the invoice is paid: when, on which network, by which transaction. Null until then.',
   }),

@@ -77,7 +77,7 @@ export class CheckoutService {
         : [],
       successUrl: invoice.successUrl,
       cancelUrl: invoice.cancelUrl,
-      payment: latest ? presentAttempt(latest) : null,
+      payment: latest ? { ...presentAttempt(latest), foundAt: latest.foundAt?.toISOString() ?? null } : null,
       receipt: status === 'paid' && invoice.paidAt && succeeded ? this.receipt(invoice.paidAt, succeeded) : null,
     };
   }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { OrderRef } from './order.js';
+import { ORDER_CHANGES_CHANNEL } from '../order-changes/index.js';
 import type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 
 type Row = Awaited<ReturnType<ReturnType<typeof selectIntent>['executeTakeFirst']>>;
@@ -323,4 +324,13 @@ export async function paymentsInFlight(db: Executor): Promise<{ count: number; o
     .where('status', '=', 'processing')
     .executeTakeFirstOrThrow();
   return { count: row.count, oldestSeconds: row.oldest_seconds };
+}
+
+/**
+ * Tells the watchers of the order (checkout event streams) that its payment details changed although
+ * the order's row did not, whose trigger announces every other change: a submitted hash recorded, or
+ * failed before it was ever found. Sent when the transaction commits.
+ */
+export async function announcePaymentChange(db: Executor, workspaceId: WorkspaceId, order: OrderRef): Promise<void> {
+  await sql`SELECT pg_notify(${ORDER_CHANGES_CHANNEL}, ${`${workspaceId} ${order.id}`})`.execute(db);
 }

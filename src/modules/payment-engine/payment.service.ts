@@ -29,6 +29,7 @@ import {
 import { Orders, type OrderState } from './orders.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {
+  announcePaymentChange,
   claimTransfer,
   claimedLogIndexes,
   findIntent,
@@ -275,12 +276,7 @@ export class PaymentService {
       const claims = await unfoundClaimsOf(trx, workspaceId, ref);
       const same = claims.find((claim) => claim.txHash === txHash && claim.network === network.name);
       if (same) return (await findIntent(trx, workspaceId, same.id))!;
-      if (claims.length >= MAX_UNFOUND_CLAIMS && !known)
-        throw new AppError(
-          'rate_limited',
-          `${MAX_UNFOUND_CLAIMS} submitted transactions of this order are still being looked for on the network; submit again once one is found or dropped.`,
-          { retryAfterSeconds: 60 },
-        );
+      if (claims.length >= MAX_UNFOUND_CLAIMS && !known) throw tooManyUnfound(ref, this.deps.unseenTransactionMs);
       const intentId = newPaymentIntentId();
       await insertIntent(trx, {
         workspaceId,
@@ -305,6 +301,8 @@ export class PaymentService {
         payload: { intentId },
         uniqueKey: intentId,
       });
+      // The order's row is unchanged, yet its payment details show the claim now (other tabs, devices).
+      await announcePaymentChange(trx, workspaceId, ref);
       return (await findIntent(trx, workspaceId, intentId))!;
     });
   }
@@ -688,6 +686,9 @@ export class PaymentService {
           finishedAt: at,
         });
         if (failed.foundAt) await this.recordIntentEvent(trx, failed, 'payment_intent.failed', at);
+        // The order may be unchanged (a claim never found, another payment still holding it): its watchers
+        // still learn why this attempt does not count. Sent once with the order's own notice, if any.
+        await announcePaymentChange(trx, intent.workspaceId, intent.order);
       };
       if ('failed' in outcome) return fail(outcome.failed);
       const claimed = await claimTransfer(trx, {
@@ -805,6 +806,21 @@ function checkAuthorizationIsFor(
 
 /** How far x402 clients date an authorization's validAfter back from the moment they sign it. */
 const SKEW_BACKDATING_SECONDS = 600;
+
+/**
+ * The bound on unseen hashes, as the buyer reads it next to the hash field: it is met only by a hash the
+ * node does not know either (a known one is always taken), so it says to check the hash.
+ */
+function tooManyUnfound(ref: OrderRef, unseenTransactionMs: number): AppError {
+  const minutes = Math.max(1, Math.round(unseenTransactionMs / 60_000));
+  return new AppError(
+    'rate_limited',
+    `This transaction is not on the network, and ${MAX_UNFOUND_CLAIMS} submitted transactions of this ` +
+      `${ref.kind === 'invoice' ? 'invoice' : 'credit purchase'} are still being looked for there. Check the hash, ` +
+      `or submit it again once one of them is found or dropped (a hash no node knows is dropped after ${minutes} minutes).`,
+    { retryAfterSeconds: 60 },
+  );
+}
 
 function refuse(message: string, reason?: FailureReason): never {
   throw new AppError('invalid_payment', message, reason ? { fields: { reason } } : {});

@@ -31,6 +31,7 @@ export const ids = {
   txForm: 'tx-form',
   txHash: 'tx-hash',
   txError: 'tx-error',
+  txNote: 'tx-note',
   backLink: 'back-link',
 } as const;
 

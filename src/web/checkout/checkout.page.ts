@@ -12,6 +12,7 @@ import {
   UNKNOWN_FAILURE_TEXT,
   displayAmount,
   formatInstantUtc,
+  hashNote,
   type ShownStatus,
   formatRemaining,
   shownStatus,
@@ -82,7 +83,12 @@ export function renderCheckoutPage(details: CheckoutDetails, options: CheckoutPa
     path: `/w/${encodeURIComponent(options.workspaceId)}/i/${encodeURIComponent(details.invoiceId)}`,
     details,
   };
-  const failed = status === 'open' && details.payment?.status === 'failed' ? details.payment : undefined;
+  const payable = details.networks.length > 0 && details.recipient !== null;
+  // A refused hash is told next to the hash field, where the buyer pastes the next one.
+  const failed =
+    status === 'open' && details.payment?.status === 'failed' && !(payable && details.payment.method === 'transaction')
+      ? details.payment
+      : undefined;
   const back = backLink(details);
   return page(
     `${details.number} — ${details.merchantName}`,
@@ -105,7 +111,7 @@ ${jsonScript(ids.config, config)}`,
 </section>
 ${notices(status, failed?.failureReason ?? null)}
 ${receiptSection(details)}
-${details.networks.length > 0 && details.recipient !== null && paySection(details, details.recipient)}
+${payable && details.recipient !== null && paySection(details, details.recipient)}
 <p class="back">${back ? html`<a id="${ids.backLink}" href="${back}" rel="noreferrer">Back to merchant</a>` : html`<a id="${ids.backLink}" rel="noreferrer" hidden>Back to merchant</a>`}</p>
 <footer class="footer">Only people with this link can see this page.</footer>`,
   );
@@ -192,8 +198,18 @@ ${
     <button type="submit" class="primary">Submit transaction</button>
     <p id="${ids.txError}" class="form-error" role="alert" hidden></p>
   </form>
+  ${txNote(details)}
 </section>
 </div>`;
+}
+
+/**
+ * What the page knows of the last submitted hash, beside the form that takes the next one; drawn empty
+ * and hidden when there is nothing to say, for the script to fill in.
+ */
+function txNote(details: CheckoutDetails): Html {
+  const note = shownStatus(details, Date.parse(details.serverTime)) === 'open' ? hashNote(details.payment) : undefined;
+  return html`<p id="${ids.txNote}" class="notice tx-note" role="status" data-kind="${note?.kind ?? ''}" ${!note && 'hidden'}>${note?.text ?? ''}</p>`;
 }
 
 /**

@@ -49,6 +49,49 @@ export const FAILURE_TEXTS: Readonly<Record<FailureReason, string>> = {
 /** Shown for a failure reason the table above does not know yet: a sentence, never the bare code. */
 export const UNKNOWN_FAILURE_TEXT = 'the payment could not be completed.';
 
+/** What the page knows of the latest payment attempt (the payment details' `payment`). */
+export interface AttemptState {
+  readonly method: 'authorization' | 'transaction';
+  readonly status: 'processing' | 'succeeded' | 'failed';
+  readonly failureReason: string | null;
+  readonly transactionHash: string | null;
+  readonly foundAt: string | null;
+}
+
+/** What the page says next to the hash field: the hash is not on the chain yet, or it was refused. */
+export interface HashNote {
+  readonly kind: 'unseen' | 'refused';
+  readonly text: string;
+}
+
+/**
+ * What the page says next to the hash field about the last hash submitted for an open invoice, or
+ * nothing. A hash not seen on the chain yet holds nothing: the page says so and keeps every way to pay;
+ * one that does not pay the invoice says why. A hash seen paying it turns the invoice `processing`,
+ * which the status notice tells instead.
+ */
+export function hashNote(payment: AttemptState | null): HashNote | undefined {
+  if (payment?.method !== 'transaction' || !payment.transactionHash) return undefined;
+  const hash = shortHash(payment.transactionHash);
+  if (payment.status === 'processing' && payment.foundAt === null)
+    return {
+      kind: 'unseen',
+      text:
+        `Looking for transaction ${hash} on the network. Until it is found there, nothing is paid; this page ` +
+        'updates by itself when it is. If the hash is wrong, paste the right one, or pay another way.',
+    };
+  if (payment.status !== 'failed') return undefined;
+  const reason = payment.failureReason ?? '';
+  const why = (FAILURE_TEXTS as Readonly<Record<string, string>>)[reason] ?? UNKNOWN_FAILURE_TEXT;
+  // A hash no node knows moved no money; any other may have.
+  const moneyMoved =
+    reason === 'not_found' ? '' : ' If money left your wallet for it, contact the merchant before paying again.';
+  return {
+    kind: 'refused',
+    text: `Transaction ${hash} does not pay this invoice: ${why} The invoice is still unpaid: paste another hash or pay another way.${moneyMoved}`,
+  };
+}
+
 /**
  * Time left as people read a timer: `4d 23:59:58`, `1:05:09`, `4:07`, `0:00`. The live countdown
  * (client/checkout.ts) uses this same function, so it agrees with the server's first paint.

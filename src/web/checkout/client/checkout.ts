@@ -7,7 +7,9 @@ import {
   STATUS_LABELS,
   UNKNOWN_FAILURE_TEXT,
   formatRemaining,
+  hashNote,
   shownStatus,
+  type AttemptState,
   type ShownStatus,
 } from '../checkout.text.js';
 import { byId } from '../../shared/client/dom.js';
@@ -17,12 +19,11 @@ import { type PayNetwork, type Wallet, discoverWallets, signPayment, wallets } f
 import { ids, statusNoticeIds } from '../checkout.ids.js';
 
 /**
- * The details as shown: the service's last answer, except that after a 202 the page says "processing"
- * at once, before the next answer brings the payment attempt itself.
+ * The details as shown: the service's last answer, except that after a 202 for an authorization (which
+ * holds the invoice at once) the page says "processing" at once, before the next answer brings the
+ * payment attempt itself. A submitted hash holds nothing until the chain shows it: no such shortcut.
  */
-type ShownDetails = Omit<CheckoutDetails, 'payment'> & {
-  readonly payment: Pick<NonNullable<CheckoutDetails['payment']>, 'status' | 'failureReason'> | null;
-};
+type ShownDetails = Omit<CheckoutDetails, 'payment'> & { readonly payment: AttemptState | null };
 
 const $ = (id: string) => document.getElementById(id);
 const config = JSON.parse(byId(ids.config).textContent ?? '') as CheckoutClientConfig;
@@ -55,9 +56,18 @@ function render(): void {
   renderReceipt(status === 'paid' ? details.receipt : null);
   show($(ids.printReceipt), status === 'paid' && Boolean(details.receipt));
   for (const [name, id] of Object.entries(statusNoticeIds)) show($(id), status === name);
-  const failure = status === 'open' && details.payment?.status === 'failed' ? details.payment.failureReason : null;
+  // A refused hash is told next to the hash field (when the page has one), where the next one is pasted.
+  const txNote = $(ids.txNote);
+  const failed = status === 'open' && details.payment?.status === 'failed' ? details.payment : null;
+  const failure = failed && !(txNote && failed.method === 'transaction') ? failed.failureReason : null;
   byId(ids.failureReason).textContent = failure ? failureText(failure) : '';
   show($(ids.noticeFailed), Boolean(failure));
+  if (txNote) {
+    const note = status === 'open' ? hashNote(details.payment) : undefined;
+    txNote.textContent = note?.text ?? '';
+    txNote.dataset.kind = note?.kind ?? '';
+    show(txNote, Boolean(note));
+  }
   // A page drawn without payment options (not open then) offers a reload when the merchant reopens the link.
   show($(ids.noticeReopened), status === 'open' && !pageHadNetworks);
   show($(ids.pay), status === 'open');
@@ -154,9 +164,15 @@ function tick(): void {
   window.setTimeout(tick, untilNextSecond + 5);
 }
 
-/** After a 202: the invoice is processing; say so at once, then follow it closely. */
+/** After a 202 for an authorization: the invoice is processing; say so at once, then follow it closely. */
 function submitted(): void {
-  const payment = { ...(details.payment ?? { failureReason: null }), status: 'processing' as const };
+  const payment = {
+    method: 'authorization',
+    status: 'processing',
+    failureReason: null,
+    transactionHash: null,
+    foundAt: null,
+  } as const;
   details = { ...details, status: 'processing', payment };
   render();
   schedulePoll(1000);
@@ -258,8 +274,12 @@ async function submitHash(event: SubmitEvent): Promise<void> {
   message(ids.txError);
   try {
     await request('transactions', { network: selectedNetwork()?.name, txHash });
+    // The field is free for another hash at once; what is known of this one comes from the server, as
+    // after a reload: looked for until the chain shows it, and every way to pay stays meanwhile. The
+    // stream tells the recorded hash by itself; without it the details are read now (a failed read is
+    // made good by the next poll).
     input.value = '';
-    submitted();
+    if (!stream) await refresh().catch(() => {});
   } catch (error) {
     message(ids.txError, errorMessage(error));
   } finally {
