@@ -2,7 +2,7 @@ import { describeEnvironment } from './environment.js';
 import { checkAnswers, sendLoad, type Measurement } from './load.js';
 import type { Scenario } from './scenario.js';
 import { CEILINGS, SCENARIOS } from './scenarios/index.js';
-import { startServerProcess } from './server-process.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
 import { loadSettings, type BenchSettings } from './settings.js';
 import { formatTable, type ResultRow } from './table.js';
 import { runPaymentBench } from './payments.js';
@@ -43,47 +43,84 @@ async function main(): Promise<void> {
   }
 }
 
-/** The ceilings and the scenarios: the sent-line, the table and its legend. */
+/**
+ * The ceilings and the scenarios: the sent-line, the table and its legend. Every server runs from the
+ * start, and each round measures them all in turn, so that a ceiling and its scenario are measured
+ * minutes apart at most, and a change in the machine's other load moves one round, not the ratio.
+ */
 async function httpReport(settings: BenchSettings): Promise<string[]> {
-  const measured = new Map<Scenario, Measurement>();
-  for (const scenario of [...CEILINGS, ...SCENARIOS]) measured.set(scenario, await measure(scenario, settings));
-  const results: ResultRow[] = [...CEILINGS, ...SCENARIOS].map((scenario) => ({
-    name: scenario.name,
-    measurement: measured.get(scenario)!,
-    ceilingRequestsPerSecond: measured.get(scenario.ceiling ?? scenario)!.requestsPerSecond,
-  }));
-  return [
-    `sent:   ${settings.connections} connections, ${settings.durationSeconds} s per scenario after a ${settings.warmupSeconds} s warm-up`,
-    '',
-    formatTable(results),
-    '',
-    ...[...CEILINGS, ...SCENARIOS].map(
-      (scenario) =>
-        `- ${scenario.name}: ${scenario.measures}${scenario.ceiling ? ` (ratio to "${scenario.ceiling.name}")` : ''}`,
-    ),
-  ];
+  const scenarios = [...CEILINGS, ...SCENARIOS];
+  const servers = new Map<Scenario, ServerProcess>();
+  try {
+    for (const scenario of scenarios) servers.set(scenario, await startWarm(scenario, settings));
+    const rounds: Map<Scenario, Measurement>[] = [];
+    for (let round = 1; round <= settings.rounds; round++) {
+      const measured = new Map<Scenario, Measurement>();
+      for (const scenario of scenarios) {
+        progress(
+          `${scenario.name}: round ${round} of ${settings.rounds}, measuring for ${settings.durationSeconds} s…`,
+        );
+        measured.set(
+          scenario,
+          await sendLoad(servers.get(scenario)!.origin, servers.get(scenario)!.request, load(settings, 'measure')),
+        );
+      }
+      rounds.push(measured);
+    }
+    return [
+      `sent:   ${settings.connections} connections, ${settings.rounds} rounds of ${settings.durationSeconds} s per scenario after a ${settings.warmupSeconds} s warm-up; a row is its median round, its ratio the median of its rounds' ratios`,
+      '',
+      formatTable(scenarios.map((scenario) => resultRow(scenario, rounds))),
+      '',
+      ...scenarios.map(
+        (scenario) =>
+          `- ${scenario.name}: ${scenario.measures}${scenario.ceiling ? ` (ratio to "${scenario.ceiling.name}")` : ''}`,
+      ),
+    ];
+  } finally {
+    await Promise.all([...servers.values()].map((server) => server.stop()));
+  }
 }
 
-async function measure(scenario: Scenario, settings: BenchSettings): Promise<Measurement> {
+async function startWarm(scenario: Scenario, settings: BenchSettings): Promise<ServerProcess> {
   progress(`${scenario.name}: starting the server process…`);
   const server = await startServerProcess(scenario);
   try {
     await checkAnswers(server.origin, server.request);
     if (settings.warmupSeconds > 0) {
       progress(`${scenario.name}: warming up for ${settings.warmupSeconds} s…`);
-      await sendLoad(server.origin, server.request, {
-        connections: settings.connections,
-        durationSeconds: settings.warmupSeconds,
-      });
+      await sendLoad(server.origin, server.request, load(settings, 'warm up'));
     }
-    progress(`${scenario.name}: measuring for ${settings.durationSeconds} s…`);
-    return await sendLoad(server.origin, server.request, {
-      connections: settings.connections,
-      durationSeconds: settings.durationSeconds,
-    });
-  } finally {
+    return server;
+  } catch (error) {
     await server.stop();
+    throw error;
   }
+}
+
+function load(settings: BenchSettings, phase: 'warm up' | 'measure') {
+  return {
+    connections: settings.connections,
+    durationSeconds: phase === 'warm up' ? settings.warmupSeconds : settings.durationSeconds,
+  };
+}
+
+/** The scenario's median round, with the answers it did not expect in every round and its median ratio. */
+function resultRow(scenario: Scenario, rounds: readonly Map<Scenario, Measurement>[]): ResultRow {
+  const own = rounds.map((round) => round.get(scenario)!);
+  const ratios = rounds.map(
+    (round) => round.get(scenario)!.requestsPerSecond / round.get(scenario.ceiling ?? scenario)!.requestsPerSecond,
+  );
+  const median = [...own].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond)[Math.floor(own.length / 2)]!;
+  return {
+    name: scenario.name,
+    measurement: {
+      ...median,
+      unexpected: own.reduce((sum, m) => sum + m.unexpected, 0),
+      errors: own.reduce((sum, m) => sum + m.errors, 0),
+    },
+    ratio: [...ratios].sort((a, b) => a - b)[Math.floor(ratios.length / 2)]!,
+  };
 }
 
 main().catch((error: unknown) => {

@@ -29,7 +29,11 @@ const STOP_TIMEOUT_MS = 30_000;
 /** Runs the scenario's server in its own process: the load generator never shares its event loop. */
 export async function startServerProcess(scenario: Scenario): Promise<ServerProcess> {
   const child = fork(ENTRY, [scenario.name], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

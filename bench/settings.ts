@@ -3,6 +3,8 @@ export interface BenchSettings {
   readonly only: 'all' | 'http' | 'changes' | 'webhooks' | 'purchases' | 'payments';
   readonly connections: number;
   readonly durationSeconds: number;
+  /** HTTP rounds: each measures every ceiling and scenario once, for durationSeconds. */
+  readonly rounds: number;
   /** Load sent before each measured run and thrown away: JIT, pool connections, caches. */
   readonly warmupSeconds: number;
   readonly webhooks: WebhookBenchSettings;
@@ -65,6 +67,7 @@ export function loadSettings(env: Env): BenchSettings {
     only: only as BenchSettings['only'],
     connections: integer(env, 'BENCH_CONNECTIONS', 32, 1, 256),
     durationSeconds: integer(env, 'BENCH_DURATION', 10, 1, 120),
+    rounds: integer(env, 'BENCH_ROUNDS', 3, 1, 9),
     warmupSeconds: integer(env, 'BENCH_WARMUP', 2, 0, 30),
     webhooks: {
       // Every POST opens and closes a loopback connection (the ceiling sends 5 rounds): ~29,000 a run by

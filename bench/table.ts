@@ -3,22 +3,22 @@ import type { Measurement } from './load.js';
 export interface ResultRow {
   readonly name: string;
   readonly measurement: Measurement;
-  /** req/s of this row's ceiling, measured in the same run; a ceiling is its own. */
-  readonly ceilingRequestsPerSecond: number;
+  /** This row's req/s over its ceiling's, measured in the same round (the median of the rounds); a ceiling's is 1. */
+  readonly ratio: number;
 }
 
 const HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'unexpected', 'errors', 'ratio to ceiling'];
 
 /** A Markdown table, padded for the terminal, so a run can be pasted into docs/performance.md as is. */
 export function formatTable(rows: readonly ResultRow[]): string {
-  const cells = rows.map(({ name, measurement: m, ceilingRequestsPerSecond }) => [
+  const cells = rows.map(({ name, measurement: m, ratio }) => [
     name,
     Math.round(m.requestsPerSecond).toString(),
     m.p50Ms.toFixed(2),
     m.p99Ms.toFixed(2),
     m.unexpected.toString(),
     m.errors.toString(),
-    (m.requestsPerSecond / ceilingRequestsPerSecond).toFixed(3),
+    ratio.toFixed(3),
   ]);
   return markdownTable(HEADER, cells);
 }
