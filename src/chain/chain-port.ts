@@ -36,6 +36,17 @@ export type ReceiptStatus =
       readonly transfers: readonly TransferLog[];
     };
 
+/** A USDC transfer found by reading a range of blocks (ChainPort.transfersTo). Addresses are lowercase. */
+export interface ChainTransfer {
+  readonly txHash: `0x${string}`;
+  readonly logIndex: number;
+  readonly blockNumber: bigint;
+  readonly blockTime: Date;
+  readonly from: `0x${string}`;
+  readonly to: `0x${string}`;
+  readonly value: bigint;
+}
+
 /** A settlement transaction signed by the relayer, kept before it is sent so a retry resends the same bytes. */
 export interface SignedSettlement {
   readonly hash: `0x${string}`;
@@ -91,4 +102,15 @@ export interface ChainPort {
     authorization: Pick<TransferAuthorization, 'from' | 'nonce'>,
     fromBlock: bigint,
   ): Promise<`0x${string}` | undefined>;
+  /**
+   * The network's USDC Transfer logs to any of `recipients` in blocks `fromBlock` to `toBlock` (both
+   * included), in block and log order: one eth_getLogs per 100 recipients, and one block read for each
+   * block that holds any whose log does not carry its block's time.
+   */
+  transfersTo(
+    network: Network,
+    recipients: readonly `0x${string}`[],
+    fromBlock: bigint,
+    toBlock: bigint,
+  ): Promise<ChainTransfer[]>;
 }

@@ -10,7 +10,14 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { ChainPort, ReceiptStatus, SignedSettlement, TransferAuthorization, TransferLog } from './chain-port.js';
+import type {
+  ChainPort,
+  ChainTransfer,
+  ReceiptStatus,
+  SignedSettlement,
+  TransferAuthorization,
+  TransferLog,
+} from './chain-port.js';
 import { BroadcastError, isAlreadyKnown, isNonceTaken, nodeMessage, revertReason } from './chain-errors.js';
 import type { Network } from './networks.js';
 import { networkClients } from './rpc-clients.js';
@@ -32,6 +39,8 @@ export interface ViemChainOptions {
 // Headroom over the estimate: the gas a transfer needs depends on state (a first credit to an address
 // costs more) that may change between estimating and mining.
 const GAS_HEADROOM_PERCENT = 125n;
+/** Recipients in one eth_getLogs topic filter: nodes limit a filter's size. */
+const RECIPIENTS_PER_CALL = 100;
 
 /** The ChainPort on real EVM nodes, through viem. One relayer account settles on every network. */
 export function createViemChain(options: ViemChainOptions): ChainPort {
@@ -202,6 +211,53 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
         confirmations: latest >= receipt.blockNumber ? Number(latest - receipt.blockNumber) + 1 : 1,
         transfers,
       };
+    },
+
+    async transfersTo(network, recipients, fromBlock, toBlock): Promise<ChainTransfer[]> {
+      const c = client(network);
+      const chunks: `0x${string}`[][] = [];
+      for (let at = 0; at < recipients.length; at += RECIPIENTS_PER_CALL)
+        chunks.push(recipients.slice(at, at + RECIPIENTS_PER_CALL));
+      const logs = (
+        await Promise.all(
+          chunks.map((to) =>
+            c.getContractEvents({
+              address: network.usdc,
+              abi: usdcAbi,
+              eventName: 'Transfer',
+              args: { to },
+              fromBlock,
+              toBlock,
+            }),
+          ),
+        )
+      )
+        .flat()
+        .filter((log) => !log.removed)
+        .sort((a, b) =>
+          a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+        );
+      // Nodes that put the block's time on each log spare the block reads.
+      const times = new Map<bigint, Date>();
+      for (const log of logs)
+        if (log.blockTimestamp !== undefined && log.blockTimestamp !== null)
+          times.set(log.blockNumber, new Date(Number(log.blockTimestamp) * 1000));
+      const unknown = [...new Set(logs.map((log) => log.blockNumber))].filter((block) => !times.has(block));
+      await Promise.all(
+        unknown.map(async (blockNumber) => {
+          const block = await c.getBlock({ blockNumber });
+          times.set(blockNumber, new Date(Number(block.timestamp) * 1000));
+        }),
+      );
+      return logs.map((log) => ({
+        txHash: log.transactionHash,
+        logIndex: log.logIndex,
+        blockNumber: log.blockNumber,
+        blockTime: times.get(log.blockNumber)!,
+        from: log.args.from!.toLowerCase() as `0x${string}`,
+        to: log.args.to!.toLowerCase() as `0x${string}`,
+        value: log.args.value!,
+      }));
     },
 
     async authorizationUse(network, authorization, fromBlock) {

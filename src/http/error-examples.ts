@@ -256,6 +256,15 @@ export const ERROR_EXAMPLES = {
     summary: 'The automation has ended',
     message: 'This automation has ended; create a new one to start again.',
   },
+  received_transfer_resolved: {
+    summary: 'The received transfer is already applied or dismissed',
+    message: 'This received transfer is already applied; it can be resolved only once.',
+  },
+  shortfall_not_accepted: {
+    summary: 'The transfer is less than the invoice amount',
+    message:
+      'This transfer of 9.50 USDC is 0.50 USDC short of the invoice amount 10.00 USDC. Send acceptShortfall: true to mark the invoice paid with it.',
+  },
   internal_error: {
     summary: 'Something went wrong on our side',
     message: 'Something went wrong on our side. Retry with the same request.',

@@ -54,6 +54,8 @@ export const ERROR_STATUS = {
   invoice_expired: 409,
   invoice_recipient_changed: 409,
   invoice_not_paid: 409,
+  received_transfer_resolved: 409,
+  shortfall_not_accepted: 422,
   invalid_payment: 400,
   payment_failed: 402,
   invalid_origin: 400,

@@ -43,6 +43,11 @@ const API_TAGS = [
       "The x402 protocol endpoint: an invoice's `url` (and a credit purchase's), which agents pay without a browser.",
   },
   { name: 'Payments', description: 'Payment intents and receipts.' },
+  {
+    name: 'Received transfers',
+    description:
+      'Transfers to your wallet that paid no invoice by themselves: apply each to an invoice, or dismiss it.',
+  },
   { name: 'Automations', description: 'Invoices on a schedule.' },
   { name: 'Changes', description: 'The change feed: every event, in order, replayable.' },
   { name: 'Webhooks', description: 'The signed webhook endpoint, its deliveries and retries.' },

@@ -21,6 +21,7 @@ import { invoicesModule, type InvoiceService } from '../modules/invoices/index.j
 import { paymentEngineModule, type PaymentService } from '../modules/payment-engine/index.js';
 import { paymentViewsModule } from '../modules/payment-views/index.js';
 import { rateLimitsModule } from '../modules/rate-limits/index.js';
+import { receivedTransfersModule, type ReceivedTransferService } from '../modules/received-transfers/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { statementsModule, type StatementService } from '../modules/statements/index.js';
 import { timelineModule, type TimelineService } from '../modules/timeline/index.js';
@@ -49,6 +50,7 @@ export interface Services {
   readonly checkoutSettings: CheckoutSettingsService;
   readonly payments: PaymentService;
   readonly checkout: CheckoutService;
+  readonly receivedTransfers: ReceivedTransferService;
   readonly webhooks: WebhookService;
   /** The worker's side of webhooks: one attempt per job run. */
   readonly webhookDeliverer: WebhookDeliverer;
@@ -114,10 +116,13 @@ export function createServices(
     networks,
     // The engine takes payments for both kinds of order; each module answers for its own through its book.
     orders: { invoice: invoices.orderBook, credit_purchase: creditPurchases.orderBook },
+    // Submitted transfers that pay nothing go to the received transfers, which pay through the engine.
+    unpaidTransfers: { record: (...args) => receivedTransfers.receivedTransfers.record(...args) },
   });
   const { payments } = engine;
   const checkout = checkoutModule({ db, clock, networks, payments });
   const paymentViews = paymentViewsModule({ clock, payments });
+  const receivedTransfers = receivedTransfersModule({ db, clock, chain: chain.chain, networks, payments });
   const auth = authModule({ ...base, limits });
   const apiKeys = apiKeysModule({ ...base, limits });
   const workspaces = workspacesModule({ ...base, limits });
@@ -148,6 +153,7 @@ export function createServices(
     checkoutSettings: checkoutSettings.checkoutSettings,
     payments,
     checkout: checkout.checkout,
+    receivedTransfers: receivedTransfers.receivedTransfers,
     webhooks: webhooks.webhooks,
     webhookDeliverer: webhooks.webhookDeliverer,
     timeline: timeline.timeline,
@@ -164,6 +170,7 @@ export function createServices(
         ...invoices.routes,
         ...automations.routes,
         ...paymentViews.routes,
+        ...receivedTransfers.routes,
         ...checkoutSettings.routes,
         ...webhooks.routes,
         ...invoiceSearch.routes,
@@ -195,6 +202,7 @@ export function createServices(
       ...rateLimits.jobs,
       ...automations.jobs,
       ...engine.jobs,
+      ...receivedTransfers.jobs,
     },
     schedules: [
       auth.schedule,
@@ -203,6 +211,7 @@ export function createServices(
       idempotency.schedule,
       events.schedule,
       webhooks.schedule,
+      receivedTransfers.schedule,
     ],
   };
 }

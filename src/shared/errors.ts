@@ -75,6 +75,8 @@ export const ERROR_CODES = [
   'purchase_expired',
   'invalid_schedule',
   'automation_ended',
+  'received_transfer_resolved',
+  'shortfall_not_accepted',
   'internal_error',
   'service_unavailable',
 ] as const;

@@ -6,6 +6,7 @@ export const PERMISSIONS = [
   'invoices:create',
   'invoices:read',
   'payments:read',
+  'payments:write',
   'billing:read',
   'billing:write',
   'webhooks:read',

@@ -5,6 +5,7 @@ const none = { count: 0, since: null };
 const healthy: HealthFacts = {
   delayedVerifications: none,
   overpayments: none,
+  unmatchedTransfers: none,
   failedDeliveries: none,
   retryingDeliveries: none,
   pausedAutomations: { ...none, reason: null },
@@ -26,6 +27,7 @@ describe('issue rules', () => {
       lowCredits: { available: 3, threshold: 20, since: at(1) },
       delayedVerifications: { count: 2, since: at(2) },
       overpayments: { count: 3, since: at(6) },
+      unmatchedTransfers: { count: 5, since: at(8) },
       failedDeliveries: { count: 1, since: at(5) },
       retryingDeliveries: { count: 4, since: at(3) },
       pausedEndpoint: { since: at(4), backlog: 0 },
@@ -36,11 +38,12 @@ describe('issue rules', () => {
       { kind: 'webhook_deliveries_failed', severity: 'critical', since: at(5).toISOString(), count: 1 },
       { kind: 'webhook_paused', severity: 'critical', since: at(4).toISOString(), count: 0 },
       { kind: 'overpayments_received', severity: 'warning', since: at(6).toISOString(), count: 3 },
+      { kind: 'unmatched_transfers', severity: 'warning', since: at(8).toISOString(), count: 5 },
       { kind: 'low_credits', severity: 'warning', since: at(1).toISOString(), count: undefined },
       { kind: 'verification_delayed', severity: 'warning', since: at(2).toISOString(), count: 2 },
       { kind: 'webhook_deliveries_retrying', severity: 'warning', since: at(3).toISOString(), count: 4 },
     ]);
-    expect(Object.keys(issues[4]!)).not.toContain('count');
+    expect(Object.keys(issues[5]!)).not.toContain('count');
   });
 
   it('says why an automation is paused and how to resume it', () => {
@@ -70,10 +73,11 @@ describe('issue rules', () => {
   });
 
   it('tells the merchant what to do, in the singular for one', () => {
-    const [failed, paused, overpaid, low, delayed, retrying] = issuesFrom({
+    const [failed, paused, overpaid, unmatched, low, delayed, retrying] = issuesFrom({
       lowCredits: { available: 3, threshold: 20, since: at(1) },
       delayedVerifications: { count: 1, since: at(2) },
       overpayments: { count: 1, since: at(6) },
+      unmatchedTransfers: { count: 1, since: at(8) },
       failedDeliveries: { count: 1, since: at(5) },
       retryingDeliveries: { count: 1, since: at(3) },
       pausedEndpoint: { since: at(4), backlog: 1 },
@@ -82,6 +86,9 @@ describe('issue rules', () => {
     expect(failed).toMatch(/^1 webhook event was given up.*POST \/webhook\/retry.*GET \/changes/);
     expect(paused).toMatch(/1 webhook event waiting for it is kept.*PUT \/webhook \{"enabled": true\}/);
     expect(overpaid).toMatch(/^1 payment landed for an invoice already paid.*return it to the payer yourself/);
+    expect(unmatched).toMatch(
+      /^1 transfer reached your wallet without paying an invoice by itself .*GET \/received-transfers\?status=unmatched.*apply.*dismiss/,
+    );
     expect(low).toMatch(/^3 credits available .* below 20.*402 insufficient_credits/);
     expect(delayed).toMatch(
       /^1 payment submitted more than 10 minutes ago is still being verified.*must not pay again/,
@@ -93,6 +100,7 @@ describe('issue rules', () => {
     const [retrying] = issuesFrom({
       delayedVerifications: { count: 0, since: null },
       overpayments: { count: 0, since: null },
+      unmatchedTransfers: { count: 0, since: null },
       failedDeliveries: { count: 0, since: null },
       retryingDeliveries: { count: 2, since: at(3) },
       pausedAutomations: { count: 0, since: null, reason: null },

@@ -43,6 +43,7 @@ export function scriptedChain(): ScriptedChain {
     signSettlement: unsupported,
     broadcast: unsupported,
     authorizationUse: unsupported,
+    transfersTo: unsupported,
     receipt: async (_network, hash) => receipts.get(hash.toLowerCase()) ?? { kind: 'not_found' },
   };
   return { networks: [SCRIPTED_NETWORK], chain, receipts };

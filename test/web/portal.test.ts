@@ -105,6 +105,7 @@ describe('portal page', () => {
       'invoices:create',
       'invoices:read',
       'payments:read',
+      'payments:write',
       'billing:read',
       'billing:write',
       'webhooks:read',

@@ -6,7 +6,7 @@ import { BEARER_SECURITY } from '../../http/openapi-operation.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
 import type { Db } from '../../db/database.js';
 import { MERCHANT_GUARD_ERRORS } from '../../http/workspace-route.js';
-import { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES } from './change-feed.js';
+import { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES, TRANSFER_EVENT_TYPES } from './change-feed.js';
 import { CHANGES_FIELD_CODES, ChangePage, ChangesQuery } from './change-feed.schemas.js';
 import { ChangeFeedService } from './change-feed.service.js';
 import { changeFeedExamples } from './change-feed.examples.js';
@@ -20,7 +20,7 @@ const DESCRIPTION = [
   "The workspace's events in commit order: the catch-up path for missed webhooks. Start with `after=0`, process the events, " +
     'save `nextCursor` after durable processing, and call again with it (at once while `hasMore` is true, later otherwise). ' +
     'An event id seen once is never seen again on the same cursor chain, and no id is skipped.',
-  `Event kinds: ${[...INVOICE_EVENT_TYPES, ...PAYMENT_INTENT_EVENT_TYPES].map((type) => `\`${type}\``).join(', ')}. ` +
+  `Event kinds: ${[...INVOICE_EVENT_TYPES, ...PAYMENT_INTENT_EVENT_TYPES, ...TRANSFER_EVENT_TYPES].map((type) => `\`${type}\``).join(', ')}. ` +
     '`invoice.*` events carry `data.invoice`, the invoice as GET /invoices/{id} showed it right after the change. ' +
     '`payment_intent.*` events carry `data.paymentIntent` (as GET /payment-intents/{id}) and `data.invoice` (`id`, `number`, `externalId`).',
   'Events are kept for EVENT_RETENTION_DAYS (default 30). A cursor older than the retained range answers 410 `cursor_expired` with ' +

@@ -7,7 +7,7 @@ export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 
 /** The kinds the feed carries (the route's description lists them); defined in the event catalogue. */
-export { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES } from './event.js';
+export { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES, TRANSFER_EVENT_TYPES } from './event.js';
 
 /**
  * Parses a cursor: a decimal string of a non-negative event id, at most a bigint (so that SQL can

@@ -54,6 +54,18 @@ export interface ScheduledEventData extends InvoiceEventData {
   readonly occurrence: number;
 }
 
+/** The received transfer as GET /received-transfers/{id} showed it (built by the received-transfers module). */
+export interface ReceivedTransferSnapshot {
+  readonly id: string;
+  readonly status: string;
+  readonly reason: string;
+  readonly [field: string]: unknown;
+}
+
+export interface ReceivedTransferEventData {
+  readonly receivedTransfer: ReceivedTransferSnapshot;
+}
+
 export interface PaymentIntentEventData {
   readonly paymentIntent: PaymentIntentSnapshot;
   /** Absent only if the invoice could not be read (it always exists while its payment does). */
@@ -62,8 +74,11 @@ export interface PaymentIntentEventData {
 
 /** The rules of a kind. */
 export interface KindSpec {
-  /** What the event is about: its `invoiceId` is always set, `paymentIntentId` for payment intents. */
-  readonly subject: 'invoice' | 'payment_intent';
+  /**
+   * What the event is about: `invoiceId` is set for invoices and payment intents, `paymentIntentId` for
+   * payment intents; a received transfer's event carries the invoice it is about when there is one.
+   */
+  readonly subject: 'invoice' | 'payment_intent' | 'received_transfer';
   /** Also sent to the workspace's webhook endpoint (the delivery is queued in the event's transaction). */
   readonly webhook: boolean;
   /** The record GET /invoices/{id}/timeline shows for it, or null for none. */
@@ -154,6 +169,24 @@ const BUILT_IN = {
     timeline: 'scheduled',
     when: 'an automation created the invoice for one of its occurrences (`automationId`, `occurrence`); not proof of payment',
   }),
+  'transfer.unmatched': kind<ReceivedTransferEventData>()({
+    subject: 'received_transfer',
+    webhook: false,
+    timeline: null,
+    when: 'a transfer reached the wallet and paid no invoice by itself (`receivedTransfer.reason` says why); listed in GET /issues until applied or dismissed',
+  }),
+  'transfer.applied': kind<ReceivedTransferEventData>()({
+    subject: 'received_transfer',
+    webhook: false,
+    timeline: null,
+    when: 'a received transfer was applied to an invoice, which its payment events follow',
+  }),
+  'transfer.dismissed': kind<ReceivedTransferEventData>()({
+    subject: 'received_transfer',
+    webhook: false,
+    timeline: null,
+    when: 'a received transfer was dismissed',
+  }),
 } as const;
 
 // create_invoice_group appends `invoice.created` (append_event) in the database, in its one round trip,
@@ -178,7 +211,8 @@ export type NewEvent = {
   [K in EventKind]: {
     readonly type: K;
     readonly data: EventData<K>;
-    readonly invoiceId: string;
+    /** Always set for invoice and payment intent kinds; for a received transfer, the invoice it names, if any. */
+    readonly invoiceId: string | null;
     readonly paymentIntentId?: string;
     readonly at: Date;
   };
@@ -213,6 +247,7 @@ const listed = (subject: KindSpec['subject']) =>
 /** The kinds the feed carries in this version, by subject. */
 export const INVOICE_EVENT_TYPES: readonly BuiltInKind[] = listed('invoice');
 export const PAYMENT_INTENT_EVENT_TYPES: readonly BuiltInKind[] = listed('payment_intent');
+export const TRANSFER_EVENT_TYPES: readonly BuiltInKind[] = listed('received_transfer');
 
 /** The kinds sent to webhook endpoints (the feed carries all kinds). */
 export const WEBHOOK_EVENT_TYPES: readonly BuiltInKind[] = builtIn

@@ -1,6 +1,8 @@
 export {
   INVOICE_EVENT_TYPES,
   PAYMENT_INTENT_EVENT_TYPES,
+  TRANSFER_EVENT_TYPES,
+  type ReceivedTransferEventData,
   TIMELINE_RECORD_OF,
   WEBHOOK_EVENT_TYPES,
   type InvoiceEventData,

@@ -14,6 +14,8 @@ interface Row {
   delayed_since: Date | null;
   overpaid_count: bigint;
   overpaid_since: Date | null;
+  unmatched_count: bigint;
+  unmatched_since: Date | null;
   failed_count: bigint;
   failed_since: Date | null;
   retrying_count: bigint;
@@ -68,7 +70,7 @@ export async function readHealthFacts(
              (SELECT created_at FROM walk WHERE before_entry >= ${threshold} AND before_entry + delta < ${threshold} ORDER BY id DESC LIMIT 1),
              (SELECT created_at FROM walk ORDER BY id LIMIT 1)
            ) END AS credits_low_since,
-           p.delayed_count, p.delayed_since, o.overpaid_count, o.overpaid_since,
+           p.delayed_count, p.delayed_since, o.overpaid_count, o.overpaid_since, rt.unmatched_count, rt.unmatched_since,
            d.failed_count, d.failed_since, d.retrying_count, d.retrying_since, d.pending_count,
            e.enabled AS endpoint_enabled, coalesce(e.paused_at, e.updated_at) AS paused_since,
            au.automations_paused, au.automations_paused_since, au.automation_paused_reason
@@ -86,6 +88,11 @@ export async function readHealthFacts(
          FROM payment_intents
         WHERE workspace_id = w.id AND invoice_id IS NOT NULL AND overpayment AND finished_at > ${limits.overpaidAfter}
      ) o
+     CROSS JOIN LATERAL (
+       SELECT count(*) AS unmatched_count, min(created_at) AS unmatched_since
+         FROM received_transfers
+        WHERE workspace_id = w.id AND status = 'unmatched'
+     ) rt
      CROSS JOIN LATERAL (
        SELECT count(*) FILTER (WHERE status = 'failed') AS failed_count,
               min(coalesce(last_attempt_at, created_at)) FILTER (WHERE status = 'failed') AS failed_since,
@@ -111,6 +118,7 @@ export async function readHealthFacts(
     }),
     delayedVerifications: { count: Number(row.delayed_count), since: row.delayed_since },
     overpayments: { count: Number(row.overpaid_count), since: row.overpaid_since },
+    unmatchedTransfers: { count: Number(row.unmatched_count), since: row.unmatched_since },
     failedDeliveries: { count: Number(row.failed_count), since: row.failed_since },
     retryingDeliveries: { count: Number(row.retrying_count), since: row.retrying_since },
     pausedAutomations: {

@@ -27,6 +27,8 @@ function description(successFeeCredits: number): string {
       '`count` = deliveries waiting (kept, not lost). Update the receiver with the current secret, then PUT /webhook `{"enabled": true}`.',
     '`overpayments_received` (warning): payments that landed in the last 30 days for an invoice already paid by another payment, ' +
       'or cancelled; the money is in your wallet, settle it with the payer. `count`, `since` = the oldest one.',
+    '`unmatched_transfers` (warning): transfers to your wallet that paid no invoice by themselves and are not yet applied or dismissed ' +
+      '(GET /received-transfers?status=unmatched); `count`, `since` = the oldest one.',
     '`low_credits` (warning): available credits (balance − reserve, as in GET /billing) below what ' +
       `${LOW_CREDIT_INVOICES} invoices cost at the highest tariff with the success fee: ${lowCreditThreshold(successFeeCredits)} credits here. ` +
       '`since` = the ledger entry that took them below.',

@@ -33,6 +33,7 @@ export const ISSUE_KINDS = [
   'webhook_deliveries_failed',
   'webhook_paused',
   'overpayments_received',
+  'unmatched_transfers',
   'low_credits',
   'verification_delayed',
   'webhook_deliveries_retrying',
@@ -49,6 +50,7 @@ const SEVERITY = {
   webhook_deliveries_failed: 'critical',
   webhook_paused: 'critical',
   overpayments_received: 'warning',
+  unmatched_transfers: 'warning',
   low_credits: 'warning',
   verification_delayed: 'warning',
   webhook_deliveries_retrying: 'warning',
@@ -75,6 +77,8 @@ export interface HealthFacts {
   readonly delayedVerifications: Tally;
   /** Payments recorded as overpayments within OVERPAYMENT_LISTED_MS. */
   readonly overpayments: Tally;
+  /** Received transfers not yet applied or dismissed. */
+  readonly unmatchedTransfers: Tally;
   readonly failedDeliveries: Tally;
   readonly retryingDeliveries: Tally;
   /** Present only while the endpoint exists and is disabled; `backlog` = its pending deliveries. */
@@ -145,6 +149,18 @@ const DETECTORS: Record<IssueKind, (facts: HealthFacts) => Found> = {
             'The money is in your wallet; this service makes no refunds, so return it to the payer yourself. ' +
             'Find them in the feed (GET /changes, type payment_intent.overpaid) or the invoice timeline; GET /payment-intents/{id} shows the payer and transaction. ' +
             'Each leaves this list 30 days after it landed.',
+        }
+      : undefined,
+  unmatched_transfers: ({ unmatchedTransfers: { count, since } }) =>
+    count > 0 && since
+      ? {
+          since,
+          count,
+          hint:
+            `${count === 1 ? '1 transfer' : `${count} transfers`} reached your wallet without paying an invoice by ${count === 1 ? 'itself' : 'themselves'} ` +
+            '(several open invoices of the amount, none, another amount, or after the deadline). ' +
+            'GET /received-transfers?status=unmatched lists them with the reason; pay the invoice each was meant for with ' +
+            'POST /received-transfers/{id}/apply {"invoiceId"}, or put it aside with POST /received-transfers/{id}/dismiss.',
         }
       : undefined,
   low_credits: ({ lowCredits: low }) =>

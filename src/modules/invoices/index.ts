@@ -14,6 +14,7 @@ export { checkPayTo, normalisePortalAmount, type CreateInvoiceInput, type ValidI
 export { presentInvoice } from './invoice.present.js';
 export { findInvoice, hasStatus as invoiceHasStatus, toInvoice } from './invoice.repo.js';
 export { InvoiceService, type InvoiceCost } from './invoice.service.js';
+export { transferCandidates, watchedWallets, type TransferCandidate, type WatchedWallet } from './invoice.transfers.js';
 export {
   CREATE_FIELD_CODES,
   CreateInvoiceBody,

@@ -15,8 +15,14 @@ export type { OrderChangeFollower } from '../order-changes/index.js';
 export { orderNonceVersion } from './authorization-binding.js';
 export type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 export type { SignedAuthorization } from './signed-authorization.js';
-export { paymentsInFlight } from './payment.repo.js';
+export { paymentsInFlight, paymentTransactions } from './payment.repo.js';
 export { NEW_BLOCK } from './new-blocks.js';
-export { PaymentService, VALIDITY_MARGIN_SECONDS, presentIntent } from './payment.service.js';
+export {
+  PaymentService,
+  VALIDITY_MARGIN_SECONDS,
+  presentIntent,
+  type AppliedTransfer,
+  type UnpaidTransfers,
+} from './payment.service.js';
 export { presentAttempt } from './payment.present.js';
 export { paymentEngineModule } from './payment-engine.module.js';

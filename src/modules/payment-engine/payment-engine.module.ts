@@ -7,7 +7,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { OrderBooks } from './order.js';
 import type { PaymentIntentId } from './payment-intent.js';
-import { PaymentService, SETTLE_JOB, VERIFY_TRANSACTION_JOB } from './payment.service.js';
+import { PaymentService, SETTLE_JOB, VERIFY_TRANSACTION_JOB, type UnpaidTransfers } from './payment.service.js';
 
 export interface PaymentEngineModuleDeps {
   readonly db: Db;
@@ -17,6 +17,8 @@ export interface PaymentEngineModuleDeps {
   readonly networks: readonly Network[];
   /** What may pay each kind of order, and its payment steps: the orders' own modules answer. */
   readonly orders: OrderBooks;
+  /** Where submitted transfers that pay nothing are recorded (the received-transfers module). */
+  readonly unpaidTransfers?: UnpaidTransfers;
 }
 
 /**
@@ -31,6 +33,7 @@ export function paymentEngineModule(deps: PaymentEngineModuleDeps) {
     networks: deps.networks,
     unseenTransactionMs: deps.config.unseenTransactionMinutes * 60_000,
     orders: deps.orders,
+    ...(deps.unpaidTransfers && { unpaidTransfers: deps.unpaidTransfers }),
   });
   const intentOf = (job: Job) =>
     [job.workspaceId as WorkspaceId, (job.payload as { intentId: PaymentIntentId }).intentId] as const;

@@ -32,6 +32,8 @@ export interface PaymentIntent {
   readonly failureReason: FailureReason | null;
   readonly network: string;
   readonly amount: bigint;
+  /** What the transfer brought, when a merchant applied one of another amount; null: `amount`. */
+  readonly amountReceived: bigint | null;
   readonly payTo: string;
   readonly payer: string | null;
   readonly linkVersion: number;

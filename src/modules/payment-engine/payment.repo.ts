@@ -33,6 +33,7 @@ function toIntent(row: NonNullable<Row>): PaymentIntent {
     failureReason: row.failure_reason as FailureReason | null,
     network: row.network,
     amount: row.amount,
+    amountReceived: row.amount_received,
     payTo: row.pay_to,
     payer: row.payer,
     linkVersion: row.link_version,
@@ -133,7 +134,8 @@ export function insertIntent(
     | 'blockTime'
     | 'logIndex'
     | 'overpayment'
-  >,
+    | 'amountReceived'
+  > & { amountReceived?: bigint },
 ) {
   return db
     .insertInto('payment_intents')
@@ -146,6 +148,7 @@ export function insertIntent(
       status: intent.status,
       network: intent.network,
       amount: intent.amount,
+      amount_received: intent.amountReceived ?? null,
       pay_to: intent.payTo,
       payer: intent.payer,
       link_version: intent.linkVersion,
@@ -270,6 +273,32 @@ export async function isSettlementTransaction(db: Executor, network: string, txH
     .where('method', '=', 'authorization')
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Of these transaction hashes (lowercase), those a payment already follows on the network: a submitted
+ * hash, a settlement, or the transaction of a claimed transfer. Their transfers are the engine's to judge.
+ */
+export async function paymentTransactions(
+  db: Executor,
+  network: string,
+  hashes: readonly string[],
+): Promise<Set<string>> {
+  if (hashes.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('payment_intents')
+    .select('tx_hash as hash')
+    .where('network', '=', network)
+    .where('tx_hash', 'in', [...hashes])
+    .union(
+      db
+        .selectFrom('payment_claims')
+        .select('tx_hash as hash')
+        .where('network', '=', network)
+        .where('tx_hash', 'in', [...hashes]),
+    )
+    .execute();
+  return new Set(rows.map((row) => row.hash!));
 }
 
 /** Whether an attempt other than `exceptId` still keeps the order `processing`. */

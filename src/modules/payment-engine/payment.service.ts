@@ -9,7 +9,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { isOrderNonce } from '../../shared/payment-request.js';
 import { append } from '../events/index.js';
-import type { ChainPort, ReceiptStatus, TransferAuthorization } from '../../chain/chain-port.js';
+import type { ChainPort, ChainTransfer, ReceiptStatus, TransferAuthorization } from '../../chain/chain-port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import {
   heldByAnother,
@@ -71,6 +71,17 @@ export interface PaymentServiceDeps {
   readonly unseenTransactionMs: number;
   /** What may pay each kind of order, and its state machine's payment steps: the orders' own modules answer. */
   readonly orders: OrderBooks;
+  /** Where a submitted transfer that cannot pay its invoice is recorded for the merchant (received transfers). */
+  readonly unpaidTransfers?: UnpaidTransfers;
+}
+
+/** Records a transfer that reached the wallet but pays nothing, with why and the invoice it was meant for. */
+export interface UnpaidTransfers {
+  record(
+    workspaceId: WorkspaceId,
+    transfer: AppliedTransfer,
+    why: { reason: 'amount_mismatch' | 'late'; invoiceId: string },
+  ): Promise<unknown>;
 }
 
 /** The most blocks back the use of an authorization is looked for (providers bound eth_getLogs ranges). */
@@ -82,6 +93,9 @@ const FOR_ANOTHER_ORDER =
 
 /** Submitted hashes of one order looked for at once; more wait until one is found or dropped. */
 export const MAX_UNFOUND_CLAIMS = 5;
+
+/** A confirmed USDC transfer a merchant applies to an order. */
+export type AppliedTransfer = ChainTransfer & { readonly network: string };
 /** How long after submission an unknown hash is looked for at every new block; then less and less often. */
 const LOOK_EVERY_BLOCK_SECONDS = 60;
 /** The longest pause between two looks for a submitted hash the network does not know yet. */
@@ -240,7 +254,12 @@ export class PaymentService {
   async submitTransaction(
     workspaceId: WorkspaceId,
     ref: OrderRef,
-    submission: { network: Network; txHash: `0x${string}` },
+    submission: {
+      network: Network;
+      txHash: `0x${string}`;
+      /** Found in a confirmed block by the service's own scan: no bound on unseen hashes applies. */
+      seenOnChain?: boolean;
+    },
   ): Promise<PaymentIntent> {
     const order = await this.orders.payable(workspaceId, ref);
     const { network } = submission;
@@ -268,8 +287,10 @@ export class PaymentService {
     // The bound on unseen hashes holds back made-up ones only: a hash the node knows (mined or pending)
     // is always taken, so nobody holding the link can block the buyer's real one. Asked only at the
     // bound, and before the transaction, which holds the order's lock.
-    const atBound = (await unfoundClaimsOf(this.deps.db, workspaceId, ref)).length >= MAX_UNFOUND_CLAIMS;
-    const known = atBound && (await this.deps.chain.receipt(network, txHash)).kind !== 'not_found';
+    const atBound =
+      !submission.seenOnChain && (await unfoundClaimsOf(this.deps.db, workspaceId, ref)).length >= MAX_UNFOUND_CLAIMS;
+    const known =
+      submission.seenOnChain || (atBound && (await this.deps.chain.receipt(network, txHash)).kind !== 'not_found');
     return this.deps.db.transaction().execute(async (trx) => {
       // The order lock orders the submissions of one order, so the bound below is exact.
       await this.orders.lock(trx, workspaceId, ref);
@@ -305,6 +326,59 @@ export class PaymentService {
       await announcePaymentChange(trx, workspaceId, ref);
       return (await findIntent(trx, workspaceId, intentId))!;
     });
+  }
+
+  /**
+   * Pays the order with a transfer already seen confirmed on the chain, which the merchant chose for it
+   * (a received transfer): recorded as a succeeded payment of the transfer, as a verified submitted hash
+   * is, with what arrived. A short transfer needs `acceptShortfall`; an excess is recorded as overpaid.
+   * Refused when the order cannot take a payment, the transfer went to another wallet, or another
+   * payment already claimed it.
+   */
+  async applyTransfer(
+    workspaceId: WorkspaceId,
+    ref: OrderRef,
+    transfer: AppliedTransfer,
+    options: { acceptShortfall: boolean },
+  ): Promise<PaymentIntent> {
+    const order = await this.orders.payable(workspaceId, ref);
+    if (transfer.to !== order.payTo)
+      throw new AppError(
+        'pay_to_mismatch',
+        `This transfer went to ${transfer.to}, not to ${order.payTo}, where this invoice is paid.`,
+      );
+    if (transfer.value < order.amount && !options.acceptShortfall)
+      throw new AppError(
+        'shortfall_not_accepted',
+        `This transfer of ${formatUsdc(transfer.value)} USDC is ${formatUsdc(order.amount - transfer.value)} USDC short of the amount ${formatUsdc(order.amount)} USDC. Send acceptShortfall: true to mark it paid with it.`,
+      );
+    const intentId = newPaymentIntentId();
+    const at = this.deps.clock.now();
+    await insertIntent(this.deps.db, {
+      workspaceId,
+      id: intentId,
+      order: ref,
+      method: 'transaction',
+      status: 'processing',
+      network: transfer.network,
+      amount: order.amount,
+      amountReceived: transfer.value,
+      payTo: order.payTo,
+      payer: null,
+      linkVersion: order.linkVersion,
+      authorization: null,
+      txHash: transfer.txHash,
+      submittedAt: at,
+      foundAt: null,
+      holdsOrder: false,
+    });
+    const intent = (await findIntent(this.deps.db, workspaceId, intentId))!;
+    const { logIndex, blockNumber, blockTime, from: payer } = transfer;
+    await this.finish(intent, { succeeded: { logIndex, blockNumber, blockTime, payer } });
+    const outcome = (await findIntent(this.deps.db, workspaceId, intentId))!;
+    if (outcome.status !== 'succeeded')
+      throw new AppError('invalid_payment', 'Another payment already claimed this transfer; it pays only once.');
+    return outcome;
   }
 
   /**
@@ -354,7 +428,10 @@ export class PaymentService {
       await this.markFound(intent, verdict.blockTime);
       throw new RetryLater(blockSeconds, 'waiting for confirmations', NEW_BLOCK);
     }
-    if (verdict.kind === 'fail') return this.finish(intent, { failed: verdict.reason });
+    if (verdict.kind === 'fail') {
+      await this.recordUnpaid(intent, receipt, verdict.reason);
+      return this.finish(intent, { failed: verdict.reason });
+    }
     // Several equal transfers to the wallet in one transaction may pay several orders: take a free one.
     const claimed = new Set(await claimedLogIndexes(this.deps.db, network.name, intent.txHash));
     const transfer = verdict.candidates.find((log) => !claimed.has(log.logIndex));
@@ -367,6 +444,32 @@ export class PaymentService {
         payer: transfer.from.toLowerCase(),
       },
     });
+  }
+
+  /**
+   * A submitted transfer to the invoice's wallet that cannot pay it (another amount, or mined after the
+   * deadline) is money the merchant received all the same: it is recorded for them to apply or dismiss.
+   */
+  private async recordUnpaid(intent: PaymentIntent, receipt: ReceiptStatus, reason: FailureReason): Promise<void> {
+    const why = reason === 'amount_mismatch' ? 'amount_mismatch' : reason === 'expired' ? 'late' : undefined;
+    if (!why || receipt.kind !== 'mined' || intent.order.kind !== 'invoice' || !this.deps.unpaidTransfers) return;
+    const claimed = new Set(await claimedLogIndexes(this.deps.db, intent.network, intent.txHash!));
+    for (const log of receipt.transfers)
+      if (log.to.toLowerCase() === intent.payTo && !claimed.has(log.logIndex))
+        await this.deps.unpaidTransfers.record(
+          intent.workspaceId,
+          {
+            network: intent.network,
+            txHash: intent.txHash!.toLowerCase() as `0x${string}`,
+            logIndex: log.logIndex,
+            from: log.from.toLowerCase() as `0x${string}`,
+            to: log.to.toLowerCase() as `0x${string}`,
+            value: log.value,
+            blockNumber: receipt.blockNumber,
+            blockTime: receipt.blockTime,
+          },
+          { reason: why, invoiceId: intent.order.id },
+        );
   }
 
   /**
@@ -839,6 +942,7 @@ export function presentIntent(intent: PaymentIntent, invoice?: Pick<InvoiceLabel
     method: intent.method,
     network: intent.network,
     amount: formatUsdc(intent.amount),
+    ...receivedOf(intent),
     currency: 'USDC' as const,
     recipient: intent.payTo,
     payer: intent.payer,
@@ -848,5 +952,15 @@ export function presentIntent(intent: PaymentIntent, invoice?: Pick<InvoiceLabel
     finishedAt: intent.finishedAt?.toISOString() ?? null,
     /** Succeeded after another payment had paid the invoice (or it was cancelled); the merchant settles it. */
     overpayment: intent.overpayment,
+  };
+}
+
+/** What arrived, and how far it is from the amount: a merchant may apply a transfer of another amount. */
+function receivedOf({ amount, amountReceived }: Pick<PaymentIntent, 'amount' | 'amountReceived'>) {
+  const received = amountReceived ?? amount;
+  return {
+    amountReceived: formatUsdc(received),
+    shortfall: received < amount ? formatUsdc(amount - received) : null,
+    overpaid: received > amount ? formatUsdc(received - amount) : null,
   };
 }

@@ -21,6 +21,13 @@ export const PaymentIntentView = Type.Object({
   method: Type.Unsafe<'authorization' | 'transaction'>({ type: 'string', enum: ['authorization', 'transaction'] }),
   network: Type.String(),
   amount: Type.String({ description: 'USDC with 6 decimals.' }),
+  amountReceived: Type.String({
+    description: 'What the transfer brought: the amount, unless you applied a received transfer of another amount.',
+  }),
+  shortfall: Nullable(
+    Type.String({ description: 'How much less than the amount arrived (a short transfer you accepted).' }),
+  ),
+  overpaid: Nullable(Type.String({ description: 'How much more than the amount arrived; settle it with the payer.' })),
   currency: Type.Literal('USDC'),
   recipient: Type.String({ description: 'The receiving address recorded for this payment.' }),
   payer: Nullable(Type.String()),

@@ -391,6 +391,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/received-transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List received transfers
+         * @description USDC transfers to your wallet that paid no invoice by themselves, newest first: `?status=unmatched` lists those to resolve.
+         */
+        get: operations["getReceivedTransfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/received-transfers/{receivedTransferId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a received transfer */
+        get: operations["getReceivedTransfersByReceivedTransferId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/received-transfers/{receivedTransferId}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay an invoice with a received transfer
+         * @description Pays the open invoice with this transfer, as if it had been paid by it: a payment intent, its events and the `payment_intent.succeeded` webhook. A transfer less than the amount needs `acceptShortfall: true` (422 `shortfall_not_accepted`); the payment records `amountReceived` and `shortfall`. More than the amount: the payment records the excess as `overpaid`. An applied or dismissed transfer: 409 `received_transfer_resolved`.
+         */
+        post: operations["postReceivedTransfersByReceivedTransferIdApply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/received-transfers/{receivedTransferId}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dismiss a received transfer
+         * @description Puts the transfer aside (refunded, or not a payment): it leaves the unmatched list. An applied or dismissed transfer: 409 `received_transfer_resolved`.
+         */
+        post: operations["postReceivedTransfersByReceivedTransferIdDismiss"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/checkout-settings": {
         parameters: {
             query?: never;
@@ -550,6 +627,8 @@ export interface paths {
          *
          *     `overpayments_received` (warning): payments that landed in the last 30 days for an invoice already paid by another payment, or cancelled; the money is in your wallet, settle it with the payer. `count`, `since` = the oldest one.
          *
+         *     `unmatched_transfers` (warning): transfers to your wallet that paid no invoice by themselves and are not yet applied or dismissed (GET /received-transfers?status=unmatched); `count`, `since` = the oldest one.
+         *
          *     `low_credits` (warning): available credits (balance − reserve, as in GET /billing) below what 5 invoices cost at the highest tariff with the success fee: 20 credits here. `since` = the ledger entry that took them below.
          *
          *     `verification_delayed` (warning): payments still being verified more than 10 minutes after they were submitted; `count`, `since` = the oldest submission.
@@ -658,7 +737,7 @@ export interface paths {
          * Read the change feed from a cursor
          * @description The workspace's events in commit order: the catch-up path for missed webhooks. Start with `after=0`, process the events, save `nextCursor` after durable processing, and call again with it (at once while `hasMore` is true, later otherwise). An event id seen once is never seen again on the same cursor chain, and no id is skipped.
          *
-         *     Event kinds: `invoice.created`, `invoice.processing`, `invoice.paid`, `invoice.expired`, `invoice.cancelled`, `invoice.renewed`, `invoice.reopened`, `invoice.scheduled`, `payment_intent.processing`, `payment_intent.succeeded`, `payment_intent.failed`, `payment_intent.overpaid`. `invoice.*` events carry `data.invoice`, the invoice as GET /invoices/{id} showed it right after the change. `payment_intent.*` events carry `data.paymentIntent` (as GET /payment-intents/{id}) and `data.invoice` (`id`, `number`, `externalId`).
+         *     Event kinds: `invoice.created`, `invoice.processing`, `invoice.paid`, `invoice.expired`, `invoice.cancelled`, `invoice.renewed`, `invoice.reopened`, `invoice.scheduled`, `payment_intent.processing`, `payment_intent.succeeded`, `payment_intent.failed`, `payment_intent.overpaid`, `transfer.unmatched`, `transfer.applied`, `transfer.dismissed`. `invoice.*` events carry `data.invoice`, the invoice as GET /invoices/{id} showed it right after the change. `payment_intent.*` events carry `data.paymentIntent` (as GET /payment-intents/{id}) and `data.invoice` (`id`, `number`, `externalId`).
          *
          *     Events are kept for EVENT_RETENTION_DAYS (default 30). A cursor older than the retained range answers 410 `cursor_expired` with `restartCursor`: reconcile from current state, then continue from `restartCursor`. `after=0` never expires. A malformed cursor, or one this feed never handed out, answers 400 `invalid_cursor`.
          *
@@ -3399,6 +3478,455 @@ export interface operations {
             };
         };
     };
+    getReceivedTransfers: {
+        parameters: {
+            query?: {
+                /** @description Only received transfers with this status; `unmatched` lists those to resolve. */
+                status?: "unmatched" | "applied" | "dismissed";
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first. */
+                        receivedTransfers: {
+                            /** @description Received transfer id (`rt_…`). */
+                            id: string;
+                            /** @enum {string} */
+                            object: "received_transfer";
+                            /**
+                             * @description `unmatched` until you apply it to an invoice (`applied`) or put it aside (`dismissed`).
+                             * @enum {string}
+                             */
+                            status: "unmatched" | "applied" | "dismissed";
+                            /**
+                             * @description Why it paid nothing by itself: `ambiguous` (several open invoices of this amount), `no_matching_invoice`, `amount_mismatch` (submitted for an invoice of another amount) or `late` (mined after the deadline of the invoice of this amount).
+                             * @enum {string}
+                             */
+                            reason: "ambiguous" | "no_matching_invoice" | "amount_mismatch" | "late";
+                            network: string;
+                            transactionHash: string;
+                            logIndex: number;
+                            /** @description The sending address. */
+                            from: string;
+                            /** @description The receiving wallet. */
+                            to: string;
+                            /** @description USDC with 6 decimals, as received. */
+                            amount: string;
+                            /** @enum {string} */
+                            currency: "USDC";
+                            blockNumber: string;
+                            /** Format: date-time */
+                            blockTime: string;
+                            invoiceId: string | null;
+                            appliedInvoiceId: string | null;
+                            paymentIntentId: string | null;
+                            note: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            resolvedAt: string | null;
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null when there is none. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReceivedTransfersByReceivedTransferId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Received transfer id (`rt_…`). */
+                receivedTransferId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Received transfer id (`rt_…`). */
+                        id: string;
+                        /** @enum {string} */
+                        object: "received_transfer";
+                        /**
+                         * @description `unmatched` until you apply it to an invoice (`applied`) or put it aside (`dismissed`).
+                         * @enum {string}
+                         */
+                        status: "unmatched" | "applied" | "dismissed";
+                        /**
+                         * @description Why it paid nothing by itself: `ambiguous` (several open invoices of this amount), `no_matching_invoice`, `amount_mismatch` (submitted for an invoice of another amount) or `late` (mined after the deadline of the invoice of this amount).
+                         * @enum {string}
+                         */
+                        reason: "ambiguous" | "no_matching_invoice" | "amount_mismatch" | "late";
+                        network: string;
+                        transactionHash: string;
+                        logIndex: number;
+                        /** @description The sending address. */
+                        from: string;
+                        /** @description The receiving wallet. */
+                        to: string;
+                        /** @description USDC with 6 decimals, as received. */
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDC";
+                        blockNumber: string;
+                        /** Format: date-time */
+                        blockTime: string;
+                        invoiceId: string | null;
+                        appliedInvoiceId: string | null;
+                        paymentIntentId: string | null;
+                        note: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        resolvedAt: string | null;
+                    };
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReceivedTransfersByReceivedTransferIdApply: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Received transfer id (`rt_…`). */
+                receivedTransferId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The invoice (`inv_…`) this transfer pays. */
+                    invoiceId: string;
+                    /** @description Required (true) when the transfer is less than the invoice amount: the invoice is paid with what arrived, and the payment records the shortfall. */
+                    acceptShortfall?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Received transfer id (`rt_…`). */
+                        id: string;
+                        /** @enum {string} */
+                        object: "received_transfer";
+                        /**
+                         * @description `unmatched` until you apply it to an invoice (`applied`) or put it aside (`dismissed`).
+                         * @enum {string}
+                         */
+                        status: "unmatched" | "applied" | "dismissed";
+                        /**
+                         * @description Why it paid nothing by itself: `ambiguous` (several open invoices of this amount), `no_matching_invoice`, `amount_mismatch` (submitted for an invoice of another amount) or `late` (mined after the deadline of the invoice of this amount).
+                         * @enum {string}
+                         */
+                        reason: "ambiguous" | "no_matching_invoice" | "amount_mismatch" | "late";
+                        network: string;
+                        transactionHash: string;
+                        logIndex: number;
+                        /** @description The sending address. */
+                        from: string;
+                        /** @description The receiving wallet. */
+                        to: string;
+                        /** @description USDC with 6 decimals, as received. */
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDC";
+                        blockNumber: string;
+                        /** Format: date-time */
+                        blockTime: string;
+                        invoiceId: string | null;
+                        appliedInvoiceId: string | null;
+                        paymentIntentId: string | null;
+                        note: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        resolvedAt: string | null;
+                    };
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postReceivedTransfersByReceivedTransferIdDismiss: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Received transfer id (`rt_…`). */
+                receivedTransferId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why it was put aside, for your records. */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Received transfer id (`rt_…`). */
+                        id: string;
+                        /** @enum {string} */
+                        object: "received_transfer";
+                        /**
+                         * @description `unmatched` until you apply it to an invoice (`applied`) or put it aside (`dismissed`).
+                         * @enum {string}
+                         */
+                        status: "unmatched" | "applied" | "dismissed";
+                        /**
+                         * @description Why it paid nothing by itself: `ambiguous` (several open invoices of this amount), `no_matching_invoice`, `amount_mismatch` (submitted for an invoice of another amount) or `late` (mined after the deadline of the invoice of this amount).
+                         * @enum {string}
+                         */
+                        reason: "ambiguous" | "no_matching_invoice" | "amount_mismatch" | "late";
+                        network: string;
+                        transactionHash: string;
+                        logIndex: number;
+                        /** @description The sending address. */
+                        from: string;
+                        /** @description The receiving wallet. */
+                        to: string;
+                        /** @description USDC with 6 decimals, as received. */
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDC";
+                        blockNumber: string;
+                        /** Format: date-time */
+                        blockTime: string;
+                        invoiceId: string | null;
+                        appliedInvoiceId: string | null;
+                        paymentIntentId: string | null;
+                        note: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        resolvedAt: string | null;
+                    };
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The one error body of every 4xx and 5xx response. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     putCheckoutSettings: {
         parameters: {
             query?: never;
@@ -4013,7 +4541,7 @@ export interface operations {
                              * @description What is wrong; see the list above.
                              * @enum {string}
                              */
-                            kind: "automation_paused" | "webhook_deliveries_failed" | "webhook_paused" | "overpayments_received" | "low_credits" | "verification_delayed" | "webhook_deliveries_retrying";
+                            kind: "automation_paused" | "webhook_deliveries_failed" | "webhook_paused" | "overpayments_received" | "unmatched_transfers" | "low_credits" | "verification_delayed" | "webhook_deliveries_retrying";
                             /**
                              * @description `critical`: something stopped until you act. `warning`: it may resolve by itself, soon needs you, or is your own choice (automations you paused).
                              * @enum {string}
@@ -4317,6 +4845,10 @@ export interface operations {
                         network: string;
                         /** @description USDC with 6 decimals. */
                         amount: string;
+                        /** @description What the transfer brought: the amount, unless you applied a received transfer of another amount. */
+                        amountReceived: string;
+                        shortfall: string | null;
+                        overpaid: string | null;
                         /** @enum {string} */
                         currency: "USDC";
                         /** @description The receiving address recorded for this payment. */
@@ -4545,7 +5077,7 @@ export interface operations {
                 "X-Payment-Timestamp": string;
                 /**
                  * @description `v1=` and the hex HMAC-SHA256 of `<timestamp>.<raw body>` with the signing secret.
-                 * @example v1=1d807779164ba8222854dc4205195a46ce41c9a47d22e6285c1776013667704d
+                 * @example v1=0306f1eb96edd4cf5562117a95ffc4e7fa7eea3afbd4c37b13f805ee7ddfcc6d
                  */
                 "X-Payment-Signature": string;
             };
@@ -4580,6 +5112,10 @@ export interface operations {
                             network: string;
                             /** @description USDC with 6 decimals. */
                             amount: string;
+                            /** @description What the transfer brought: the amount, unless you applied a received transfer of another amount. */
+                            amountReceived: string;
+                            shortfall: string | null;
+                            overpaid: string | null;
                             /** @constant */
                             currency: "USDC";
                             /** @description The receiving address recorded for this payment. */

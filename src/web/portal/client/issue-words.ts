@@ -8,6 +8,7 @@ const ISSUES: Readonly<Record<Issue['kind'], readonly [title: string, href: stri
   webhook_deliveries_failed: ['Webhook deliveries failed', '#api'],
   webhook_paused: ['Webhook delivery is paused', '#api'],
   overpayments_received: ['A payment arrived for an invoice already settled', '#invoices', 'Find the invoice'],
+  unmatched_transfers: ['A transfer paid no invoice by itself', '#received', 'Resolve it'],
   low_credits: ['Credits are running low', '#billing', 'Buy credits'],
   verification_delayed: ['Payments are slow to verify', '#invoices'],
   webhook_deliveries_retrying: ['Webhook deliveries are being retried', '#api'],
@@ -45,6 +46,10 @@ export function portalHints(retrySchedule: readonly number[]): Hints {
       `${count === 1 ? '1 payment' : `${count} payments`} arrived for ${count === 1 ? 'an invoice' : 'invoices'} ` +
       'already paid by another payment, or cancelled. The money is in your wallet; this service makes no refunds, ' +
       "so return it to the payer yourself: the invoice's timeline shows who paid and the transaction.",
+    unmatched_transfers: ({ count = 0 }) =>
+      `${count === 1 ? '1 transfer' : `${count} transfers`} reached your wallet without paying an invoice by ${count === 1 ? 'itself' : 'themselves'}: ` +
+      'several open invoices had its amount, none did, or it came after the deadline. ' +
+      'In the Received tab, pay the invoice each was meant for, or dismiss it once you have settled it with the sender.',
     low_credits: () =>
       'Each new invoice and renewal takes credits; once the available credits run out they are refused. ' +
       'Buy credits in the Billing tab before that happens.',

@@ -8,6 +8,7 @@ const PERMISSION_HINTS: Readonly<Record<Permission, string>> = {
   'invoices:create': 'Create, cancel and renew invoices (batches need Read invoices too)',
   'invoices:read': 'Read invoices, changes, search and receipts',
   'payments:read': 'Invoice status, timeline and payment intents',
+  'payments:write': 'Apply or dismiss transfers received without a matching invoice',
   'billing:read': 'Credit balance, ledger, purchases and health issues',
   'billing:write': 'Buy credit packages',
   'webhooks:read': 'Read the webhook endpoint and deliveries',

@@ -1,0 +1,3 @@
+/** What other modules may use of received-transfers; everything else is the module's own. */
+export type { ReceivedTransferService } from './received-transfer.service.js';
+export { receivedTransfersModule, SCAN_TRANSFERS_JOB } from './received-transfers.module.js';
