@@ -2,8 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { ISSUE_KINDS } from '../../src/modules/health/health.js';
 import { issueWords, portalHints } from '../../src/web/portal/client/issue-words.js';
 import type { Issue } from '../../src/web/portal/client/api-types.js';
+import { renderPortalHome } from '../../src/web/portal/portal.page.js';
 
 const hints = portalHints([60, 600, 7200]);
+/** The tabs the portal page renders (`data-tab`), which its script shows by the fragment. */
+const TABS = new Set(
+  Array.from(
+    renderPortalHome({ config: { origin: 'http://localhost', chainIds: [84532] }, networks: [] }).matchAll(
+      /data-tab="([a-z]+)"/g,
+    ),
+    (match) => `#${match[1]}`,
+  ),
+);
 /** What the service's hints say and the portal must not: request lines and error codes. */
 const API_TERMS = /\b(GET|POST|PUT|PATCH|DELETE) \/|\{id\}|\b[a-z]+_[a-z_]+\b/;
 
@@ -23,6 +33,7 @@ describe('the health banner in the portal', () => {
       expect(words.hint).not.toBe(issue.hint);
       expect(words.hint).not.toMatch(API_TERMS);
       expect(words.href).toMatch(/^#[a-z]+$/);
+      expect(TABS, words.href).toContain(words.href);
       if (kind !== 'low_credits') expect(words.hint).toContain(String(count));
     },
   );

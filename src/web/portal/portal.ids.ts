@@ -75,6 +75,20 @@ export const ids = {
   invoiceTimeline: 'invoice-timeline',
   invoiceTimelineNote: 'invoice-timeline-note',
 
+  // Received transfers (sections/received.ts)
+  receivedFilters: 'received-filters',
+  receivedListStatus: 'received-list-status',
+  receivedTable: 'received-table',
+  receivedRows: 'received-rows',
+  receivedMore: 'received-more',
+  receivedResolve: 'received-resolve',
+  receivedResolveTitle: 'received-resolve-title',
+  receivedApplyForm: 'received-apply-form',
+  receivedInvoice: 'received-invoice',
+  receivedInvoiceHint: 'received-invoice-hint',
+  receivedDismissForm: 'received-dismiss-form',
+  receivedNote: 'received-note',
+
   // Automations and one automation (sections/automations.ts)
   automationListStatus: 'automation-list-status',
   automationRows: 'automation-rows',

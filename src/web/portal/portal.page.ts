@@ -5,6 +5,7 @@ import { automationsPanel } from './sections/automations.js';
 import { billingPanel } from './sections/billing.js';
 import { invoicesPanel } from './sections/invoices.js';
 import { issuesBanner, overviewPanel } from './sections/overview.js';
+import { receivedPanel } from './sections/received.js';
 import { settingsPanel } from './sections/settings.js';
 import { signInSection, type SignInNetwork } from './sections/sign-in.js';
 import { statementPanel } from './sections/statement.js';
@@ -43,6 +44,7 @@ ${issuesBanner()}
 ${tabNav()}
 ${overviewPanel()}
 ${invoicesPanel(paymentNetworks)}
+${receivedPanel()}
 ${automationsPanel(paymentNetworks)}
 ${billingPanel()}
 ${statementPanel()}

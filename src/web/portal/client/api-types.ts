@@ -13,6 +13,7 @@ import type { IssuesView } from '../../../modules/health/index.js';
 import type { SearchPage } from '../../../modules/invoice-search/index.js';
 import type { InvoicePage, InvoiceView } from '../../../modules/invoices/index.js';
 import type { InvoiceChange as InvoiceChangeData, ReceiptView } from '../../../modules/payment-views/index.js';
+import type { ReceivedTransferPage, ReceivedTransferView } from '../../../modules/received-transfers/index.js';
 import type { StatementView } from '../../../modules/statements/index.js';
 import type { InvoiceTimelineView } from '../../../modules/timeline/index.js';
 import type { DeliveryView, TestResult, WebhookSettingsView, WebhookView } from '../../../modules/webhooks/index.js';
@@ -42,6 +43,9 @@ export type InvoiceChange = Static<typeof InvoiceChangeData>;
 export type Timeline = Static<typeof InvoiceTimelineView>;
 export type TimelineRecord = Timeline['records'][number];
 export type Receipt = Static<typeof ReceiptView>;
+
+export type ReceivedTransfer = Static<typeof ReceivedTransferView>;
+export type ReceivedTransferList = Static<typeof ReceivedTransferPage>;
 
 export type Automation = Static<typeof AutomationView>;
 export type AutomationList = Static<typeof AutomationPage>;

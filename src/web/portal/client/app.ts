@@ -12,6 +12,7 @@ import { createInvoiceView } from './invoice.js';
 import { createInvoicesView } from './invoices.js';
 import { createKeysView } from './keys.js';
 import { createOverviewView } from './overview.js';
+import { createReceivedView } from './received.js';
 import { createSettingsView } from './settings.js';
 import { createSignInView } from './signin.js';
 import { createStatementView } from './statement.js';
@@ -36,6 +37,7 @@ const invoices = createInvoicesView({
   },
 });
 const invoice = createInvoiceView({ onChange: refreshIssues });
+const received = createReceivedView({ onChange: refreshIssues });
 const automations = createAutomationsView({
   onCreated: (created) => {
     window.location.hash = `#automation/${created.id}`;
@@ -57,6 +59,7 @@ const PANELS: Readonly<Record<string, (workspace: Workspace, arg: string | undef
   // #invoices/new opens the list with the create form ready to fill in (the overview's "Create invoice").
   invoices: (ws, arg) => invoices.show(ws).then(() => arg === 'new' && invoices.startCreate()),
   invoice: (ws, id) => invoice.show(ws, id ?? ''),
+  received: (ws) => received.show(ws),
   automations: (ws) => automations.show(ws),
   automation: (ws, id) => automation.show(ws, id ?? ''),
   billing: (ws) => billing.show(ws),

@@ -32,11 +32,12 @@ export function workspaceToolbar(): Html {
 </section>`;
 }
 
-/** The tab links; the script shows the panel named in the URL fragment (#overview, #invoices, …). */
+/** The tab links; the script shows the panel named in the URL fragment (#overview, #invoices, #received, …). */
 export function tabNav(): Html {
   const tabs = [
     ['overview', 'Overview'],
     ['invoices', 'Invoices'],
+    ['received', 'Received'],
     ['automations', 'Automations'],
     ['billing', 'Billing'],
     ['statement', 'Statement'],
