@@ -34,7 +34,7 @@ const EMPTY: Readonly<Record<string, string>> = {
   '': 'No received transfers yet.',
 };
 
-const shortHash = (hash: string) => `${hash.slice(0, 10)}…${hash.slice(-6)}`;
+const shortHash = (hash: string) => `${hash.slice(0, 8)}…${hash.slice(-6)}`;
 const amountOf = (transfer: ReceivedTransfer) => `${formatAmount(transfer.amount)} USDC`;
 
 /** `onChange()` runs after an apply or a dismiss: the unmatched count of the issues banner moved. */
@@ -52,7 +52,7 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
   const invoiceSelect = byId(ids.receivedInvoice, HTMLSelectElement);
   const invoiceHint = byId(ids.receivedInvoiceHint);
   // The forms' place in the table: a full-width row right under the transfer's own.
-  const resolveRow = el('tr', { class: 'resolve-row' }, el('td', { colspan: 7 }));
+  const resolveRow = el('tr', { class: 'resolve-row' }, el('td', { colspan: 6 }));
   let workspace: Workspace | undefined;
   let cursor: string | null = null;
   // Bumped by every new listing, so a slow answer for an older one is dropped.
@@ -69,45 +69,38 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
   const rowOf = (id: string): HTMLElement | undefined =>
     Array.from(rows.querySelectorAll<HTMLElement>('tr[data-transfer-id]')).find((tr) => tr.dataset.transferId === id);
 
+  /** The status, the invoice it paid or the note it was dismissed with, and on an unmatched one its two actions. */
   function statusCell(transfer: ReceivedTransfer): HTMLElement {
     const paid = transfer.appliedInvoiceId;
+    // One wrapper per cell: on a phone the cell is a grid of its label and one value.
     return el(
       'td',
       { 'data-label': 'Status' },
-      badge(transfer.status),
-      paid && [' paid ', el('a', { href: `#invoice/${paid}` }, numbers.get(paid) ?? 'the invoice')],
-      transfer.note && el('div', { class: 'muted' }, transfer.note),
+      el(
+        'div',
+        {},
+        badge(transfer.status),
+        paid && [' paid ', el('a', { href: `#invoice/${paid}` }, numbers.get(paid) ?? 'the invoice')],
+        transfer.note && el('div', { class: 'muted' }, transfer.note),
+        transfer.status === 'unmatched' && actions(transfer),
+      ),
     );
   }
 
-  function actionsCell(transfer: ReceivedTransfer): HTMLElement {
-    if (transfer.status !== 'unmatched') return el('td', { class: 'actions-cell' });
+  function actions(transfer: ReceivedTransfer): HTMLElement {
     const label = `${amountOf(transfer)} from ${shortAddress(transfer.from)}`;
-    return el(
-      'td',
-      { class: 'actions-cell' },
+    const button = (text: string, open: typeof openApply) =>
       el(
         'button',
         {
           type: 'button',
           class: 'secondary small',
-          'aria-label': `Apply to invoice: ${label}`,
-          onclick: (event: Event) => openApply(transfer, event.currentTarget as HTMLElement),
+          'aria-label': `${text}: ${label}`,
+          onclick: (event: Event) => open(transfer, event.currentTarget as HTMLElement),
         },
-        'Apply to invoice',
-      ),
-      ' ',
-      el(
-        'button',
-        {
-          type: 'button',
-          class: 'secondary small',
-          'aria-label': `Dismiss: ${label}`,
-          onclick: (event: Event) => openDismiss(transfer, event.currentTarget as HTMLElement),
-        },
-        'Dismiss',
-      ),
-    );
+        text,
+      );
+    return el('div', { class: 'row-actions' }, button('Apply to invoice', openApply), button('Dismiss', openDismiss));
   }
 
   const row = (transfer: ReceivedTransfer): HTMLElement =>
@@ -115,7 +108,11 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
       'tr',
       { 'data-transfer-id': transfer.id },
       el('td', { 'data-label': 'Amount', class: 'num' }, amountOf(transfer)),
-      el('td', { 'data-label': 'From' }, el('code', { title: transfer.from }, shortAddress(transfer.from))),
+      el(
+        'td',
+        { 'data-label': 'From' },
+        el('code', { class: 'nowrap', title: transfer.from }, shortAddress(transfer.from)),
+      ),
       el('td', { 'data-label': 'Received' }, timeEl(transfer.blockTime)),
       el(
         'td',
@@ -125,11 +122,14 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
       el(
         'td',
         { 'data-label': 'Transaction' },
-        el('code', { title: transfer.transactionHash }, shortHash(transfer.transactionHash)),
-        el('div', { class: 'muted' }, transfer.network),
+        el(
+          'div',
+          {},
+          el('code', { class: 'nowrap', title: transfer.transactionHash }, shortHash(transfer.transactionHash)),
+          el('div', { class: 'muted' }, transfer.network),
+        ),
       ),
       statusCell(transfer),
-      actionsCell(transfer),
     );
 
   /** Reads the numbers of the invoices the transfers name that this page does not know yet; none is fatal. */

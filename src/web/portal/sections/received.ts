@@ -4,7 +4,7 @@ import { ids } from '../portal.ids.js';
 
 /** The filter's words for each status; a Record, so a new status fails to compile until named. */
 const STATUS_LABELS: Readonly<Record<(typeof RECEIVED_TRANSFER_STATUSES)[number], string>> = {
-  unmatched: 'To resolve',
+  unmatched: 'Unmatched',
   applied: 'Applied',
   dismissed: 'Dismissed',
 };
@@ -21,7 +21,7 @@ function listCard(): Html {
   <p id="${ids.receivedListStatus}" class="status-line" aria-live="polite"></p>
   <div id="${ids.receivedTable}" class="table-wrap" hidden>
     <table class="stack-table">
-      <thead><tr><th>Amount</th><th>From</th><th>Received</th><th>Why it paid nothing</th><th>Transaction</th><th>Status</th><th><span class="visually-hidden">Actions</span></th></tr></thead>
+      <thead><tr><th>Amount</th><th>From</th><th>Received</th><th>Why it paid nothing</th><th>Transaction</th><th>Status</th></tr></thead>
       <tbody id="${ids.receivedRows}"></tbody>
     </table>
   </div>
