@@ -61,6 +61,13 @@ const PORTAL_STATES: readonly { name: string; reach: (page: Page) => Promise<voi
     },
   },
   {
+    name: 'received-empty',
+    reach: async (page) => {
+      await tab(page, 'Received').click();
+      await page.locator('#received-list-status', { hasText: 'Nothing to resolve' }).waitFor();
+    },
+  },
+  {
     name: 'automations-empty',
     reach: async (page) => {
       await tab(page, 'Automations').click();
