@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { formatInvoiceNumber } from '../../src/modules/invoices/index.js';
-import type { ReceivedTransferReason } from '../../src/modules/received-transfers/received-transfer.js';
+import type {
+  ReceivedTransferId,
+  ReceivedTransferReason,
+} from '../../src/modules/received-transfers/received-transfer.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { auditPage } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
@@ -44,7 +47,7 @@ async function received(
   amount: string,
   reason: ReceivedTransferReason,
   invoiceId: string | null = null,
-): Promise<{ id: string; from: string }> {
+): Promise<{ id: ReceivedTransferId; from: string }> {
   const from = hex(20);
   const record = await portal.services.receivedTransfers.record(
     workspaceId,
@@ -136,7 +139,7 @@ it(
     await expect.poll(() => questions.length).toBe(1);
     expect(questions[0]).toContain(`This transfer of 10.00 USDC is 2.50 USDC short of ${larger.number}`);
     expect(questions[0]).toContain('12.50 USDC');
-    expect((await portal.services.receivedTransfers.get(workspaceId, short.id as never)).status).toBe('unmatched');
+    expect((await portal.services.receivedTransfers.get(workspaceId, short.id)).status).toBe('unmatched');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
     await page.locator('#notice', { hasText: `${larger.number} is paid, 2.50 USDC short` }).waitFor();
@@ -158,15 +161,18 @@ it(
     await expect.poll(() => page.locator('#received-rows tr[data-transfer-id]').count()).toBe(1);
     expect(await rowOf(page, late.id).count()).toBe(1);
 
-    // A second apply of a resolved transfer shows the service's refusal in the form.
-    await portal.services.receivedTransfers.dismiss(workspaceId, late.id as never, null);
+    // Resolved elsewhere meanwhile: the refusal is shown in the service's words and the row catches up.
+    await portal.services.receivedTransfers.dismiss(workspaceId, late.id, 'Settled by phone');
     await rowOf(page, late.id)
       .getByRole('button', { name: /^Apply to invoice/ })
       .click();
     await expect.poll(() => invoiceChoice.isEnabled()).toBe(true);
     await invoiceChoice.selectOption(first.id);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
-    await page.locator('#received-apply-form .form-error', { hasText: 'already dismissed' }).waitFor();
+    await page.locator('#notice', { hasText: 'already dismissed' }).waitFor();
+    await rowOf(page, late.id).locator('.badge', { hasText: 'dismissed' }).waitFor();
+    expect(await text(late.id)).toContain('Settled by phone');
+    expect(await page.locator('#received-resolve').isHidden()).toBe(true);
 
     // Under "Applied", each names the invoice it paid, which shows paid.
     await page.locator('#received-filters').getByText('Applied').click();

@@ -1,7 +1,7 @@
 // The "Received" tab: transfers to the workspace wallet that paid no invoice by themselves, with a status
 // filter and older pages, and on each unmatched one "Apply to invoice" and "Dismiss". The forms open
 // under the row they act on; a short transfer pays an invoice only after the person agreed to the shortfall.
-import { api, workspacePath } from './api.js';
+import { ApiError, api, workspacePath } from './api.js';
 import type { Invoice, InvoiceList, ReceivedTransfer, ReceivedTransferList, Workspace } from './api-types.js';
 import {
   badge,
@@ -271,16 +271,30 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
   }
 
   /** The transfer is resolved: its row shows so, the forms close, the banner catches up. */
-  function resolved(updated: ReceivedTransfer, message: string): void {
+  function resolved(updated: ReceivedTransfer, message: string, kind: 'success' | 'error' = 'success'): void {
     closeResolve();
     const fresh = row(updated);
     rowOf(updated.id)?.replaceWith(fresh);
-    notify(message, 'success');
+    notify(message, kind);
     // The form's button is gone: the keyboard goes on from the row (its invoice link) or the list's heading.
     const next = fresh.querySelector<HTMLElement>('a') ?? rows.closest('section')?.querySelector<HTMLElement>('h2');
     if (next && !next.matches('a')) next.tabIndex = -1;
     next?.focus({ preventScroll: true });
     onChange();
+  }
+
+  /**
+   * A refused apply or dismiss. Resolved meanwhile (in another tab, through the API): the row shows it as
+   * it is now, with the service's words at the top; any other refusal stays in the form.
+   */
+  async function refused(target: Workspace, transfer: ReceivedTransfer, error: unknown, form: HTMLFormElement) {
+    if (!(error instanceof ApiError && error.code === 'received_transfer_resolved')) return reportError(error, form);
+    const current = await api
+      .get<ReceivedTransfer>(workspacePath(target.id, 'received-transfers', transfer.id))
+      .catch(() => undefined);
+    if (!current || workspace?.id !== target.id) return reportError(error, form);
+    await learnNumbers(target, [current]);
+    resolved(current, error.message, 'error');
   }
 
   applyForm.addEventListener('submit', (event) => {
@@ -301,7 +315,7 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
         );
         resolved(applied, appliedWords(transfer.amount, invoice));
       } catch (error) {
-        reportError(error, applyForm);
+        await refused(target, transfer, error, applyForm);
       }
     });
   });
@@ -321,7 +335,7 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
         );
         resolved(dismissed, `The transfer of ${amountOf(transfer)} from ${shortAddress(transfer.from)} is dismissed.`);
       } catch (error) {
-        reportError(error, dismissForm);
+        await refused(target, transfer, error, dismissForm);
       }
     });
   });
