@@ -40,6 +40,9 @@ async function openInvoice(workspaceId: WorkspaceId, amount: string): Promise<{ 
   return { id: invoice.id, number: formatInvoiceNumber(invoice.number) };
 }
 
+const RECORDED_FROM = Date.now() - 3600_000;
+let recorded = 0;
+
 /** A confirmed transfer of `amount` USDC (6 decimals, as text) to the wallet, recorded as the scan would. */
 async function received(
   workspaceId: WorkspaceId,
@@ -63,8 +66,19 @@ async function received(
     },
     { reason, invoiceId },
   );
+  // Records made within one millisecond would list in an order of their random ids: each is a second
+  // newer than the one before, so that "newest first" is the order they were made in.
+  await portal.database.db
+    .updateTable('received_transfers')
+    .set({ created_at: new Date(RECORDED_FROM + ++recorded * 1000) })
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', record!.id)
+    .execute();
   return { id: record!.id, from };
 }
+
+/** The violations as one string, empty when there are none. */
+const found = (lines: readonly string[]) => lines.join('\n');
 
 /** The row of the transfer in the Received list. */
 const rowOf = (page: Page, id: string) => page.locator(`#received-rows tr[data-transfer-id="${id}"]`);
@@ -225,5 +239,23 @@ it(
   },
 );
 
-/** The violations as one string, empty when there are none. */
-const found = (lines: readonly string[]) => lines.join('\n');
+it('shows 25 transfers at first and the older ones on "Load more"', { timeout: 60_000 }, async () => {
+  const { context, page, problems, workspaceId } = await signedInWithWorkspace(browser, portal, {
+    viewport: { width: 1280, height: 900 },
+    colorScheme: 'light',
+  });
+  const wallet = await walletOf(workspaceId);
+  const oldest = await received(workspaceId, wallet, '0.50', 'no_matching_invoice');
+  for (let i = 1; i <= 25; i += 1) await received(workspaceId, wallet, `${i}.00`, 'no_matching_invoice');
+  await tab(page, 'Received').click();
+  const shown = page.locator('#received-rows tr[data-transfer-id]');
+  await expect.poll(() => shown.count()).toBe(25);
+  expect(await rowOf(page, oldest.id).count()).toBe(0);
+  const more = page.getByRole('button', { name: 'Load more' });
+  await more.click();
+  await rowOf(page, oldest.id).waitFor();
+  expect(await shown.count()).toBe(26);
+  expect(await more.isHidden()).toBe(true);
+  expect(problems).toEqual([]);
+  await context.close();
+});
