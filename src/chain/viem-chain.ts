@@ -250,7 +250,7 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
         }),
       );
       return logs.map((log) => ({
-        txHash: log.transactionHash,
+        txHash: log.transactionHash.toLowerCase() as `0x${string}`,
         logIndex: log.logIndex,
         blockNumber: log.blockNumber,
         blockTime: times.get(log.blockNumber)!,

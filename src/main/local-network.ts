@@ -23,11 +23,13 @@ export interface LocalNetwork {
 /** Two-second blocks: with automine alone, confirmations would grow only when someone transacts. */
 const BLOCK_SECONDS = 2;
 const DEMO_BUYER_USDC = 1_000n * 1_000_000n;
+/** Under DATA_DIR/chain: where the running demo's anvil answers, for `npm run pay`. */
+export const RPC_URL_FILE = 'rpc-url';
 
 /**
  * The local demo network: a real anvil posing as Base Sepolia (chain 84532) with the test USDC at the
  * Base Sepolia address, a block every two seconds, the chain saved under DATA_DIR/chain, and the demo
- * buyer topped up to 1,000 USDC and the relayer to 100 ETH.
+ * buyer topped up to 1,000 USDC and 1 ETH of gas, and the relayer to 100 ETH.
  */
 export async function startLocalNetwork(
   dataDir: string,
@@ -44,6 +46,9 @@ export async function startLocalNetwork(
     await installMulticall3(anvil.rpcUrl);
     await setEthBalance(anvil.rpcUrl, accounts.relayer, 100n * 10n ** 18n);
     await topUp(anvil.rpcUrl, accounts.buyer);
+    // Gas, so that the demo buyer can also pay by a plain transfer (`npm run pay -- --transfer <url>`).
+    await setEthBalance(anvil.rpcUrl, accounts.buyer, 10n ** 18n);
+    writeFileSync(path.join(chainDir, RPC_URL_FILE), anvil.rpcUrl);
   } catch (error) {
     await anvil.stop();
     throw error;

@@ -4,16 +4,20 @@ import { systemClock } from '../../src/shared/clock.js';
 import { createTestApp, merchant, type TestApp } from '../support/app.js';
 import { createTestChain } from '../support/chain.js';
 import { fundGas, transfer } from '../support/checkout.js';
+import { startTestReceiver } from '../support/webhook-receiver.js';
+import { verifyWebhook } from '../../packages/client/src/webhooks.js';
 
 // A real anvil mining a block a second, the service's workers with the scan of every network: plain
 // transfers to the workspace wallet, never submitted anywhere.
 const chain = await createTestChain();
+const receiver = await startTestReceiver();
+let webhookSecret = '';
 let paying: TestApp;
 let shop: Awaited<ReturnType<typeof merchant>>;
 const PAID = { timeout: 20_000, interval: 200 };
 
 beforeAll(async () => {
-  paying = await createTestApp({ NEW_WORKSPACE_CREDITS: '100000' }, systemClock, chain);
+  paying = await createTestApp({ NEW_WORKSPACE_CREDITS: '100000', WEBHOOK_ALLOW_PRIVATE: 'true' }, systemClock, chain);
   const workers = createWorkers(paying.services, paying.database.connection);
   await scheduleRecurringJobs(paying.services);
   await workers.start();
@@ -23,12 +27,14 @@ beforeAll(async () => {
     'payments:read',
     'payments:write',
     'billing:read',
+    'webhooks:write',
   ]);
+  webhookSecret = (await api<{ secret: string }>('PUT', '/webhook', { endpoint: receiver.url })).body.secret;
   return () => workers.stop();
 });
 
 let keys = 0;
-async function api<T = Record<string, unknown>>(method: 'GET' | 'POST', path: string, payload?: object) {
+async function api<T = Record<string, unknown>>(method: 'GET' | 'POST' | 'PUT', path: string, payload?: object) {
   const response = await paying.app.inject({
     method,
     url: `/w/${shop.workspaceId}/v1${path}`,
@@ -86,7 +92,18 @@ describe('a plain transfer to the workspace wallet', () => {
       `/payment-intents/${receipt.body.paymentIntentId}`,
     );
     expect(intent.body).toMatchObject({ method: 'transaction', status: 'succeeded', amountReceived: '3.210000' });
-    // The merchant hears of it as of any payment (a webhook kind: test/webhooks covers its delivery).
+    // The merchant hears of it as of any payment: the signed webhook.
+    await expect
+      .poll(
+        () =>
+          receiver.received
+            .map((request) => verifyWebhook(request.body, request.headers, webhookSecret))
+            .filter(
+              (event) => event.type === 'payment_intent.succeeded' && JSON.stringify(event.data).includes(invoice.id),
+            ),
+        PAID,
+      )
+      .toHaveLength(1);
     const events = await paying.database.db
       .selectFrom('events')
       .select('type')

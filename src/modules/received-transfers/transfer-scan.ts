@@ -95,7 +95,8 @@ export class TransferScanner {
       if (match.kind === 'engine') continue;
       if (match.kind === 'pays') {
         const paid = await this.pay(network, transfer, match.invoice.workspaceId, match.invoice.id);
-        if (!paid)
+        // Refused because a payment took it meanwhile (the buyer submitted its hash): the engine's.
+        if (!paid && !(await paymentTransactions(this.deps.db, network.name, [transfer.txHash])).size)
           await this.deps.receivedTransfers.record(match.invoice.workspaceId, transfer, {
             reason: 'no_matching_invoice',
             invoiceId: match.invoice.id,
