@@ -91,7 +91,8 @@ describe('GET /invoices/{id}/timeline', () => {
     const invoice = await paymentShop.invoice();
     const createdAt = clock.now().toISOString();
     clock.advance(MINUTE);
-    // A hash whose transfer does not pay the invoice never holds it and never reaches the feed.
+    // A hash whose transfer does not pay the invoice never holds it; it reaches the feed only as a received
+    // transfer (event 2, `transfer.unmatched`), which is not one of the invoice's records.
     const wrong = await submitPayment(services.payments, invoice);
     expect(await verifyPayment(services.payments, chain, invoice, wrong, 9_000_000n, clock.now())).toBe('done');
     clock.advance(MINUTE);
@@ -118,25 +119,26 @@ describe('GET /invoices/{id}/timeline', () => {
     // Same-instant records keep commit order: the payment service moves the invoice before it records the intent.
     expect(timeline.records).toEqual([
       { at: createdAt, kind: 'created', eventId: '1' },
-      { at: foundAt, kind: 'verification_pending', eventId: '2' },
-      { at: foundAt, kind: 'payment_submitted', eventId: '3', paymentIntentId: failing.intentId },
-      { at: failedAt, kind: 'reopened', eventId: '4' },
+      { at: foundAt, kind: 'verification_pending', eventId: '3' },
+      { at: foundAt, kind: 'payment_submitted', eventId: '4', paymentIntentId: failing.intentId },
+      { at: failedAt, kind: 'reopened', eventId: '5' },
       {
         at: failedAt,
         kind: 'payment_failed',
-        eventId: '5',
+        eventId: '6',
         paymentIntentId: failing.intentId,
         failureReason: 'reverted',
       },
-      { at: paidAt, kind: 'verification_pending', eventId: '6' },
-      { at: paidAt, kind: 'payment_submitted', eventId: '7', paymentIntentId: paying.intentId },
-      { at: paidAt, kind: 'paid', eventId: '8' },
-      { at: paidAt, kind: 'payment_confirmed', eventId: '9', paymentIntentId: paying.intentId },
+      { at: paidAt, kind: 'verification_pending', eventId: '7' },
+      { at: paidAt, kind: 'payment_submitted', eventId: '8', paymentIntentId: paying.intentId },
+      { at: paidAt, kind: 'paid', eventId: '9' },
+      { at: paidAt, kind: 'payment_confirmed', eventId: '10', paymentIntentId: paying.intentId },
     ]);
     // eventId is the change-feed id: the same event, the same time.
     const feed = new Map((await paymentShop.feed()).map((event) => [event.id, event]));
     for (const record of timeline.records) expect(feed.get(record.eventId!)?.createdAt).toBe(record.at);
-    expect(feed.get('5')?.type).toBe('payment_intent.failed');
+    expect(feed.get('2')?.type).toBe('transfer.unmatched');
+    expect(feed.get('6')?.type).toBe('payment_intent.failed');
   });
 
   it('shows cancellation, expiry and renewal with the new link version and deadline', async () => {
