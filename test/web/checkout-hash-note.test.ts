@@ -1,40 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { renderCheckoutPage, type CheckoutDetails } from '../../src/web/checkout/checkout.page.js';
 import { hashNote } from '../../src/web/checkout/checkout.text.js';
+import { openInvoiceDetails } from '../support/checkout-details.js';
 
 const HASH = `0x${'ab'.repeat(32)}`;
 const SHORT = '0xabababab…abababab';
 
-const openInvoice: CheckoutDetails = {
-  invoiceId: 'inv_test',
-  number: 'INV-000001',
-  merchantName: 'Shop',
-  merchantDescription: '',
-  status: 'open',
-  amount: '1.000000',
-  currency: 'USDC',
-  recipient: `0x${'2'.repeat(40)}`,
-  recipientChanged: false,
-  expiresAt: '2030-01-01T01:00:00.000Z',
-  serverTime: '2030-01-01T00:00:00.000Z',
-  linkVersion: 1,
-  authorizationNonce: `0x${'3'.repeat(64)}`,
-  networks: [
-    {
-      name: 'base-sepolia',
-      chainId: 84532,
-      token: `0x${'1'.repeat(40)}`,
-      tokenName: 'USDC',
-      tokenVersion: '2',
-      confirmations: 1,
-      paymentUri: `ethereum:0x${'1'.repeat(40)}@84532/transfer?address=0x${'2'.repeat(40)}&uint256=1000000`,
-    },
-  ],
-  successUrl: null,
-  cancelUrl: null,
-  payment: null,
-  receipt: null,
-};
+const openInvoice = openInvoiceDetails();
 
 const claim = (changes: Partial<NonNullable<CheckoutDetails['payment']>>): CheckoutDetails['payment'] => ({
   id: 'pi_test',

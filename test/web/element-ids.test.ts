@@ -2,9 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ids as checkoutIds, statusNoticeIds } from '../../src/web/checkout/checkout.ids.js';
-import { renderCheckoutPage, type CheckoutDetails } from '../../src/web/checkout/checkout.page.js';
+import { renderCheckoutPage } from '../../src/web/checkout/checkout.page.js';
 import { ids as portalIds, profileFieldIds, secretBoxIds } from '../../src/web/portal/portal.ids.js';
 import { renderPortalHome } from '../../src/web/portal/portal.page.js';
+import { DETAILS_NETWORK, openInvoiceDetails } from '../support/checkout-details.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const filesOf = (dir: string): string[] =>
@@ -26,37 +27,9 @@ const PORTAL_SHARED = [
 ];
 const CHECKOUT_SHARED = [...Object.values(checkoutIds), ...Object.values(statusNoticeIds)];
 
-const network = {
-  chainId: 84532,
-  token: `0x${'1'.repeat(40)}`,
-  tokenName: 'USDC',
-  tokenVersion: '2',
-  confirmations: 1,
-  paymentUri: `ethereum:0x${'1'.repeat(40)}@84532/transfer?address=0x${'2'.repeat(40)}&uint256=1000000`,
-};
-const openInvoice: CheckoutDetails = {
-  invoiceId: 'inv_test',
-  number: 'INV-000001',
-  merchantName: 'Shop',
-  merchantDescription: '',
-  status: 'open',
-  amount: '1.000000',
-  currency: 'USDC',
-  recipient: `0x${'2'.repeat(40)}`,
-  recipientChanged: false,
-  expiresAt: '2030-01-01T01:00:00.000Z',
-  serverTime: '2030-01-01T00:00:00.000Z',
-  linkVersion: 1,
-  authorizationNonce: `0x${'3'.repeat(64)}`,
-  networks: [
-    { ...network, name: 'base-sepolia' },
-    { ...network, name: 'other', chainId: 31337 },
-  ],
-  successUrl: null,
-  cancelUrl: null,
-  payment: null,
-  receipt: null,
-};
+const openInvoice = openInvoiceDetails({
+  networks: [DETAILS_NETWORK, { ...DETAILS_NETWORK, name: 'other', chainId: 31337 }],
+});
 
 describe('element ids shared by a page and its script', () => {
   it('are all rendered by the portal page, each once', () => {
