@@ -13,6 +13,8 @@ export interface StartAnvilOptions {
   readonly accounts?: number;
   /** Load the chain from this file at start and save it there periodically and on exit. */
   readonly statePath?: string;
+  /** The chain id it answers (default LOCAL_CHAIN_ID, Base Sepolia's): another one poses as another network. */
+  readonly chainId?: number;
 }
 
 export interface Anvil {
@@ -40,7 +42,8 @@ const LISTENING = /Listening on (\S+:\d+)/;
  * call stop().
  */
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil> {
-  const args = ['--port', '0', '--host', '127.0.0.1', '--chain-id', String(LOCAL_CHAIN_ID)];
+  const chainId = options.chainId ?? LOCAL_CHAIN_ID;
+  const args = ['--port', '0', '--host', '127.0.0.1', '--chain-id', String(chainId)];
   if (options.blockTimeSeconds !== undefined) args.push('--block-time', String(options.blockTimeSeconds));
   if (options.accounts !== undefined) args.push('--accounts', String(options.accounts));
   // Saved every few seconds too, so a crash of the service loses at most that much of the demo chain.
@@ -56,8 +59,8 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   try {
     const address = await waitForListening(child, binary);
     const rpcUrl = `http://${address}`;
-    await waitUntilAnswering(rpcUrl, child);
-    return { rpcUrl, chainId: LOCAL_CHAIN_ID, pid: child.pid ?? 0, stop };
+    await waitUntilAnswering(rpcUrl, child, chainId);
+    return { rpcUrl, chainId, pid: child.pid ?? 0, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -128,7 +131,7 @@ function waitForListening(child: ChildProcess, binary: string): Promise<string> 
   });
 }
 
-async function waitUntilAnswering(rpcUrl: string, child: ChildProcess): Promise<void> {
+async function waitUntilAnswering(rpcUrl: string, child: ChildProcess, chainId: number): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new AnvilError('anvil exited before it was ready');
@@ -141,7 +144,7 @@ async function waitUntilAnswering(rpcUrl: string, child: ChildProcess): Promise<
       });
       const body = (await response.json()) as { result?: string };
       if (body.result !== undefined) {
-        if (Number(body.result) !== LOCAL_CHAIN_ID) throw new AnvilError(`anvil answered chain id ${body.result}`);
+        if (Number(body.result) !== chainId) throw new AnvilError(`anvil answered chain id ${body.result}`);
         return;
       }
     } catch (error) {

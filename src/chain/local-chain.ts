@@ -86,14 +86,19 @@ export async function fundWithUsdc(rpcUrl: string, to: Address, amountMicro: big
   const test = testClient(rpcUrl);
   await test.impersonateAccount({ address: FAUCET });
   await test.setBalance({ address: FAUCET, value: FAUCET_ETH });
-  const wallet = createWalletClient({ chain: localChain(rpcUrl), transport: http(rpcUrl), account: FAUCET });
+  // The chain's own id: an anvil may pose as another network than Base Sepolia.
+  const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
+  const wallet = createWalletClient({ chain: localChain(rpcUrl, chainId), transport: http(rpcUrl), account: FAUCET });
   const hash = await wallet.writeContract({
     address: BASE_SEPOLIA_USDC,
     abi: testUsdcAbi,
     functionName: 'mint',
     args: [to, amountMicro],
   });
-  const receipt = await createLocalPublicClient(rpcUrl).waitForTransactionReceipt({ hash });
+  const receipt = await createPublicClient({
+    transport: http(rpcUrl),
+    pollingInterval: POLLING_INTERVAL_MS,
+  }).waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success') throw new Error(`test USDC mint reverted: ${hash}`);
   return hash;
 }

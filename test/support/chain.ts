@@ -22,9 +22,14 @@ export interface TestChain extends ChainDeps {
 
 /** A real anvil posing as Base Sepolia with the test USDC, a funded relayer and a block producer; one per test file. */
 export async function createTestChain(
-  options: { confirmations?: number; blockSeconds?: number } = {},
+  options: {
+    confirmations?: number;
+    blockSeconds?: number;
+    /** Another network than Base Sepolia: its name and chain id (the test USDC sits at the same address). */
+    network?: { name: string; chainId: number };
+  } = {},
 ): Promise<TestChain> {
-  const anvil = await startAnvil();
+  const anvil = await startAnvil(options.network && { chainId: options.network.chainId });
   await installTestUsdc(anvil.rpcUrl);
   await installMulticall3(anvil.rpcUrl);
   const relayerKey = generatePrivateKey();
@@ -36,8 +41,8 @@ export async function createTestChain(
   });
   const [network] = await checkNetworks([
     {
-      name: 'base-sepolia',
-      chainId: 84532,
+      name: options.network?.name ?? 'base-sepolia',
+      chainId: options.network?.chainId ?? 84532,
       rpcUrl: anvil.rpcUrl,
       usdc: BASE_SEPOLIA_USDC,
       confirmations: options.confirmations ?? 1,

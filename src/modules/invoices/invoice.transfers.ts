@@ -23,11 +23,15 @@ export interface TransferCandidate {
 const WATCHED = (closedSince: Date) =>
   sql`(status = 'open' OR (status IN ('paid', 'expired', 'cancelled') AND updated_at >= ${closedSince}))`;
 
-/** The wallets whose incoming transfers may pay an invoice payable on `network` (any network, or that one). */
-export async function watchedWallets(db: Executor, network: string, closedSince: Date): Promise<WatchedWallet[]> {
+/**
+ * The wallets whose incoming transfers the scan of every network watches: those of open and recently
+ * closed invoices, whatever network each is payable on, so that money sent on the wrong network is
+ * recorded too.
+ */
+export async function watchedWallets(db: Executor, closedSince: Date): Promise<WatchedWallet[]> {
   const { rows } = await sql<WatchedWallet>`
     SELECT workspace_id AS "workspaceId", pay_to AS wallet, min(created_at) AS since FROM invoices
-     WHERE ${WATCHED(closedSince)} AND (network IS NULL OR network = ${network})
+     WHERE ${WATCHED(closedSince)}
      GROUP BY workspace_id, pay_to`.execute(db);
   return rows;
 }

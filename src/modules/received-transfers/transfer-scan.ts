@@ -46,10 +46,7 @@ export class TransferScanner {
     const now = clock.now();
     const closedSince = new Date(now.getTime() - CLOSED_WATCH_MS);
     const blockSeconds = Math.max(1, network.blockTimeSeconds ?? 2);
-    const [watched, position] = await Promise.all([
-      watchedWallets(db, network.name, closedSince),
-      scanPosition(db, network.name),
-    ]);
+    const [watched, position] = await Promise.all([watchedWallets(db, closedSince), scanPosition(db, network.name)]);
     if (watched.length === 0) {
       // Idle: the node is asked nothing, and the next scan starts near the head again.
       if (position !== null && position !== undefined) await saveScanPosition(db, network.name, null);
