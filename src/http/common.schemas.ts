@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../shared/errors.js';
 import { ID_PATTERN, randomToken } from '../shared/ids.js';
@@ -18,6 +18,9 @@ export const WorkspaceParams = Type.Object({
 });
 
 export const Timestamp = Type.String({ format: 'date-time' });
+
+/** The schema, or null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** For routes whose JSON body may be left out entirely (`POST …/renew`): no body means `{}`. */
 export async function defaultEmptyBody(request: { body: unknown }): Promise<void> {

@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../../http/common.schemas.js';
+import { Nullable, Timestamp } from '../../http/common.schemas.js';
 import { ID_PATTERN } from '../../shared/ids.js';
 import { PayTo } from '../invoices/index.js';
 import { AUTOMATION_STATUSES } from './automation.js';
 import { MAX_INTERVAL, PERIODS } from './schedule.js';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /**
  * The POST /invoices fields an automation creates each invoice with. Their values are checked by the

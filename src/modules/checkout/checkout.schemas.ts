@@ -1,10 +1,9 @@
 import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import { LatestPaymentAttempt, PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
+import { Nullable, LatestPaymentAttempt, PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { INVOICE_STATUSES, PayTo } from '../invoices/index.js';
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const ADDRESS = '^0x[0-9a-fA-F]{40}$';
 const BYTES32 = '^0x[0-9a-fA-F]{64}$';
 const UINT256 = '^[0-9]{1,78}$';

@@ -1,9 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { LatestPaymentAttempt, PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
+import { Nullable, LatestPaymentAttempt, PaymentNetworkView, Timestamp } from '../../http/common.schemas.js';
 import { ID_PATTERN } from '../../shared/ids.js';
 import { PURCHASE_STATUSES } from './credit-purchase.js';
-
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const CreditPurchaseView = Type.Object({
   id: Type.String({ description: 'Credit purchase id (`cp_…`).' }),

@@ -1,11 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../../http/common.schemas.js';
+import { Nullable, Timestamp } from '../../http/common.schemas.js';
 import { ID_PATTERN } from '../../shared/ids.js';
 import { USDC_AMOUNT_PATTERN } from '../../shared/money.js';
 import { EXPIRES_IN_VALUES, INVOICE_STATUSES } from './invoice.js';
 import { INVALID_AMOUNT_MESSAGE } from './invoice-input.js';
-
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const InvoiceView = Type.Object({
   id: Type.String({

@@ -17,6 +17,7 @@ export type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-in
 export type { SignedAuthorization } from './signed-authorization.js';
 export { paymentsInFlight, paymentTransactions } from './payment.repo.js';
 export { NEW_BLOCK } from './new-blocks.js';
+export { CLOCK_SKEW_MS } from './transactions.js';
 export {
   PaymentService,
   VALIDITY_MARGIN_SECONDS,

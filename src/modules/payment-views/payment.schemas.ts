@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ID_PATTERN } from '../../shared/ids.js';
-
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+import { Nullable } from '../../http/common.schemas.js';
 
 export const PaymentIntentView = Type.Object({
   id: Type.String({ description: 'Payment intent id (`pi_…`).' }),

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ID_PATTERN } from '../../shared/ids.js';
 import { RECEIVED_TRANSFER_REASONS, RECEIVED_TRANSFER_STATUSES } from './received-transfer.js';
-
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+import { Nullable } from '../../http/common.schemas.js';
 
 export const ReceivedTransferView = Type.Object({
   id: Type.String({ description: 'Received transfer id (`rt_…`).' }),

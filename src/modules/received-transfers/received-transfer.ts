@@ -1,4 +1,7 @@
-import { randomToken, type Branded, type WorkspaceId } from '../../shared/ids.js';
+import { ID_PATTERN, randomToken, type Branded, type WorkspaceId } from '../../shared/ids.js';
+// A transfer mined this little before an invoice was created may still be its payment: the engine's rule,
+// which judges the transfer again when it pays.
+import { CLOCK_SKEW_MS } from '../payment-engine/index.js';
 
 export type ReceivedTransferId = Branded<string, 'ReceivedTransferId'>;
 
@@ -44,8 +47,10 @@ export function newReceivedTransferId(): ReceivedTransferId {
   return `rt_${randomToken()}` as ReceivedTransferId;
 }
 
+const ID = new RegExp(ID_PATTERN);
+
 export function isReceivedTransferId(value: string): value is ReceivedTransferId {
-  return /^rt_[0-9a-hjkmnp-tv-z]{26}$/.test(value);
+  return value.startsWith('rt_') && ID.test(value);
 }
 
 /** An invoice a transfer of its amount to its wallet may pay (invoices' TransferCandidate). */
@@ -56,12 +61,6 @@ export interface Candidate {
   readonly createdAt: Date;
   readonly expiresAt: Date;
 }
-
-/**
- * Chain timestamps and the server clock disagree by seconds: a transfer mined this little before an
- * invoice was created may still be its payment (as for a submitted hash).
- */
-const CLOCK_SKEW_MS = 60_000;
 
 export type TransferMatch =
   /** Exactly one open invoice of its amount, created before it and due after it: it pays that one. */

@@ -1,9 +1,8 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { INVOICE_STATUSES } from '../invoices/index.js';
 import { DELIVERY_ERRORS } from '../webhooks/index.js';
 import { TIMELINE_KINDS, TIMELINE_LIMIT, type TimelineKind } from './timeline.js';
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+import { Nullable } from '../../http/common.schemas.js';
 
 /**
  * One record. This schema is the whitelist of what leaves the server: the serializer drops any other

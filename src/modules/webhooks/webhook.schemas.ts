@@ -1,8 +1,6 @@
-import { Type, type TSchema } from '@sinclair/typebox';
-import { Timestamp } from '../../http/common.schemas.js';
+import { Type } from '@sinclair/typebox';
+import { Nullable, Timestamp } from '../../http/common.schemas.js';
 import { DELIVERY_ERRORS } from './webhook.js';
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 const SafeError = Nullable(
   Type.Unsafe<string>({
