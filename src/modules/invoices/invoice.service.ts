@@ -15,6 +15,7 @@ import {
   type ExpiresIn,
   type Invoice,
   type InvoiceAutomation,
+  type InvoiceDraft,
   type InvoiceCommand,
   type InvoiceId,
   type InvoiceStatus,
@@ -309,15 +310,38 @@ export class InvoiceService {
     automation: InvoiceAutomation | null = null,
   ): CreateInvoiceParams {
     const cost = this.costOf(valid);
-    const params = {
-      ...valid,
-      ...key,
+    // Every field named, none spread: V8 (Node 20) builds a literal that spreads an object and then adds
+    // fields in a slow path, about 10 µs on every create (docs/performance.md, "Invoice creation").
+    const draft: InvoiceDraft = {
       id: newInvoiceId(),
+      amount: valid.amount,
+      network: valid.network,
+      expiresIn: valid.expiresIn,
       now: this.deps.clock.now(),
-      cost: BigInt(cost.creation),
+      externalId: valid.externalId,
+      successUrl: valid.successUrl,
+      cancelUrl: valid.cancelUrl,
       fee: BigInt(cost.feeReserve),
     };
-    return { ...params, createdEvent: createdEventData(workspaceId, params, this.deps.publicBaseUrl, automation) };
+    return {
+      id: draft.id,
+      amount: draft.amount,
+      network: draft.network,
+      expiresIn: draft.expiresIn,
+      now: draft.now,
+      externalId: draft.externalId,
+      successUrl: draft.successUrl,
+      cancelUrl: draft.cancelUrl,
+      fee: draft.fee,
+      cost: BigInt(cost.creation),
+      urlOrigins: valid.urlOrigins,
+      payTo: valid.payTo,
+      idempotencyKey: key.idempotencyKey,
+      requestHash: key.requestHash,
+      idempotencyTtlSeconds: key.idempotencyTtlSeconds,
+      source: key.source,
+      createdEvent: createdEventData(workspaceId, draft, this.deps.publicBaseUrl, automation),
+    };
   }
 
   /** Readers never see an open invoice past its deadline: it reads as expired at its deadline. */
