@@ -35,6 +35,11 @@ export class RelayerWatch {
 
   constructor(private readonly deps: RelayerWatchDeps) {}
 
+  /** The relayer account watched. */
+  get relayer(): string {
+    return this.deps.chain.relayer;
+  }
+
   /** The funds as read within the allowed age; a read is made (once, for every caller) when older. */
   funds(network: Network): Promise<RelayerFundsState> {
     const state = this.states.get(network.name);
@@ -49,6 +54,17 @@ export class RelayerWatch {
   async canPayGas(network: Network): Promise<boolean> {
     const state = await this.funds(network);
     return state.canPayGas || (await this.read(network)).canPayGas;
+  }
+
+  /** The funds of every network whose node answers, as funds() reads them; the others are left out. */
+  async answering(): Promise<RelayerFundsState[]> {
+    const states = await Promise.allSettled(this.deps.networks.map((network) => this.funds(network)));
+    return states.flatMap((state) => (state.status === 'fulfilled' ? [state.value] : []));
+  }
+
+  /** The names of the networks watched. */
+  networkNames(): string[] {
+    return this.deps.networks.map((network) => network.name);
   }
 
   /** Every network's funds, as funds() reads them. */
@@ -112,7 +128,7 @@ export class RelayerWatch {
       balanceWei: String(state.balanceWei),
       minBalanceWei: String(state.minBalanceWei),
     };
-    if (state.low) this.logger.warn(details, lowFundsWarning(state, this.deps.chain.relayer));
+    if (state.low) this.logger.warn(details, lowFundsWarning(state, this.relayer));
     else if (was !== undefined) this.logger.info(details, `the relayer is funded again on ${state.network}`);
   }
 }
