@@ -503,7 +503,7 @@ export class PaymentService {
       intent = await this.deps.relayer.sender.signAndSend(network, authorization, signature, this.keeper(intent));
     } else {
       try {
-        await this.deps.relayer.sender.resend(network, intent.settlementRaw);
+        intent = (await this.deps.relayer.sender.resend(network, intent.settlementRaw, this.keeper(intent))) ?? intent;
       } catch (error) {
         // The stored transaction lost its nonce to another one, so it can never be mined: unless it
         // already was, sign the settlement again. The token still lets the authorization run only once.

@@ -79,9 +79,21 @@ export class SettlementSender {
     return signed.value;
   }
 
-  /** Sends kept bytes again; throws BroadcastError `nonce_taken` when another transaction took their nonce. */
-  resend(network: Network, raw: `0x${string}`): Promise<void> {
-    return this.deps.chain.broadcast(network, raw);
+  /**
+   * Sends kept bytes again. A node that refuses them (some refuse a fee cap below the base fee outright)
+   * gets a replacement when they are stuck (replaceIfStuck), answered as kept; otherwise the refusal is
+   * thrown, BroadcastError `nonce_taken` when another transaction took their nonce.
+   */
+  async resend<T>(network: Network, raw: `0x${string}`, keeper: SettlementKeeper<T>): Promise<T | undefined> {
+    try {
+      await this.deps.chain.broadcast(network, raw);
+      return undefined;
+    } catch (error) {
+      if (isNonceTaken(error)) throw error;
+      const stuck = await this.replaceIfStuck(network, raw, keeper);
+      if (stuck.kind === 'not_stuck') throw error;
+      return stuck.kind === 'replaced' ? stuck.value : undefined;
+    }
   }
 
   /**
