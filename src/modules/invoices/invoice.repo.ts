@@ -219,7 +219,15 @@ export async function lockInvoice(
 export type InvoiceChanges = Partial<
   Pick<
     Invoice,
-    'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt' | 'paidAt'
+    | 'status'
+    | 'expiresIn'
+    | 'expiresAt'
+    | 'linkVersion'
+    | 'feeReserved'
+    | 'expiredAt'
+    | 'cancelledAt'
+    | 'paidAt'
+    | 'network'
   >
 >;
 
@@ -241,6 +249,7 @@ export async function updateInvoice(
       ...(changes.expiredAt !== undefined && { expired_at: changes.expiredAt }),
       ...(changes.cancelledAt !== undefined && { cancelled_at: changes.cancelledAt }),
       ...(changes.paidAt !== undefined && { paid_at: changes.paidAt }),
+      ...(changes.network !== undefined && { network: changes.network }),
       updated_at: now,
     })
     .where('workspace_id', '=', workspaceId)
