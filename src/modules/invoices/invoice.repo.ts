@@ -7,6 +7,7 @@ import type { InvoiceEventData } from '../events/index.js';
 import {
   openedInvoice,
   type Invoice,
+  type InvoiceChanges,
   type InvoiceDraft,
   type InvoiceId,
   type ExpiresIn,
@@ -216,20 +217,7 @@ export async function lockInvoice(
   return row && toInvoice(row as unknown as StoredInvoice);
 }
 
-export type InvoiceChanges = Partial<
-  Pick<
-    Invoice,
-    | 'status'
-    | 'expiresIn'
-    | 'expiresAt'
-    | 'linkVersion'
-    | 'feeReserved'
-    | 'expiredAt'
-    | 'cancelledAt'
-    | 'paidAt'
-    | 'network'
-  >
->;
+export type { InvoiceChanges };
 
 export async function updateInvoice(
   db: Executor,

@@ -124,24 +124,15 @@ export type InvoiceEventType =
   | 'invoice.paid'
   | 'invoice.reopened';
 
+/** The fields a transition may change; `network` names the paying one once paid. */
+type Changeable = 'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt';
+export type InvoiceChanges = Partial<Pick<Invoice, Changeable | 'cancelledAt' | 'paidAt' | 'network'>>;
+
 /** The outcome of a command on an invoice: the fields that change, the credits that move, the event. */
 export type Transition =
   | {
       readonly ok: true;
-      readonly changes: Partial<
-        Pick<
-          Invoice,
-          | 'status'
-          | 'expiresIn'
-          | 'expiresAt'
-          | 'linkVersion'
-          | 'feeReserved'
-          | 'expiredAt'
-          | 'cancelledAt'
-          | 'paidAt'
-          | 'network'
-        >
-      >;
+      readonly changes: InvoiceChanges;
       /** Credits taken from the balance (renewal) — never negative. */
       readonly charge: bigint;
       /** Change of the success-fee reserve: negative releases it, positive reserves it. */
