@@ -53,6 +53,21 @@ export interface SignedSettlement {
   readonly raw: `0x${string}`;
 }
 
+/** The relayer's ether on a network and what one unit of gas costs there now (EIP-1559 fee cap). */
+export interface RelayerFunds {
+  readonly balanceWei: bigint;
+  readonly maxFeePerGasWei: bigint;
+}
+
+/**
+ * What replacing a settlement stuck below the network's base fee gives: nothing to do, a replacement
+ * (same nonce and calldata, higher fees), or the fee a replacement would need, above the cap.
+ */
+export type SettlementReplacement =
+  | { readonly kind: 'not_stuck' }
+  | { readonly kind: 'replaced'; readonly settlement: SignedSettlement; readonly maxFeePerGasWei: bigint }
+  | { readonly kind: 'over_cap'; readonly neededWei: bigint };
+
 /**
  * What payments need from a chain. Implemented in src/chain/ with viem; nothing else touches a chain.
  * Every method is safe to retry: reads are reads, and sending the same signed bytes twice is one
@@ -82,13 +97,25 @@ export interface ChainPort {
     authorization: TransferAuthorization,
     signature: `0x${string}`,
   ): Promise<string | undefined>;
-  /** Signs (does not send) the relayer's transferWithAuthorization transaction with this nonce. */
+  /**
+   * Signs (does not send) the relayer's transferWithAuthorization transaction with this nonce, at the
+   * network's fee but never above `maxFeePerGasWei` (when given).
+   */
   signSettlement(
     network: Network,
     authorization: TransferAuthorization,
     signature: `0x${string}`,
     nonce: number,
+    maxFeePerGasWei?: bigint,
   ): Promise<SignedSettlement>;
+  /**
+   * A settlement whose fee cap is below the latest block's base fee cannot be mined: signs the same
+   * transaction (nonce, gas, calldata) with fees that replace it (each at least 12.5 % higher) and can
+   * be mined now, never above `maxFeePerGasWei`. Does not send.
+   */
+  replaceSettlement(network: Network, raw: `0x${string}`, maxFeePerGasWei: bigint): Promise<SettlementReplacement>;
+  /** The relayer's balance on the network and the current fee per gas, read now. */
+  relayerFunds(network: Network): Promise<RelayerFunds>;
   /** Sends signed bytes; an "already known" or "nonce too low because already mined" answer is success. */
   broadcast(network: Network, raw: `0x${string}`): Promise<void>;
   /** The transaction's receipt, its confirmations and the network's USDC Transfer logs in it. */

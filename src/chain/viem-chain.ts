@@ -6,6 +6,7 @@ import {
   isAddressEqual,
   keccak256,
   parseEventLogs,
+  parseTransaction,
   verifyTypedData,
   type Hex,
 } from 'viem';
@@ -14,6 +15,7 @@ import type {
   ChainPort,
   ChainTransfer,
   ReceiptStatus,
+  SettlementReplacement,
   SignedSettlement,
   TransferAuthorization,
   TransferLog,
@@ -56,6 +58,21 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       if (error instanceof TransactionNotFoundError) return false;
       throw error;
     }
+  }
+
+  /** The relayer's EIP-1559 transaction to the network's USDC, signed. */
+  async function signed(
+    network: Network,
+    fields: { data: Hex; nonce: number; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+  ): Promise<SignedSettlement> {
+    const raw = await relayer.signTransaction({
+      type: 'eip1559',
+      chainId: network.chainId,
+      to: network.usdc,
+      value: 0n,
+      ...fields,
+    });
+    return { hash: keccak256(raw), raw };
   }
 
   return {
@@ -120,7 +137,7 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       }
     },
 
-    async signSettlement(network, authorization, signature, nonce): Promise<SignedSettlement> {
+    async signSettlement(network, authorization, signature, nonce, maxFeePerGasWei): Promise<SignedSettlement> {
       const c = client(network);
       const data = calldata(authorization, signature);
       const [gas, fees] = await Promise.all([
@@ -131,18 +148,46 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
           cause: error,
         });
       });
-      const raw = await relayer.signTransaction({
-        type: 'eip1559',
-        chainId: network.chainId,
-        to: network.usdc,
+      const maxFeePerGas = maxFeePerGasWei === undefined ? fees.maxFeePerGas : min(fees.maxFeePerGas, maxFeePerGasWei);
+      return signed(network, {
         data,
-        value: 0n,
         nonce,
         gas: (gas * GAS_HEADROOM_PERCENT) / 100n,
-        maxFeePerGas: fees.maxFeePerGas,
-        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        maxFeePerGas,
+        maxPriorityFeePerGas: min(fees.maxPriorityFeePerGas, maxFeePerGas),
       });
-      return { hash: keccak256(raw), raw };
+    },
+
+    async replaceSettlement(network, raw, maxFeePerGasWei): Promise<SettlementReplacement> {
+      const old = parseTransaction(raw);
+      const [block, fees] = await Promise.all([
+        client(network).getBlock({ blockTag: 'latest' }),
+        client(network).estimateFeesPerGas({ type: 'eip1559' }),
+      ]);
+      const baseFee = block.baseFeePerGas ?? 0n;
+      const oldMax = old.maxFeePerGas ?? 0n;
+      if (oldMax >= baseFee) return { kind: 'not_stuck' };
+      // Nodes take a replacement only when both fees rise by 10 % (geth) or 12.5 % (others).
+      const priority = max(replacing(old.maxPriorityFeePerGas ?? 0n), fees.maxPriorityFeePerGas);
+      const needed = max(replacing(oldMax), baseFee + priority);
+      if (needed > maxFeePerGasWei) return { kind: 'over_cap', neededWei: needed };
+      const maxFeePerGas = min(max(needed, fees.maxFeePerGas), maxFeePerGasWei);
+      const settlement = await signed(network, {
+        data: old.data!,
+        nonce: old.nonce!,
+        gas: old.gas!,
+        maxFeePerGas,
+        maxPriorityFeePerGas: min(priority, maxFeePerGas),
+      });
+      return { kind: 'replaced', settlement, maxFeePerGasWei: maxFeePerGas };
+    },
+
+    async relayerFunds(network) {
+      const [balanceWei, fees] = await Promise.all([
+        client(network).getBalance({ address: relayer.address }),
+        client(network).estimateFeesPerGas({ type: 'eip1559' }),
+      ]);
+      return { balanceWei, maxFeePerGasWei: fees.maxFeePerGas };
     },
 
     async broadcast(network, raw) {
@@ -273,6 +318,11 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
     },
   };
 }
+
+const min = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+const max = (a: bigint, b: bigint): bigint => (a > b ? a : b);
+/** The least fee that replaces a pending transaction's: 12.5 % more, rounded up. */
+const replacing = (fee: bigint): bigint => (fee * 1125n + 999n) / 1000n;
 
 function calldata(authorization: TransferAuthorization, signature: Hex): Hex {
   return encodeFunctionData({

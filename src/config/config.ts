@@ -13,6 +13,10 @@ export interface NetworkConfig {
   readonly blockTimeSeconds?: number;
   /** A block explorer's base URL (`https://sepolia.basescan.org`): receipts link `${explorerUrl}/tx/${hash}`. */
   readonly explorerUrl?: string;
+  /** Overrides MAX_FEE_PER_GAS_GWEI on this network. */
+  readonly maxFeePerGasGwei?: number;
+  /** Overrides RELAYER_MIN_BALANCE_WEI on this network. */
+  readonly relayerMinBalanceWei?: bigint;
 }
 
 /** A credit package on offer (README, CREDIT_PACKAGES): `credits` for `price` USDC micro-units. */
@@ -64,6 +68,17 @@ export interface Config {
   /** Unset: `start` runs a local anvil chain (the demo network). */
   readonly networks: readonly NetworkConfig[] | undefined;
   readonly relayerPrivateKey: `0x${string}` | undefined;
+  /**
+   * The highest fee per gas (gwei) the relayer signs a settlement with, first or as a replacement of a
+   * stuck one; a network's `maxFeePerGasGwei` overrides it.
+   */
+  readonly maxFeePerGasGwei: number;
+  /**
+   * Below this balance the relayer is reported low (/readyz, the log). Unset: the gas of
+   * RELAYER_LOW_SETTLEMENTS settlements at the network's current fee. A network's `relayerMinBalanceWei`
+   * overrides it.
+   */
+  readonly relayerMinBalanceWei: bigint | undefined;
   /** Receives credit purchases; unset, the purchase endpoints answer 503 purchases_unavailable. */
   readonly operatorWallet: `0x${string}` | undefined;
   /** What a workspace can buy; never empty. */
@@ -148,6 +163,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     embeddedSystemDir: path.resolve(cwd, text(env, 'EMBEDDED_SYSTEM_DIR') ?? DEFAULT_EMBEDDED_SYSTEM_DIR),
     networks: paymentNetworks,
     relayerPrivateKey: hex(env, 'RELAYER_PRIVATE_KEY', 64),
+    maxFeePerGasGwei: gwei(env, 'MAX_FEE_PER_GAS_GWEI', 500),
+    relayerMinBalanceWei: wei(env, 'RELAYER_MIN_BALANCE_WEI'),
     operatorWallet: hex(env, 'OPERATOR_WALLET', 40),
     creditPackages: creditPackages(env, cwd),
     // The local demo (no NETWORKS) runs on one machine, so its receivers are there too.
@@ -193,6 +210,24 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${raw}`);
   return value;
+}
+
+/** A positive fee in gwei, fractions allowed (L2 fees are a fraction of a gwei). */
+function gwei(env: Env, name: string, fallback: number): number {
+  const raw = text(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(value > 0) || value > 1_000_000)
+    throw new ConfigError(name, `expected a positive number of gwei up to 1000000, got "${raw}"`);
+  return value;
+}
+
+/** A whole number of wei (a string: ether balances exceed JavaScript's safe integers). */
+function wei(env: Env, name: string): bigint | undefined {
+  const raw = text(env, name);
+  if (raw === undefined) return undefined;
+  if (!/^\d{1,30}$/.test(raw)) throw new ConfigError(name, `expected a whole number of wei, got "${raw}"`);
+  return BigInt(raw);
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {
@@ -439,6 +474,12 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
   // https only: the link is put in front of buyers, on a page whose own links are all https.
   if (value.explorerUrl !== undefined && (typeof value.explorerUrl !== 'string' || !isHttpsBase(value.explorerUrl)))
     fail('explorerUrl', 'an https URL without query or fragment, like "https://sepolia.basescan.org"');
+  const maxFee = value.maxFeePerGasGwei;
+  if (maxFee !== undefined && (typeof maxFee !== 'number' || !(maxFee > 0) || maxFee > 1_000_000))
+    fail('maxFeePerGasGwei', 'a positive number of gwei up to 1000000');
+  const minBalance = value.relayerMinBalanceWei;
+  if (minBalance !== undefined && (typeof minBalance !== 'string' || !/^\d{1,30}$/.test(minBalance)))
+    fail('relayerMinBalanceWei', 'a whole number of wei as a string, like "5000000000000000"');
   return {
     name: value.name as string,
     chainId: value.chainId as number,
@@ -447,6 +488,8 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
     confirmations: confirmations as number,
     ...(value.blockTimeSeconds === undefined ? {} : { blockTimeSeconds: value.blockTimeSeconds as number }),
     ...(value.explorerUrl === undefined ? {} : { explorerUrl: (value.explorerUrl as string).replace(/\/+$/, '') }),
+    ...(maxFee === undefined ? {} : { maxFeePerGasGwei: maxFee as number }),
+    ...(minBalance === undefined ? {} : { relayerMinBalanceWei: BigInt(minBalance as string) }),
   };
 }
 

@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import { Gauge, Registry, collectDefaultMetrics, Histogram } from 'prom-client';
 import { AppError } from '../shared/errors.js';
 import { registerQueueMetrics } from './queue-metrics.js';
+import { registerRelayerMetrics } from './relayer-metrics.js';
+import { relayerWarnings } from './relayer-readiness.js';
 import type { Services } from './services.js';
 
 /** Liveness, readiness and Prometheus metrics. Not part of the merchant API document. */
@@ -10,6 +12,7 @@ export function registerOps(app: FastifyInstance, services: Services): void {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   registerQueueMetrics(registry, services.db, app.log);
+  registerRelayerMetrics(registry, services);
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by route and status',
@@ -46,7 +49,9 @@ export function registerOps(app: FastifyInstance, services: Services): void {
     } catch {
       throw new AppError('service_unavailable', 'The database is not reachable.');
     }
-    return { status: 'ready' };
+    // A relayer running dry stops gasless payments only: the service stays ready, and says why here.
+    const warnings = await relayerWarnings(services);
+    return { status: 'ready', ...(warnings.length > 0 && { warnings }) };
   });
 
   app.get('/metrics', { schema: hide }, async (_request, reply) => {

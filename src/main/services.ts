@@ -21,6 +21,7 @@ import { invoicesModule, type InvoiceService } from '../modules/invoices/index.j
 import { paymentEngineModule, type PaymentService } from '../modules/payment-engine/index.js';
 import { paymentViewsModule } from '../modules/payment-views/index.js';
 import { rateLimitsModule } from '../modules/rate-limits/index.js';
+import { relayerModule, type RelayerWatch, type SettlementSender } from '../modules/relayer/index.js';
 import { receivedTransfersModule, type ReceivedTransferService } from '../modules/received-transfers/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { statementsModule, type StatementService } from '../modules/statements/index.js';
@@ -49,6 +50,8 @@ export interface Services {
   readonly demoWallet?: DemoWallet;
   readonly checkoutSettings: CheckoutSettingsService;
   readonly payments: PaymentService;
+  /** The relayer's funds on every network (/metrics, /readyz), and its settlements. */
+  readonly relayer: { readonly watch: RelayerWatch; readonly sender: SettlementSender };
   readonly checkout: CheckoutService;
   readonly receivedTransfers: ReceivedTransferService;
   readonly webhooks: WebhookService;
@@ -110,10 +113,12 @@ export function createServices(
     // The engine pays purchases and the purchases show its attempts: each knows the other only through this.
     attempts: (workspaceId, purchaseIds) => payments.purchaseAttempts(workspaceId, purchaseIds),
   });
+  const relayer = relayerModule({ ...base, chain: chain.chain, networks });
   const engine = paymentEngineModule({
     ...base,
     chain: chain.chain,
     networks,
+    relayer,
     // The engine takes payments for both kinds of order; each module answers for its own through its book.
     orders: { invoice: invoices.orderBook, credit_purchase: creditPurchases.orderBook },
     // Submitted transfers that pay nothing go to the received transfers, which pay through the engine.
@@ -152,6 +157,7 @@ export function createServices(
     invoiceSearch: invoiceSearch.invoiceSearch,
     checkoutSettings: checkoutSettings.checkoutSettings,
     payments,
+    relayer,
     checkout: checkout.checkout,
     receivedTransfers: receivedTransfers.receivedTransfers,
     webhooks: webhooks.webhooks,

@@ -117,6 +117,10 @@ async function main(): Promise<void> {
       config.role === 'worker'
         ? undefined
         : services.payments.listenForOrderChanges(database.directConnection, app.log);
+    // The relayer's funds are read once a minute and a change between low and funded is logged once.
+    services.relayer.sender.useLogger(app.log);
+    services.relayer.watch.start(app.log);
+    stops.push(async () => services.relayer.watch.stop());
     stops.push(() => stopWork(app, workers, registry, orderChanges));
     void orderChanges?.start();
 

@@ -41,6 +41,8 @@ export function scriptedChain(): ScriptedChain {
     authorizationUsed: unsupported,
     simulateSettlement: unsupported,
     signSettlement: unsupported,
+    replaceSettlement: unsupported,
+    relayerFunds: unsupported,
     broadcast: unsupported,
     authorizationUse: unsupported,
     transfersTo: unsupported,

@@ -7,6 +7,7 @@ import type { InvoiceEventData } from '../events/index.js';
 import {
   openedInvoice,
   type Invoice,
+  type InvoiceChanges,
   type InvoiceDraft,
   type InvoiceId,
   type ExpiresIn,
@@ -216,12 +217,7 @@ export async function lockInvoice(
   return row && toInvoice(row as unknown as StoredInvoice);
 }
 
-export type InvoiceChanges = Partial<
-  Pick<
-    Invoice,
-    'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt' | 'paidAt'
-  >
->;
+export type { InvoiceChanges };
 
 export async function updateInvoice(
   db: Executor,
@@ -241,6 +237,7 @@ export async function updateInvoice(
       ...(changes.expiredAt !== undefined && { expired_at: changes.expiredAt }),
       ...(changes.cancelledAt !== undefined && { cancelled_at: changes.cancelledAt }),
       ...(changes.paidAt !== undefined && { paid_at: changes.paidAt }),
+      ...(changes.network !== undefined && { network: changes.network }),
       updated_at: now,
     })
     .where('workspace_id', '=', workspaceId)

@@ -13,7 +13,9 @@ export const InvoiceView = Type.Object({
   status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({ type: 'string', enum: [...INVOICE_STATUSES] }),
   amount: Type.String({ description: 'USDC, always with 6 decimals ("12.500000").' }),
   currency: Type.Literal('USDC'),
-  network: Nullable(Type.String({ description: 'Fixed network, or null when the payer chooses.' })),
+  network: Nullable(
+    Type.String({ description: 'Fixed network, or null when the payer chooses; once paid, the network that paid it.' }),
+  ),
   expiresIn: Type.Integer(),
   expiresAt: Timestamp,
   linkVersion: Type.Integer({ description: 'Grows with each renewal; payments for older versions are refused.' }),

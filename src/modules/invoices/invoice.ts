@@ -124,16 +124,15 @@ export type InvoiceEventType =
   | 'invoice.paid'
   | 'invoice.reopened';
 
+/** The fields a transition may change; `network` names the paying one once paid. */
+type Changeable = 'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt';
+export type InvoiceChanges = Partial<Pick<Invoice, Changeable | 'cancelledAt' | 'paidAt' | 'network'>>;
+
 /** The outcome of a command on an invoice: the fields that change, the credits that move, the event. */
 export type Transition =
   | {
       readonly ok: true;
-      readonly changes: Partial<
-        Pick<
-          Invoice,
-          'status' | 'expiresIn' | 'expiresAt' | 'linkVersion' | 'feeReserved' | 'expiredAt' | 'cancelledAt' | 'paidAt'
-        >
-      >;
+      readonly changes: InvoiceChanges;
       /** Credits taken from the balance (renewal) — never negative. */
       readonly charge: bigint;
       /** Change of the success-fee reserve: negative releases it, positive reserves it. */
@@ -164,8 +163,11 @@ export type InvoiceCommand =
   | { readonly type: 'begin_payment'; readonly startedAt: Date }
   /** The attempt failed: open again, or expired when the deadline passed meanwhile. */
   | { readonly type: 'payment_failed' }
-  /** The attempt succeeded (possibly after the deadline, if submitted before it): paid, fee captured. */
-  | { readonly type: 'payment_succeeded' };
+  /**
+   * The attempt succeeded (possibly after the deadline, if submitted before it): paid, fee captured, and
+   * the invoice names the network that paid it (the buyer's choice when it was created without one).
+   */
+  | { readonly type: 'payment_succeeded'; readonly network: string };
 
 /**
  * The invoice state machine, pure: open → expired at the deadline; open/expired →
@@ -247,7 +249,7 @@ function paymentTransition(invoice: Invoice, command: InvoiceCommand, status: In
     // The reserved success fee is captured: it leaves the balance and the reserve together.
     return {
       ok: true,
-      changes: { status: 'paid', paidAt: now, feeReserved: 0n },
+      changes: { status: 'paid', paidAt: now, feeReserved: 0n, network: command.network },
       charge: invoice.feeReserved,
       reserveChange: -invoice.feeReserved,
       event: 'invoice.paid',

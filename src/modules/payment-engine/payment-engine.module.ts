@@ -5,6 +5,7 @@ import type { Db } from '../../db/database.js';
 import type { Job, JobHandlers } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import type { RelayerWatch, SettlementSender } from '../relayer/index.js';
 import type { OrderBooks } from './order.js';
 import type { PaymentIntentId } from './payment-intent.js';
 import { PaymentService, SETTLE_JOB, VERIFY_TRANSACTION_JOB, type UnpaidTransfers } from './payment.service.js';
@@ -19,6 +20,8 @@ export interface PaymentEngineModuleDeps {
   readonly orders: OrderBooks;
   /** Where submitted transfers that pay nothing are recorded (the received-transfers module). */
   readonly unpaidTransfers?: UnpaidTransfers;
+  /** The relayer that pays the gas of settlements (the relayer module). */
+  readonly relayer: { readonly watch: RelayerWatch; readonly sender: SettlementSender };
 }
 
 /**
@@ -33,6 +36,7 @@ export function paymentEngineModule(deps: PaymentEngineModuleDeps) {
     networks: deps.networks,
     unseenTransactionMs: deps.config.unseenTransactionMinutes * 60_000,
     orders: deps.orders,
+    relayer: deps.relayer,
     ...(deps.unpaidTransfers && { unpaidTransfers: deps.unpaidTransfers }),
   });
   const intentOf = (job: Job) =>

@@ -9,7 +9,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { isOrderNonce } from '../../shared/payment-request.js';
 import { append } from '../events/index.js';
-import type { ChainPort, ChainTransfer, ReceiptStatus, TransferAuthorization } from '../../chain/chain-port.js';
+import type { ChainPort, ChainTransfer, ReceiptStatus } from '../../chain/chain-port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import {
   heldByAnother,
@@ -52,7 +52,13 @@ import {
   type Binding,
 } from './authorization-binding.js';
 import { bindAuthorization, findBinding } from './authorization-binding.repo.js';
-import { lockRelayerNonces, nextRelayerNonce, saveRelayerNonces } from '../relayer/index.js';
+import {
+  isNonceTaken,
+  relayerUnfunded,
+  type RelayerWatch,
+  type SettlementKeeper,
+  type SettlementSender,
+} from '../relayer/index.js';
 import { NEW_BLOCK, NewBlockWatcher } from './new-blocks.js';
 import { judgeTransfer } from './transactions.js';
 import type { SignedAuthorization } from './signed-authorization.js';
@@ -73,6 +79,8 @@ export interface PaymentServiceDeps {
   readonly orders: OrderBooks;
   /** Where a submitted transfer that cannot pay its invoice is recorded for the merchant (received transfers). */
   readonly unpaidTransfers?: UnpaidTransfers;
+  /** The relayer: whether it can pay gas, and how its settlements are signed, sent and replaced. */
+  readonly relayer: { readonly watch: RelayerWatch; readonly sender: SettlementSender };
 }
 
 /** Records a transfer that reached the wallet but pays nothing, with why and the invoice it was meant for. */
@@ -217,6 +225,8 @@ export class PaymentService {
     if (submission.linkVersion !== undefined && submission.linkVersion !== order.linkVersion)
       refuse('The authorization was made for an older payment link.', 'expired');
     checkAuthorizationIsFor(order, submission);
+    // Refused before anything is signed or sent: the buyer's USDC never moves for a settlement that cannot be paid.
+    if (!(await this.deps.relayer.watch.canPayGas(network))) throw relayerUnfunded(network.name);
     if (BigInt(authorization.validAfter) > BigInt(now)) refuse('The authorization is not valid yet.');
     if (BigInt(authorization.validBefore) < BigInt(now + VALIDITY_MARGIN_SECONDS))
       refuse('The authorization expires too soon to be settled.', 'expired');
@@ -490,22 +500,26 @@ export class PaymentService {
         return this.finish(intent, {
           failed: reason === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed',
         });
-      intent = await this.signAndSend(intent, network, authorization, signature);
+      intent = await this.deps.relayer.sender.signAndSend(network, authorization, signature, this.keeper(intent));
     } else {
       try {
-        await this.deps.chain.broadcast(network, intent.settlementRaw);
+        intent = (await this.deps.relayer.sender.resend(network, intent.settlementRaw, this.keeper(intent))) ?? intent;
       } catch (error) {
         // The stored transaction lost its nonce to another one, so it can never be mined: unless it
         // already was, sign the settlement again. The token still lets the authorization run only once.
         if (!isNonceTaken(error)) throw error;
         if ((await this.deps.chain.receipt(network, intent.txHash!)).kind !== 'mined')
-          intent = await this.signAndSend(intent, network, authorization, signature);
+          intent = await this.deps.relayer.sender.signAndSend(network, authorization, signature, this.keeper(intent));
       }
     }
     if (intent.status !== 'processing' || !intent.txHash) return;
     const receipt = await this.deps.chain.receipt(network, intent.txHash);
     const wait = network.blockTimeSeconds ?? 1;
-    if (receipt.kind !== 'mined') throw new RetryLater(wait, 'settlement not mined yet', NEW_BLOCK);
+    if (receipt.kind !== 'mined') {
+      const sender = this.deps.relayer.sender;
+      throw new RetryLater(wait, await sender.unmined(network, intent.settlementRaw!, this.keeper(intent)), NEW_BLOCK);
+    }
+    this.deps.relayer.sender.settled(intent.txHash);
     if (!receipt.success) {
       const used = await this.deps.chain.authorizationUsed(network, authorization);
       return used ? this.followAuthorizationUse(intent, network) : this.finish(intent, { failed: 'reverted' });
@@ -651,37 +665,19 @@ export class PaymentService {
   }
 
   /**
-   * Signs the settlement and stores its bytes in one transaction, under the lock of the relayer's nonce
-   * sequence on this network (shared by every process), then sends them once that committed. If sending
-   * fails or the process dies, the job's retry sends the same bytes instead of signing a second
-   * transaction. The lock is a row's, held only by the transaction: safe through a transaction pooler.
+   * Keeps a settlement of `intent` in its row, unless another run of its job (a worker whose lease was
+   * taken over) signed while this one waited: that one's transaction is followed instead of a second one,
+   * which would revert and leave this intent tracking the reverted copy.
    */
-  private async signAndSend(
-    intent: PaymentIntent,
-    network: Network,
-    authorization: TransferAuthorization,
-    signature: `0x${string}`,
-  ): Promise<PaymentIntent> {
-    const { chain, db, clock } = this.deps;
-    const signed = await db.transaction().execute(async (trx) => {
-      const nonces = await lockRelayerNonces(trx, network.chainId, chain.relayer);
-      // Another run of this job (a worker whose lease was taken over) may have signed while this one
-      // waited for the lock: follow its transaction instead of signing a second one, which would revert
-      // and leave this intent tracking the reverted copy.
-      const current = await findIntent(trx, intent.workspaceId, intent.id);
-      if (!current || current.status !== 'processing' || current.txHash !== intent.txHash)
-        return { intent: current ?? intent, raw: undefined };
-      const next = nextRelayerNonce(nonces, await chain.pendingNonce(network), clock.now());
-      const settlement = await chain.signSettlement(network, authorization, signature, next.nonce);
-      await saveRelayerNonces(trx, network.chainId, chain.relayer, next.stored);
-      const updated = await updateIntent(trx, intent.workspaceId, intent.id, {
-        settlementRaw: settlement.raw,
-        txHash: settlement.hash,
-      });
-      return { intent: updated, raw: settlement.raw };
-    });
-    if (signed.raw) await chain.broadcast(network, signed.raw);
-    return signed.intent;
+  private keeper(intent: PaymentIntent): SettlementKeeper<PaymentIntent> {
+    return {
+      superseded: async (trx) => {
+        const current = await lockIntent(trx, intent.workspaceId, intent.id);
+        return current?.status === 'processing' && current.txHash === intent.txHash ? undefined : (current ?? intent);
+      },
+      keep: (trx, settlement) =>
+        updateIntent(trx, intent.workspaceId, intent.id, { settlementRaw: settlement.raw, txHash: settlement.hash }),
+    };
   }
 
   /** Starts settling an authorization: the order to processing, the intent and its event, its job — one transaction. */
@@ -867,14 +863,6 @@ export class PaymentService {
     if (!network) throw new Error(`network ${name} is not configured any more`);
     return network;
   }
-}
-
-function isNonceTaken(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    error.name === 'BroadcastError' &&
-    (error as Error & { kind?: string }).kind === 'nonce_taken'
-  );
 }
 
 /**

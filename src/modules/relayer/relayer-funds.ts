@@ -1,0 +1,54 @@
+import type { RelayerFunds } from '../../chain/chain-port.js';
+
+/**
+ * Gas one settlement is counted at: transferWithAuthorization costs about 60,000 to 85,000 gas (more for
+ * a first credit to an address), and the relayer signs with 25 % headroom over the estimate.
+ */
+export const SETTLEMENT_GAS = 110_000n;
+/** With no configured minimum, the relayer is low below the gas of this many settlements at the current fee. */
+export const RELAYER_LOW_SETTLEMENTS = 50n;
+
+/** The relayer's funds on one network as last read, and what they allow. */
+export interface RelayerFundsState {
+  readonly network: string;
+  readonly balanceWei: bigint;
+  readonly maxFeePerGasWei: bigint;
+  /** Below it the relayer is reported low. */
+  readonly minBalanceWei: bigint;
+  /** The balance pays the gas of one more settlement at the current fee: gasless payments are taken. */
+  readonly canPayGas: boolean;
+  readonly low: boolean;
+  readonly readAt: Date;
+}
+
+/** What the funds read allow, against the configured minimum or, without one, RELAYER_LOW_SETTLEMENTS settlements. */
+export function judgeFunds(
+  network: string,
+  funds: RelayerFunds,
+  configuredMinWei: bigint | undefined,
+  readAt: Date,
+): RelayerFundsState {
+  const settlementWei = SETTLEMENT_GAS * funds.maxFeePerGasWei;
+  const minBalanceWei = configuredMinWei ?? RELAYER_LOW_SETTLEMENTS * settlementWei;
+  return {
+    network,
+    ...funds,
+    minBalanceWei,
+    canPayGas: funds.balanceWei >= settlementWei,
+    low: funds.balanceWei < minBalanceWei,
+    readAt,
+  };
+}
+
+/** The operator's words for a low relayer, in the log and in /readyz. */
+export function lowFundsWarning(state: RelayerFundsState, relayer: string): string {
+  const consequence = state.canPayGas
+    ? 'gasless and x402 payments stop when it cannot pay the next settlement'
+    : 'gasless and x402 payments are refused until it is funded; plain transfers still pay';
+  return `the relayer ${relayer} holds ${state.balanceWei} wei on ${state.network}, below ${state.minBalanceWei} wei: ${consequence}`;
+}
+
+/** A fee given in gwei (fractions allowed), in wei. */
+export function gweiToWei(gwei: number): bigint {
+  return BigInt(Math.round(gwei * 1e9));
+}

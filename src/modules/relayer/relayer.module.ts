@@ -1,0 +1,32 @@
+import type { ChainPort } from '../../chain/chain-port.js';
+import type { Network } from '../../chain/networks.js';
+import type { Config } from '../../config/config.js';
+import type { Db } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
+import { RelayerWatch } from './relayer-watch.js';
+import { SettlementSender } from './settlement-sender.js';
+
+export interface RelayerModuleDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly config: Pick<Config, 'maxFeePerGasGwei' | 'relayerMinBalanceWei'>;
+  readonly chain: ChainPort;
+  readonly networks: readonly Network[];
+}
+
+/** The relayer that pays the gas of settlements: its funds on every network, and what it signs and sends. */
+export function relayerModule(deps: RelayerModuleDeps) {
+  const watch = new RelayerWatch({
+    chain: deps.chain,
+    networks: deps.networks,
+    minBalanceWei: deps.config.relayerMinBalanceWei,
+  });
+  const sender = new SettlementSender({
+    db: deps.db,
+    chain: deps.chain,
+    clock: deps.clock,
+    watch,
+    maxFeePerGasGwei: deps.config.maxFeePerGasGwei,
+  });
+  return { watch, sender };
+}

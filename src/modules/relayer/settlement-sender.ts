@@ -1,0 +1,181 @@
+import { keccak256 } from 'viem';
+import type { ChainPort, SignedSettlement, TransferAuthorization } from '../../chain/chain-port.js';
+import type { Network } from '../../chain/networks.js';
+import type { Db, Executor } from '../../db/database.js';
+import type { Clock } from '../../shared/clock.js';
+import { AppError } from '../../shared/errors.js';
+import { gweiToWei } from './relayer-funds.js';
+import { nextRelayerNonce } from './relayer-nonce.js';
+import { lockRelayerNonces, saveRelayerNonces } from './relayer-nonce.repo.js';
+import type { RelayerLogger, RelayerWatch } from './relayer-watch.js';
+
+export interface SettlementSenderDeps {
+  readonly db: Db;
+  readonly chain: ChainPort;
+  readonly clock: Clock;
+  readonly watch: RelayerWatch;
+  /** MAX_FEE_PER_GAS_GWEI; a network's own maxFeePerGasGwei comes first. */
+  readonly maxFeePerGasGwei: number;
+}
+
+/** How the caller keeps a signed settlement: in its own row, in the transaction that signs it. */
+export interface SettlementKeeper<T> {
+  /** Undefined while the settlement is still wanted as the caller last saw it; otherwise what to answer instead. */
+  superseded(trx: Executor): Promise<T | undefined>;
+  /** Stores the signed bytes before they are sent. */
+  keep(trx: Executor, settlement: SignedSettlement): Promise<T>;
+}
+
+/** What became of a settlement waiting in the mempool. */
+export type StuckOutcome<T> =
+  { readonly kind: 'not_stuck' | 'over_cap' } | { readonly kind: 'replaced'; readonly value: T };
+
+/**
+ * Signs, sends and replaces the relayer's settlements: the relayer's nonce sequence, its fee cap, and
+ * the settlements stuck above that cap (reported, never replaced for ever).
+ */
+export class SettlementSender {
+  /** Settlements a replacement of which would pass the fee cap, by hash: their network. */
+  private readonly overCap = new Map<string, string>();
+  private logger: RelayerLogger | undefined;
+
+  constructor(private readonly deps: SettlementSenderDeps) {}
+
+  /** Where over-cap settlements are reported (the service's log). */
+  useLogger(logger: RelayerLogger): void {
+    this.logger = logger;
+  }
+
+  /**
+   * Signs the settlement and keeps its bytes in one transaction, under the lock of the relayer's nonce
+   * sequence on this network (shared by every process), then sends them once that committed. If sending
+   * fails or the process dies, a retry sends the kept bytes instead of signing a second transaction. The
+   * lock is a row's, held only by the transaction: safe through a transaction pooler.
+   */
+  async signAndSend<T>(
+    network: Network,
+    authorization: TransferAuthorization,
+    signature: `0x${string}`,
+    keeper: SettlementKeeper<T>,
+  ): Promise<T> {
+    const { chain, db, clock } = this.deps;
+    const signed = await db.transaction().execute(async (trx) => {
+      const nonces = await lockRelayerNonces(trx, network.chainId, chain.relayer);
+      const instead = await keeper.superseded(trx);
+      if (instead !== undefined) return { value: instead, raw: undefined };
+      const next = nextRelayerNonce(nonces, await chain.pendingNonce(network), clock.now());
+      const settlement = await chain.signSettlement(
+        network,
+        authorization,
+        signature,
+        next.nonce,
+        this.feeCap(network),
+      );
+      await saveRelayerNonces(trx, network.chainId, chain.relayer, next.stored);
+      return { value: await keeper.keep(trx, settlement), raw: settlement.raw };
+    });
+    this.deps.watch.noteSettlement(network);
+    if (signed.raw) await chain.broadcast(network, signed.raw);
+    return signed.value;
+  }
+
+  /**
+   * Sends kept bytes again. A node that refuses them (some refuse a fee cap below the base fee outright)
+   * gets a replacement when they are stuck (replaceIfStuck), answered as kept; otherwise the refusal is
+   * thrown, BroadcastError `nonce_taken` when another transaction took their nonce.
+   */
+  async resend<T>(network: Network, raw: `0x${string}`, keeper: SettlementKeeper<T>): Promise<T | undefined> {
+    try {
+      await this.deps.chain.broadcast(network, raw);
+      return undefined;
+    } catch (error) {
+      if (isNonceTaken(error)) throw error;
+      const stuck = await this.replaceIfStuck(network, raw, keeper);
+      if (stuck.kind === 'not_stuck') throw error;
+      return stuck.kind === 'replaced' ? stuck.value : undefined;
+    }
+  }
+
+  /**
+   * A kept settlement not mined yet: when its fee cap is below the network's base fee it cannot be mined,
+   * so it is replaced (same nonce, same authorization, higher fees, kept before it is sent) up to the
+   * fee cap. Past the cap it is reported once and left as it is: it is mined if fees fall.
+   */
+  async replaceIfStuck<T>(network: Network, raw: `0x${string}`, keeper: SettlementKeeper<T>): Promise<StuckOutcome<T>> {
+    const hash = keccak256(raw);
+    const cap = this.feeCap(network);
+    const replacement = await this.deps.chain.replaceSettlement(network, raw, cap);
+    if (replacement.kind === 'not_stuck') {
+      this.overCap.delete(hash);
+      return replacement;
+    }
+    if (replacement.kind === 'over_cap') {
+      if (!this.overCap.has(hash))
+        this.logger?.warn(
+          {
+            network: network.name,
+            transactionHash: hash,
+            neededWei: String(replacement.neededWei),
+            capWei: String(cap),
+          },
+          `settlement ${hash} on ${network.name} is stuck below the base fee, and replacing it needs ${replacement.neededWei} wei per gas, above the cap of ${cap} (maxFeePerGasGwei): it waits for fees to fall`,
+        );
+      this.overCap.set(hash, network.name);
+      return replacement;
+    }
+    const value = await this.deps.db.transaction().execute(async (trx) => {
+      const instead = await keeper.superseded(trx);
+      return instead === undefined ? { kept: await keeper.keep(trx, replacement.settlement) } : undefined;
+    });
+    if (!value) return { kind: 'not_stuck' };
+    this.overCap.delete(hash);
+    this.deps.watch.noteSettlement(network);
+    await this.deps.chain.broadcast(network, replacement.settlement.raw);
+    return { kind: 'replaced', value: value.kept };
+  }
+
+  /**
+   * A kept settlement is not mined yet: replaced when stuck (replaceIfStuck). Answers why it is still
+   * waited for, for the job's log.
+   */
+  async unmined<T>(network: Network, raw: `0x${string}`, keeper: SettlementKeeper<T>): Promise<string> {
+    const stuck = await this.replaceIfStuck(network, raw, keeper);
+    if (stuck.kind === 'over_cap') return 'settlement stuck: a replacement would pass the fee cap';
+    return stuck.kind === 'replaced' ? 'settlement replaced with a higher fee' : 'settlement not mined yet';
+  }
+
+  /** The settlement was mined (or given up): it is no longer reported. */
+  settled(hash: string): void {
+    this.overCap.delete(hash);
+  }
+
+  /** Settlements stuck above the fee cap now, by network name. */
+  overCapByNetwork(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const network of this.overCap.values()) counts.set(network, (counts.get(network) ?? 0) + 1);
+    return counts;
+  }
+
+  /** The highest fee per gas the relayer signs with on the network. */
+  feeCap(network: Network): bigint {
+    return gweiToWei(network.maxFeePerGasGwei ?? this.deps.maxFeePerGasGwei);
+  }
+}
+
+/** The relayer cannot pay the gas of a settlement on the network: pay by plain transfer, or later. */
+export function relayerUnfunded(network: string): AppError {
+  return new AppError(
+    'invalid_payment',
+    `Gasless payments on ${network} are paused: the payment service cannot pay the network fee right now. Nothing was signed or sent; pay with a plain USDC transfer, or try again later.`,
+    { fields: { reason: 'relayer_unfunded' } },
+  );
+}
+
+/** A broadcast refused because another transaction took the settlement's nonce (chain-errors BroadcastError). */
+export function isNonceTaken(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === 'BroadcastError' &&
+    (error as Error & { kind?: string }).kind === 'nonce_taken'
+  );
+}
