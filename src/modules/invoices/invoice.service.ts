@@ -15,7 +15,6 @@ import {
   type ExpiresIn,
   type Invoice,
   type InvoiceAutomation,
-  type InvoiceDraft,
   type InvoiceCommand,
   type InvoiceId,
   type InvoiceStatus,
@@ -310,38 +309,14 @@ export class InvoiceService {
     automation: InvoiceAutomation | null = null,
   ): CreateInvoiceParams {
     const cost = this.costOf(valid);
-    // Every field named, none spread: V8 (Node 20) builds a literal that spreads an object and then adds
-    // fields in a slow path, about 10 µs on every create (docs/performance.md, "Invoice creation").
-    const draft: InvoiceDraft = {
-      id: newInvoiceId(),
-      amount: valid.amount,
-      network: valid.network,
-      expiresIn: valid.expiresIn,
-      now: this.deps.clock.now(),
-      externalId: valid.externalId,
-      successUrl: valid.successUrl,
-      cancelUrl: valid.cancelUrl,
-      fee: BigInt(cost.feeReserve),
-    };
-    return {
-      id: draft.id,
-      amount: draft.amount,
-      network: draft.network,
-      expiresIn: draft.expiresIn,
-      now: draft.now,
-      externalId: draft.externalId,
-      successUrl: draft.successUrl,
-      cancelUrl: draft.cancelUrl,
-      fee: draft.fee,
+    // Object.assign, not a literal that spreads: V8 (Node 20) builds `{ ...valid, id }` in a slow path,
+    // about 10 µs of every create, where this takes under 2 (docs/performance.md, "Invoice creation").
+    const params = Object.assign({ id: newInvoiceId(), now: this.deps.clock.now() }, valid, key, {
       cost: BigInt(cost.creation),
-      urlOrigins: valid.urlOrigins,
-      payTo: valid.payTo,
-      idempotencyKey: key.idempotencyKey,
-      requestHash: key.requestHash,
-      idempotencyTtlSeconds: key.idempotencyTtlSeconds,
-      source: key.source,
-      createdEvent: createdEventData(workspaceId, draft, this.deps.publicBaseUrl, automation),
-    };
+      fee: BigInt(cost.feeReserve),
+    });
+    const createdEvent = createdEventData(workspaceId, params, this.deps.publicBaseUrl, automation);
+    return Object.assign(params, { createdEvent });
   }
 
   /** Readers never see an open invoice past its deadline: it reads as expired at its deadline. */
