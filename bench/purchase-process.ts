@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   const network: NetworkConfig = {
     name: LOCAL_NETWORK_NAME,
     chainId: LOCAL_CHAIN_ID,
-    rpcUrl: options.rpcUrl,
+    rpcUrls: [options.rpcUrl],
     usdc: BASE_SEPOLIA_USDC,
     confirmations: options.confirmations,
     blockTimeSeconds: options.blockSeconds,

@@ -13,7 +13,7 @@ import { x402ExpressReference } from './x402-express-reference.js';
 const NETWORK: Network = {
   name: LOCAL_NETWORK_NAME,
   chainId: LOCAL_CHAIN_ID,
-  rpcUrl: 'http://127.0.0.1:9/unused',
+  rpcUrls: ['http://127.0.0.1:9/unused'],
   usdc: BASE_SEPOLIA_USDC,
   confirmations: 1,
   tokenName: 'USDC',

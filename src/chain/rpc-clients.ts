@@ -1,7 +1,21 @@
-import { createPublicClient, defineChain, http, type Chain, type PublicClient, type Transport } from 'viem';
+import { createPublicClient, defineChain, type Chain, type PublicClient, type Transport } from 'viem';
 import type { Network } from './networks.js';
+import { failoverTransport, type FailoverTransport, type RpcProviderStatus } from './rpc-failover.js';
 
 export type NetworkClient = PublicClient<Transport, Chain>;
+
+/** A network's providers as /metrics and /readyz show them. */
+export interface NetworkProviders {
+  readonly network: string;
+  readonly providers: readonly RpcProviderStatus[];
+}
+
+/** The public clients of every network, and what their providers do. */
+export interface RpcClients {
+  client(network: Network): NetworkClient;
+  /** Every network a client was made for, with its providers' calls, errors, heads and skips. */
+  status(): NetworkProviders[];
+}
 
 const RPC_TIMEOUT_MS = 10_000;
 // Settlement bytes are signed once and resent unchanged, so the fee cap must outlast base-fee rises while
@@ -9,21 +23,31 @@ const RPC_TIMEOUT_MS = 10_000;
 // estimateFeesPerGas reads this from the chain: maxFeePerGas = base fee × 2 + priority fee.
 const BASE_FEE_MULTIPLIER = 2;
 
-/** One public client per RPC URL, created on first use (viem clients keep HTTP connections alive). */
-export function networkClients(): (network: Network) => NetworkClient {
-  const clients = new Map<string, NetworkClient>();
-  return (network) => {
-    let client = clients.get(network.rpcUrl);
-    if (!client) {
-      client = createPublicClient({
-        chain: networkChain(network),
-        transport: http(network.rpcUrl, { timeout: RPC_TIMEOUT_MS }),
-        // Never serve a cached block number: confirmations and nonces must be read as they are now.
-        cacheTime: 0,
-      });
-      clients.set(network.rpcUrl, client);
-    }
-    return client;
+/**
+ * One public client per network, created on first use, over all of the network's providers
+ * (src/chain/rpc-failover.ts). viem clients keep HTTP connections alive.
+ */
+export function createRpcClients(options: { now?: () => number; headProbeMs?: number } = {}): RpcClients {
+  // By name and providers: the same name with other providers (a test's dead node) is another client.
+  const clients = new Map<string, { network: string; client: NetworkClient; failover: FailoverTransport }>();
+  return {
+    client(network) {
+      const key = [network.name, ...network.rpcUrls].join(' ');
+      let entry = clients.get(key);
+      if (!entry) {
+        const failover = failoverTransport(network.rpcUrls, { timeoutMs: RPC_TIMEOUT_MS, ...options });
+        const client = createPublicClient({
+          chain: networkChain(network),
+          transport: failover.transport,
+          // Never serve a cached block number: confirmations and nonces must be read as they are now.
+          cacheTime: 0,
+        });
+        entry = { network: network.name, client, failover };
+        clients.set(key, entry);
+      }
+      return entry.client;
+    },
+    status: () => [...clients.values()].map(({ network, failover }) => ({ network, providers: failover.status() })),
   };
 }
 
@@ -32,7 +56,7 @@ function networkChain(network: Network): Chain {
     id: network.chainId,
     name: network.name,
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [network.rpcUrl] } },
+    rpcUrls: { default: { http: [...network.rpcUrls] } },
     fees: { baseFeeMultiplier: BASE_FEE_MULTIPLIER },
   });
 }

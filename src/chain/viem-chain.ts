@@ -22,7 +22,7 @@ import type {
 } from './chain-port.js';
 import { BroadcastError, isAlreadyKnown, isNonceTaken, nodeMessage, revertReason } from './chain-errors.js';
 import type { Network } from './networks.js';
-import { networkClients } from './rpc-clients.js';
+import { createRpcClients, type RpcClients } from './rpc-clients.js';
 import {
   authorizationMessage,
   isLowS,
@@ -36,6 +36,8 @@ import {
 export interface ViemChainOptions {
   /** Pays the gas of every settlement. Needs ETH on each network; never holds USDC. */
   readonly relayerPrivateKey: `0x${string}`;
+  /** The networks' clients, shared with /metrics and /readyz; by default clients of its own. */
+  readonly rpc?: RpcClients;
 }
 
 // Headroom over the estimate: the gas a transfer needs depends on state (a first credit to an address
@@ -47,7 +49,7 @@ const RECIPIENTS_PER_CALL = 100;
 /** The ChainPort on real EVM nodes, through viem. One relayer account settles on every network. */
 export function createViemChain(options: ViemChainOptions): ChainPort {
   const relayer = privateKeyToAccount(options.relayerPrivateKey);
-  const client = networkClients();
+  const { client } = options.rpc ?? createRpcClients();
 
   /** Whether the node knows the transaction at all (pending or mined). Throws when it cannot tell. */
   async function knows(network: Network, hash: Hex): Promise<boolean> {

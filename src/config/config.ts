@@ -7,7 +7,11 @@ import { parseUsdc } from '../shared/money.js';
 export interface NetworkConfig {
   readonly name: string;
   readonly chainId: number;
-  readonly rpcUrl: string;
+  /**
+   * The JSON-RPC providers of the network, in order of preference (one or more). Calls go to the first
+   * healthy one; src/chain/rpc-failover.ts says when one is skipped. A single `rpcUrl` is a list of one.
+   */
+  readonly rpcUrls: readonly string[];
   readonly usdc: `0x${string}`;
   readonly confirmations: number;
   readonly blockTimeSeconds?: number;
@@ -457,8 +461,7 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
   if (typeof value.name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,39}$/.test(value.name))
     fail('name', 'a lowercase name like "base-sepolia"');
   if (!Number.isSafeInteger(value.chainId) || (value.chainId as number) <= 0) fail('chainId', 'a positive integer');
-  if (typeof value.rpcUrl !== 'string' || !/^(https?|wss?):\/\//.test(value.rpcUrl))
-    fail('rpcUrl', 'an http(s) or ws(s) URL');
+  const rpcUrls = parseRpcUrls(value, where);
   if (typeof value.usdc !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value.usdc))
     fail('usdc', 'a 0x-prefixed token address');
   const confirmations = value.confirmations ?? 1;
@@ -483,7 +486,7 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
   return {
     name: value.name as string,
     chainId: value.chainId as number,
-    rpcUrl: value.rpcUrl as string,
+    rpcUrls,
     usdc: value.usdc as `0x${string}`,
     confirmations: confirmations as number,
     ...(value.blockTimeSeconds === undefined ? {} : { blockTimeSeconds: value.blockTimeSeconds as number }),
@@ -491,6 +494,30 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
     ...(maxFee === undefined ? {} : { maxFeePerGasGwei: maxFee as number }),
     ...(minBalance === undefined ? {} : { relayerMinBalanceWei: BigInt(minBalance as string) }),
   };
+}
+
+const MAX_RPC_URLS = 10;
+
+/** `rpcUrls` (one or more URLs), or the older `rpcUrl` as a list of one; never both, so none is ignored. */
+function parseRpcUrls(value: Record<string, unknown>, where: string): readonly string[] {
+  const isRpcUrl = (url: unknown): url is string => typeof url === 'string' && /^(https?|wss?):\/\/./.test(url);
+  if (value.rpcUrls !== undefined && value.rpcUrl !== undefined)
+    throw new ConfigError('NETWORKS', `${where} has both rpcUrl and rpcUrls; give the list in rpcUrls only`);
+  if (value.rpcUrls === undefined) {
+    if (value.rpcUrl === undefined)
+      throw new ConfigError('NETWORKS', `${where}.rpcUrls must be a list of http(s) or ws(s) URLs`);
+    if (!isRpcUrl(value.rpcUrl)) throw new ConfigError('NETWORKS', `${where}.rpcUrl must be an http(s) or ws(s) URL`);
+    return [value.rpcUrl];
+  }
+  const urls = value.rpcUrls;
+  if (!Array.isArray(urls) || urls.length === 0 || urls.length > MAX_RPC_URLS)
+    throw new ConfigError('NETWORKS', `${where}.rpcUrls must be a list of 1 to ${MAX_RPC_URLS} http(s) or ws(s) URLs`);
+  urls.forEach((url: unknown, index) => {
+    if (!isRpcUrl(url)) throw new ConfigError('NETWORKS', `${where}.rpcUrls[${index}] must be an http(s) or ws(s) URL`);
+  });
+  if (new Set(urls).size !== urls.length)
+    throw new ConfigError('NETWORKS', `${where}.rpcUrls lists the same URL twice`);
+  return urls as string[];
 }
 
 function isHttpsBase(text: string): boolean {

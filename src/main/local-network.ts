@@ -58,7 +58,7 @@ export async function startLocalNetwork(
     network: {
       name: LOCAL_NETWORK_NAME,
       chainId: LOCAL_CHAIN_ID,
-      rpcUrl: anvil.rpcUrl,
+      rpcUrls: [anvil.rpcUrl],
       usdc: BASE_SEPOLIA_USDC,
       confirmations: 1,
       blockTimeSeconds: BLOCK_SECONDS,

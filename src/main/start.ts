@@ -84,11 +84,11 @@ async function main(): Promise<void> {
       });
       stops.push(() => local!.stop());
     }
-    const networks = await checkNetworks(config.networks ?? [local!.network]);
+    const networks = await checkNetworks(config.networks ?? [local!.network], say);
 
     const demoWallet =
       demo && local
-        ? { chainId: local.network.chainId, rpcUrl: local.network.rpcUrl, ...demo.browserAccounts() }
+        ? { chainId: local.network.chainId, rpcUrl: local.network.rpcUrls[0]!, ...demo.browserAccounts() }
         : undefined;
     // Processes that serve HTTP count each other in the database: each allows its share of the API key
     // and checkout rate limits. A worker serves neither and stays out of the count.
@@ -217,7 +217,7 @@ function banner(
     lines.push(
       '',
       'Local demo',
-      `  Chain RPC:      ${local.network.rpcUrl} (a block every ${local.network.blockTimeSeconds} s; kept in DATA_DIR/chain)`,
+      `  Chain RPC:      ${local.network.rpcUrls[0]} (a block every ${local.network.blockTimeSeconds} s; kept in DATA_DIR/chain)`,
       `  Demo buyer:     ${demo.demo.buyer} holds ${formatUsdc(local.buyerUsdc)} test USDC (its key is in DATA_DIR/demo.json)`,
       `  Operator:       ${config.operatorWallet ?? 'none'} receives credit purchases${config.operatorWallet === demo.demo.operator ? ' (the demo operator; its key is in DATA_DIR/demo.json)' : ''}`,
       `  Workspace:      ${access.workspaceId}`,

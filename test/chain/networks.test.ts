@@ -16,7 +16,7 @@ await installMulticall3(anvil.rpcUrl);
 const good: NetworkConfig = {
   name: 'base-sepolia',
   chainId: 84532,
-  rpcUrl: anvil.rpcUrl,
+  rpcUrls: [anvil.rpcUrl],
   usdc: BASE_SEPOLIA_USDC,
   confirmations: 1,
 };
@@ -38,7 +38,7 @@ describe('network checks at start', () => {
       'no token answers decimals()',
     ],
     ['a contract that is not an EIP-3009 token', { usdc: MULTICALL3_ADDRESS }, 'no token answers decimals()'],
-    ['an RPC that does not answer', { rpcUrl: 'http://127.0.0.1:9' }, 'the RPC does not answer'],
+    ['an RPC that does not answer', { rpcUrls: ['http://127.0.0.1:9'] }, 'the RPC does not answer'],
   ])('refuses %s with a clear message', async (_name, change, message) => {
     const attempt = checkNetworks([{ ...good, ...change }]);
     await expect(attempt).rejects.toThrow(NetworkCheckError);

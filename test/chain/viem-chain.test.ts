@@ -49,7 +49,7 @@ const reader = createLocalPublicClient(rpcUrl);
 const network: Network = {
   name: 'base-sepolia',
   chainId: 84532,
-  rpcUrl,
+  rpcUrls: [rpcUrl],
   usdc: BASE_SEPOLIA_USDC,
   confirmations: 1,
   tokenName: 'USDC',
@@ -191,7 +191,7 @@ describe('authorizationUsed and simulateSettlement', () => {
 
   it('throws, rather than blaming the payment, when the node cannot be reached', async () => {
     const auth = await authorization();
-    const down = { ...network, rpcUrl: 'http://127.0.0.1:9' };
+    const down = { ...network, rpcUrls: ['http://127.0.0.1:9'] };
     await expect(chain.simulateSettlement(down, auth, await sign(auth))).rejects.toThrow(
       /simulating a settlement on base-sepolia failed/,
     );

@@ -143,7 +143,41 @@ describe('configuration', () => {
       confirmations: 2,
     };
     writeFileSync(path.join(dir, 'networks.json'), JSON.stringify([network]));
-    expect(loadConfig({ NETWORKS: 'networks.json' }, dir).networks).toEqual([network]);
+    const { rpcUrl, ...rest } = network;
+    expect(loadConfig({ NETWORKS: 'networks.json' }, dir).networks).toEqual([{ ...rest, rpcUrls: [rpcUrl] }]);
+  });
+
+  it("reads a network's providers from rpcUrls in order, and rpcUrl as a list of one", () => {
+    const network = {
+      name: 'base',
+      chainId: 8453,
+      usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      rpcUrl: 'https://rpc.example',
+    };
+    const urls = ['https://one.example/v2/key', 'wss://two.example', 'http://127.0.0.1:8545'];
+    const parse = (entry: object) => loadConfig({ NETWORKS: JSON.stringify([network, { ...network, ...entry }]) });
+    expect(parse({ name: 'base-2', rpcUrl: undefined, rpcUrls: urls }).networks?.[1]?.rpcUrls).toEqual(urls);
+    expect(parse({ name: 'base-2', rpcUrl: urls[0] }).networks?.[1]?.rpcUrls).toEqual([urls[0]]);
+  });
+
+  it.each([
+    [{}, /^NETWORKS: NETWORKS\[1\]\.rpcUrls must be a list of http\(s\) or ws\(s\) URLs$/],
+    [{ rpcUrls: [] }, /^NETWORKS: NETWORKS\[1\]\.rpcUrls must be a list of 1 to 10/],
+    [{ rpcUrls: 'https://one.example' }, /^NETWORKS: NETWORKS\[1\]\.rpcUrls must be a list of 1 to 10/],
+    [{ rpcUrls: ['https://one.example', 'ftp://two.example'] }, /^NETWORKS: NETWORKS\[1\]\.rpcUrls\[1\] must be/],
+    [
+      { rpcUrls: ['https://one.example', 'https://one.example'] },
+      /^NETWORKS: NETWORKS\[1\]\.rpcUrls lists the same URL twice/,
+    ],
+    [{ rpcUrl: 'one.example' }, /^NETWORKS: NETWORKS\[1\]\.rpcUrl must be an http\(s\) or ws\(s\) URL/],
+    [
+      { rpcUrl: 'https://one.example', rpcUrls: ['https://two.example'] },
+      /^NETWORKS: NETWORKS\[1\] has both rpcUrl and rpcUrls/,
+    ],
+  ])('names the entry and the field of bad providers %o', (providers, message) => {
+    const good = { name: 'base', chainId: 8453, rpcUrl: 'https://rpc.example', usdc: `0x${'1'.repeat(40)}` };
+    const bad = { name: 'base-sepolia', chainId: 84532, usdc: `0x${'2'.repeat(40)}`, ...providers };
+    expect(() => loadConfig({ NETWORKS: JSON.stringify([good, bad]) })).toThrowError(message);
   });
 
   it("reads a network's optional explorerUrl without its trailing slash, and refuses one that is not https", () => {

@@ -12,7 +12,7 @@ import { BASE_URL, ORIGIN, TEST_OPERATOR_WALLET, createTestApp, merchant } from 
 const NETWORK: Network = {
   name: 'base-sepolia',
   chainId: 84532,
-  rpcUrl: 'http://127.0.0.1:1',
+  rpcUrls: ['http://127.0.0.1:1'],
   usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
   confirmations: 2,
   tokenName: 'USDC',

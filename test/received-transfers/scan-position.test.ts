@@ -17,7 +17,7 @@ let shop: Awaited<ReturnType<typeof merchant>>;
 let workers: ReturnType<typeof createWorkers> | undefined;
 
 beforeAll(async () => {
-  const network = { ...chain.network, rpcUrl: proxy.url };
+  const network = { ...chain.network, rpcUrls: [proxy.url] };
   app = await createTestApp({ NEW_WORKSPACE_CREDITS: '100000' }, systemClock, {
     networks: [network],
     chain: chain.chain,

@@ -43,7 +43,7 @@ export async function createTestChain(
     {
       name: options.network?.name ?? 'base-sepolia',
       chainId: options.network?.chainId ?? 84532,
-      rpcUrl: anvil.rpcUrl,
+      rpcUrls: [anvil.rpcUrl],
       usdc: BASE_SEPOLIA_USDC,
       confirmations: options.confirmations ?? 1,
       blockTimeSeconds: options.blockSeconds ?? 1,

@@ -64,7 +64,7 @@ export async function createControlledChain(options: {
   const networkConfig: NetworkConfig = {
     name: 'base-sepolia',
     chainId: 84532,
-    rpcUrl: anvil.rpcUrl,
+    rpcUrls: [anvil.rpcUrl],
     usdc: BASE_SEPOLIA_USDC,
     confirmations: options.confirmations,
     blockTimeSeconds: options.blockTimeSeconds ?? 1,

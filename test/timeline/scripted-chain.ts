@@ -13,7 +13,7 @@ import type { WorkspaceId } from '../../src/shared/ids.js';
 export const SCRIPTED_NETWORK: Network = {
   name: 'base-sepolia',
   chainId: 84532,
-  rpcUrl: 'http://127.0.0.1:9',
+  rpcUrls: ['http://127.0.0.1:9'],
   usdc: BASE_SEPOLIA_USDC,
   confirmations: 1,
   tokenName: 'USDC',

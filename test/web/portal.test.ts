@@ -74,8 +74,8 @@ describe('portal page', () => {
 
   it('embeds the configured networks in their order when NETWORKS is set', async () => {
     const networks = [
-      { name: 'base', chainId: 8453, rpcUrl: 'https://rpc.invalid', usdc: `0x${'1'.repeat(40)}` },
-      { name: 'base-sepolia', chainId: 84532, rpcUrl: 'https://rpc.invalid', usdc: `0x${'2'.repeat(40)}` },
+      { name: 'base', chainId: 8453, rpcUrls: ['https://rpc.invalid'], usdc: `0x${'1'.repeat(40)}` },
+      { name: 'base-sepolia', chainId: 84532, rpcUrls: ['https://rpc.invalid'], usdc: `0x${'2'.repeat(40)}` },
     ];
     const config = loadConfig({ PUBLIC_BASE_URL: 'https://pay.example.com', NETWORKS: JSON.stringify(networks) });
     const bare = Fastify({ logger: false });

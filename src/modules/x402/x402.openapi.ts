@@ -104,7 +104,7 @@ const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const BASE_SEPOLIA = {
   name: 'base-sepolia',
   chainId: 84532,
-  rpcUrl: 'https://sepolia.base.org',
+  rpcUrls: ['https://sepolia.base.org'],
   usdc: USDC,
   confirmations: 2,
   tokenName: 'USDC',
