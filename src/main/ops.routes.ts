@@ -5,6 +5,8 @@ import { AppError } from '../shared/errors.js';
 import { registerQueueMetrics } from './queue-metrics.js';
 import { registerRelayerMetrics } from './relayer-metrics.js';
 import { relayerWarnings } from './relayer-readiness.js';
+import { registerRpcMetrics } from './rpc-metrics.js';
+import { rpcWarnings } from './rpc-readiness.js';
 import type { Services } from './services.js';
 
 /** Liveness, readiness and Prometheus metrics. Not part of the merchant API document. */
@@ -13,6 +15,7 @@ export function registerOps(app: FastifyInstance, services: Services): void {
   collectDefaultMetrics({ register: registry });
   registerQueueMetrics(registry, services.db, app.log);
   registerRelayerMetrics(registry, services);
+  registerRpcMetrics(registry, services);
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by route and status',
@@ -49,8 +52,9 @@ export function registerOps(app: FastifyInstance, services: Services): void {
     } catch {
       throw new AppError('service_unavailable', 'The database is not reachable.');
     }
-    // A relayer running dry stops gasless payments only: the service stays ready, and says why here.
-    const warnings = await relayerWarnings(services);
+    // A relayer running dry stops gasless payments only, and a provider down only moves calls to the
+    // others: the service stays ready, and says why here.
+    const warnings = [...rpcWarnings(services), ...(await relayerWarnings(services))];
     return { status: 'ready', ...(warnings.length > 0 && { warnings }) };
   });
 

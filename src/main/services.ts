@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { JobHandlers } from '../jobs/index.js';
 import type { ChainPort } from '../chain/chain-port.js';
 import type { Network } from '../chain/networks.js';
+import type { NetworkProviders, RpcClients } from '../chain/rpc-clients.js';
 import { apiKeysModule, type ApiKeyService } from '../modules/api-keys/index.js';
 import { authModule, type AuthService } from '../modules/auth/index.js';
 import { automationsModule, type AutomationService } from '../modules/automations/index.js';
@@ -50,6 +51,8 @@ export interface Services {
   readonly demoWallet?: DemoWallet;
   readonly checkoutSettings: CheckoutSettingsService;
   readonly payments: PaymentService;
+  /** Each network's RPC providers: their calls, errors, heads and skips (/metrics, /readyz). */
+  rpcProviders(): NetworkProviders[];
   /** The relayer's funds on every network (/metrics, /readyz), and its settlements. */
   readonly relayer: { readonly watch: RelayerWatch; readonly sender: SettlementSender };
   readonly checkout: CheckoutService;
@@ -77,6 +80,8 @@ export interface ChainDeps {
   /** The checked networks (src/chain/networks.ts). */
   readonly networks: readonly Network[];
   readonly chain: ChainPort;
+  /** The clients the chain calls through, when /metrics and /readyz are to show its providers. */
+  readonly rpc?: RpcClients;
 }
 
 /** For uses without a chain (tests of other capabilities, migrations): any chain call fails loudly. */
@@ -157,6 +162,7 @@ export function createServices(
     invoiceSearch: invoiceSearch.invoiceSearch,
     checkoutSettings: checkoutSettings.checkoutSettings,
     payments,
+    rpcProviders: () => chain.rpc?.status() ?? [],
     relayer,
     checkout: checkout.checkout,
     receivedTransfers: receivedTransfers.receivedTransfers,

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
 import { checkNetworks, type Network } from '../chain/networks.js';
+import { createRpcClients } from '../chain/rpc-clients.js';
 import { createViemChain } from '../chain/viem-chain.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import type { ChannelListener } from '../db/listener.js';
@@ -92,12 +93,14 @@ async function main(): Promise<void> {
         : undefined;
     // Processes that serve HTTP count each other in the database: each allows its share of the API key
     // and checkout rate limits. A worker serves neither and stays out of the count.
+    // Shared by the chain and /metrics and /readyz, which show what each provider does.
+    const rpc = createRpcClients();
     const registry = config.role === 'worker' ? undefined : new ProcessRegistry({ db: database.db, role: config.role });
     const services = createServices(
       config,
       database.db,
       systemClock,
-      { networks, chain: createViemChain({ relayerPrivateKey }) },
+      { networks, chain: createViemChain({ relayerPrivateKey, rpc }), rpc },
       demoWallet,
       registry,
     );

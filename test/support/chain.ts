@@ -10,6 +10,7 @@ import {
   startBlockProducer,
 } from '../../src/chain/local-chain.js';
 import { checkNetworks, type Network } from '../../src/chain/networks.js';
+import { createRpcClients } from '../../src/chain/rpc-clients.js';
 import { createViemChain } from '../../src/chain/viem-chain.js';
 import type { ChainDeps } from '../../src/main/services.js';
 
@@ -27,6 +28,8 @@ export async function createTestChain(
     blockSeconds?: number;
     /** Another network than Base Sepolia: its name and chain id (the test USDC sits at the same address). */
     network?: { name: string; chainId: number };
+    /** The network's rpcUrls, given the anvil's URL (e.g. fault proxies in front of it); by default the anvil alone. */
+    providers?: (rpcUrl: string) => Promise<string[]>;
   } = {},
 ): Promise<TestChain> {
   const anvil = await startAnvil(options.network && { chainId: options.network.chainId });
@@ -43,17 +46,19 @@ export async function createTestChain(
     {
       name: options.network?.name ?? 'base-sepolia',
       chainId: options.network?.chainId ?? 84532,
-      rpcUrls: [anvil.rpcUrl],
+      rpcUrls: options.providers ? await options.providers(anvil.rpcUrl) : [anvil.rpcUrl],
       usdc: BASE_SEPOLIA_USDC,
       confirmations: options.confirmations ?? 1,
       blockTimeSeconds: options.blockSeconds ?? 1,
     },
   ]);
+  const rpc = createRpcClients();
   return {
     rpcUrl: anvil.rpcUrl,
     network: network!,
     networks: [network!],
-    chain: createViemChain({ relayerPrivateKey: relayerKey }),
+    chain: createViemChain({ relayerPrivateKey: relayerKey, rpc }),
+    rpc,
     async payer(usdc) {
       const account = privateKeyToAccount(generatePrivateKey());
       await fundWithUsdc(anvil.rpcUrl, account.address, usdc);
