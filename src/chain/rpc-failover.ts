@@ -164,8 +164,9 @@ export function failoverTransport(urls: readonly string[], options: FailoverOpti
   }) as EIP1193RequestFn;
 
   return {
-    // retryCount: when every provider failed, viem tries the whole round again, as it did for one URL.
-    transport: () => createTransport({ key: 'failover', name: 'Failover', type: 'failover', request, retryCount: 3 }),
+    // When every provider failed, viem tries the whole round again (3 times unless told), as for one URL.
+    transport: ({ retryCount }) =>
+      createTransport({ key: 'failover', name: 'Failover', type: 'failover', request, retryCount: retryCount ?? 3 }),
     status: () =>
       providers.map(({ state, host }) => ({
         provider: String(state.index + 1),

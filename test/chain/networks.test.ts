@@ -26,6 +26,29 @@ describe('network checks at start', () => {
     expect(await checkNetworks([good])).toEqual([{ ...good, tokenName: 'USDC', tokenVersion: '2' }]);
   });
 
+  it('starts a network on the providers that answer, and reports the others', async () => {
+    const warnings: string[] = [];
+    const urls = ['http://127.0.0.1:9/v2/secret-key', anvil.rpcUrl];
+    expect(await checkNetworks([{ ...good, rpcUrls: urls }], (line) => warnings.push(line))).toEqual([
+      { ...good, rpcUrls: urls, tokenName: 'USDC', tokenVersion: '2' },
+    ]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^network "base-sepolia": RPC 1 \(127\.0\.0\.1:9\) does not answer/),
+    ]);
+    expect(warnings.join()).not.toContain('secret-key');
+  });
+
+  it('refuses a network when none of its providers answers, or one serves another chain', async () => {
+    await expect(checkNetworks([{ ...good, rpcUrls: ['http://127.0.0.1:9', 'http://127.0.0.1:10'] }])).rejects.toThrow(
+      /RPC 1 \(127\.0\.0\.1:9\) does not answer .*; RPC 2 \(127\.0\.0\.1:10\) does not answer/,
+    );
+    const other = await startAnvil({ chainId: 8453 });
+    afterAll(() => other.stop());
+    await expect(checkNetworks([{ ...good, rpcUrls: [anvil.rpcUrl, other.rpcUrl] }])).rejects.toThrow(
+      /RPC 2 \(127\.0\.0\.1:\d+\) serves chain 8453, but chainId 84532 is configured/,
+    );
+  });
+
   it.each([
     [
       'a chain id the RPC does not serve',
