@@ -125,7 +125,7 @@ export function createServices(
     unpaidTransfers: { record: (...args) => receivedTransfers.receivedTransfers.record(...args) },
   });
   const { payments } = engine;
-  const checkout = checkoutModule({ db, clock, networks, payments });
+  const checkout = checkoutModule({ db, clock, networks, payments, relayer: relayer.watch });
   const paymentViews = paymentViewsModule({ clock, payments });
   const receivedTransfers = receivedTransfersModule({ db, clock, chain: chain.chain, networks, payments });
   const auth = authModule({ ...base, limits });
