@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeAbiParameters, keccak256 } from 'viem';
 import type { ReceiptStatus, TransferLog } from '../../src/chain/chain-port.js';
-import { orderNonceVersion } from '../../src/modules/payment-engine/authorization-binding.js';
+import { orderNonceVersion } from '../../src/modules/authorization-bindings/index.js';
 import { checkoutNonce, eip681TransferUri } from '../../src/modules/checkout/checkout.js';
 import { prefersHtml } from '../../src/modules/checkout/checkout.routes.js';
 import { isOrderNonce } from '../../src/shared/payment-request.js';

@@ -12,7 +12,6 @@ export {
 } from './order.js';
 export type { OrderState } from './orders.js';
 export type { OrderChangeFollower } from '../order-changes/index.js';
-export { orderNonceVersion } from './authorization-binding.js';
 export type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 export type { SignedAuthorization } from './signed-authorization.js';
 export { paymentsInFlight, paymentTransactions } from './payment.repo.js';

@@ -50,8 +50,9 @@ import {
   orderNonceVersion,
   sameOrder,
   type Binding,
-} from './authorization-binding.js';
-import { bindAuthorization, findBinding } from './authorization-binding.repo.js';
+  bindAuthorization,
+  findBinding,
+} from '../authorization-bindings/index.js';
 import { lockRelayerNonces, nextRelayerNonce, saveRelayerNonces } from '../relayer/index.js';
 import { NEW_BLOCK, NewBlockWatcher } from './new-blocks.js';
 import { judgeTransfer } from './transactions.js';

@@ -22,7 +22,7 @@ export interface TransferExpectation {
   readonly unseenWindowMs: number;
   /**
    * Whether a transfer that executed an EIP-3009 authorization may pay this order: false when the
-   * authorization was made for another (authorization-binding.ts). Plain transfers are not asked.
+   * authorization was made for another (src/modules/authorization-bindings). Plain transfers are not asked.
    */
   readonly authorizedFor: (log: TransferLog & { authorizationNonce: `0x${string}` }) => boolean;
 }
