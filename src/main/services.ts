@@ -21,6 +21,7 @@ import { invoicesModule, type InvoiceService } from '../modules/invoices/index.j
 import { paymentEngineModule, type PaymentService } from '../modules/payment-engine/index.js';
 import { paymentViewsModule } from '../modules/payment-views/index.js';
 import { rateLimitsModule } from '../modules/rate-limits/index.js';
+import { paymentFinalityModule } from '../modules/payment-finality/index.js';
 import { receivedTransfersModule, type ReceivedTransferService } from '../modules/received-transfers/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { statementsModule, type StatementService } from '../modules/statements/index.js';
@@ -123,6 +124,7 @@ export function createServices(
   const checkout = checkoutModule({ db, clock, networks, payments });
   const paymentViews = paymentViewsModule({ clock, payments });
   const receivedTransfers = receivedTransfersModule({ db, clock, chain: chain.chain, networks, payments });
+  const paymentFinality = paymentFinalityModule({ db, clock, chain: chain.chain, networks, payments });
   const auth = authModule({ ...base, limits });
   const apiKeys = apiKeysModule({ ...base, limits });
   const workspaces = workspacesModule({ ...base, limits });
@@ -203,6 +205,7 @@ export function createServices(
       ...automations.jobs,
       ...engine.jobs,
       ...receivedTransfers.jobs,
+      ...paymentFinality.jobs,
     },
     schedules: [
       auth.schedule,
@@ -212,6 +215,7 @@ export function createServices(
       events.schedule,
       webhooks.schedule,
       receivedTransfers.schedule,
+      paymentFinality.schedule,
     ],
   };
 }

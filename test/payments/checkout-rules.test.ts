@@ -80,6 +80,7 @@ describe('judgeTransfer', () => {
     kind: 'mined',
     success: true,
     blockNumber: 7n,
+    blockHash: `0x${'7'.repeat(64)}`,
     blockTime: t(11),
     confirmations: 2,
     transfers: [log()],

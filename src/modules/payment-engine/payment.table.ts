@@ -20,6 +20,8 @@ export interface PaymentIntentTable {
   tx_hash: string | null;
   log_index: number | null;
   block_number: bigint | null;
+  block_hash: string | null;
+  finalized_at: Date | null;
   block_time: Date | null;
   submitted_at: Date;
   found_at: Date | null;

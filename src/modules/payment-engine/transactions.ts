@@ -37,6 +37,7 @@ export type TransferVerdict =
       readonly kind: 'accept';
       readonly candidates: readonly TransferLog[];
       readonly blockNumber: bigint;
+      readonly blockHash: `0x${string}`;
       readonly blockTime: Date;
     };
 
@@ -91,5 +92,6 @@ function judgeMined(
   const deadline = expected.deadline.getTime();
   if (receipt.blockTime.getTime() > deadline && expected.submittedAt.getTime() > deadline)
     return { kind: 'fail', reason: 'expired' };
-  return { kind: 'accept', candidates: exact, blockNumber: receipt.blockNumber, blockTime: receipt.blockTime };
+  const { blockNumber, blockHash, blockTime } = receipt;
+  return { kind: 'accept', candidates: exact, blockNumber, blockHash, blockTime };
 }
