@@ -75,6 +75,8 @@ async function paidInvoice(amount: bigint) {
   const invoice = created.json<{ id: string; payTo: `0x${string}` }>();
   const payer = await chain.payer(amount);
   await fundGas(chain.rpcUrl, payer.address);
+  // Its USDC stays in the chain through the reorganisations below, which start at the payment's block.
+  await rpc('anvil_mine', ['0x6']);
   const { hash } = await transfer(chain.rpcUrl, payer, invoice.payTo, amount);
   const workspaceId = shop.workspaceId as WorkspaceId;
   const submitted = await paying.services.payments.submitTransaction(workspaceId, invoiceOrder(invoice.id), {
