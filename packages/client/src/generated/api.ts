@@ -5198,17 +5198,17 @@ export interface operations {
             header: {
                 /**
                  * @description Equals the body `id`: a decimal event id (tenant-local), or `test_…`.
-                 * @example 1
+                 * @example 1044
                  */
                 "X-Payment-Event-ID": string;
                 /**
                  * @description Unix seconds of this attempt; a retry has a new one.
-                 * @example 0
+                 * @example 1794649400
                  */
                 "X-Payment-Timestamp": string;
                 /**
                  * @description `v1=` and the hex HMAC-SHA256 of `<timestamp>.<raw body>` with the signing secret.
-                 * @example v1=9791651f823645e515408ebb197d68d19f2aad83747caf1829c16e8dd5e52e74
+                 * @example v1=1f9329784b4ae5d79ee6c58f06ce925ed211260fd6443d97c4cc8b89b33fdd23
                  */
                 "X-Payment-Signature": string;
             };
