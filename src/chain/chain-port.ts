@@ -31,6 +31,8 @@ export type ReceiptStatus =
       readonly kind: 'mined';
       readonly success: boolean;
       readonly blockNumber: bigint;
+      /** The hash of the block that holds it: a reorganisation that takes it out changes the block at that height. */
+      readonly blockHash: `0x${string}`;
       readonly blockTime: Date;
       readonly confirmations: number;
       readonly transfers: readonly TransferLog[];
@@ -78,6 +80,14 @@ export interface ChainPort {
   readonly relayer: `0x${string}`;
   /** The number of the network's latest block. */
   blockNumber(network: Network): Promise<bigint>;
+  /**
+   * The network's latest block number and the hashes of the canonical blocks at `heights` (one block read
+   * per height; a height past the head is absent), lowercase.
+   */
+  canonicalBlocks(
+    network: Network,
+    heights: readonly bigint[],
+  ): Promise<{ readonly head: bigint; readonly hashes: ReadonlyMap<bigint, `0x${string}`> }>;
   /** The relayer's transaction count on the network, counting transactions still in the mempool. */
   pendingNonce(network: Network): Promise<number>;
   /** Checks the EIP-712 signature of an authorization against the network's USDC domain (off-chain). */

@@ -218,6 +218,15 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       }
     },
 
+    async canonicalBlocks(network, heights) {
+      const c = client(network);
+      const head = await c.getBlockNumber();
+      const wanted = [...new Set(heights)].filter((height) => height <= head);
+      const blocks = await Promise.all(wanted.map((blockNumber) => c.getBlock({ blockNumber })));
+      const hashes = new Map(blocks.map((block) => [block.number, block.hash.toLowerCase() as `0x${string}`]));
+      return { head, hashes };
+    },
+
     async receipt(network, hash): Promise<ReceiptStatus> {
       const c = client(network);
       let receipt;
@@ -251,6 +260,7 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
         kind: 'mined',
         success: receipt.status === 'success',
         blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash.toLowerCase() as `0x${string}`,
         blockTime: new Date(Number(block.timestamp) * 1000),
         // A node behind a load balancer may report a latest block older than the receipt's: count 1 then.
         confirmations: latest >= receipt.blockNumber ? Number(latest - receipt.blockNumber) + 1 : 1,

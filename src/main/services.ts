@@ -22,6 +22,7 @@ import { paymentEngineModule, type PaymentService } from '../modules/payment-eng
 import { paymentViewsModule } from '../modules/payment-views/index.js';
 import { rateLimitsModule } from '../modules/rate-limits/index.js';
 import { relayerModule, type RelayerWatch, type SettlementSender } from '../modules/relayer/index.js';
+import { paymentFinalityModule } from '../modules/payment-finality/index.js';
 import { receivedTransfersModule, type ReceivedTransferService } from '../modules/received-transfers/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { statementsModule, type StatementService } from '../modules/statements/index.js';
@@ -128,6 +129,7 @@ export function createServices(
   const checkout = checkoutModule({ db, clock, networks, payments, relayer: relayer.watch });
   const paymentViews = paymentViewsModule({ clock, payments });
   const receivedTransfers = receivedTransfersModule({ db, clock, chain: chain.chain, networks, payments });
+  const paymentFinality = paymentFinalityModule({ db, clock, chain: chain.chain, networks, payments });
   const auth = authModule({ ...base, limits });
   const apiKeys = apiKeysModule({ ...base, limits });
   const workspaces = workspacesModule({ ...base, limits });
@@ -209,6 +211,7 @@ export function createServices(
       ...automations.jobs,
       ...engine.jobs,
       ...receivedTransfers.jobs,
+      ...paymentFinality.jobs,
     },
     schedules: [
       auth.schedule,
@@ -218,6 +221,7 @@ export function createServices(
       events.schedule,
       webhooks.schedule,
       receivedTransfers.schedule,
+      paymentFinality.schedule,
     ],
   };
 }

@@ -11,12 +11,12 @@ import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { paymentNetworkDetails } from '../../shared/payment-request.js';
 import {
   invoiceOrder,
-  orderNonceVersion,
   presentAttempt,
   type OrderRef,
   type PaymentIntent,
   type PaymentService,
 } from '../payment-engine/index.js';
+import { orderNonceVersion } from '../authorization-bindings/index.js';
 import { checkoutNonce } from './checkout.js';
 
 /** Whether the relayer can pay a settlement's gas on a network now (the relayer module's watch). */

@@ -167,7 +167,9 @@ export type InvoiceCommand =
    * The attempt succeeded (possibly after the deadline, if submitted before it): paid, fee captured, and
    * the invoice names the network that paid it (the buyer's choice when it was created without one).
    */
-  | { readonly type: 'payment_succeeded'; readonly network: string };
+  | { readonly type: 'payment_succeeded'; readonly network: string }
+  /** The paying transaction left the chain before it was final: open again, or expired past the deadline. */
+  | { readonly type: 'payment_reverted' };
 
 /**
  * The invoice state machine, pure: open → expired at the deadline; open/expired →
@@ -180,6 +182,7 @@ export type InvoiceCommand =
 export function transition(invoice: Invoice, command: InvoiceCommand, now: Date): Transition {
   const status = effectiveStatus(invoice, now);
   const release = -invoice.feeReserved;
+  if (command.type === 'payment_reverted') return revertedPayment(invoice, now);
   if (command.type === 'begin_payment' || command.type === 'payment_failed' || command.type === 'payment_succeeded') {
     return paymentTransition(invoice, command, status, now);
   }
@@ -265,6 +268,15 @@ function paymentTransition(invoice: Invoice, command: InvoiceCommand, status: In
     };
   }
   return { ok: true, changes: { status: 'open' }, charge: 0n, reserveChange: 0n, event: 'invoice.reopened' };
+}
+
+/** The success fee captured with the reverted payment stays captured: paid again, the invoice costs none. */
+function revertedPayment(invoice: Invoice, now: Date): Transition {
+  if (invoice.status !== 'paid') return { ok: false, code: 'noop' };
+  const expired = invoice.expiresAt.getTime() <= now.getTime();
+  const changes = expired ? { status: 'expired' as const, expiredAt: invoice.expiresAt } : { status: 'open' as const };
+  const event = expired ? 'invoice.expired' : 'invoice.reopened';
+  return { ok: true, changes: { ...changes, paidAt: null }, charge: 0n, reserveChange: 0n, event };
 }
 
 const REFUSE_PAYMENT = {
