@@ -1,17 +1,21 @@
 import type { Branded, WorkspaceId } from '../../shared/ids.js';
 import { randomToken } from '../../shared/ids.js';
+import { EXPIRES_IN_CREDITS, type ExpiresIn } from '../invoice-input/index.js';
+
+export {
+  DEFAULT_EXPIRES_IN,
+  EXPIRES_IN_CREDITS,
+  EXPIRES_IN_VALUES,
+  EXTERNAL_ID_MAX_BYTES,
+  isExpiresIn,
+  utf8Bytes,
+  type ExpiresIn,
+} from '../invoice-input/index.js';
 
 export type InvoiceId = Branded<string, 'InvoiceId'>;
 
 export const INVOICE_STATUSES = ['open', 'processing', 'paid', 'expired', 'cancelled'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
-
-/** Payment windows in seconds (1 hour, 1 day, 5 days) and what each costs in credits. */
-export const EXPIRES_IN_CREDITS = { 3600: 1, 86400: 2, 432000: 3 } as const;
-export type ExpiresIn = keyof typeof EXPIRES_IN_CREDITS;
-export const EXPIRES_IN_VALUES = [3600, 86400, 432000] as const satisfies readonly ExpiresIn[];
-export const DEFAULT_EXPIRES_IN: ExpiresIn = 3600;
-export const EXTERNAL_ID_MAX_BYTES = 128;
 
 export interface Invoice {
   readonly workspaceId: WorkspaceId;
@@ -99,10 +103,6 @@ export const isInvoiceId = (id: string): id is InvoiceId => id.startsWith('inv_'
 /** `INV-000001`; past 999999 the number simply grows (`INV-1000000`). */
 export function formatInvoiceNumber(number: bigint): string {
   return `INV-${number.toString().padStart(6, '0')}`;
-}
-
-export function isExpiresIn(value: number): value is ExpiresIn {
-  return (EXPIRES_IN_VALUES as readonly number[]).includes(value);
 }
 
 /** What a reader sees: an open invoice past its deadline is expired, even before the job records it. */
@@ -286,8 +286,3 @@ const REFUSE_PAYMENT = {
   expired: 'invoice_expired',
   open: 'noop',
 } as const satisfies Record<InvoiceStatus, Exclude<Transition, { ok: true }>['code']>;
-
-/** The byte length limit counts UTF-8 bytes, not characters. */
-export function utf8Bytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
