@@ -49,6 +49,13 @@ export interface ChainTransfer {
   readonly value: bigint;
 }
 
+/** A block's place in its chain: its hash commits to its parent's, so a chain of them is checked link by link. */
+export interface BlockHeader {
+  readonly number: bigint;
+  readonly hash: `0x${string}`;
+  readonly parentHash: `0x${string}`;
+}
+
 /** A settlement transaction signed by the relayer, kept before it is sent so a retry resends the same bytes. */
 export interface SignedSettlement {
   readonly hash: `0x${string}`;
@@ -80,14 +87,8 @@ export interface ChainPort {
   readonly relayer: `0x${string}`;
   /** The number of the network's latest block. */
   blockNumber(network: Network): Promise<bigint>;
-  /**
-   * The network's latest block number and the hashes of the canonical blocks at `heights` (one block read
-   * per height; a height past the head is absent), lowercase.
-   */
-  canonicalBlocks(
-    network: Network,
-    heights: readonly bigint[],
-  ): Promise<{ readonly head: bigint; readonly hashes: ReadonlyMap<bigint, `0x${string}`> }>;
+  /** The canonical block at `height` (or the latest), hashes lowercase; undefined past the head. */
+  blockHeader(network: Network, height: bigint | 'latest'): Promise<BlockHeader | undefined>;
   /** The relayer's transaction count on the network, counting transactions still in the mempool. */
   pendingNonce(network: Network): Promise<number>;
   /** Checks the EIP-712 signature of an authorization against the network's USDC domain (off-chain). */

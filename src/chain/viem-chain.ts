@@ -1,4 +1,5 @@
 import {
+  BlockNotFoundError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   encodeFunctionData,
@@ -218,13 +219,16 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       }
     },
 
-    async canonicalBlocks(network, heights) {
-      const c = client(network);
-      const head = await c.getBlockNumber();
-      const wanted = [...new Set(heights)].filter((height) => height <= head);
-      const blocks = await Promise.all(wanted.map((blockNumber) => c.getBlock({ blockNumber })));
-      const hashes = new Map(blocks.map((block) => [block.number, block.hash.toLowerCase() as `0x${string}`]));
-      return { head, hashes };
+    async blockHeader(network, height) {
+      let block;
+      try {
+        block = await client(network).getBlock(height === 'latest' ? { blockTag: 'latest' } : { blockNumber: height });
+      } catch (error) {
+        if (error instanceof BlockNotFoundError) return undefined;
+        throw error;
+      }
+      const lower = (hex: Hex) => hex.toLowerCase() as `0x${string}`;
+      return { number: block.number, hash: lower(block.hash), parentHash: lower(block.parentHash) };
     },
 
     async receipt(network, hash): Promise<ReceiptStatus> {

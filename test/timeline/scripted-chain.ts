@@ -46,7 +46,7 @@ export function scriptedChain(): ScriptedChain {
     broadcast: unsupported,
     authorizationUse: unsupported,
     transfersTo: unsupported,
-    canonicalBlocks: unsupported,
+    blockHeader: unsupported,
     receipt: async (_network, hash) => receipts.get(hash.toLowerCase()) ?? { kind: 'not_found' },
   };
   return { networks: [SCRIPTED_NETWORK], chain, receipts };
