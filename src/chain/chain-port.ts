@@ -31,6 +31,8 @@ export type ReceiptStatus =
       readonly kind: 'mined';
       readonly success: boolean;
       readonly blockNumber: bigint;
+      /** The hash of the block that holds it: a reorganisation that takes it out changes the block at that height. */
+      readonly blockHash: `0x${string}`;
       readonly blockTime: Date;
       readonly confirmations: number;
       readonly transfers: readonly TransferLog[];
@@ -45,6 +47,13 @@ export interface ChainTransfer {
   readonly from: `0x${string}`;
   readonly to: `0x${string}`;
   readonly value: bigint;
+}
+
+/** A block's place in its chain: its hash commits to its parent's, so a chain of them is checked link by link. */
+export interface BlockHeader {
+  readonly number: bigint;
+  readonly hash: `0x${string}`;
+  readonly parentHash: `0x${string}`;
 }
 
 /** A settlement transaction signed by the relayer, kept before it is sent so a retry resends the same bytes. */
@@ -78,6 +87,8 @@ export interface ChainPort {
   readonly relayer: `0x${string}`;
   /** The number of the network's latest block. */
   blockNumber(network: Network): Promise<bigint>;
+  /** The canonical block at `height` (or the latest), hashes lowercase; undefined past the head. */
+  blockHeader(network: Network, height: bigint | 'latest'): Promise<BlockHeader | undefined>;
   /** The relayer's transaction count on the network, counting transactions still in the mempool. */
   pendingNonce(network: Network): Promise<number>;
   /** Checks the EIP-712 signature of an authorization against the network's USDC domain (off-chain). */

@@ -102,7 +102,9 @@ function blockNumber(value: unknown): bigint | undefined {
  * The order in which to ask the providers: healthy ones first, those whose head is within HEAD_LAG_BLOCKS
  * of the highest known before those behind, then by configured order; skipped ones last, the one free
  * soonest first (they are still asked when every other fails: a skip moves a provider back, never out).
- * A read about block `needed` leaves out every provider known to be below it.
+ * A read about block `needed` leaves out every provider known to be below it, as long as one is not:
+ * heads are only as fresh as the last eth_blockNumber, so when none is known to have the block, all are
+ * asked in the usual order (a single provider is always asked).
  */
 export function preference(states: readonly ProviderState[], nowMs: number, needed?: bigint): ProviderState[] {
   const leading = states.reduce<bigint | undefined>(
@@ -112,8 +114,10 @@ export function preference(states: readonly ProviderState[], nowMs: number, need
   const behind = (state: ProviderState) =>
     leading !== undefined && state.head !== undefined && leading - state.head > HEAD_LAG_BLOCKS ? 1 : 0;
   const skipped = (state: ProviderState) => (state.skippedUntil > nowMs ? 1 : 0);
+  const below = (state: ProviderState) => needed !== undefined && state.head !== undefined && state.head < needed;
+  const someoneHasIt = states.some((state) => needed !== undefined && state.head !== undefined && state.head >= needed);
   return states
-    .filter((state) => needed === undefined || state.head === undefined || state.head >= needed)
+    .filter((state) => !someoneHasIt || !below(state))
     .sort(
       (a, b) =>
         skipped(a) - skipped(b) ||

@@ -1,4 +1,4 @@
-import { createTransport, http, UnknownRpcError, webSocket, type EIP1193RequestFn, type Transport } from 'viem';
+import { createTransport, http, webSocket, type EIP1193RequestFn, type Transport } from 'viem';
 import {
   blockNeeded,
   preference,
@@ -61,7 +61,7 @@ const DEFAULT_HEAD_PROBE_MS = 1_000;
  * it. A broadcast goes to every healthy provider at once: a provider that accepts it and loses it is
  * covered by the others. Heads come from eth_blockNumber answers: the provider asked answers the call,
  * and the others are asked in the background (at most once per `headProbeMs`), so that a provider that
- * falls behind is known and asked last, and never for a block above its head.
+ * falls behind is known and asked last, and never for a block above its head while another has it.
  */
 export function failoverTransport(urls: readonly string[], options: FailoverOptions): FailoverTransport {
   const now = options.now ?? Date.now;
@@ -156,11 +156,7 @@ export function failoverTransport(urls: readonly string[], options: FailoverOpti
 
   const request = (async (args: Args) => {
     if (args.method === 'eth_sendRawTransaction') return broadcast(args);
-    const needed = blockNeeded(args.method, args.params);
-    const order = preference(states, now(), needed);
-    if (order.length === 0)
-      throw new UnknownRpcError(new Error(`no provider has reached block ${needed} yet; ask again after it`));
-    return inTurn(order, args);
+    return inTurn(preference(states, now(), blockNeeded(args.method, args.params)), args);
   }) as EIP1193RequestFn;
 
   return {

@@ -1,4 +1,5 @@
 import {
+  BlockNotFoundError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   encodeFunctionData,
@@ -220,6 +221,18 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       }
     },
 
+    async blockHeader(network, height) {
+      let block;
+      try {
+        block = await client(network).getBlock(height === 'latest' ? { blockTag: 'latest' } : { blockNumber: height });
+      } catch (error) {
+        if (error instanceof BlockNotFoundError) return undefined;
+        throw error;
+      }
+      const lower = (hex: Hex) => hex.toLowerCase() as `0x${string}`;
+      return { number: block.number, hash: lower(block.hash), parentHash: lower(block.parentHash) };
+    },
+
     async receipt(network, hash): Promise<ReceiptStatus> {
       const c = client(network);
       let receipt;
@@ -253,6 +266,7 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
         kind: 'mined',
         success: receipt.status === 'success',
         blockNumber: receipt.blockNumber,
+        blockHash: receipt.blockHash.toLowerCase() as `0x${string}`,
         blockTime: new Date(Number(block.timestamp) * 1000),
         // A node behind a load balancer may report a latest block older than the receipt's: count 1 then.
         confirmations: latest >= receipt.blockNumber ? Number(latest - receipt.blockNumber) + 1 : 1,

@@ -15,6 +15,11 @@ export interface NetworkConfig {
   readonly usdc: `0x${string}`;
   readonly confirmations: number;
   readonly blockTimeSeconds?: number;
+  /**
+   * How deep a recorded payment's block must be before it is final: until then it is re-checked against
+   * the chain and reverted if a reorganisation took its transaction out. Unset: finalityBlocksOf's default.
+   */
+  readonly finalityBlocks?: number;
   /** A block explorer's base URL (`https://sepolia.basescan.org`): receipts link `${explorerUrl}/tx/${hash}`. */
   readonly explorerUrl?: string;
   /** Overrides MAX_FEE_PER_GAS_GWEI on this network. */
@@ -474,6 +479,12 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
   ) {
     fail('blockTimeSeconds', 'a positive number');
   }
+  const { finalityBlocks } = value;
+  if (
+    finalityBlocks !== undefined &&
+    (!Number.isSafeInteger(finalityBlocks) || (finalityBlocks as number) < 1 || (finalityBlocks as number) > 100_000)
+  )
+    fail('finalityBlocks', 'an integer from 1 to 100000');
   // https only: the link is put in front of buyers, on a page whose own links are all https.
   if (value.explorerUrl !== undefined && (typeof value.explorerUrl !== 'string' || !isHttpsBase(value.explorerUrl)))
     fail('explorerUrl', 'an https URL without query or fragment, like "https://sepolia.basescan.org"');
@@ -489,6 +500,7 @@ function parseNetwork(entry: unknown, where: string): NetworkConfig {
     rpcUrls,
     usdc: value.usdc as `0x${string}`,
     confirmations: confirmations as number,
+    ...(finalityBlocks === undefined ? {} : { finalityBlocks: finalityBlocks as number }),
     ...(value.blockTimeSeconds === undefined ? {} : { blockTimeSeconds: value.blockTimeSeconds as number }),
     ...(value.explorerUrl === undefined ? {} : { explorerUrl: (value.explorerUrl as string).replace(/\/+$/, '') }),
     ...(maxFee === undefined ? {} : { maxFeePerGasGwei: maxFee as number }),
@@ -518,6 +530,31 @@ function parseRpcUrls(value: Record<string, unknown>, where: string): readonly s
   if (new Set(urls).size !== urls.length)
     throw new ConfigError('NETWORKS', `${where}.rpcUrls lists the same URL twice`);
   return urls as string[];
+}
+
+/**
+ * Blocks after which a reorganisation is taken not to happen, by chain id (README, NETWORKS). Ethereum
+ * and Sepolia: 64, two epochs, when a block is finalized. OP-stack L2s (Base, Base Sepolia, OP Mainnet,
+ * OP Sepolia): 900, 30 minutes of 2-second blocks, by when the batch holding a block is on Ethereum and
+ * finalized there. Any other chain (the local demo chain included): 64.
+ */
+const FINALITY_BLOCKS: Readonly<Record<number, number>> = {
+  1: 64,
+  11155111: 64,
+  8453: 900,
+  84532: 900,
+  10: 900,
+  11155420: 900,
+};
+const DEFAULT_FINALITY_BLOCKS = 64;
+
+export function defaultFinalityBlocks(chainId: number): number {
+  return FINALITY_BLOCKS[chainId] ?? DEFAULT_FINALITY_BLOCKS;
+}
+
+/** A network's finalityBlocks: as configured, else the default of its chain id. */
+export function finalityBlocksOf(network: Pick<NetworkConfig, 'chainId' | 'finalityBlocks'>): number {
+  return network.finalityBlocks ?? defaultFinalityBlocks(network.chainId);
 }
 
 function isHttpsBase(text: string): boolean {

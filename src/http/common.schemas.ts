@@ -78,9 +78,11 @@ export const PaymentNetworkView = Type.Object({
 /** A payer's latest attempt at an order (an invoice on its checkout, a credit purchase), for a progress display. */
 export const LatestPaymentAttempt = Type.Object({
   id: Type.String({ description: 'Payment intent id (`pi_…`).' }),
-  status: Type.Unsafe<'processing' | 'succeeded' | 'failed'>({
+  status: Type.Unsafe<'processing' | 'succeeded' | 'failed' | 'reverted'>({
     type: 'string',
-    enum: ['processing', 'succeeded', 'failed'],
+    enum: ['processing', 'succeeded', 'failed', 'reverted'],
+    description:
+      '`reverted`: it had succeeded, then a reorganisation of the chain took its transaction out before it was final; the invoice is payable again.',
   }),
   failureReason: Type.Union([
     Type.String({

@@ -2,7 +2,7 @@ import type { Services } from './services.js';
 import type pg from 'pg';
 import { JobRunner, silentJobLogger, type JobHandlers, type JobLogger } from '../jobs/index.js';
 import { CLAIM_WITH_DELIVERY, DELIVERIES_PER_WORKSPACE, DELIVER_WEBHOOK_JOB } from '../modules/webhooks/index.js';
-import { NEW_BLOCK } from '../modules/payment-engine/index.js';
+import { NEW_BLOCK } from '../modules/new-blocks/index.js';
 
 /** Every job kind the worker runs, wired to its module (createServices). */
 export function jobHandlers(services: Services): JobHandlers {

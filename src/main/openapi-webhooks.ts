@@ -26,6 +26,10 @@ const DATA: Readonly<Record<string, TSchema>> = {
     paymentIntent: PaymentIntentView,
     invoice: Type.Optional(InvoiceEventRef),
   }),
+  'payment_intent.reverted': Type.Object({
+    paymentIntent: PaymentIntentView,
+    invoice: Type.Optional(InvoiceEventRef),
+  }),
   'invoice.scheduled': Type.Object({
     invoice: InvoiceView,
     automationId: Type.String({ description: 'The automation (`aut_…`) that created the invoice.' }),
@@ -37,6 +41,8 @@ const DATA: Readonly<Record<string, TSchema>> = {
 const WHEN: Readonly<Record<string, string>> = {
   'payment_intent.succeeded':
     'A payment was confirmed. Before fulfilling, read GET /payment-intents/{paymentIntentId} and match status, amount, recipient and invoice.',
+  'payment_intent.reverted':
+    'A confirmed payment was taken out of the chain by a reorganisation before it was final: the invoice is payable again (or expired). Not in the specification: a receiver that follows it ignores this kind; one that fulfilled the order must hold or undo it.',
   'invoice.scheduled': 'An automation created an invoice for one of its occurrences. Not proof of payment.',
   [TEST_EVENT_TYPE]:
     'POST /webhook/test: `test` is true and `id` starts with `test_`. Acknowledge it without issuing goods; never retried.',

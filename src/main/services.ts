@@ -23,6 +23,7 @@ import { paymentEngineModule, type PaymentService } from '../modules/payment-eng
 import { paymentViewsModule } from '../modules/payment-views/index.js';
 import { rateLimitsModule } from '../modules/rate-limits/index.js';
 import { relayerModule, type RelayerWatch, type SettlementSender } from '../modules/relayer/index.js';
+import { paymentFinalityModule } from '../modules/payment-finality/index.js';
 import { receivedTransfersModule, type ReceivedTransferService } from '../modules/received-transfers/index.js';
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { statementsModule, type StatementService } from '../modules/statements/index.js';
@@ -130,9 +131,10 @@ export function createServices(
     unpaidTransfers: { record: (...args) => receivedTransfers.receivedTransfers.record(...args) },
   });
   const { payments } = engine;
-  const checkout = checkoutModule({ db, clock, networks, payments });
+  const checkout = checkoutModule({ db, clock, networks, payments, relayer: relayer.watch });
   const paymentViews = paymentViewsModule({ clock, payments });
   const receivedTransfers = receivedTransfersModule({ db, clock, chain: chain.chain, networks, payments });
+  const paymentFinality = paymentFinalityModule({ db, clock, chain: chain.chain, networks, payments });
   const auth = authModule({ ...base, limits });
   const apiKeys = apiKeysModule({ ...base, limits });
   const workspaces = workspacesModule({ ...base, limits });
@@ -215,6 +217,7 @@ export function createServices(
       ...automations.jobs,
       ...engine.jobs,
       ...receivedTransfers.jobs,
+      ...paymentFinality.jobs,
     },
     schedules: [
       auth.schedule,
@@ -224,6 +227,7 @@ export function createServices(
       events.schedule,
       webhooks.schedule,
       receivedTransfers.schedule,
+      paymentFinality.schedule,
     ],
   };
 }

@@ -214,6 +214,7 @@ describe('settling', () => {
       kind: 'mined',
       success: true,
       blockNumber: block.number,
+      blockHash: block.hash,
       blockTime: new Date(Number(block.timestamp) * 1000),
       confirmations: 1,
       // Log 0 is AuthorizationUsed, which is not a transfer: it names the authorization the transfer executed.

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.js';
+import { ConfigError, finalityBlocksOf, loadConfig } from '../../src/config/config.js';
 
 describe('configuration', () => {
   it('has working defaults', () => {
@@ -178,6 +178,24 @@ describe('configuration', () => {
     const good = { name: 'base', chainId: 8453, rpcUrl: 'https://rpc.example', usdc: `0x${'1'.repeat(40)}` };
     const bad = { name: 'base-sepolia', chainId: 84532, usdc: `0x${'2'.repeat(40)}`, ...providers };
     expect(() => loadConfig({ NETWORKS: JSON.stringify([good, bad]) })).toThrowError(message);
+  });
+
+  it("reads a network's optional finalityBlocks, refuses a bad one, and defaults it by chain id", () => {
+    const network = {
+      name: 'base-sepolia',
+      chainId: 84532,
+      rpcUrl: 'http://127.0.0.1:8545',
+      usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    };
+    const withFinality = (finalityBlocks: unknown) => JSON.stringify([{ ...network, finalityBlocks }]);
+    expect(loadConfig({ NETWORKS: withFinality(12) }).networks?.[0]?.finalityBlocks).toBe(12);
+    expect(() => loadConfig({ NETWORKS: withFinality(0) })).toThrowError(
+      /^NETWORKS: NETWORKS\[0\]\.finalityBlocks must be an integer from 1 to 100000/,
+    );
+    expect(finalityBlocksOf({ chainId: 84532 })).toBe(900);
+    expect(finalityBlocksOf({ chainId: 1 })).toBe(64);
+    expect(finalityBlocksOf({ chainId: 31337 })).toBe(64);
+    expect(finalityBlocksOf({ chainId: 1, finalityBlocks: 3 })).toBe(3);
   });
 
   it("reads a network's optional explorerUrl without its trailing slash, and refuses one that is not https", () => {

@@ -5,6 +5,7 @@ const none = { count: 0, since: null };
 const healthy: HealthFacts = {
   delayedVerifications: none,
   overpayments: none,
+  revertedPayments: { ...none, latestInvoiceId: null },
   unmatchedTransfers: none,
   failedDeliveries: none,
   retryingDeliveries: none,
@@ -27,6 +28,7 @@ describe('issue rules', () => {
       lowCredits: { available: 3, threshold: 20, since: at(1) },
       delayedVerifications: { count: 2, since: at(2) },
       overpayments: { count: 3, since: at(6) },
+      revertedPayments: { count: 0, since: null, latestInvoiceId: null },
       unmatchedTransfers: { count: 5, since: at(8) },
       failedDeliveries: { count: 1, since: at(5) },
       retryingDeliveries: { count: 4, since: at(3) },
@@ -77,6 +79,7 @@ describe('issue rules', () => {
       lowCredits: { available: 3, threshold: 20, since: at(1) },
       delayedVerifications: { count: 1, since: at(2) },
       overpayments: { count: 1, since: at(6) },
+      revertedPayments: { count: 0, since: null, latestInvoiceId: null },
       unmatchedTransfers: { count: 1, since: at(8) },
       failedDeliveries: { count: 1, since: at(5) },
       retryingDeliveries: { count: 1, since: at(3) },
@@ -96,10 +99,23 @@ describe('issue rules', () => {
     expect(retrying).toMatch(/^1 webhook event failed at least once and is retried automatically with backoff\. /);
   });
 
+  it('lists a reverted payment as critical, first, naming the latest invoice and what to do', () => {
+    const [reverted] = issuesFrom({
+      ...healthy,
+      lowCredits: { available: 3, threshold: 20, since: at(1) },
+      revertedPayments: { count: 1, since: at(9), latestInvoiceId: 'inv_reverted' },
+    });
+    expect(reverted).toMatchObject({ kind: 'payment_reverted', severity: 'critical', count: 1 });
+    expect(reverted!.hint).toMatch(
+      /^1 confirmed payment was taken out of the chain .*invoice inv_reverted.*Do not ship/,
+    );
+  });
+
   it('says how far apart the retries get, from the configured schedule', () => {
     const [retrying] = issuesFrom({
       delayedVerifications: { count: 0, since: null },
       overpayments: { count: 0, since: null },
+      revertedPayments: { count: 0, since: null, latestInvoiceId: null },
       unmatchedTransfers: { count: 0, since: null },
       failedDeliveries: { count: 0, since: null },
       retryingDeliveries: { count: 2, since: at(3) },

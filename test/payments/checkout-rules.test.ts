@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeAbiParameters, keccak256 } from 'viem';
 import type { ReceiptStatus, TransferLog } from '../../src/chain/chain-port.js';
-import { orderNonceVersion } from '../../src/modules/payment-engine/authorization-binding.js';
+import { orderNonceVersion } from '../../src/modules/authorization-bindings/index.js';
 import { checkoutNonce, eip681TransferUri } from '../../src/modules/checkout/checkout.js';
 import { prefersHtml } from '../../src/modules/checkout/checkout.routes.js';
 import { isOrderNonce } from '../../src/shared/payment-request.js';
@@ -80,6 +80,7 @@ describe('judgeTransfer', () => {
     kind: 'mined',
     success: true,
     blockNumber: 7n,
+    blockHash: `0x${'7'.repeat(64)}`,
     blockTime: t(11),
     confirmations: 2,
     transfers: [log()],

@@ -107,6 +107,7 @@ describe('GET /w/<ws>/i/<id>: public payment details', () => {
           tokenVersion: '2',
           confirmations: 1,
           paymentUri: `ethereum:${BASE_SEPOLIA_USDC}@84532/transfer?address=${recipient}&uint256=12500000`,
+          gasless: true,
         },
       ],
       successUrl: null,

@@ -9,6 +9,7 @@ export const DETAILS_NETWORK = {
   tokenVersion: '2',
   confirmations: 1,
   paymentUri: `ethereum:0x${'1'.repeat(40)}@84532/transfer?address=0x${'2'.repeat(40)}&uint256=1000000`,
+  gasless: true,
 } as const;
 
 /** An open invoice's payment details with nothing paid yet, for tests of the page drawn from them. */

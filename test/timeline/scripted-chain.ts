@@ -46,6 +46,7 @@ export function scriptedChain(): ScriptedChain {
     broadcast: unsupported,
     authorizationUse: unsupported,
     transfersTo: unsupported,
+    blockHeader: unsupported,
     receipt: async (_network, hash) => receipts.get(hash.toLowerCase()) ?? { kind: 'not_found' },
   };
   return { networks: [SCRIPTED_NETWORK], chain, receipts };
@@ -106,6 +107,7 @@ export async function verifyPayment(
     kind: 'mined',
     success: mining.success ?? true,
     blockNumber: 1n,
+    blockHash: `0x${'1'.repeat(64)}`,
     blockTime,
     confirmations: mining.confirmations ?? 1,
     transfers: [

@@ -334,6 +334,7 @@ describe('GET /invoices/{id}/timeline', () => {
       'paid',
       'payment_failed',
       'overpayment_received',
+      'payment_reverted',
       'expired',
       'cancelled',
       'renewed',

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fundWithUsdc, usdcBalance } from '../../src/chain/local-chain.js';
-import { LOCAL_CHAIN_ID } from '../../src/config/config.js';
+import { LOCAL_CHAIN_ID, LOCAL_NETWORK_NAME } from '../../src/config/config.js';
 import { injectTestWallet, launchBrowser, screenshot } from '../support/browser.js';
 import { watchPage } from '../support/portal-browser.js';
 import { freePort, startService } from '../support/service-process.js';
@@ -28,18 +28,30 @@ const PAID = { timeout: 60_000 } as const;
 const tab = (page: Page, name: string) =>
   page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name });
 
-/** Creates an invoice from the portal's form; resolves its checkout link. */
+/** The network the portal's invoice detail names. */
+const networkFact = (page: Page) =>
+  page
+    .locator('#invoice-facts dt', { hasText: /^Network$/ })
+    .locator('xpath=following-sibling::dd[1]')
+    .textContent();
+
+/** Creates an invoice from the portal's form, on no network in particular; resolves its checkout link. */
 async function createInvoice(page: Page, amount: string): Promise<string> {
   await tab(page, 'Invoices').click();
   await page.getByLabel('Amount in USDC').fill(amount);
   await page.getByRole('button', { name: 'Create invoice' }).click();
   await page.getByRole('heading', { name: /INV-\d{6}/ }).waitFor();
+  expect(await networkFact(page)).toBe('The buyer chooses');
   return (await page.locator('#invoice-checkout-url').textContent())!.trim();
 }
 
-/** The portal's invoice detail, left open while the buyer paid, turns to paid by itself, with receipt and timeline. */
+/**
+ * The portal's invoice detail, left open while the buyer paid, turns to paid by itself, with receipt and
+ * timeline, and names the network that paid (the local chain's) where it said the buyer chooses.
+ */
 async function expectPaidInPortal(page: Page): Promise<void> {
   await page.locator('#invoice-status', { hasText: 'paid' }).waitFor({ timeout: 15_000 });
+  expect(await networkFact(page)).toBe(LOCAL_NETWORK_NAME);
   await page.locator('#invoice-receipt').waitFor();
   await page.locator('#invoice-timeline li[data-kind=paid]').waitFor();
   expect(await page.locator('#receipt-facts').textContent()).toMatch(/0x[0-9a-f]{64}/);

@@ -116,6 +116,38 @@ export async function addCredits(
   return account;
 }
 
+/**
+ * Takes credits back inside the caller's transaction, with their ledger entry: at most the available
+ * credits (balance − reserved), since reserved credits back open invoices and a balance never goes below
+ * zero. Resolves the credits taken (0 when none were available or the workspace has no account).
+ */
+export async function takeBackCredits(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  debit: { kind: 'purchase.reverted'; credits: bigint; reference: string },
+): Promise<bigint> {
+  const account = await db
+    .selectFrom('credit_accounts')
+    .select(['balance', 'reserved'])
+    .where('workspace_id', '=', workspaceId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!account) return 0n;
+  const available = account.balance - account.reserved;
+  const taken = debit.credits < available ? debit.credits : available > 0n ? available : 0n;
+  if (taken === 0n) return 0n;
+  await db
+    .updateTable('credit_accounts')
+    .set((eb) => ({ balance: eb('balance', '-', taken) }))
+    .where('workspace_id', '=', workspaceId)
+    .execute();
+  await db
+    .insertInto('credit_ledger')
+    .values({ workspace_id: workspaceId, kind: debit.kind, balance_change: -taken, reference: debit.reference })
+    .execute();
+  return taken;
+}
+
 /** Ledger entries, newest first, before position `before` when given. */
 export async function listLedger(
   db: Executor,

@@ -9,6 +9,8 @@ export const LEDGER_KINDS = {
     "The new-workspace grant: NEW_WORKSPACE_CREDITS for a wallet's first workspace, 0 for its later ones and for a first workspace created from an address that had its free grants for the day (`reason` says which).",
   manual_grant: 'Credits granted by the operator, with the reason they gave.',
   purchase: 'Credits of a paid credit purchase; `reference` is its id (`cp_…`).',
+  'purchase.reverted':
+    "A paid credit purchase's credits taken back: a reorganisation of the chain took its payment out before it was final; `reference` is its id (`cp_…`). At most the credits available then are taken.",
   'invoice.created': "An invoice's creation cost charged and its success fee reserved; `reference` is the invoice id.",
   'invoice.renewed': 'A renewal: the new window charged, the success-fee reserve set again.',
   'invoice.paid': 'The success fee captured: it leaves the reserve and the balance together.',

@@ -44,6 +44,7 @@ const CHECKOUT_EXAMPLE = {
       tokenVersion: '2',
       confirmations: 2,
       paymentUri: `ethereum:${USDC}@84532/transfer?address=${EXAMPLE_IDS.wallet}&uint256=12500000`,
+      gasless: true,
     },
   ],
   successUrl: INVOICE_EXAMPLE.successUrl,

@@ -2,7 +2,7 @@ import type { Network } from '../../chain/networks.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import type { PaymentService } from '../payment-engine/index.js';
-import { CheckoutService } from './checkout.service.js';
+import { CheckoutService, type GasPayer } from './checkout.service.js';
 import { purchasePaymentRoutes } from './purchase-payment.routes.js';
 
 export interface CheckoutModuleDeps {
@@ -10,6 +10,8 @@ export interface CheckoutModuleDeps {
   readonly clock: Clock;
   readonly networks: readonly Network[];
   readonly payments: PaymentService;
+  /** Whether gasless payments are offered on a network now. */
+  readonly relayer: GasPayer;
 }
 
 /**

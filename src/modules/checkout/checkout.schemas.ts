@@ -41,6 +41,17 @@ export const CheckoutPaymentAttempt = Type.Object({
   }),
 });
 
+/** One network's payment details on the checkout link: also whether paying without gas is taken there now. */
+export const CheckoutNetworkView = Type.Object({
+  ...PaymentNetworkView.properties,
+  gasless: Type.Boolean({
+    description:
+      'Whether a signed authorization (paying without gas, the wallet button) is taken on this network now. False while the ' +
+      "service cannot pay a settlement's network fee there: `POST …/authorizations` would be refused with `reason: " +
+      'relayer_unfunded`, and the page offers the plain transfer only. A plain transfer pays either way.',
+  }),
+});
+
 export const CheckoutView = Type.Object({
   invoiceId: Type.String(),
   number: Type.String({ description: 'INV-000001, …' }),
@@ -76,7 +87,7 @@ export const CheckoutView = Type.Object({
         'The EIP-3009 `nonce` an authorization must carry: keccak256(abi.encode(invoiceId, linkVersion)) with its first four bytes replaced by 0x4f524452 ("ORDR"). Null unless open.',
     }),
   ),
-  networks: Type.Array(PaymentNetworkView, {
+  networks: Type.Array(CheckoutNetworkView, {
     description: 'Where the invoice can be paid; empty unless the status is `open`.',
   }),
   successUrl: Nullable(Type.String()),

@@ -11,19 +11,25 @@ import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { paymentNetworkDetails } from '../../shared/payment-request.js';
 import {
   invoiceOrder,
-  orderNonceVersion,
   presentAttempt,
   type OrderRef,
   type PaymentIntent,
   type PaymentService,
 } from '../payment-engine/index.js';
+import { orderNonceVersion } from '../authorization-bindings/index.js';
 import { checkoutNonce } from './checkout.js';
+
+/** Whether the relayer can pay a settlement's gas on a network now (the relayer module's watch). */
+export interface GasPayer {
+  canPayGas(network: Network): Promise<boolean>;
+}
 
 export interface CheckoutServiceDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly networks: readonly Network[];
   readonly payments: PaymentService;
+  readonly relayer: GasPayer;
 }
 
 /**
@@ -70,16 +76,36 @@ export class CheckoutService {
       serverTime: now.toISOString(),
       linkVersion: invoice.linkVersion,
       authorizationNonce: payable ? checkoutNonce(invoice.id, invoice.linkVersion) : null,
-      networks: payable
-        ? this.deps.networks
-            .filter((network) => invoice.network === null || network.name === invoice.network)
-            .map((network) => paymentNetworkDetails(network, invoice.payTo, invoice.amount))
-        : [],
+      networks: payable ? await this.payableNetworks(invoice) : [],
       successUrl: invoice.successUrl,
       cancelUrl: invoice.cancelUrl,
       payment: latest ? { ...presentAttempt(latest), foundAt: latest.foundAt?.toISOString() ?? null } : null,
       receipt: status === 'paid' && invoice.paidAt && succeeded ? this.receipt(invoice.paidAt, succeeded) : null,
     };
+  }
+
+  /** The networks an open invoice is paid on, each saying whether it takes a payment without gas now. */
+  private payableNetworks(invoice: { network: string | null; payTo: string; amount: bigint }) {
+    const networks = this.deps.networks.filter(
+      (network) => invoice.network === null || network.name === invoice.network,
+    );
+    return Promise.all(
+      networks.map(async (network) => ({
+        ...paymentNetworkDetails(network, invoice.payTo, invoice.amount),
+        gasless: await this.gasless(network),
+      })),
+    );
+  }
+
+  /**
+   * Whether the wallet button is offered: the payment would be refused (relayer_unfunded) when the
+   * relayer cannot pay gas, so the page offers the plain transfer instead. A refusal is confirmed by a
+   * fresh read (canPayGas), so a relayer funded again shows the button on the next load. A node that
+   * does not answer leaves the button: the payment itself then says what is wrong, and the details of a
+   * payable link never fail for a balance read.
+   */
+  private gasless(network: Network): Promise<boolean> {
+    return this.deps.relayer.canPayGas(network).catch(() => true);
   }
 
   /** The paying transaction, linked on the explorer the operator configured for its network (if any). */

@@ -7,7 +7,7 @@ import { PURCHASE_NONCE_VERSION, effectiveStatus, type CreditPurchase } from './
 /** A payer's latest attempt at a purchase, as the payment engine presents it. */
 export interface PurchaseAttempt {
   readonly id: string;
-  readonly status: 'processing' | 'succeeded' | 'failed';
+  readonly status: 'processing' | 'succeeded' | 'failed' | 'reverted';
   readonly failureReason: string | null;
   readonly method: 'authorization' | 'transaction';
   readonly network: string;

@@ -4,7 +4,7 @@ import type { Db, Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { walletAddress, type WorkspaceId } from '../../shared/ids.js';
-import { addCredits } from '../billing/index.js';
+import { addCredits, takeBackCredits } from '../billing/index.js';
 import { IDEMPOTENCY_TTL_SECONDS, checkIdempotencyKey, createIdempotently, requestHash } from '../idempotency/index.js';
 import {
   PURCHASE_WINDOW_SECONDS,
@@ -168,6 +168,12 @@ export class CreditPurchaseService {
       });
       if (!account) throw new Error(`workspace ${workspaceId} has no credit account`);
     }
+    if (result.credits < 0)
+      await takeBackCredits(trx, workspaceId, {
+        kind: 'purchase.reverted',
+        credits: BigInt(-result.credits),
+        reference: purchase.id,
+      });
     return { purchase: updated, result };
   }
 

@@ -54,13 +54,15 @@ export type PurchaseCommand =
   /** The attempt failed: open again, or expired when the deadline passed meanwhile. */
   | { readonly type: 'payment_failed' }
   /** The attempt succeeded (possibly after the deadline, if submitted before it): paid, credits added. */
-  | { readonly type: 'payment_succeeded'; readonly network: string };
+  | { readonly type: 'payment_succeeded'; readonly network: string }
+  /** The paying transaction left the chain before it was final: open again (expired past the deadline), credits taken back. */
+  | { readonly type: 'payment_reverted' };
 
 export type PurchaseTransition =
   | {
       readonly ok: true;
       readonly changes: Partial<Pick<CreditPurchase, 'status' | 'network' | 'paidAt'>>;
-      /** Credits to add to the workspace with this change: the package's, once paid; else 0. */
+      /** Credits to add to the workspace with this change: the package's once paid, minus them when reverted; else 0. */
       readonly credits: number;
     }
   | { readonly ok: false; readonly code: 'purchase_expired' | 'purchase_paid' | 'purchase_processing' | 'noop' };
@@ -73,6 +75,11 @@ export type PurchaseTransition =
  */
 export function transition(purchase: CreditPurchase, command: PurchaseCommand, now: Date): PurchaseTransition {
   const status = effectiveStatus(purchase, now);
+  if (command.type === 'payment_reverted') {
+    if (purchase.status !== 'paid') return { ok: false, code: 'noop' };
+    const reopened = purchase.expiresAt.getTime() <= now.getTime() ? 'expired' : 'open';
+    return { ok: true, changes: { status: reopened, paidAt: null }, credits: -purchase.credits };
+  }
   if (command.type === 'begin_payment') {
     const inTime = command.startedAt.getTime() < purchase.expiresAt.getTime();
     if (status === 'open' || (status === 'expired' && inTime))

@@ -79,6 +79,16 @@ export class PurchaseOrderBook implements OrderBook<PurchasePayState> {
     return (await this.deps.purchases.applyPaymentStep(trx, workspaceId, id as CreditPurchaseId, step, at))?.result;
   }
 
+  async revertPayment(trx: Executor, workspaceId: WorkspaceId, id: string, at: Date): Promise<void> {
+    await this.deps.purchases.applyPaymentStep(
+      trx,
+      workspaceId,
+      id as CreditPurchaseId,
+      { type: 'payment_reverted' },
+      at,
+    );
+  }
+
   private payableOf(purchase: CreditPurchase): PayableOrder {
     return {
       ref: { kind: 'credit_purchase', id: purchase.id },

@@ -70,6 +70,17 @@ export const EVENT_EXAMPLES = {
       invoice: { id: SUCCEEDED_INTENT.invoiceId, number: 'INV-000042', externalId: 'order-1042' },
     },
   },
+  'payment_intent.reverted': {
+    id: '1044',
+    type: 'payment_intent.reverted',
+    createdAt: '2026-11-14T09:43:20.000Z',
+    invoiceId: SUCCEEDED_INTENT.invoiceId,
+    paymentIntentId: SUCCEEDED_INTENT.id,
+    data: {
+      paymentIntent: { ...SUCCEEDED_INTENT, status: 'reverted', finishedAt: '2026-11-14T09:43:20.000Z' },
+      invoice: { id: SUCCEEDED_INTENT.invoiceId, number: 'INV-000042', externalId: 'order-1042' },
+    },
+  },
   'invoice.scheduled': {
     id: '1045',
     type: 'invoice.scheduled',

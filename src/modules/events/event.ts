@@ -139,6 +139,12 @@ const BUILT_IN = {
     timeline: 'overpayment_received',
     when: 'a second payment landed for an invoice already paid (or cancelled): recorded, listed in GET /issues; settle it with the buyer',
   }),
+  'payment_intent.reverted': kind<PaymentIntentEventData>()({
+    subject: 'payment_intent',
+    webhook: true,
+    timeline: 'payment_reverted',
+    when: 'a reorganisation of the chain took a confirmed payment out before it was final: the invoice is payable again (or expired); listed in GET /issues. Beyond the three webhook kinds of the specification: a receiver that follows it ignores this kind, one that fulfilled the order must hold or undo it',
+  }),
   'invoice.expired': kind<InvoiceEventData>()({
     subject: 'invoice',
     webhook: false,

@@ -12,6 +12,9 @@ interface Row {
   credits_low_since: Date | null;
   delayed_count: bigint;
   delayed_since: Date | null;
+  reverted_count: bigint;
+  reverted_since: Date | null;
+  reverted_invoice: string | null;
   overpaid_count: bigint;
   overpaid_since: Date | null;
   unmatched_count: bigint;
@@ -52,7 +55,12 @@ interface Row {
 export async function readHealthFacts(
   db: Executor,
   workspaceId: WorkspaceId,
-  limits: { readonly creditThreshold: number; readonly submittedBefore: Date; readonly overpaidAfter: Date },
+  limits: {
+    readonly creditThreshold: number;
+    readonly submittedBefore: Date;
+    readonly overpaidAfter: Date;
+    readonly revertedAfter: Date;
+  },
 ): Promise<HealthFacts | undefined> {
   const threshold = limits.creditThreshold;
   const { rows } = await sql<Row>`
@@ -70,7 +78,7 @@ export async function readHealthFacts(
              (SELECT created_at FROM walk WHERE before_entry >= ${threshold} AND before_entry + delta < ${threshold} ORDER BY id DESC LIMIT 1),
              (SELECT created_at FROM walk ORDER BY id LIMIT 1)
            ) END AS credits_low_since,
-           p.delayed_count, p.delayed_since, o.overpaid_count, o.overpaid_since, rt.unmatched_count, rt.unmatched_since,
+           p.delayed_count, p.delayed_since, r.reverted_count, r.reverted_since, r.reverted_invoice, o.overpaid_count, o.overpaid_since, rt.unmatched_count, rt.unmatched_since,
            d.failed_count, d.failed_since, d.retrying_count, d.retrying_since, d.pending_count,
            e.enabled AS endpoint_enabled, coalesce(e.paused_at, e.updated_at) AS paused_since,
            au.automations_paused, au.automations_paused_since, au.automation_paused_reason
@@ -83,6 +91,12 @@ export async function readHealthFacts(
         WHERE workspace_id = w.id AND invoice_id IS NOT NULL AND status = 'processing' AND holds_invoice
           AND submitted_at < ${limits.submittedBefore}
      ) p
+     CROSS JOIN LATERAL (
+       SELECT count(*) AS reverted_count, min(finished_at) AS reverted_since,
+              (array_agg(invoice_id ORDER BY finished_at DESC))[1] AS reverted_invoice
+         FROM payment_intents
+        WHERE workspace_id = w.id AND invoice_id IS NOT NULL AND status = 'reverted' AND finished_at > ${limits.revertedAfter}
+     ) r
      CROSS JOIN LATERAL (
        SELECT count(*) AS overpaid_count, min(finished_at) AS overpaid_since
          FROM payment_intents
@@ -118,6 +132,11 @@ export async function readHealthFacts(
     }),
     delayedVerifications: { count: Number(row.delayed_count), since: row.delayed_since },
     overpayments: { count: Number(row.overpaid_count), since: row.overpaid_since },
+    revertedPayments: {
+      count: Number(row.reverted_count),
+      since: row.reverted_since,
+      latestInvoiceId: row.reverted_invoice,
+    },
     unmatchedTransfers: { count: Number(row.unmatched_count), since: row.unmatched_since },
     failedDeliveries: { count: Number(row.failed_count), since: row.failed_since },
     retryingDeliveries: { count: Number(row.retrying_count), since: row.retrying_since },

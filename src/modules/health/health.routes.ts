@@ -18,6 +18,9 @@ function description(successFeeCredits: number): string {
     "The workspace's open issues, measured at the time of the request, each with `since` and a `hint` saying what to do. " +
       'An issue disappears as soon as its cause is resolved; an empty list means nothing needs attention. ' +
       'At most one item per kind: critical ones first, each severity in the order below.',
+    '`payment_reverted` (critical): confirmed invoice payments that a reorganisation of the chain took out before they were final, ' +
+      'in the last 30 days; the money did not arrive: do not ship, or contact the buyer if you did. The hint names the latest invoice; ' +
+      'the invoice is payable again (or expired), and pays itself if the same transaction is mined again. `count`, `since` = the oldest one.',
     '`automation_paused` (critical): automations paused and creating no invoices; `count`, `since` = the first pause, the hint names ' +
       'the cause of the first one not paused by you. Only automations you paused yourself (`paused_by_owner`): a warning, as nothing is wrong.',
     "`webhook_deliveries_failed` (critical): deliveries given up after the retry window; `count`, `since` = the oldest one's last attempt. " +

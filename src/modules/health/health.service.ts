@@ -2,7 +2,14 @@ import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { OVERPAYMENT_LISTED_MS, VERIFICATION_DELAY_MS, issuesFrom, lowCreditThreshold, type Issue } from './health.js';
+import {
+  OVERPAYMENT_LISTED_MS,
+  REVERTED_LISTED_MS,
+  VERIFICATION_DELAY_MS,
+  issuesFrom,
+  lowCreditThreshold,
+  type Issue,
+} from './health.js';
 import { readHealthFacts } from './health.repo.js';
 
 export interface HealthServiceDeps {
@@ -22,6 +29,7 @@ export class HealthService {
       creditThreshold: lowCreditThreshold(this.deps.successFeeCredits),
       submittedBefore: new Date(this.deps.clock.now().getTime() - VERIFICATION_DELAY_MS),
       overpaidAfter: new Date(this.deps.clock.now().getTime() - OVERPAYMENT_LISTED_MS),
+      revertedAfter: new Date(this.deps.clock.now().getTime() - REVERTED_LISTED_MS),
     });
     if (!facts) throw new AppError('not_found', 'No such workspace.');
     return { issues: issuesFrom({ ...facts, longestRetrySeconds: Math.max(0, ...this.deps.webhookRetrySchedule) }) };

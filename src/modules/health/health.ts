@@ -6,6 +6,9 @@ export const VERIFICATION_DELAY_MS = 10 * 60_000;
 /** An overpayment stays listed this long after it landed: nothing here can settle it, the merchant does. */
 export const OVERPAYMENT_LISTED_MS = 30 * 86_400_000;
 
+/** A reverted payment stays listed this long: the merchant may have shipped, and only they can settle it. */
+export const REVERTED_LISTED_MS = 30 * 86_400_000;
+
 /** Credits are low below what this many invoices cost at the highest tariff, success fee included. */
 export const LOW_CREDIT_INVOICES = 5;
 
@@ -29,6 +32,7 @@ const PAUSE_CAUSES: Readonly<Record<string, string>> = {
 
 /** Every kind, most severe first: the order of the list GET /issues answers within each severity. */
 export const ISSUE_KINDS = [
+  'payment_reverted',
   'automation_paused',
   'webhook_deliveries_failed',
   'webhook_paused',
@@ -46,6 +50,7 @@ export type IssueSeverity = 'critical' | 'warning';
  * or is the merchant's own choice (automations they paused themselves: see the detector).
  */
 const SEVERITY = {
+  payment_reverted: 'critical',
   automation_paused: 'critical',
   webhook_deliveries_failed: 'critical',
   webhook_paused: 'critical',
@@ -75,6 +80,8 @@ export interface HealthFacts {
   /** Present only while available credits are below `threshold`. */
   readonly lowCredits?: { readonly available: number; readonly threshold: number; readonly since: Date };
   readonly delayedVerifications: Tally;
+  /** Invoice payments reverted by a reorganisation within REVERTED_LISTED_MS, and the invoice of the latest. */
+  readonly revertedPayments: Tally & { readonly latestInvoiceId: string | null };
   /** Payments recorded as overpayments within OVERPAYMENT_LISTED_MS. */
   readonly overpayments: Tally;
   /** Received transfers not yet applied or dismissed. */
@@ -106,6 +113,19 @@ type Found =
 
 /** One detector per kind: the issue when the facts show it, else undefined. */
 const DETECTORS: Record<IssueKind, (facts: HealthFacts) => Found> = {
+  payment_reverted: ({ revertedPayments: { count, since, latestInvoiceId } }) =>
+    count > 0 && since
+      ? {
+          since,
+          count,
+          hint:
+            `${count === 1 ? '1 confirmed payment was' : `${count} confirmed payments were`} taken out of the chain by a reorganisation before ${count === 1 ? 'it was' : 'they were'} final` +
+            `${latestInvoiceId ? ` (the latest: invoice ${latestInvoiceId})` : ''}: the money did not arrive. ` +
+            'Do not ship for it; if you already did, contact the buyer. The invoice is payable again (or expired past its deadline); ' +
+            'if the same transaction is mined again it pays the invoice again by itself. ' +
+            'Find each in the feed (GET /changes, type payment_intent.reverted) or the invoice timeline. Each leaves this list 30 days after it was reverted.',
+        }
+      : undefined,
   automation_paused: ({ pausedAutomations: { count, since, reason } }) =>
     count > 0 && since
       ? reason === PAUSED_BY_OWNER

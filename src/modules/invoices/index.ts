@@ -10,7 +10,12 @@ export {
   type InvoiceId,
   type InvoiceStatus,
 } from './invoice.js';
-export { checkPayTo, normalisePortalAmount, type CreateInvoiceInput, type ValidInvoiceInput } from './invoice-input.js';
+export {
+  checkPayTo,
+  normalisePortalAmount,
+  type CreateInvoiceInput,
+  type ValidInvoiceInput,
+} from '../invoice-input/index.js';
 export { presentInvoice } from './invoice.present.js';
 export { findInvoice, hasStatus as invoiceHasStatus, toInvoice } from './invoice.repo.js';
 export { InvoiceService, type InvoiceCost } from './invoice.service.js';

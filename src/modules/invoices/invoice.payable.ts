@@ -78,6 +78,12 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
     return result;
   }
 
+  async revertPayment(trx: Executor, workspaceId: WorkspaceId, id: string, at: Date): Promise<void> {
+    const invoice = await lockInvoice(trx, workspaceId, id as InvoiceId);
+    const result = invoice && transition(invoice, { type: 'payment_reverted' }, at);
+    if (result?.ok) await persistTransition(trx, invoice!, result, at, this.deps.publicBaseUrl);
+  }
+
   async label(db: Executor, workspaceId: WorkspaceId, id: string): Promise<InvoiceLabel | undefined> {
     const invoice = await findInvoice(db, workspaceId, id as InvoiceId);
     return (

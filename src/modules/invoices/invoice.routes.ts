@@ -9,7 +9,7 @@ import type { Config } from '../../config/config.js';
 import type { InvoiceService } from './invoice.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { ExpiresIn, InvoiceId, InvoiceStatus } from './invoice.js';
-import { normalisePortalAmount } from './invoice-input.js';
+import { normalisePortalAmount } from '../invoice-input/index.js';
 import { presentInvoice } from './invoice.present.js';
 import {
   CREATE_FIELD_CODES,

@@ -3,7 +3,7 @@ import { Nullable, Timestamp } from '../../http/common.schemas.js';
 import { ID_PATTERN } from '../../shared/ids.js';
 import { USDC_AMOUNT_PATTERN } from '../../shared/money.js';
 import { EXPIRES_IN_VALUES, INVOICE_STATUSES } from './invoice.js';
-import { INVALID_AMOUNT_MESSAGE } from './invoice-input.js';
+import { INVALID_AMOUNT_MESSAGE } from '../invoice-input/index.js';
 
 export const InvoiceView = Type.Object({
   id: Type.String({

@@ -27,7 +27,7 @@ import {
   type CreateInvoiceInput,
   type InvoiceRules,
   type ValidInvoiceInput,
-} from './invoice-input.js';
+} from '../invoice-input/index.js';
 import { createdEventData, invoiceEvent } from './invoice.present.js';
 import {
   createInvoice,

@@ -1,17 +1,21 @@
 import type { Branded, WorkspaceId } from '../../shared/ids.js';
 import { randomToken } from '../../shared/ids.js';
+import { EXPIRES_IN_CREDITS, type ExpiresIn } from '../invoice-input/index.js';
+
+export {
+  DEFAULT_EXPIRES_IN,
+  EXPIRES_IN_CREDITS,
+  EXPIRES_IN_VALUES,
+  EXTERNAL_ID_MAX_BYTES,
+  isExpiresIn,
+  utf8Bytes,
+  type ExpiresIn,
+} from '../invoice-input/index.js';
 
 export type InvoiceId = Branded<string, 'InvoiceId'>;
 
 export const INVOICE_STATUSES = ['open', 'processing', 'paid', 'expired', 'cancelled'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
-
-/** Payment windows in seconds (1 hour, 1 day, 5 days) and what each costs in credits. */
-export const EXPIRES_IN_CREDITS = { 3600: 1, 86400: 2, 432000: 3 } as const;
-export type ExpiresIn = keyof typeof EXPIRES_IN_CREDITS;
-export const EXPIRES_IN_VALUES = [3600, 86400, 432000] as const satisfies readonly ExpiresIn[];
-export const DEFAULT_EXPIRES_IN: ExpiresIn = 3600;
-export const EXTERNAL_ID_MAX_BYTES = 128;
 
 export interface Invoice {
   readonly workspaceId: WorkspaceId;
@@ -101,10 +105,6 @@ export function formatInvoiceNumber(number: bigint): string {
   return `INV-${number.toString().padStart(6, '0')}`;
 }
 
-export function isExpiresIn(value: number): value is ExpiresIn {
-  return (EXPIRES_IN_VALUES as readonly number[]).includes(value);
-}
-
 /** What a reader sees: an open invoice past its deadline is expired, even before the job records it. */
 export function effectiveStatus(invoice: Pick<Invoice, 'status' | 'expiresAt'>, now: Date): InvoiceStatus {
   return invoice.status === 'open' && invoice.expiresAt.getTime() <= now.getTime() ? 'expired' : invoice.status;
@@ -167,7 +167,9 @@ export type InvoiceCommand =
    * The attempt succeeded (possibly after the deadline, if submitted before it): paid, fee captured, and
    * the invoice names the network that paid it (the buyer's choice when it was created without one).
    */
-  | { readonly type: 'payment_succeeded'; readonly network: string };
+  | { readonly type: 'payment_succeeded'; readonly network: string }
+  /** The paying transaction left the chain before it was final: open again, or expired past the deadline. */
+  | { readonly type: 'payment_reverted' };
 
 /**
  * The invoice state machine, pure: open → expired at the deadline; open/expired →
@@ -180,6 +182,7 @@ export type InvoiceCommand =
 export function transition(invoice: Invoice, command: InvoiceCommand, now: Date): Transition {
   const status = effectiveStatus(invoice, now);
   const release = -invoice.feeReserved;
+  if (command.type === 'payment_reverted') return revertedPayment(invoice, now);
   if (command.type === 'begin_payment' || command.type === 'payment_failed' || command.type === 'payment_succeeded') {
     return paymentTransition(invoice, command, status, now);
   }
@@ -267,6 +270,15 @@ function paymentTransition(invoice: Invoice, command: InvoiceCommand, status: In
   return { ok: true, changes: { status: 'open' }, charge: 0n, reserveChange: 0n, event: 'invoice.reopened' };
 }
 
+/** The success fee captured with the reverted payment stays captured: paid again, the invoice costs none. */
+function revertedPayment(invoice: Invoice, now: Date): Transition {
+  if (invoice.status !== 'paid') return { ok: false, code: 'noop' };
+  const expired = invoice.expiresAt.getTime() <= now.getTime();
+  const changes = expired ? { status: 'expired' as const, expiredAt: invoice.expiresAt } : { status: 'open' as const };
+  const event = expired ? 'invoice.expired' : 'invoice.reopened';
+  return { ok: true, changes: { ...changes, paidAt: null }, charge: 0n, reserveChange: 0n, event };
+}
+
 const REFUSE_PAYMENT = {
   paid: 'invoice_already_paid',
   processing: 'invoice_processing',
@@ -274,8 +286,3 @@ const REFUSE_PAYMENT = {
   expired: 'invoice_expired',
   open: 'noop',
 } as const satisfies Record<InvoiceStatus, Exclude<Transition, { ok: true }>['code']>;
-
-/** The byte length limit counts UTF-8 bytes, not characters. */
-export function utf8Bytes(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}

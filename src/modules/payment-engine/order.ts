@@ -81,6 +81,11 @@ export interface OrderBook<State = unknown> {
     step: PaymentStep,
     at: Date,
   ): Promise<StepResult | undefined>;
+  /**
+   * The payment that paid the order was reverted by a reorganisation of the chain: inside the engine's
+   * transaction, the order takes no longer being paid (payable again, or expired past its deadline).
+   */
+  revertPayment(trx: Executor, workspaceId: WorkspaceId, id: string, at: Date): Promise<void>;
 }
 
 /** How an invoice is named where its payments are shown: payment intents, receipts, events. */

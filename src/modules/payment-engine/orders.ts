@@ -62,6 +62,11 @@ export class Orders {
     if (!result) throw notFound(ref);
     return result;
   }
+
+  /** The order's payment was reverted by a reorganisation: it is no longer paid. */
+  revertPayment(trx: Executor, workspaceId: WorkspaceId, ref: OrderRef, at: Date): Promise<void> {
+    return this.books[ref.kind].revertPayment(trx, workspaceId, ref.id, at);
+  }
 }
 
 function notFound(ref: OrderRef): AppError {

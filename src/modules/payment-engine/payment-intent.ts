@@ -4,7 +4,8 @@ import type { OrderRef } from './order.js';
 
 export type PaymentIntentId = Branded<string, 'PaymentIntentId'>;
 
-export type PaymentIntentStatus = 'processing' | 'succeeded' | 'failed';
+/** `reverted`: it had succeeded, then a reorganisation took its transaction out of the chain (payment-finality). */
+export type PaymentIntentStatus = 'processing' | 'succeeded' | 'failed' | 'reverted';
 
 /** Named reasons a payment attempt fails (docs/checkout.md). */
 export type FailureReason =
@@ -42,6 +43,8 @@ export interface PaymentIntent {
   readonly txHash: `0x${string}` | null;
   readonly logIndex: number | null;
   readonly blockNumber: bigint | null;
+  /** The block that held it when it succeeded: re-checked until final. */
+  readonly blockHash: `0x${string}` | null;
   readonly blockTime: Date | null;
   readonly submittedAt: Date;
   /**

@@ -42,6 +42,7 @@ function toIntent(row: NonNullable<Row>): PaymentIntent {
     txHash: row.tx_hash as `0x${string}` | null,
     logIndex: row.log_index,
     blockNumber: row.block_number,
+    blockHash: row.block_hash as `0x${string}` | null,
     blockTime: row.block_time,
     submittedAt: row.submitted_at,
     foundAt: row.found_at,
@@ -131,6 +132,7 @@ export function insertIntent(
     | 'failureReason'
     | 'settlementRaw'
     | 'blockNumber'
+    | 'blockHash'
     | 'blockTime'
     | 'logIndex'
     | 'overpayment'
@@ -169,6 +171,7 @@ export interface IntentChanges {
   readonly txHash?: `0x${string}`;
   readonly logIndex?: number;
   readonly blockNumber?: bigint;
+  readonly blockHash?: `0x${string}`;
   readonly blockTime?: Date;
   readonly foundAt?: Date;
   readonly holdsOrder?: boolean;
@@ -192,6 +195,7 @@ export async function updateIntent(
       ...(changes.txHash !== undefined && { tx_hash: changes.txHash }),
       ...(changes.logIndex !== undefined && { log_index: changes.logIndex }),
       ...(changes.blockNumber !== undefined && { block_number: changes.blockNumber }),
+      ...(changes.blockHash !== undefined && { block_hash: changes.blockHash }),
       ...(changes.blockTime !== undefined && { block_time: changes.blockTime }),
       ...(changes.foundAt !== undefined && { found_at: changes.foundAt }),
       ...(changes.holdsOrder !== undefined && { holds_invoice: changes.holdsOrder }),
@@ -204,6 +208,57 @@ export async function updateIntent(
     .returningAll()
     .executeTakeFirstOrThrow();
   return toIntent(row);
+}
+
+/** A recorded payment whose block is not final yet (payment-finality re-checks it). */
+export interface UnfinalPayment {
+  readonly workspaceId: WorkspaceId;
+  readonly id: PaymentIntentId;
+  readonly txHash: `0x${string}`;
+  readonly blockNumber: bigint;
+  readonly blockHash: `0x${string}`;
+}
+
+/** The network's recorded payments not final yet, lowest block first (payment_intents_unfinal_idx). */
+export async function unfinalPayments(db: Executor, network: string, limit: number): Promise<UnfinalPayment[]> {
+  const rows = await db
+    .selectFrom('payment_intents')
+    .select(['workspace_id', 'id', 'tx_hash', 'block_number', 'block_hash'])
+    .where('network', '=', network)
+    .where('status', '=', 'succeeded')
+    .where('block_hash', 'is not', null)
+    .where('finalized_at', 'is', null)
+    .orderBy('block_number')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    workspaceId: row.workspace_id as WorkspaceId,
+    id: row.id as PaymentIntentId,
+    txHash: row.tx_hash as `0x${string}`,
+    blockNumber: row.block_number!,
+    blockHash: row.block_hash as `0x${string}`,
+  }));
+}
+
+/** Marks recorded payments final: their blocks are deep enough never to be re-checked. */
+export async function markFinal(db: Executor, ids: readonly PaymentIntentId[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('payment_intents').set({ finalized_at: at }).where('id', 'in', ids).execute();
+}
+
+/** Frees the transfer a reverted payment claimed: if it is mined again, it may pay again. */
+export async function releaseClaim(
+  db: Executor,
+  intent: Pick<PaymentIntent, 'id' | 'network' | 'txHash' | 'logIndex'>,
+): Promise<void> {
+  if (intent.txHash === null || intent.logIndex === null) return;
+  await db
+    .deleteFrom('payment_claims')
+    .where('network', '=', intent.network)
+    .where('tx_hash', '=', intent.txHash.toLowerCase())
+    .where('log_index', '=', intent.logIndex)
+    .where('payment_intent_id', '=', intent.id)
+    .execute();
 }
 
 /** Claims a transfer for one payment; false when another payment (in any workspace) already has it. */

@@ -39,6 +39,7 @@ import {
   isSettlementTransaction,
   lockIntent,
   otherHolderOf,
+  releaseClaim,
   succeededIntentOf,
   transactionPaidAlike,
   unfoundClaimsOf,
@@ -50,8 +51,9 @@ import {
   orderNonceVersion,
   sameOrder,
   type Binding,
-} from './authorization-binding.js';
-import { bindAuthorization, findBinding } from './authorization-binding.repo.js';
+  bindAuthorization,
+  findBinding,
+} from '../authorization-bindings/index.js';
 import {
   isNonceTaken,
   relayerUnfunded,
@@ -59,7 +61,7 @@ import {
   type SettlementKeeper,
   type SettlementSender,
 } from '../relayer/index.js';
-import { NEW_BLOCK, NewBlockWatcher } from './new-blocks.js';
+import { NEW_BLOCK, NewBlockWatcher } from '../new-blocks/index.js';
 import { judgeTransfer } from './transactions.js';
 import type { SignedAuthorization } from './signed-authorization.js';
 
@@ -450,6 +452,7 @@ export class PaymentService {
       succeeded: {
         logIndex: transfer.logIndex,
         blockNumber: verdict.blockNumber,
+        blockHash: verdict.blockHash,
         blockTime: verdict.blockTime,
         payer: transfer.from.toLowerCase(),
       },
@@ -534,7 +537,7 @@ export class PaymentService {
     );
     if (!transfer) return this.finish(intent, { failed: 'settlement_failed' });
     return this.finish(intent, {
-      succeeded: { logIndex: transfer.logIndex, blockNumber: receipt.blockNumber, blockTime: receipt.blockTime },
+      succeeded: { logIndex: transfer.logIndex, ...blockOf(receipt) },
     });
   }
 
@@ -565,8 +568,7 @@ export class PaymentService {
       succeeded: {
         txHash: hash,
         logIndex: transfer.logIndex,
-        blockNumber: receipt.blockNumber,
-        blockTime: receipt.blockTime,
+        ...blockOf(receipt),
       },
     });
   }
@@ -762,6 +764,8 @@ export class PaymentService {
           succeeded: {
             logIndex: number;
             blockNumber: bigint;
+            /** Absent for a transfer a merchant applied (found by the scan): it is not re-checked for finality. */
+            blockHash?: `0x${string}`;
             blockTime: Date;
             payer?: string;
             /** The transaction that used the authorization, when it is not the relayer's settlement. */
@@ -831,11 +835,47 @@ export class PaymentService {
     });
   }
 
+  /**
+   * A reorganisation took the recorded payment's transaction out of the chain (payment-finality decided):
+   * in one transaction the intent becomes `reverted`, its transfer claim is freed, the order is no longer
+   * paid (unless this was an overpayment), the feed and webhook learn it, and the same transaction is
+   * followed again from its original submission: mined again in the new chain, it pays again as usual.
+   */
+  async revertPayment(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<void> {
+    const at = this.deps.clock.now();
+    await this.deps.db.transaction().execute(async (trx) => {
+      const intent = await lockIntent(trx, workspaceId, intentId);
+      if (intent?.status !== 'succeeded' || !intent.txHash) return;
+      await releaseClaim(trx, intent);
+      if (!intent.overpayment) await this.orders.revertPayment(trx, workspaceId, intent.order, at);
+      const reverted = await updateIntent(trx, workspaceId, intentId, { status: 'reverted', finishedAt: at });
+      await this.recordIntentEvent(trx, reverted, 'payment_intent.reverted', at);
+      const again = newPaymentIntentId();
+      await insertIntent(trx, {
+        // The same transaction, order, amount and submission time (its deadline rules stay as they were).
+        ...intent,
+        amountReceived: intent.amountReceived ?? undefined,
+        id: again,
+        method: 'transaction',
+        status: 'processing',
+        authorization: null,
+        foundAt: null,
+        holdsOrder: false,
+      });
+      await enqueueJob(trx, {
+        kind: VERIFY_TRANSACTION_JOB,
+        workspaceId,
+        payload: { intentId: again },
+        uniqueKey: again,
+      });
+      await announcePaymentChange(trx, workspaceId, intent.order);
+    });
+  }
+
   private async recordIntentEvent(
     trx: Executor,
     intent: PaymentIntent,
-    type:
-      'payment_intent.processing' | 'payment_intent.succeeded' | 'payment_intent.overpaid' | 'payment_intent.failed',
+    type: `payment_intent.${'processing' | 'succeeded' | 'overpaid' | 'failed' | 'reverted'}`,
     at: Date,
   ): Promise<void> {
     // A credit purchase is the workspace's own order: its payments reach no feed and no webhook.
@@ -864,6 +904,12 @@ export class PaymentService {
     return network;
   }
 }
+
+const blockOf = ({ blockNumber, blockHash, blockTime }: Extract<ReceiptStatus, { kind: 'mined' }>) => ({
+  blockNumber,
+  blockHash,
+  blockTime,
+});
 
 /**
  * An authorization pays the order it was made for: a nonce made for an order (orderNonce: the checkout

@@ -20,6 +20,8 @@ export interface PaymentIntentTable {
   tx_hash: string | null;
   log_index: number | null;
   block_number: bigint | null;
+  block_hash: string | null;
+  finalized_at: Date | null;
   block_time: Date | null;
   submitted_at: Date;
   found_at: Date | null;
@@ -39,22 +41,10 @@ export interface PaymentClaimTable {
   created_at: Generated<Date>;
 }
 
-/** The order an accepted EIP-3009 authorization pays (payment_authorizations); authorizer and nonce lowercase. */
-export interface PaymentAuthorizationTable {
-  network: string;
-  authorizer: string;
-  nonce: string;
-  workspace_id: string;
-  invoice_id: string | null;
-  credit_purchase_id: string | null;
-  created_at: Generated<Date>;
-}
-
 // The module's tables in the one Database type every repository is written against (src/db/database.ts).
 declare module '../../db/database.js' {
   interface Database {
     payment_intents: PaymentIntentTable;
     payment_claims: PaymentClaimTable;
-    payment_authorizations: PaymentAuthorizationTable;
   }
 }

@@ -22,7 +22,7 @@ export interface TransferExpectation {
   readonly unseenWindowMs: number;
   /**
    * Whether a transfer that executed an EIP-3009 authorization may pay this order: false when the
-   * authorization was made for another (authorization-binding.ts). Plain transfers are not asked.
+   * authorization was made for another (src/modules/authorization-bindings). Plain transfers are not asked.
    */
   readonly authorizedFor: (log: TransferLog & { authorizationNonce: `0x${string}` }) => boolean;
 }
@@ -37,6 +37,7 @@ export type TransferVerdict =
       readonly kind: 'accept';
       readonly candidates: readonly TransferLog[];
       readonly blockNumber: bigint;
+      readonly blockHash: `0x${string}`;
       readonly blockTime: Date;
     };
 
@@ -91,5 +92,6 @@ function judgeMined(
   const deadline = expected.deadline.getTime();
   if (receipt.blockTime.getTime() > deadline && expected.submittedAt.getTime() > deadline)
     return { kind: 'fail', reason: 'expired' };
-  return { kind: 'accept', candidates: exact, blockNumber: receipt.blockNumber, blockTime: receipt.blockTime };
+  const { blockNumber, blockHash, blockTime } = receipt;
+  return { kind: 'accept', candidates: exact, blockNumber, blockHash, blockTime };
 }

@@ -4,9 +4,11 @@ import { Nullable } from '../../http/common.schemas.js';
 
 export const PaymentIntentView = Type.Object({
   id: Type.String({ description: 'Payment intent id (`pi_…`).' }),
-  status: Type.Unsafe<'processing' | 'succeeded' | 'failed'>({
+  status: Type.Unsafe<'processing' | 'succeeded' | 'failed' | 'reverted'>({
     type: 'string',
-    enum: ['processing', 'succeeded', 'failed'],
+    enum: ['processing', 'succeeded', 'failed', 'reverted'],
+    description:
+      '`reverted`: it had succeeded, then a reorganisation of the chain took its transaction out before it was final; the invoice is payable again.',
   }),
   failureReason: Nullable(
     Type.String({

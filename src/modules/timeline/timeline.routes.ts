@@ -19,6 +19,7 @@ const DESCRIPTION = [
     '`verification_pending` (the invoice is processing while the payment is verified or settled); ' +
     '`payment_confirmed` (the payment succeeded on-chain); `paid`; `payment_failed` (with `paymentIntentId` and `failureReason`); ' +
     '`overpayment_received` (a second payment landed after the invoice was paid or cancelled, with `paymentIntentId`); ' +
+    '`payment_reverted` (a reorganisation of the chain took the confirmed payment out before it was final, with `paymentIntentId`); ' +
     '`reopened` (the invoice is open again after a failed payment); `expired`; `cancelled`; `renewed` (with the new `linkVersion` ' +
     'and `expiresAt`). Payment records carry `paymentIntentId`: read the details with GET /payment-intents/{id}.',
   '`webhook_attempt`: one attempt to deliver a webhook about this invoice, with the event sent (`eventId`), `attempt` number, the ' +

@@ -24,6 +24,7 @@ export const ids = {
   // Paying
   pay: 'pay',
   walletPay: 'wallet-pay',
+  gaslessOff: 'gasless-off',
   wallets: 'wallets',
   noWallet: 'no-wallet',
   walletStatus: 'wallet-status',

@@ -174,6 +174,7 @@ ${
       )}</fieldset>`
     : html`<p class="network">Network ${first && networkName(first)}</p>`
 }
+<p id="${ids.gaslessOff}" class="notice" role="status" ${first?.gasless !== false && 'hidden'}>Paying from a browser wallet without a gas fee is unavailable right now. Send the amount from any wallet below: it pays the invoice just the same.</p>
 <section id="${ids.walletPay}" class="card" hidden>
   <h2>Pay with a browser wallet</h2>
   <p class="muted">Your wallet signs a transfer of exactly ${amount} USDC. No gas fee: the payment service submits it.</p>

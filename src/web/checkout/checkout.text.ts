@@ -52,7 +52,7 @@ export const UNKNOWN_FAILURE_TEXT = 'the payment could not be completed.';
 /** What the page knows of the latest payment attempt (the payment details' `payment`). */
 export interface AttemptState {
   readonly method: 'authorization' | 'transaction';
-  readonly status: 'processing' | 'succeeded' | 'failed';
+  readonly status: 'processing' | 'succeeded' | 'failed' | 'reverted';
   readonly failureReason: string | null;
   readonly transactionHash: string | null;
   readonly foundAt: string | null;

@@ -593,7 +593,7 @@ export interface paths {
          * An invoice's lifecycle and webhook delivery records
          * @description What happened to one invoice and to the webhooks about it: the 100 most recent records at most, oldest first, each with its time `at` and its `kind`. `truncated` is true when older records exist.
          *
-         *     Lifecycle kinds (from the change feed; `eventId` is the feed event id): `created`; `payment_submitted` (a payment is being verified: an authorization was accepted, or a submitted transfer that pays the invoice was found in a block; with `paymentIntentId`); `verification_pending` (the invoice is processing while the payment is verified or settled); `payment_confirmed` (the payment succeeded on-chain); `paid`; `payment_failed` (with `paymentIntentId` and `failureReason`); `overpayment_received` (a second payment landed after the invoice was paid or cancelled, with `paymentIntentId`); `reopened` (the invoice is open again after a failed payment); `expired`; `cancelled`; `renewed` (with the new `linkVersion` and `expiresAt`). Payment records carry `paymentIntentId`: read the details with GET /payment-intents/{id}.
+         *     Lifecycle kinds (from the change feed; `eventId` is the feed event id): `created`; `payment_submitted` (a payment is being verified: an authorization was accepted, or a submitted transfer that pays the invoice was found in a block; with `paymentIntentId`); `verification_pending` (the invoice is processing while the payment is verified or settled); `payment_confirmed` (the payment succeeded on-chain); `paid`; `payment_failed` (with `paymentIntentId` and `failureReason`); `overpayment_received` (a second payment landed after the invoice was paid or cancelled, with `paymentIntentId`); `payment_reverted` (a reorganisation of the chain took the confirmed payment out before it was final, with `paymentIntentId`); `reopened` (the invoice is open again after a failed payment); `expired`; `cancelled`; `renewed` (with the new `linkVersion` and `expiresAt`). Payment records carry `paymentIntentId`: read the details with GET /payment-intents/{id}.
          *
          *     `webhook_attempt`: one attempt to deliver a webhook about this invoice, with the event sent (`eventId`), `attempt` number, the receiver's `statusCode` (null when it did not answer), the safe `error` category (null when acknowledged) and `durationMs`. Response bodies, headers and secrets are never recorded or shown.
          *
@@ -618,6 +618,8 @@ export interface paths {
         /**
          * Open workspace issues and what to do about them
          * @description The workspace's open issues, measured at the time of the request, each with `since` and a `hint` saying what to do. An issue disappears as soon as its cause is resolved; an empty list means nothing needs attention. At most one item per kind: critical ones first, each severity in the order below.
+         *
+         *     `payment_reverted` (critical): confirmed invoice payments that a reorganisation of the chain took out before they were final, in the last 30 days; the money did not arrive: do not ship, or contact the buyer if you did. The hint names the latest invoice; the invoice is payable again (or expired), and pays itself if the same transaction is mined again. `count`, `since` = the oldest one.
          *
          *     `automation_paused` (critical): automations paused and creating no invoices; `count`, `since` = the first pause, the hint names the cause of the first one not paused by you. Only automations you paused yourself (`paused_by_owner`): a warning, as nothing is wrong.
          *
@@ -737,7 +739,7 @@ export interface paths {
          * Read the change feed from a cursor
          * @description The workspace's events in commit order: the catch-up path for missed webhooks. Start with `after=0`, process the events, save `nextCursor` after durable processing, and call again with it (at once while `hasMore` is true, later otherwise). An event id seen once is never seen again on the same cursor chain, and no id is skipped.
          *
-         *     Event kinds: `invoice.created`, `invoice.processing`, `invoice.paid`, `invoice.expired`, `invoice.cancelled`, `invoice.renewed`, `invoice.reopened`, `invoice.scheduled`, `payment_intent.processing`, `payment_intent.succeeded`, `payment_intent.failed`, `payment_intent.overpaid`, `transfer.unmatched`, `transfer.applied`, `transfer.dismissed`. `invoice.*` events carry `data.invoice`, the invoice as GET /invoices/{id} showed it right after the change. `payment_intent.*` events carry `data.paymentIntent` (as GET /payment-intents/{id}) and `data.invoice` (`id`, `number`, `externalId`).
+         *     Event kinds: `invoice.created`, `invoice.processing`, `invoice.paid`, `invoice.expired`, `invoice.cancelled`, `invoice.renewed`, `invoice.reopened`, `invoice.scheduled`, `payment_intent.processing`, `payment_intent.succeeded`, `payment_intent.failed`, `payment_intent.overpaid`, `payment_intent.reverted`, `transfer.unmatched`, `transfer.applied`, `transfer.dismissed`. `invoice.*` events carry `data.invoice`, the invoice as GET /invoices/{id} showed it right after the change. `payment_intent.*` events carry `data.paymentIntent` (as GET /payment-intents/{id}) and `data.invoice` (`id`, `number`, `externalId`).
          *
          *     Events are kept for EVENT_RETENTION_DAYS (default 30). A cursor older than the retained range answers 410 `cursor_expired` with `restartCursor`: reconcile from current state, then continue from `restartCursor`. `after=0` never expires. A malformed cursor, or one this feed never handed out, answers 400 `invalid_cursor`.
          *
@@ -768,6 +770,26 @@ export interface webhooks {
          * @description A payment was confirmed. Before fulfilling, read GET /payment-intents/{paymentIntentId} and match status, amount, recipient and invoice. Sent to the workspace's endpoint (PUT /webhook), at least once: deduplicate by `id`. To verify: read the raw body, refuse a timestamp outside your clock skew, compare in constant time the hex after `v1=` with HMAC-SHA256(signing secret, "<X-Payment-Timestamp>.<raw body>") — the receiver verification steps of the specification's Events section. The example is signed with the secret `whsec_example-secret-for-the-api-document`.
          */
         post: operations["webhookPaymentIntentSucceeded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment_intent.reverted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment_intent.reverted
+         * @description A confirmed payment was taken out of the chain by a reorganisation before it was final: the invoice is payable again (or expired). Not in the specification: a receiver that follows it ignores this kind; one that fulfilled the order must hold or undo it. Sent to the workspace's endpoint (PUT /webhook), at least once: deduplicate by `id`. To verify: read the raw body, refuse a timestamp outside your clock skew, compare in constant time the hex after `v1=` with HMAC-SHA256(signing secret, "<X-Payment-Timestamp>.<raw body>") — the receiver verification steps of the specification's Events section. The example is signed with the secret `whsec_example-secret-for-the-api-document`.
+         */
+        post: operations["webhookPaymentIntentReverted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -952,7 +974,7 @@ export interface operations {
                         entries: {
                             /** @description The entry's position in this workspace's ledger (1, 2, …), as a decimal string. */
                             id: string;
-                            /** @description What the entry records. `grant`: The new-workspace grant: NEW_WORKSPACE_CREDITS for a wallet's first workspace, 0 for its later ones and for a first workspace created from an address that had its free grants for the day (`reason` says which). `manual_grant`: Credits granted by the operator, with the reason they gave. `purchase`: Credits of a paid credit purchase; `reference` is its id (`cp_…`). `invoice.created`: An invoice's creation cost charged and its success fee reserved; `reference` is the invoice id. `invoice.renewed`: A renewal: the new window charged, the success-fee reserve set again. `invoice.paid`: The success fee captured: it leaves the reserve and the balance together. `invoice.cancelled`: The success-fee reserve released by cancellation. `invoice.expired`: The success-fee reserve released at the deadline. */
+                            /** @description What the entry records. `grant`: The new-workspace grant: NEW_WORKSPACE_CREDITS for a wallet's first workspace, 0 for its later ones and for a first workspace created from an address that had its free grants for the day (`reason` says which). `manual_grant`: Credits granted by the operator, with the reason they gave. `purchase`: Credits of a paid credit purchase; `reference` is its id (`cp_…`). `purchase.reverted`: A paid credit purchase's credits taken back: a reorganisation of the chain took its payment out before it was final; `reference` is its id (`cp_…`). At most the credits available then are taken. `invoice.created`: An invoice's creation cost charged and its success fee reserved; `reference` is the invoice id. `invoice.renewed`: A renewal: the new window charged, the success-fee reserve set again. `invoice.paid`: The success fee captured: it leaves the reserve and the balance together. `invoice.cancelled`: The success-fee reserve released by cancellation. `invoice.expired`: The success-fee reserve released at the deadline. */
                             kind: string;
                             /** @description Why, in words: the reason of a manual grant, the new-workspace grant. Null for invoice entries. */
                             reason: string | null;
@@ -1083,7 +1105,7 @@ export interface operations {
                             closingBalance: number;
                             /** @description The same credits by ledger entry kind, for the month; kinds without entries are left out. */
                             movements: {
-                                /** @description The ledger entry kind, as in GET /billing/ledger: `grant`, `manual_grant`, `purchase`, `invoice.created`, `invoice.renewed`, `invoice.paid`, `invoice.cancelled`, `invoice.expired`. */
+                                /** @description The ledger entry kind, as in GET /billing/ledger: `grant`, `manual_grant`, `purchase`, `purchase.reverted`, `invoice.created`, `invoice.renewed`, `invoice.paid`, `invoice.cancelled`, `invoice.expired`. */
                                 kind: string;
                                 /** @description Ledger entries of this kind in the month. */
                                 entries: number;
@@ -1206,8 +1228,11 @@ export interface operations {
                             lastPayment: {
                                 /** @description Payment intent id (`pi_…`). */
                                 id: string;
-                                /** @enum {string} */
-                                status: "processing" | "succeeded" | "failed";
+                                /**
+                                 * @description `reverted`: it had succeeded, then a reorganisation of the chain took its transaction out before it was final; the invoice is payable again.
+                                 * @enum {string}
+                                 */
+                                status: "processing" | "succeeded" | "failed" | "reverted";
                                 failureReason: string | null;
                                 /** @enum {string} */
                                 method: "authorization" | "transaction";
@@ -1345,8 +1370,11 @@ export interface operations {
                         lastPayment: {
                             /** @description Payment intent id (`pi_…`). */
                             id: string;
-                            /** @enum {string} */
-                            status: "processing" | "succeeded" | "failed";
+                            /**
+                             * @description `reverted`: it had succeeded, then a reorganisation of the chain took its transaction out before it was final; the invoice is payable again.
+                             * @enum {string}
+                             */
+                            status: "processing" | "succeeded" | "failed" | "reverted";
                             failureReason: string | null;
                             /** @enum {string} */
                             method: "authorization" | "transaction";
@@ -1483,8 +1511,11 @@ export interface operations {
                         lastPayment: {
                             /** @description Payment intent id (`pi_…`). */
                             id: string;
-                            /** @enum {string} */
-                            status: "processing" | "succeeded" | "failed";
+                            /**
+                             * @description `reverted`: it had succeeded, then a reorganisation of the chain took its transaction out before it was final; the invoice is payable again.
+                             * @enum {string}
+                             */
+                            status: "processing" | "succeeded" | "failed" | "reverted";
                             failureReason: string | null;
                             /** @enum {string} */
                             method: "authorization" | "transaction";
@@ -4455,7 +4486,7 @@ export interface operations {
                              * @description What happened; see the list above.
                              * @enum {string}
                              */
-                            kind: "created" | "payment_submitted" | "verification_pending" | "payment_confirmed" | "paid" | "payment_failed" | "overpayment_received" | "expired" | "cancelled" | "renewed" | "reopened" | "scheduled" | "webhook_attempt";
+                            kind: "created" | "payment_submitted" | "verification_pending" | "payment_confirmed" | "paid" | "payment_failed" | "overpayment_received" | "payment_reverted" | "expired" | "cancelled" | "renewed" | "reopened" | "scheduled" | "webhook_attempt";
                             /** @description The change-feed event (decimal id, as in GET /changes) this record comes from; for `webhook_attempt`, the event that was sent. */
                             eventId?: string;
                             /** @description Payment records: the payment attempt (`pi_…`), readable with GET /payment-intents/{id}. */
@@ -4541,7 +4572,7 @@ export interface operations {
                              * @description What is wrong; see the list above.
                              * @enum {string}
                              */
-                            kind: "automation_paused" | "webhook_deliveries_failed" | "webhook_paused" | "overpayments_received" | "unmatched_transfers" | "low_credits" | "verification_delayed" | "webhook_deliveries_retrying";
+                            kind: "payment_reverted" | "automation_paused" | "webhook_deliveries_failed" | "webhook_paused" | "overpayments_received" | "unmatched_transfers" | "low_credits" | "verification_delayed" | "webhook_deliveries_retrying";
                             /**
                              * @description `critical`: something stopped until you act. `warning`: it may resolve by itself, soon needs you, or is your own choice (automations you paused).
                              * @enum {string}
@@ -4834,8 +4865,11 @@ export interface operations {
                     "application/json": {
                         /** @description Payment intent id (`pi_…`). */
                         id: string;
-                        /** @enum {string} */
-                        status: "processing" | "succeeded" | "failed";
+                        /**
+                         * @description `reverted`: it had succeeded, then a reorganisation of the chain took its transaction out before it was final; the invoice is payable again.
+                         * @enum {string}
+                         */
+                        status: "processing" | "succeeded" | "failed" | "reverted";
                         failureReason: string | null;
                         invoiceId: string;
                         invoiceNumber: string | null;
@@ -5101,8 +5135,108 @@ export interface operations {
                         paymentIntent: {
                             /** @description Payment intent id (`pi_…`). */
                             id: string;
+                            /**
+                             * @description `reverted`: it had succeeded, then a reorganisation of the chain took its transaction out before it was final; the invoice is payable again.
+                             * @enum {string}
+                             */
+                            status: "processing" | "succeeded" | "failed" | "reverted";
+                            failureReason: string | null;
+                            invoiceId: string;
+                            invoiceNumber: string | null;
+                            externalId: string | null;
                             /** @enum {string} */
-                            status: "processing" | "succeeded" | "failed";
+                            method: "authorization" | "transaction";
+                            network: string;
+                            /** @description USDC with 6 decimals. */
+                            amount: string;
+                            /** @description What the transfer brought: the amount, unless you applied a received transfer of another amount. */
+                            amountReceived: string;
+                            shortfall: string | null;
+                            overpaid: string | null;
+                            /** @constant */
+                            currency: "USDC";
+                            /** @description The receiving address recorded for this payment. */
+                            recipient: string;
+                            payer: string | null;
+                            transactionHash: string | null;
+                            blockNumber: string | null;
+                            /** Format: date-time */
+                            submittedAt: string;
+                            finishedAt: string | null;
+                            /** @description True for a payment that landed after another payment had paid the invoice (or after it was cancelled). It is recorded and listed in GET /issues; this service makes no refunds, so settle it with the payer yourself. Fulfil an order from the payment whose `overpayment` is false. */
+                            overpayment: boolean;
+                        };
+                        invoice?: {
+                            id: string;
+                            number: string;
+                            externalId: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the delivery. Persist the event id and queue the work first: the 8 s timeout counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer (redirects included) or none within 8 s is a failed attempt, retried with backoff (tests are not retried). */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPaymentIntentReverted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Equals the body `id`: a decimal event id (tenant-local), or `test_…`.
+                 * @example 1044
+                 */
+                "X-Payment-Event-ID": string;
+                /**
+                 * @description Unix seconds of this attempt; a retry has a new one.
+                 * @example 1794649400
+                 */
+                "X-Payment-Timestamp": string;
+                /**
+                 * @description `v1=` and the hex HMAC-SHA256 of `<timestamp>.<raw body>` with the signing secret.
+                 * @example v1=1f9329784b4ae5d79ee6c58f06ce925ed211260fd6443d97c4cc8b89b33fdd23
+                 */
+                "X-Payment-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id, as in the feed (GET /changes); `test_…` for a test. */
+                    id: string;
+                    /** @constant */
+                    type: "payment_intent.reverted";
+                    /** @description The tenant: check it is your workspace. */
+                    workspaceId: string;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** @description Always false. */
+                    test: boolean;
+                    data: {
+                        paymentIntent: {
+                            /** @description Payment intent id (`pi_…`). */
+                            id: string;
+                            /**
+                             * @description `reverted`: it had succeeded, then a reorganisation of the chain took its transaction out before it was final; the invoice is payable again.
+                             * @enum {string}
+                             */
+                            status: "processing" | "succeeded" | "failed" | "reverted";
                             failureReason: string | null;
                             invoiceId: string;
                             invoiceNumber: string | null;

@@ -71,6 +71,7 @@ function render(): void {
   // A page drawn without payment options (not open then) offers a reload when the merchant reopens the link.
   show($(ids.noticeReopened), status === 'open' && !pageHadNetworks);
   show($(ids.pay), status === 'open');
+  showGasless();
   const back = status === 'paid' ? details.successUrl : details.cancelUrl;
   const link = byId(ids.backLink, HTMLAnchorElement);
   if (back && /^https?:\/\//i.test(back)) link.href = back;
@@ -189,6 +190,22 @@ function showNetwork(): void {
   const name = selectedNetwork()?.name;
   for (const panel of document.querySelectorAll<HTMLElement>('.network-panel'))
     show(panel, panel.dataset.network === name);
+  showGasless();
+}
+
+/**
+ * The wallet button where the selected network takes a payment without gas now; else the line that
+ * sends the buyer to the plain transfer (the service would refuse the signed payment). The latest
+ * details decide, so a payment refused meanwhile turns the page at once; while they list no networks
+ * (processing), the first paint's do.
+ */
+function showGasless(): void {
+  if (!$(ids.walletPay)) return;
+  const name = selectedNetwork()?.name;
+  const latest = details.networks.find((each) => each.name === name);
+  const gasless = (latest ?? selectedNetwork())?.gasless === true;
+  show($(ids.walletPay), gasless);
+  show($(ids.gaslessOff), !gasless);
 }
 
 function message(id: string, text?: string): void {
@@ -307,7 +324,6 @@ function start(): void {
     showNetwork();
     byId(ids.txForm, HTMLFormElement).addEventListener('submit', submitHash);
     show($(ids.txForm), true);
-    show($(ids.walletPay), true);
     discoverWallets(renderWallets);
     renderWallets();
   }

@@ -102,6 +102,9 @@ export async function signPayment(
   const { details, serverNow } = await fresh();
   if (details.status !== 'open' || !details.authorizationNonce || !details.recipient)
     throw new WalletError('This invoice cannot take a payment now.');
+  // Not signed for nothing: the service would refuse it (the page then offers the plain transfer instead).
+  if (details.networks.find((each) => each.name === network.name)?.gasless === false)
+    throw new WalletError('Paying without a gas fee is unavailable right now. Send the amount from any wallet below.');
   const { authorization, typedData } = transferAuthorization(
     { ...details, recipient: details.recipient, authorizationNonce: details.authorizationNonce },
     network,

@@ -28,6 +28,8 @@ const KINDS: Readonly<Record<TimelineRecord['kind'], (record: TimelineRecord) =>
   paid: () => 'Paid',
   payment_failed: (r) => `Payment failed${r.failureReason ? `: ${r.failureReason.replaceAll('_', ' ')}` : ''}`,
   overpayment_received: () => 'A second payment arrived after the invoice was settled: return it to the payer',
+  payment_reverted: () =>
+    'Payment reverted: a reorganisation took it out of the chain; do not ship, the invoice is payable again',
   reopened: () => 'Open again for payment',
   expired: () => 'Expired',
   cancelled: () => 'Cancelled',

@@ -4,6 +4,7 @@ import type { Issue } from './api-types.js';
 
 /** Issue kinds (GET /issues) in words, the panel where the fix is, and the link's words when not "Go there". */
 const ISSUES: Readonly<Record<Issue['kind'], readonly [title: string, href: string, action?: string]>> = {
+  payment_reverted: ['A confirmed payment was reverted', '#invoices', 'Find the invoice'],
   automation_paused: ['An automation is paused', '#automations', 'Review automations'],
   webhook_deliveries_failed: ['Webhook deliveries failed', '#api'],
   webhook_paused: ['Webhook delivery is paused', '#api'],
@@ -42,6 +43,10 @@ export function portalHints(retrySchedule: readonly number[]): Hints {
         : `${count === 1 ? '1 automation is' : `${count} automations are`} paused and creating no invoices. ` +
           'The Automations tab says why each one stopped: remove the cause, then press Resume. ' +
           'It continues with the next date still to come; invoices already created stay payable.',
+    payment_reverted: ({ count = 0 }) =>
+      `${count === 1 ? '1 confirmed payment was' : `${count} confirmed payments were`} taken out of the chain by a reorganisation ` +
+      "before it was final: the money did not arrive. Do not ship for it; if you already did, contact the buyer. The invoice's " +
+      'timeline shows which payment; the invoice is payable again, and pays itself if the same transaction is mined again.',
     overpayments_received: ({ count = 0 }) =>
       `${count === 1 ? '1 payment' : `${count} payments`} arrived for ${count === 1 ? 'an invoice' : 'invoices'} ` +
       'already paid by another payment, or cancelled. The money is in your wallet; this service makes no refunds, ' +

@@ -1,7 +1,6 @@
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { AuthorizationKey, Binding } from './authorization-binding.js';
-import type { OrderRef } from './order.js';
+import type { AuthorizationKey, Binding, BoundOrder } from './authorization-binding.js';
 
 /**
  * Binds the authorization to the order unless another order holds it already; answers the binding that
@@ -12,7 +11,7 @@ export async function bindAuthorization(
   trx: Executor,
   key: AuthorizationKey,
   workspaceId: WorkspaceId,
-  order: OrderRef,
+  order: BoundOrder,
 ): Promise<Binding> {
   await trx
     .insertInto('payment_authorizations')

@@ -1,6 +1,5 @@
 import { isOrderNonce, orderNonce } from '../../shared/payment-request.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { OrderRef } from './order.js';
 
 /**
  * An EIP-3009 authorization as the token knows it: one use per (authorizer, nonce) on a network.
@@ -12,10 +11,16 @@ export interface AuthorizationKey {
   readonly nonce: string;
 }
 
+/** An order as the payment engine names it (its OrderRef): an invoice or a credit purchase. */
+export interface BoundOrder {
+  readonly kind: 'invoice' | 'credit_purchase';
+  readonly id: string;
+}
+
 /** The order an accepted authorization was bound to (payment_authorizations). */
 export interface Binding {
   readonly workspaceId: WorkspaceId;
-  readonly order: OrderRef;
+  readonly order: BoundOrder;
 }
 
 export function authorizationKey(network: string, authorization: { from: string; nonce: string }): AuthorizationKey {
@@ -39,13 +44,13 @@ export function orderNonceVersion(orderId: string, currentVersion: number, nonce
 export function authorizationPays(
   nonce: string,
   bound: Binding | undefined,
-  candidate: { readonly workspaceId: WorkspaceId; readonly order: OrderRef; readonly linkVersion: number },
+  candidate: { readonly workspaceId: WorkspaceId; readonly order: BoundOrder; readonly linkVersion: number },
 ): boolean {
   if (bound) return bound.workspaceId === candidate.workspaceId && sameOrder(bound.order, candidate.order);
   if (isOrderNonce(nonce)) return orderNonceVersion(candidate.order.id, candidate.linkVersion, nonce) !== undefined;
   return true;
 }
 
-export function sameOrder(a: OrderRef, b: OrderRef): boolean {
+export function sameOrder(a: BoundOrder, b: BoundOrder): boolean {
   return a.kind === b.kind && a.id === b.id;
 }

@@ -1,13 +1,21 @@
 import { AppError } from '../../shared/errors.js';
 import { parseUsdc } from '../../shared/money.js';
-import {
-  DEFAULT_EXPIRES_IN,
-  EXPIRES_IN_VALUES,
-  EXTERNAL_ID_MAX_BYTES,
-  isExpiresIn,
-  utf8Bytes,
-  type ExpiresIn,
-} from './invoice.js';
+
+/** Payment windows in seconds (1 hour, 1 day, 5 days) and what each costs in credits. */
+export const EXPIRES_IN_CREDITS = { 3600: 1, 86400: 2, 432000: 3 } as const;
+export type ExpiresIn = keyof typeof EXPIRES_IN_CREDITS;
+export const EXPIRES_IN_VALUES = [3600, 86400, 432000] as const satisfies readonly ExpiresIn[];
+export const DEFAULT_EXPIRES_IN: ExpiresIn = 3600;
+export const EXTERNAL_ID_MAX_BYTES = 128;
+
+export function isExpiresIn(value: number): value is ExpiresIn {
+  return (EXPIRES_IN_VALUES as readonly number[]).includes(value);
+}
+
+/** The byte length limit counts UTF-8 bytes, not characters. */
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
 
 /** The fields of POST /invoices, as the API reference (/docs) lists them. */
 export interface CreateInvoiceInput {
