@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
 import { createViemChain } from '../../src/chain/viem-chain.js';
 import { CanonicalChain } from '../../src/modules/payment-finality/index.js';
-import { createTestChain } from '../support/chain.js';
+import { createTestChain, jsonRpc } from '../support/chain.js';
 import { startRpcProxy } from '../support/rpc-proxy.js';
 
 // The canonical chain as payment finality follows it, on a real anvil behind a proxy that counts every
@@ -12,16 +12,7 @@ const proxy = await startRpcProxy(chain.rpcUrl);
 const network = { ...chain.network, rpcUrls: [proxy.url] };
 const port = createViemChain({ relayerPrivateKey: generatePrivateKey() });
 
-async function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
-  const response = await fetch(chain.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
+const rpc = <T>(method: string, params: unknown[] = []) => jsonRpc<T>(chain.rpcUrl, method, params);
 
 const mine = (blocks: number) => rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
 const head = async () => BigInt(await rpc<string>('eth_blockNumber'));

@@ -7,7 +7,7 @@ import { enqueueJob } from '../../src/jobs/index.js';
 import { FINALITY_JOB } from '../../src/modules/payment-finality/index.js';
 import { waitFor } from '../jobs/support.js';
 import { TEST_OPERATOR_WALLET, merchant } from '../support/app.js';
-import { createTestChain } from '../support/chain.js';
+import { createTestChain, jsonRpc } from '../support/chain.js';
 import { fundGas, transfer } from '../support/checkout.js';
 import { startPayingApp } from '../support/paying-app.js';
 import { startTestReceiver } from '../support/webhook-receiver.js';
@@ -27,16 +27,7 @@ await enqueueJob(db, {
   payload: { network: network.name },
 });
 
-async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-  const response = await fetch(chain.rpcUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const body = (await response.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
+const rpc = <T>(method: string, params: unknown[] = []) => jsonRpc<T>(chain.rpcUrl, method, params);
 
 /**
  * Replaces the blocks from `fromBlock` up to the head by as many new ones (anvil_reorg), with `remine`
