@@ -145,13 +145,11 @@ export function failoverTransport(urls: readonly string[], options: FailoverOpti
     if (!Array.isArray(outcomes)) return outcomes.value;
     const refusal = outcomes.find((outcome) => outcome.kind === 'refusal');
     if (refusal) throw refusal.error;
-    // Nobody healthy took it: the skipped providers are the last resort, as for any call.
-    return inTurn(
-      order.filter((state) => !healthy.includes(state)),
-      args,
-    ).catch((error: unknown) => {
-      throw outcomes[0]?.error ?? error;
-    });
+    // Nobody healthy took it: the skipped providers are the last resort, as for any call (their refusal,
+    // such as "already known", is the answer then).
+    const rest = order.filter((state) => !healthy.includes(state));
+    if (rest.length === 0) throw outcomes[0]?.error;
+    return inTurn(rest, args);
   }
 
   const request = (async (args: Args) => {
