@@ -241,9 +241,17 @@ export async function unfinalPayments(db: Executor, network: string, limit: numb
 }
 
 /** Marks recorded payments final: their blocks are deep enough never to be re-checked. */
-export async function markFinal(db: Executor, ids: readonly PaymentIntentId[], at: Date): Promise<void> {
-  if (ids.length === 0) return;
-  await db.updateTable('payment_intents').set({ finalized_at: at }).where('id', 'in', ids).execute();
+export async function markFinal(
+  db: Executor,
+  payments: readonly Pick<UnfinalPayment, 'workspaceId' | 'id'>[],
+  at: Date,
+): Promise<void> {
+  if (payments.length === 0) return;
+  // By workspace and id, the primary key: an id alone has no index and would scan every payment.
+  await sql`UPDATE payment_intents p SET finalized_at = ${at}
+              FROM unnest(${payments.map((payment) => payment.workspaceId)}::text[],
+                          ${payments.map((payment) => payment.id)}::text[]) AS f(workspace_id, id)
+             WHERE p.workspace_id = f.workspace_id AND p.id = f.id`.execute(db);
 }
 
 /** Frees the transfer a reverted payment claimed: if it is mined again, it may pay again. */

@@ -1,9 +1,9 @@
-import type { PaymentIntentId, UnfinalPayment } from '../payment-engine/index.js';
+import type { UnfinalPayment } from '../payment-engine/index.js';
 
 /** What one look at the chain decided for the recorded payments not final yet. */
 export interface FinalityVerdicts {
   /** Deep enough: never re-checked again. */
-  readonly final: PaymentIntentId[];
+  readonly final: UnfinalPayment[];
   /** Their block is no longer the canonical one at its height: their receipt decides whether they are reverted. */
   readonly suspect: UnfinalPayment[];
 }
@@ -19,13 +19,13 @@ export function judgeFinality(
   chain: { readonly head: bigint; readonly hashes: ReadonlyMap<bigint, string> },
   finalityBlocks: number,
 ): FinalityVerdicts {
-  const final: PaymentIntentId[] = [];
+  const final: UnfinalPayment[] = [];
   const suspect: UnfinalPayment[] = [];
   for (const payment of payments) {
     const canonical = chain.hashes.get(payment.blockNumber);
     if (canonical === undefined) continue;
     if (canonical !== payment.blockHash) suspect.push(payment);
-    else if (chain.head - payment.blockNumber + 1n >= BigInt(finalityBlocks)) final.push(payment.id);
+    else if (chain.head - payment.blockNumber + 1n >= BigInt(finalityBlocks)) final.push(payment);
   }
   return { final, suspect };
 }
