@@ -83,24 +83,42 @@ export async function installMulticall3(rpcUrl: string): Promise<Address> {
  * next block with a block time). Needs installTestUsdc first. Throws when the mint reverts.
  */
 export async function fundWithUsdc(rpcUrl: string, to: Address, amountMicro: bigint): Promise<Hash> {
+  const [hash] = await fundManyWithUsdc(rpcUrl, [{ to, amountMicro }]);
+  return hash!;
+}
+
+/**
+ * Mints test USDC to many holders at once: every mint is sent before any is waited for (the node gives
+ * the impersonated faucet its nonces in turn), so they are mined together in the next block.
+ */
+export async function fundManyWithUsdc(
+  rpcUrl: string,
+  grants: readonly { readonly to: Address; readonly amountMicro: bigint }[],
+): Promise<Hash[]> {
   const test = testClient(rpcUrl);
   await test.impersonateAccount({ address: FAUCET });
   await test.setBalance({ address: FAUCET, value: FAUCET_ETH });
-  // The chain's own id: an anvil may pose as another network than Base Sepolia.
-  const chainId = await createPublicClient({ transport: http(rpcUrl) }).getChainId();
-  const wallet = createWalletClient({ chain: localChain(rpcUrl, chainId), transport: http(rpcUrl), account: FAUCET });
-  const hash = await wallet.writeContract({
-    address: BASE_SEPOLIA_USDC,
-    abi: testUsdcAbi,
-    functionName: 'mint',
-    args: [to, amountMicro],
-  });
-  const receipt = await createPublicClient({
-    transport: http(rpcUrl),
-    pollingInterval: POLLING_INTERVAL_MS,
-  }).waitForTransactionReceipt({ hash });
-  if (receipt.status !== 'success') throw new Error(`test USDC mint reverted: ${hash}`);
-  return hash;
+  const client = createPublicClient({ transport: http(rpcUrl), pollingInterval: POLLING_INTERVAL_MS });
+  const hashes: Hash[] = [];
+  // Not viem's writeContract: it fills in the nonce itself, and mints sent at once would share it.
+  for (const { to, amountMicro } of grants)
+    hashes.push(
+      await client.request({
+        method: 'eth_sendTransaction',
+        params: [
+          {
+            from: FAUCET,
+            to: BASE_SEPOLIA_USDC,
+            data: encodeFunctionData({ abi: testUsdcAbi, functionName: 'mint', args: [to, amountMicro] }),
+          },
+        ],
+      } as never),
+    );
+  for (const hash of hashes) {
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    if (receipt.status !== 'success') throw new Error(`test USDC mint reverted: ${hash}`);
+  }
+  return hashes;
 }
 
 /** Sends a transaction signed by a local account (the local demo's browser wallet pays this way). */
@@ -135,13 +153,15 @@ export async function signTransfer(
   token: Address = BASE_SEPOLIA_USDC,
 ): Promise<{ hash: Hash; raw: Hex }> {
   const client = createLocalPublicClient(rpcUrl);
-  const [nonce, fees] = await Promise.all([
+  // The node's own chain id: an anvil may pose as another network than Base Sepolia.
+  const [nonce, fees, chainId] = await Promise.all([
     client.getTransactionCount({ address: payer.address, blockTag: 'pending' }),
     client.estimateFeesPerGas(),
+    client.getChainId(),
   ]);
   const raw = await payer.signTransaction({
     type: 'eip1559',
-    chainId: client.chain.id,
+    chainId,
     to: token,
     data: encodeFunctionData({ abi: testUsdcAbi, functionName: 'transfer', args: [to, amount] }),
     nonce,

@@ -81,12 +81,14 @@ export async function settledPayment(app: FastifyInstance, checkoutPath: string,
 
 /**
  * The body of POST …/authorizations as the checkout page makes it: an EIP-3009 authorization of the
- * shown amount to the shown recipient with `nonce` (the page's `authorizationNonce`), valid 10 minutes.
+ * shown amount to the shown recipient with `nonce` (the page's `authorizationNonce`), valid 10 minutes,
+ * on Base Sepolia unless another `network` is given.
  */
 export async function signCheckoutAuthorization(
   payer: PrivateKeyAccount,
   view: { recipient: string; amount: string },
   nonce: `0x${string}`,
+  network: { readonly name: string; readonly chainId: number } = { name: 'base-sepolia', chainId: 84532 },
 ) {
   const authorization = {
     from: payer.address,
@@ -97,7 +99,7 @@ export async function signCheckoutAuthorization(
     nonce,
   };
   const signature = await payer.signTypedData({
-    domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
+    domain: { name: 'USDC', version: '2', chainId: network.chainId, verifyingContract: BASE_SEPOLIA_USDC },
     types: transferWithAuthorizationTypes,
     primaryType: 'TransferWithAuthorization',
     message: {
@@ -107,5 +109,5 @@ export async function signCheckoutAuthorization(
       validBefore: BigInt(authorization.validBefore),
     },
   });
-  return { network: 'base-sepolia', authorization, signature };
+  return { network: network.name, authorization, signature };
 }

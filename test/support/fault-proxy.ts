@@ -25,6 +25,7 @@ export interface FaultProxy {
   set(faults: Faults): void;
   /** Closes the port (and every open connection): connections are refused until `up`. */
   down(): Promise<void>;
+  /** Listens again on the same port; nothing when it listens already. */
   up(): Promise<void>;
   /** Calls received (a batch counts each), by method; `faulted` counts those answered with a fault. */
   calls(): Readonly<Record<string, number>>;
@@ -141,7 +142,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       faults = next;
     },
     down: () => closeAll(server, sockets),
-    up: () => listen(server, port),
+    up: async () => {
+      if (!server.listening) await listen(server, port);
+    },
     calls: () => Object.fromEntries(counts),
     total: () => [...counts.values()].reduce((sum, count) => sum + count, 0),
     faulted: () => faulted,

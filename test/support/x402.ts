@@ -3,15 +3,22 @@ import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { wrapFetchWithPaymentV1 } from './x402-v1.js';
 
-/** Clients exactly as a buyer sets them up (docs/x402-wire-formats.md, "Client set-up used in tests"). */
-export function v2Client(account: PrivateKeyAccount): x402Client {
-  const client = new x402Client().setSpendControls({ maxAmountPerPayment: '$20' });
-  registerExactEvmScheme(client, { signer: account, networks: ['eip155:84532'], policies: [] });
+/**
+ * Clients exactly as a buyer sets them up (docs/x402-wire-formats.md, "Client set-up used in tests"), on
+ * Base Sepolia unless another CAIP-2 `network` is given.
+ */
+export function v2Client(account: PrivateKeyAccount, network: `eip155:${number}` = 'eip155:84532'): x402Client {
+  // USDC on another network than Base Sepolia is not among the client's default assets: allowed by name.
+  const client = new x402Client().setSpendControls({
+    maxAmountPerPayment: '$20',
+    ...(network !== 'eip155:84532' && { allowedAssets: true }),
+  });
+  registerExactEvmScheme(client, { signer: account, networks: [network], policies: [] });
   return client;
 }
 
-export function payV2(account: PrivateKeyAccount, fetchImpl: typeof fetch = fetch) {
-  return wrapFetchWithPayment(fetchImpl, v2Client(account));
+export function payV2(account: PrivateKeyAccount, fetchImpl: typeof fetch = fetch, network?: `eip155:${number}`) {
+  return wrapFetchWithPayment(fetchImpl, v2Client(account, network));
 }
 
 /** A v1 buyer as x402-fetch 1.2.0 pays (test/support/x402-v1.ts), with a cap of 20 USDC. */

@@ -30,7 +30,11 @@ export function invoicesModule(deps: InvoicesModuleDeps) {
     db,
     pipeline: pipelineOf(db),
     clock,
-    rules: { maxAmount: config.maxInvoiceAmount, networks: networkNames(config) },
+    // The networks payments are taken on (checked at start); without a chain, the configured names.
+    rules: {
+      maxAmount: config.maxInvoiceAmount,
+      networks: deps.networks.length > 0 ? deps.networks.map((network) => network.name) : networkNames(config),
+    },
     successFeeCredits: config.successFeeCredits,
     publicBaseUrl: config.publicBaseUrl,
   });

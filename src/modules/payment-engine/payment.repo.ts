@@ -137,7 +137,7 @@ export function insertIntent(
     | 'logIndex'
     | 'overpayment'
     | 'amountReceived'
-  > & { amountReceived?: bigint },
+  > & { amountReceived?: bigint; settlementRaw?: `0x${string}` | null },
 ) {
   return db
     .insertInto('payment_intents')
@@ -155,6 +155,7 @@ export function insertIntent(
       payer: intent.payer,
       link_version: intent.linkVersion,
       authorization_data: intent.authorization ? JSON.stringify(intent.authorization) : null,
+      settlement_raw: intent.settlementRaw ?? null,
       tx_hash: intent.txHash,
       submitted_at: intent.submittedAt,
       found_at: intent.foundAt,

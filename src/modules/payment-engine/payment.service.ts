@@ -1,3 +1,4 @@
+import { keccak256 } from 'viem';
 import type { Network } from '../../chain/networks.js';
 import type pg from 'pg';
 import type { Db, Executor } from '../../db/database.js';
@@ -840,6 +841,10 @@ export class PaymentService {
    * in one transaction the intent becomes `reverted`, its transfer claim is freed, the order is no longer
    * paid (unless this was an overpayment), the feed and webhook learn it, and the same transaction is
    * followed again from its original submission: mined again in the new chain, it pays again as usual.
+   *
+   * The relayer's own settlement is sent again too, as nodes put the transactions of dropped blocks back
+   * in their pools, which not every node does: left out, the buyer's authorization would stay unused and
+   * the relayer's nonce would leave a gap that every later settlement waits behind.
    */
   async revertPayment(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<void> {
     const at = this.deps.clock.now();
@@ -850,20 +855,24 @@ export class PaymentService {
       if (!intent.overpayment) await this.orders.revertPayment(trx, workspaceId, intent.order, at);
       const reverted = await updateIntent(trx, workspaceId, intentId, { status: 'reverted', finishedAt: at });
       await this.recordIntentEvent(trx, reverted, 'payment_intent.reverted', at);
+      const ownSettlement =
+        intent.authorization !== null &&
+        intent.settlementRaw !== null &&
+        keccak256(intent.settlementRaw) === intent.txHash.toLowerCase();
       const again = newPaymentIntentId();
       await insertIntent(trx, {
         // The same transaction, order, amount and submission time (its deadline rules stay as they were).
         ...intent,
         amountReceived: intent.amountReceived ?? undefined,
         id: again,
-        method: 'transaction',
         status: 'processing',
-        authorization: null,
         foundAt: null,
         holdsOrder: false,
+        // A settlement keeps its authorization and signed bytes: the settlement job sends them again.
+        ...(ownSettlement ? {} : { method: 'transaction', authorization: null, settlementRaw: null }),
       });
       await enqueueJob(trx, {
-        kind: VERIFY_TRANSACTION_JOB,
+        kind: ownSettlement ? SETTLE_JOB : VERIFY_TRANSACTION_JOB,
         workspaceId,
         payload: { intentId: again },
         uniqueKey: again,
