@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startAnvil } from '../../src/chain/anvil.js';
 import {
   BASE_SEPOLIA_USDC,
@@ -42,8 +42,9 @@ describe('network checks at start', () => {
     await expect(checkNetworks([{ ...good, rpcUrls: ['http://127.0.0.1:9', 'http://127.0.0.1:10'] }])).rejects.toThrow(
       /RPC 1 \(127\.0\.0\.1:9\) does not answer .*; RPC 2 \(127\.0\.0\.1:10\) does not answer/,
     );
+    // Stopped when this test ends: a hook registered inside a test would never run.
     const other = await startAnvil({ chainId: 8453 });
-    afterAll(() => other.stop());
+    onTestFinished(() => other.stop());
     await expect(checkNetworks([{ ...good, rpcUrls: [anvil.rpcUrl, other.rpcUrl] }])).rejects.toThrow(
       /RPC 2 \(127\.0\.0\.1:\d+\) serves chain 8453, but chainId 84532 is configured/,
     );

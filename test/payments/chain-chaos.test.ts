@@ -205,7 +205,8 @@ async function round(): Promise<{ list: Payment[]; from: bigint[] }> {
 async function reorganise(s: Side, list: readonly Payment[], from: bigint): Promise<void> {
   const before = await countReverted();
   const remine = list.filter((payment) => payment.side === s && payment.raw).map((payment) => [payment.raw, 1]);
-  const depth = Number((await head(s)) - from) + 1;
+  // Two blocks deeper than the round's first: the block producer may mine one before the reorganisation.
+  const depth = Number((await head(s)) - from) + 3;
   await rpc(s, 'anvil_reorg', [depth, remine]);
   await waitFor(async () => ((await countReverted()) > before ? true : undefined), 60_000, 'payments to be reverted');
   reverted += 1;

@@ -48,12 +48,14 @@ export class RelayerWatch {
   }
 
   /**
-   * Whether the relayer can pay the gas of a settlement now. A refusal is confirmed by a fresh read, so a
-   * relayer funded a moment ago takes payments at once.
+   * Whether the relayer can pay the gas of a settlement now. A refusal is confirmed by a read at most a
+   * block old, so a relayer funded a moment ago takes payments by the next block, and checkout pages
+   * loaded while it is dry cost at most one read a block.
    */
   async canPayGas(network: Network): Promise<boolean> {
     const state = await this.funds(network);
-    return state.canPayGas || (await this.read(network)).canPayGas;
+    if (state.canPayGas || Date.now() - state.readAt.getTime() < blockMs(network)) return state.canPayGas;
+    return (await this.read(network)).canPayGas;
   }
 
   /** The funds of every network whose node answers, as funds() reads them; the others are left out. */
@@ -95,7 +97,7 @@ export class RelayerWatch {
 
   private maxAgeMs(network: Network): number {
     const busy = (this.busyUntil.get(network.name) ?? 0) > Date.now();
-    return busy ? Math.max(1, network.blockTimeSeconds ?? 2) * 1000 : IDLE_READ_MS;
+    return busy ? blockMs(network) : IDLE_READ_MS;
   }
 
   private read(network: Network): Promise<RelayerFundsState> {
@@ -132,3 +134,5 @@ export class RelayerWatch {
     else if (was !== undefined) this.logger.info(details, `the relayer is funded again on ${state.network}`);
   }
 }
+
+const blockMs = (network: Network) => Math.max(1, network.blockTimeSeconds ?? 2) * 1000;

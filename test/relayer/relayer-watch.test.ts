@@ -1,0 +1,59 @@
+import { afterEach, expect, it, vi } from 'vitest';
+import type { ChainPort, RelayerFunds } from '../../src/chain/chain-port.js';
+import type { Network } from '../../src/chain/networks.js';
+import { RelayerWatch } from '../../src/modules/relayer/relayer-watch.js';
+
+// The watch's reading rules on the clock alone: the node is a counter of balance reads.
+const network = { name: 'base-sepolia', chainId: 84532, blockTimeSeconds: 2 } as Network;
+const DRY: RelayerFunds = { balanceWei: 0n, maxFeePerGasWei: 1_000_000_000n };
+const FUNDED: RelayerFunds = { balanceWei: 10n ** 20n, maxFeePerGasWei: 1_000_000_000n };
+
+function watchOf(funds: { now: RelayerFunds }) {
+  let reads = 0;
+  const chain = {
+    relayer: '0x000000000000000000000000000000000000beef',
+    relayerFunds: async () => {
+      reads += 1;
+      return funds.now;
+    },
+  } as unknown as ChainPort;
+  const watch = new RelayerWatch({ chain, networks: [network], minBalanceWei: undefined });
+  return { watch, reads: () => reads };
+}
+
+afterEach(() => vi.useRealTimers());
+
+it('while the relayer is dry, checkout loads confirm the refusal with at most one read a block', async () => {
+  vi.useFakeTimers({ now: new Date('2026-11-26T12:00:00Z') });
+  const funds = { now: DRY };
+  const { watch, reads } = watchOf(funds);
+
+  for (let load = 0; load < 20; load += 1) expect(await watch.canPayGas(network)).toBe(false);
+  expect(reads()).toBe(1);
+
+  // Funded meanwhile: the first load a block later reads again and takes payments.
+  funds.now = FUNDED;
+  vi.advanceTimersByTime(1_999);
+  expect(await watch.canPayGas(network)).toBe(false);
+  vi.advanceTimersByTime(1);
+  expect(await watch.canPayGas(network)).toBe(true);
+  expect(reads()).toBe(2);
+});
+
+it('while funded, the funds are read once a minute, or once a block for a minute after a settlement', async () => {
+  vi.useFakeTimers({ now: new Date('2026-11-26T12:00:00Z') });
+  const { watch, reads } = watchOf({ now: FUNDED });
+
+  expect(await watch.canPayGas(network)).toBe(true);
+  vi.advanceTimersByTime(59_000);
+  expect(await watch.canPayGas(network)).toBe(true);
+  expect(reads()).toBe(1);
+  vi.advanceTimersByTime(1_000);
+  await watch.canPayGas(network);
+  expect(reads()).toBe(2);
+
+  watch.noteSettlement(network);
+  vi.advanceTimersByTime(2_000);
+  await watch.canPayGas(network);
+  expect(reads()).toBe(3);
+});
