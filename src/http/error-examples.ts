@@ -176,6 +176,11 @@ export const ERROR_EXAMPLES = {
     summary: 'A payment is being verified',
     message: 'A payment for this invoice is being verified. Do not pay again.',
   },
+  payment_identifier_conflict: {
+    summary: 'The x402 payment identifier names another payment',
+    message:
+      'This payment identifier already names another payment of this order. Use a new identifier for a new payment; send the same payment again to get its answer.',
+  },
   invoice_expired: { summary: 'The invoice has expired', message: 'This invoice has expired.' },
   invoice_recipient_changed: {
     summary: 'The invoice pays an address the workspace no longer receives at',

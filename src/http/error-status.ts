@@ -51,6 +51,7 @@ export const ERROR_STATUS = {
   invoice_already_paid: 409,
   invoice_cancelled: 409,
   invoice_processing: 409,
+  payment_identifier_conflict: 409,
   invoice_expired: 409,
   invoice_recipient_changed: 409,
   invoice_not_paid: 409,

@@ -52,6 +52,7 @@ export const ERROR_CODES = [
   'invoice_already_paid',
   'invoice_cancelled',
   'invoice_processing',
+  'payment_identifier_conflict',
   'invoice_expired',
   'invoice_recipient_changed',
   'invoice_not_paid',

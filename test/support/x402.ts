@@ -1,4 +1,5 @@
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
+import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { wrapFetchWithPaymentV1 } from './x402-v1.js';
@@ -19,6 +20,16 @@ export function v2Client(account: PrivateKeyAccount, network: `eip155:${number}`
 
 export function payV2(account: PrivateKeyAccount, fetchImpl: typeof fetch = fetch, network?: `eip155:${number}`) {
   return wrapFetchWithPayment(fetchImpl, v2Client(account, network));
+}
+
+/**
+ * A v2 client that names its payments `paymentId` (the payment-identifier extension), as @x402/extensions
+ * documents it: the id goes into the 402's declaration before the payload is made.
+ */
+export function withPaymentIdentifier(client: x402Client, paymentId: string): x402Client {
+  return client.onBeforePaymentCreation(async ({ paymentRequired }) => {
+    if (paymentRequired.extensions) appendPaymentIdentifierToExtensions(paymentRequired.extensions, paymentId);
+  });
 }
 
 /** A v1 buyer as x402-fetch 1.2.0 pays (test/support/x402-v1.ts), with a cap of 20 USDC. */
@@ -93,18 +104,21 @@ export async function editRequirements(response: Response, edit: (accept: Json) 
 
 /**
  * A v2 payment header signed by the unmodified client for what `url` asks now, without sending it.
- * `edit` changes the requirements before signing (a client that signs something else).
+ * `edit` changes the requirements before signing (a client that signs something else); `paymentId` names
+ * the payment with the payment-identifier extension.
  */
 export async function signPaymentHeader(
   account: PrivateKeyAccount,
   url: string,
   edit?: (accept: Json) => void,
+  paymentId?: string,
 ): Promise<string> {
   let response = await fetch(url);
   if (response.status !== 402)
     throw new Error(`expected 402 from ${url}, got ${response.status}: ${await response.text()}`);
   if (edit) response = await editRequirements(response, edit);
-  const http = new x402HTTPClient(v2Client(account));
+  const client = v2Client(account);
+  const http = new x402HTTPClient(paymentId ? withPaymentIdentifier(client, paymentId) : client);
   const body: unknown = await response.json();
   const required = http.getPaymentRequiredResponse((name) => response.headers.get(name), body);
   const payload = await http.createPaymentPayload(required);

@@ -14,13 +14,7 @@ export type { OrderState } from './orders.js';
 export type { OrderChangeFollower } from '../order-changes/index.js';
 export type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 export type { SignedAuthorization } from './signed-authorization.js';
-export {
-  markFinal,
-  paymentsInFlight,
-  paymentTransactions,
-  unfinalPayments,
-  type UnfinalPayment,
-} from './payment.repo.js';
+export { paymentsInFlight, paymentTransactions } from './payment.repo.js';
 export { CLOCK_SKEW_MS } from './transactions.js';
 export {
   PaymentService,

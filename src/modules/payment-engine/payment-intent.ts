@@ -40,6 +40,8 @@ export interface PaymentIntent {
   readonly linkVersion: number;
   readonly authorization: { readonly authorization: TransferAuthorization; readonly signature: `0x${string}` } | null;
   readonly settlementRaw: `0x${string}` | null;
+  /** The payer's own id of this payment (x402's payment-identifier extension), when it named one. */
+  readonly paymentIdentifier: string | null;
   readonly txHash: `0x${string}` | null;
   readonly logIndex: number | null;
   readonly blockNumber: bigint | null;

@@ -39,6 +39,7 @@ function toIntent(row: NonNullable<Row>): PaymentIntent {
     linkVersion: row.link_version,
     authorization: row.authorization_data as PaymentIntent['authorization'],
     settlementRaw: row.settlement_raw as `0x${string}` | null,
+    paymentIdentifier: row.payment_identifier,
     txHash: row.tx_hash as `0x${string}` | null,
     logIndex: row.log_index,
     blockNumber: row.block_number,
@@ -104,6 +105,48 @@ export async function latestIntentOf(
   return row && toIntent(row);
 }
 
+/**
+ * The order's latest attempt made with this very signature, still in flight or paid: the same signed
+ * payment sent again (after a lost answer, or two copies at once) is that attempt, never a second one.
+ */
+export async function liveAttemptWithSignature(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  order: OrderRef,
+  signature: string,
+): Promise<PaymentIntent | undefined> {
+  const row = await db
+    .selectFrom('payment_intents')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where(orderColumn(order), '=', order.id)
+    .where(sql<string>`lower(authorization_data->>'signature')`, '=', signature.toLowerCase())
+    .where('status', 'in', ['processing', 'succeeded'])
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && toIntent(row);
+}
+
+/** The order's latest attempt named with this payment identifier, whatever became of it. */
+export async function attemptWithIdentifier(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  order: OrderRef,
+  paymentIdentifier: string,
+): Promise<PaymentIntent | undefined> {
+  const row = await db
+    .selectFrom('payment_intents')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where(orderColumn(order), '=', order.id)
+    .where('payment_identifier', '=', paymentIdentifier)
+    .orderBy('created_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row && toIntent(row);
+}
+
 /** The latest payment attempt of each of these credit purchases that has one. */
 export async function latestPurchaseAttempts(
   db: Executor,
@@ -137,7 +180,8 @@ export function insertIntent(
     | 'logIndex'
     | 'overpayment'
     | 'amountReceived'
-  > & { amountReceived?: bigint; settlementRaw?: `0x${string}` | null },
+    | 'paymentIdentifier'
+  > & { amountReceived?: bigint; settlementRaw?: `0x${string}` | null; paymentIdentifier?: string | null },
 ) {
   return db
     .insertInto('payment_intents')
@@ -156,6 +200,7 @@ export function insertIntent(
       link_version: intent.linkVersion,
       authorization_data: intent.authorization ? JSON.stringify(intent.authorization) : null,
       settlement_raw: intent.settlementRaw ?? null,
+      payment_identifier: intent.paymentIdentifier ?? null,
       tx_hash: intent.txHash,
       submitted_at: intent.submittedAt,
       found_at: intent.foundAt,
@@ -209,50 +254,6 @@ export async function updateIntent(
     .returningAll()
     .executeTakeFirstOrThrow();
   return toIntent(row);
-}
-
-/** A recorded payment whose block is not final yet (payment-finality re-checks it). */
-export interface UnfinalPayment {
-  readonly workspaceId: WorkspaceId;
-  readonly id: PaymentIntentId;
-  readonly txHash: `0x${string}`;
-  readonly blockNumber: bigint;
-  readonly blockHash: `0x${string}`;
-}
-
-/** The network's recorded payments not final yet, lowest block first (payment_intents_unfinal_idx). */
-export async function unfinalPayments(db: Executor, network: string, limit: number): Promise<UnfinalPayment[]> {
-  const rows = await db
-    .selectFrom('payment_intents')
-    .select(['workspace_id', 'id', 'tx_hash', 'block_number', 'block_hash'])
-    .where('network', '=', network)
-    .where('status', '=', 'succeeded')
-    .where('block_hash', 'is not', null)
-    .where('finalized_at', 'is', null)
-    .orderBy('block_number')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    workspaceId: row.workspace_id as WorkspaceId,
-    id: row.id as PaymentIntentId,
-    txHash: row.tx_hash as `0x${string}`,
-    blockNumber: row.block_number!,
-    blockHash: row.block_hash as `0x${string}`,
-  }));
-}
-
-/** Marks recorded payments final: their blocks are deep enough never to be re-checked. */
-export async function markFinal(
-  db: Executor,
-  payments: readonly Pick<UnfinalPayment, 'workspaceId' | 'id'>[],
-  at: Date,
-): Promise<void> {
-  if (payments.length === 0) return;
-  // By workspace and id, the primary key: an id alone has no index and would scan every payment.
-  await sql`UPDATE payment_intents p SET finalized_at = ${at}
-              FROM unnest(${payments.map((payment) => payment.workspaceId)}::text[],
-                          ${payments.map((payment) => payment.id)}::text[]) AS f(workspace_id, id)
-             WHERE p.workspace_id = f.workspace_id AND p.id = f.id`.execute(db);
 }
 
 /** Frees the transfer a reverted payment claimed: if it is mined again, it may pay again. */

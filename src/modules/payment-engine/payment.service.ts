@@ -35,7 +35,9 @@ import {
   claimedLogIndexes,
   findIntent,
   insertIntent,
+  attemptWithIdentifier,
   latestIntentOf,
+  liveAttemptWithSignature,
   latestPurchaseAttempts,
   isSettlementTransaction,
   lockIntent,
@@ -253,6 +255,7 @@ export class PaymentService {
         payer: authorization.from.toLowerCase(),
         authorization: { authorization, signature },
         txHash: null,
+        paymentIdentifier: submission.paymentIdentifier ?? null,
       },
       SETTLE_JOB,
     );
@@ -601,6 +604,25 @@ export class PaymentService {
   }
 
   /** Waits (bounded) until the intent is no longer processing; answers it as it is then. */
+  /**
+   * The attempt this payment already made on the order: the one named with its payment identifier
+   * (whatever became of it; `conflict` when that was another payment), else the one made with this very
+   * signature while in flight or paid (liveAttemptWithSignature).
+   */
+  async samePayment(
+    workspaceId: WorkspaceId,
+    ref: OrderRef,
+    submission: SignedAuthorization,
+  ): Promise<PaymentIntent | 'conflict' | undefined> {
+    const { db } = this.deps;
+    if (submission.paymentIdentifier) {
+      const named = await attemptWithIdentifier(db, workspaceId, ref, submission.paymentIdentifier);
+      if (named)
+        return named.authorization?.signature.toLowerCase() === submission.signature.toLowerCase() ? named : 'conflict';
+    }
+    return liveAttemptWithSignature(db, workspaceId, ref, submission.signature);
+  }
+
   async waitForOutcome(workspaceId: WorkspaceId, intentId: PaymentIntentId, timeoutMs: number): Promise<PaymentIntent> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -688,7 +710,9 @@ export class PaymentService {
     workspaceId: WorkspaceId,
     order: PayableOrder,
     network: Network,
-    attempt: Pick<PaymentIntent, 'method' | 'payer' | 'authorization' | 'txHash'>,
+    attempt: Pick<PaymentIntent, 'method' | 'payer' | 'authorization' | 'txHash'> & {
+      paymentIdentifier?: string | null;
+    },
     jobKind: string,
   ): Promise<PaymentIntent> {
     const at = this.deps.clock.now();

@@ -17,6 +17,7 @@ export interface PaymentIntentTable {
   link_version: number;
   authorization_data: ColumnType<unknown, string | null, string | null>;
   settlement_raw: string | null;
+  payment_identifier: ColumnType<string | null, string | null | undefined, string | null>;
   tx_hash: string | null;
   log_index: number | null;
   block_number: bigint | null;

@@ -8,4 +8,6 @@ export interface SignedAuthorization {
   readonly signature: `0x${string}`;
   /** The link version the payer signed for, when the payment says (the checkout page, x402 v2). */
   readonly linkVersion: number | undefined;
+  /** The payer's own id of this payment (x402's payment-identifier), kept with the attempt. */
+  readonly paymentIdentifier?: string | undefined;
 }

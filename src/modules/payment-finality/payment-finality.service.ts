@@ -3,7 +3,8 @@ import type { Network } from '../../chain/networks.js';
 import { finalityBlocksOf } from '../../config/config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
-import { markFinal, unfinalPayments, type PaymentService, type UnfinalPayment } from '../payment-engine/index.js';
+import type { PaymentService } from '../payment-engine/index.js';
+import { markFinal, unfinalPayments, type UnfinalPayment } from './payment-finality.repo.js';
 import { CanonicalChain } from './canonical-chain.js';
 import { judgeFinality } from './payment-finality.js';
 

@@ -1,4 +1,4 @@
-import type { UnfinalPayment } from '../payment-engine/index.js';
+import type { UnfinalPayment } from './payment-finality.repo.js';
 
 /** What one look at the chain decided for the recorded payments not final yet. */
 export interface FinalityVerdicts {

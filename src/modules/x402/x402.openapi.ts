@@ -80,6 +80,19 @@ const PaymentRequiredV2 = Type.Object({
       extra: Extra,
     }),
   ),
+  extensions: Type.Object({
+    'payment-identifier': Type.Object(
+      { info: Type.Object({ required: Type.Literal(false) }), schema: Type.Object({}) },
+      {
+        description:
+          'The x402 payment-identifier extension (`@x402/extensions`), optional: a client names its payment with an id of ' +
+          'its own (16–128 of `[A-Za-z0-9_-]`) at `extensions["payment-identifier"].info.id` of PAYMENT-SIGNATURE, the same on ' +
+          'every retry. The same payment sent again under that id gets the first answer (200 with the same PAYMENT-RESPONSE, ' +
+          'also while the first is still settling); the id on another payment of the order answers 409 ' +
+          '`payment_identifier_conflict`.',
+      },
+    ),
+  }),
 });
 
 const PaymentResponse = Type.Object({
@@ -143,6 +156,7 @@ const ORDERS: readonly Order[] = [
       'invoice_processing',
       'invoice_expired',
       'invoice_cancelled',
+      'payment_identifier_conflict',
       'rate_limited',
     ],
   },
@@ -178,6 +192,7 @@ const ORDERS: readonly Order[] = [
       'purchase_paid',
       'purchase_processing',
       'purchase_expired',
+      'payment_identifier_conflict',
       'rate_limited',
       'purchases_unavailable',
     ],
@@ -251,7 +266,10 @@ function operation(order: Order, operationId: string, method: 'get' | 'post') {
       'and waits up to 25 s for settlement: 200 with `PAYMENT-RESPONSE` (v2) or `X-PAYMENT-RESPONSE` (v1) once paid; 202 ' +
       'while it is still settling (it finishes anyway: read the order); 402 again, with the reason in `error`, when the payment ' +
       'is malformed or refused or failed (a failed one carries the payment response with `success: false`). An order that ' +
-      'cannot take a payment answers its own error. See docs/x402-wire-formats.md.',
+      'cannot take a payment answers its own error. The same payment sent again (the same signed header, or the same ' +
+      "payment-identifier of the v2 402's `extensions`) is the same payment: it gets the first one's answer and never " +
+      'settles twice; a payment identifier already naming another payment answers 409 `payment_identifier_conflict`. ' +
+      'See docs/x402-wire-formats.md.',
     operationId,
     security: [],
     parameters: [

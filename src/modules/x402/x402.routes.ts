@@ -14,7 +14,9 @@ import {
   purchaseOrder,
   type OrderRef,
   type PaymentIntent,
+  type PaymentIntentId,
   type PaymentService,
+  type SignedAuthorization,
 } from '../payment-engine/index.js';
 import { OrderStateCache } from './order-state-cache.js';
 import {
@@ -108,15 +110,9 @@ function x402Handler(
     if (typeof submission === 'string') return paymentRequired(reply, services, workspaceId, ref, submission);
     const mismatch = v2PaymentMismatch(submission, resourceUrl(services, workspaceId, ref));
     if (mismatch) return paymentRequired(reply, services, workspaceId, ref, mismatch);
-    let intentId;
-    try {
-      intentId = (await services.payments.submitAuthorization(workspaceId, ref, submission)).id;
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'invalid_payment')
-        return paymentRequired(reply, services, workspaceId, ref, error.message);
-      throw error;
-    }
-    const intent = await services.payments.waitForOutcome(workspaceId, intentId, SETTLEMENT_WAIT_MS);
+    const attempt = await attemptOf(services, workspaceId, ref, submission);
+    if ('refused' in attempt) return paymentRequired(reply, services, workspaceId, ref, attempt.refused);
+    const intent = await services.payments.waitForOutcome(workspaceId, attempt.id, SETTLEMENT_WAIT_MS);
     // The order changed with this outcome; a copy taken while it was processing must not answer below.
     services.orderStates.drop(workspaceId, ref.id);
     const network = services.payments.networkNamed(intent.network);
@@ -135,6 +131,41 @@ function x402Handler(
     return reply.code(intent.status === 'succeeded' ? 200 : 202).send(await present(workspaceId, ref, intent));
   };
 }
+
+/**
+ * The payment attempt of this payment: the one it already made when it is sent again (after a lost
+ * answer, or two copies at once; by its payment identifier, or by its very signature), so the copy gets
+ * the first one's answer, never a 409 and never a second settlement; otherwise a new one. A refusal the
+ * buyer can act on is answered as a 402.
+ */
+async function attemptOf(
+  services: X402Services,
+  workspaceId: WorkspaceId,
+  ref: OrderRef,
+  submission: SignedAuthorization,
+): Promise<{ id: PaymentIntentId } | { refused: string }> {
+  const { payments } = services;
+  const earlier = await payments.samePayment(workspaceId, ref, submission);
+  if (earlier === 'conflict') throw identifierConflict();
+  if (earlier) return earlier;
+  try {
+    return await payments.submitAuthorization(workspaceId, ref, submission);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    // A copy sent at the same moment got there first: the order refused this one because of it.
+    const copy = await payments.samePayment(workspaceId, ref, submission);
+    if (copy === 'conflict') throw identifierConflict();
+    if (copy) return copy;
+    if (error.code === 'invalid_payment') return { refused: error.message };
+    throw error;
+  }
+}
+
+const identifierConflict = () =>
+  new AppError(
+    'payment_identifier_conflict',
+    'This payment identifier already names another payment of this order. Use a new identifier for a new payment; send the same payment again to get its answer.',
+  );
 
 /** 402 with both spellings of what the order asks for; an order that cannot be paid gets its error. */
 async function paymentRequired(

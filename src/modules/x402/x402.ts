@@ -2,6 +2,7 @@ import { getAddress } from 'viem';
 import type { Network } from '../../chain/networks.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { VALIDITY_MARGIN_SECONDS, type PayableOrder, type SignedAuthorization } from '../payment-engine/index.js';
+import { PAYMENT_IDENTIFIER, PAYMENT_IDENTIFIER_DECLARATION, paymentIdentifierOf } from './payment-identifier.js';
 
 /** The payment an order asks for on one network, before it is spelled for a protocol version. */
 export interface Requirement {
@@ -108,6 +109,7 @@ export function v2PaymentRequiredHeader(
       maxTimeoutSeconds: requirement.maxTimeoutSeconds,
       extra: extra(requirement),
     })),
+    extensions: { [PAYMENT_IDENTIFIER]: PAYMENT_IDENTIFIER_DECLARATION },
   };
   return Buffer.from(JSON.stringify(body), 'utf8').toString('base64');
 }
@@ -121,6 +123,8 @@ export interface PaymentSubmission extends SignedAuthorization {
   readonly linkVersion: number | undefined;
   /** v2 only: the URL of the resource the payment was made for, when the client names it. */
   readonly resourceUrl: string | undefined;
+  /** v2 only: the client's own id of this payment (the payment-identifier extension), when it names one. */
+  readonly paymentIdentifier: string | undefined;
 }
 
 const HEX = /^0x[0-9a-fA-F]*$/;
@@ -155,6 +159,8 @@ export function decodePaymentHeader(value: string, version: 1 | 2): PaymentSubmi
   const networkName = typeof network === 'string' ? network : '';
   const linkVersion = (accepted?.extra as Record<string, unknown> | undefined)?.linkVersion;
   const resourceUrl = (root?.resource as Record<string, unknown> | undefined)?.url;
+  const paymentIdentifier = version === 2 ? paymentIdentifierOf(root) : undefined;
+  if (typeof paymentIdentifier === 'object') return paymentIdentifier.invalid;
   return {
     version,
     chainId: chainIdOf(networkName),
@@ -162,6 +168,7 @@ export function decodePaymentHeader(value: string, version: 1 | 2): PaymentSubmi
     signature: signature as `0x${string}`,
     linkVersion: typeof linkVersion === 'number' ? linkVersion : undefined,
     resourceUrl: version === 2 && typeof resourceUrl === 'string' ? resourceUrl : undefined,
+    paymentIdentifier,
   };
 }
 
