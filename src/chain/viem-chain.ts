@@ -44,6 +44,8 @@ export interface ViemChainOptions {
 // Headroom over the estimate: the gas a transfer needs depends on state (a first credit to an address
 // costs more) that may change between estimating and mining.
 const GAS_HEADROOM_PERCENT = 125n;
+/** Block times kept by hash: more than the blocks that payments in flight sit in. */
+const BLOCK_TIMES_KEPT = 1_024;
 /** Recipients in one eth_getLogs topic filter: nodes limit a filter's size. */
 const RECIPIENTS_PER_CALL = 100;
 
@@ -51,6 +53,37 @@ const RECIPIENTS_PER_CALL = 100;
 export function createViemChain(options: ViemChainOptions): ChainPort {
   const relayer = privateKeyToAccount(options.relayerPrivateKey);
   const { client } = options.rpc ?? createRpcClients();
+
+  // What many payments at once would each ask the node: fees (shared for half a block: the 20 % headroom
+  // of viem's estimate covers a base fee that moves meanwhile), the latest block that says whether a
+  // settlement is stuck (a quarter block: replaced a block later at worst), the head (shared by the callers
+  // of one moment only, so a new block's confirmation counts at once), and the time of a block by its
+  // hash, which never changes.
+  const fees = sharedFor(
+    (network) => blockMs(network) / 2,
+    (network) => client(network).estimateFeesPerGas({ type: 'eip1559' }),
+  );
+  const latestBlock = sharedFor(
+    (network) => blockMs(network) / 4,
+    (network) => client(network).getBlock({ blockTag: 'latest' }),
+  );
+  const head = sharedFor(
+    () => 0,
+    (network) => client(network).getBlockNumber(),
+  );
+  const blockTimes = new Map<string, Promise<Date>>();
+  function blockTime(network: Network, blockHash: Hex): Promise<Date> {
+    const key = `${network.name}:${blockHash}`;
+    const known = blockTimes.get(key);
+    if (known) return known;
+    const time = client(network)
+      .getBlock({ blockHash })
+      .then((block) => new Date(Number(block.timestamp) * 1000));
+    blockTimes.set(key, time);
+    time.catch(() => blockTimes.delete(key));
+    if (blockTimes.size > BLOCK_TIMES_KEPT) blockTimes.delete(blockTimes.keys().next().value!);
+    return time;
+  }
 
   /** Whether the node knows the transaction at all (pending or mined). Throws when it cannot tell. */
   async function knows(network: Network, hash: Hex): Promise<boolean> {
@@ -143,33 +176,30 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
     async signSettlement(network, authorization, signature, nonce, maxFeePerGasWei): Promise<SignedSettlement> {
       const c = client(network);
       const data = calldata(authorization, signature);
-      const [gas, fees] = await Promise.all([
+      const [gas, fee] = await Promise.all([
         c.estimateGas({ account: relayer.address, to: network.usdc, data }),
-        c.estimateFeesPerGas({ type: 'eip1559' }),
+        fees(network),
       ]).catch((error: unknown) => {
         throw new Error(`cannot sign a settlement on ${network.name}: ${revertReason(error) ?? nodeMessage(error)}`, {
           cause: error,
         });
       });
-      const maxFeePerGas = maxFeePerGasWei === undefined ? fees.maxFeePerGas : min(fees.maxFeePerGas, maxFeePerGasWei);
+      const maxFeePerGas = maxFeePerGasWei === undefined ? fee.maxFeePerGas : min(fee.maxFeePerGas, maxFeePerGasWei);
       return signed(network, {
         data,
         nonce,
         gas: (gas * GAS_HEADROOM_PERCENT) / 100n,
         maxFeePerGas,
-        maxPriorityFeePerGas: min(fees.maxPriorityFeePerGas, maxFeePerGas),
+        maxPriorityFeePerGas: min(fee.maxPriorityFeePerGas, maxFeePerGas),
       });
     },
 
     async replaceSettlement(network, raw, maxFeePerGasWei): Promise<SettlementReplacement> {
       const old = parseTransaction(raw);
-      const [block, fees] = await Promise.all([
-        client(network).getBlock({ blockTag: 'latest' }),
-        client(network).estimateFeesPerGas({ type: 'eip1559' }),
-      ]);
-      const baseFee = block.baseFeePerGas ?? 0n;
+      const baseFee = (await latestBlock(network)).baseFeePerGas ?? 0n;
       const oldMax = old.maxFeePerGas ?? 0n;
       if (oldMax >= baseFee) return { kind: 'not_stuck' };
+      const fees = await client(network).estimateFeesPerGas({ type: 'eip1559' });
       // Nodes take a replacement only when both fees rise by 10 % (geth) or 12.5 % (others).
       const priority = max(replacing(old.maxPriorityFeePerGas ?? 0n), fees.maxPriorityFeePerGas);
       const needed = max(replacing(oldMax), baseFee + priority);
@@ -186,11 +216,11 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
     },
 
     async relayerFunds(network) {
-      const [balanceWei, fees] = await Promise.all([
+      const [balanceWei, fee] = await Promise.all([
         client(network).getBalance({ address: relayer.address }),
-        client(network).estimateFeesPerGas({ type: 'eip1559' }),
+        fees(network),
       ]);
-      return { balanceWei, maxFeePerGasWei: fees.maxFeePerGas };
+      return { balanceWei, maxFeePerGasWei: fee.maxFeePerGas };
     },
 
     async broadcast(network, raw) {
@@ -242,7 +272,7 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
         if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
         return (await knows(network, hash)) ? { kind: 'pending' } : { kind: 'not_found' };
       }
-      const [block, latest] = await Promise.all([c.getBlock({ blockHash: receipt.blockHash }), c.getBlockNumber()]);
+      const [time, latest] = await Promise.all([blockTime(network, receipt.blockHash), head(network)]);
       const ownLogs = receipt.logs.filter((log) => isAddressEqual(log.address, network.usdc));
       const uses = parseEventLogs({ abi: usdcAbi, eventName: 'AuthorizationUsed', logs: ownLogs });
       const transfers = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: ownLogs }).map(
@@ -267,7 +297,7 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
         success: receipt.status === 'success',
         blockNumber: receipt.blockNumber,
         blockHash: receipt.blockHash.toLowerCase() as `0x${string}`,
-        blockTime: new Date(Number(block.timestamp) * 1000),
+        blockTime: time,
         // A node behind a load balancer may report a latest block older than the receipt's: count 1 then.
         confirmations: latest >= receipt.blockNumber ? Number(latest - receipt.blockNumber) + 1 : 1,
         transfers,
@@ -349,3 +379,28 @@ function calldata(authorization: TransferAuthorization, signature: Hex): Hex {
 }
 
 export { BroadcastError };
+
+const blockMs = (network: Network) => Math.max(1, network.blockTimeSeconds ?? 2) * 1000;
+
+/**
+ * One read per network shared by every caller that asks while it is under way, and for `ttlMs` after it
+ * answered; a failed read is not kept.
+ */
+function sharedFor<T>(ttlMs: (network: Network) => number, read: (network: Network) => Promise<T>) {
+  const reads = new Map<string, { answeredAt?: number; value: Promise<T> }>();
+  return (network: Network): Promise<T> => {
+    const kept = reads.get(network.name);
+    if (kept && (kept.answeredAt === undefined || Date.now() - kept.answeredAt < ttlMs(network))) return kept.value;
+    const entry: { answeredAt?: number; value: Promise<T> } = { value: read(network) };
+    reads.set(network.name, entry);
+    entry.value.then(
+      () => {
+        entry.answeredAt = Date.now();
+      },
+      () => {
+        if (reads.get(network.name) === entry) reads.delete(network.name);
+      },
+    );
+    return entry.value;
+  };
+}

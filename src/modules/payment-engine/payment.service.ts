@@ -237,9 +237,9 @@ export class PaymentService {
       refuse('The authorization expires too soon to be settled.', 'expired');
     if (!(await this.deps.chain.verifyAuthorization(network, authorization, signature)))
       refuse('The signature does not match the authorization.', 'invalid_signature');
-    if (await this.deps.chain.authorizationUsed(network, authorization))
-      refuse('This authorization was already used.', 'already_used');
+    // One node call decides the rest: the token's own checks, a used authorization among them.
     const simulation = await this.deps.chain.simulateSettlement(network, authorization, signature);
+    if (simulation === 'nonce_already_used') refuse('This authorization was already used.', 'already_used');
     if (simulation)
       refuse(
         `The transfer would fail on-chain (${simulation}).`,
@@ -500,6 +500,7 @@ export class PaymentService {
     if (!intent || intent.status !== 'processing' || !intent.authorization) return;
     const network = this.network(intent.network);
     const { authorization, signature } = intent.authorization;
+    let seen: ReceiptStatus | undefined;
     if (!intent.settlementRaw) {
       const reason = await this.deps.chain.simulateSettlement(network, authorization, signature);
       if (reason === 'nonce_already_used') return this.followAuthorizationUse(intent, network);
@@ -509,18 +510,25 @@ export class PaymentService {
         });
       intent = await this.deps.relayer.sender.signAndSend(network, authorization, signature, this.keeper(intent));
     } else {
-      try {
-        intent = (await this.deps.relayer.sender.resend(network, intent.settlementRaw, this.keeper(intent))) ?? intent;
-      } catch (error) {
-        // The stored transaction lost its nonce to another one, so it can never be mined: unless it
-        // already was, sign the settlement again. The token still lets the authorization run only once.
-        if (!isNonceTaken(error)) throw error;
-        if ((await this.deps.chain.receipt(network, intent.txHash!)).kind !== 'mined')
-          intent = await this.deps.relayer.sender.signAndSend(network, authorization, signature, this.keeper(intent));
+      // Sent before: sent again only when the node does not know it (a lost broadcast, a block dropped by
+      // a reorganisation), so a settlement waiting for its block costs a receipt read, not a broadcast too.
+      seen = await this.deps.chain.receipt(network, intent.txHash!);
+      if (seen.kind === 'not_found') {
+        seen = undefined;
+        try {
+          intent =
+            (await this.deps.relayer.sender.resend(network, intent.settlementRaw, this.keeper(intent))) ?? intent;
+        } catch (error) {
+          // The stored transaction lost its nonce to another one, so it can never be mined: unless it
+          // already was, sign the settlement again. The token still lets the authorization run only once.
+          if (!isNonceTaken(error)) throw error;
+          if ((await this.deps.chain.receipt(network, intent.txHash!)).kind !== 'mined')
+            intent = await this.deps.relayer.sender.signAndSend(network, authorization, signature, this.keeper(intent));
+        }
       }
     }
     if (intent.status !== 'processing' || !intent.txHash) return;
-    const receipt = await this.deps.chain.receipt(network, intent.txHash);
+    const receipt = seen ?? (await this.deps.chain.receipt(network, intent.txHash));
     const wait = network.blockTimeSeconds ?? 1;
     if (receipt.kind !== 'mined') {
       const sender = this.deps.relayer.sender;

@@ -1,0 +1,86 @@
+import { parseTransaction } from 'viem';
+import { expect, it } from 'vitest';
+import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
+import { invoiceOrder } from '../../src/modules/payment-engine/order.js';
+import type { PaymentIntentId } from '../../src/modules/payment-engine/payment-intent.js';
+import { decodePaymentHeader } from '../../src/modules/x402/x402.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
+import { createControlledChain } from '../support/controlled-chain.js';
+import { openShop, paymentState, startPayingApp } from '../support/paying-app.js';
+import { startRpcProxy } from '../support/rpc-proxy.js';
+import { signPaymentHeader } from '../support/x402.js';
+
+// What settlements ask of the node, counted at a JSON-RPC proxy: settlements made together share their
+// fee estimate and the read of the block that holds them, and one waiting in the mempool is not sent
+// again while the node knows it. No worker: the test runs the settlement jobs, as the worker would.
+const chain = await createControlledChain({ confirmations: 1 });
+const proxy = await startRpcProxy(chain.rpcUrl);
+const network = { ...chain.network, rpcUrls: [proxy.url] };
+const paying = await startPayingApp({ networks: [network], chain: chain.chain }, { worker: false });
+
+it('settlements made together read fees and their block once, and one waiting is sent again only when the node forgot it', async () => {
+  const shop = await openShop(paying);
+  const workspaceId = shop.workspaceId as WorkspaceId;
+  const payments: { invoice: Awaited<ReturnType<typeof shop.invoice>>; intent: { id: PaymentIntentId } }[] = [];
+  for (const amount of ['1', '2', '3']) {
+    const invoice = await shop.invoice(amount);
+    const payer = await chain.payer(5_000_000n);
+    const submission = decodePaymentHeader(await signPaymentHeader(payer, invoice.payUrl), 2);
+    if (typeof submission === 'string') throw new Error(submission);
+    const intent = await paying.services.payments.submitAuthorization(
+      workspaceId,
+      invoiceOrder(invoice.id as InvoiceId),
+      submission,
+    );
+    payments.push({ invoice, intent });
+  }
+  const settleAll = () =>
+    Promise.all(payments.map(({ intent }) => paying.services.payments.settle(workspaceId, intent.id).catch(() => {})));
+  const settlements = async () =>
+    (
+      await paying.database.db
+        .selectFrom('payment_intents')
+        .select(['tx_hash', 'settlement_raw'])
+        .where(
+          'id',
+          'in',
+          payments.map(({ intent }) => intent.id),
+        )
+        .execute()
+    ).map((row) => ({
+      hash: row.tx_hash as `0x${string}`,
+      nonce: parseTransaction(row.settlement_raw as `0x${string}`).nonce!,
+    }));
+
+  await chain.setAutomine(false);
+  proxy.reset();
+  await settleAll();
+  expect(proxy.calls().eth_sendRawTransaction).toBe(3);
+  // One fee estimate for all three, or none: the one read for the checks before them may still be fresh.
+  expect(proxy.calls().eth_maxPriorityFeePerGas ?? 0).toBeLessThanOrEqual(1);
+
+  // Waiting for a block: looked at, not sent again.
+  proxy.reset();
+  await settleAll();
+  await settleAll();
+  expect(proxy.calls().eth_sendRawTransaction).toBeUndefined();
+
+  // A node that forgot one (evicted it) gets it again, the same bytes. The one of the highest nonce: anvil
+  // forgets the later transactions of the sender with one.
+  const forgotten = (await settlements()).sort((a, b) => b.nonce - a.nonce)[0]!.hash;
+  await chain.drop(forgotten);
+  proxy.reset();
+  await settleAll();
+  expect(proxy.calls().eth_sendRawTransaction).toBe(1);
+  expect(await chain.knows(forgotten)).toBe(true);
+
+  await chain.mine(1);
+  proxy.reset();
+  await settleAll();
+  expect(proxy.calls().eth_getBlockByHash).toBe(1);
+  for (const { invoice } of payments)
+    expect(await paymentState(paying, chain.rpcUrl, invoice.id, [])).toMatchObject({
+      status: 'paid',
+      intents: [{ status: 'succeeded' }],
+    });
+});
