@@ -1,13 +1,9 @@
 import { parseTransaction } from 'viem';
 import { expect, it } from 'vitest';
-import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
 import type { ChainPort } from '../../src/chain/chain-port.js';
-import { invoiceOrder } from '../../src/modules/payment-engine/order.js';
-import { decodePaymentHeader } from '../../src/modules/x402/x402.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createControlledChain } from '../support/controlled-chain.js';
-import { openShop, paymentState, startPayingApp } from '../support/paying-app.js';
-import { signPaymentHeader } from '../support/x402.js';
+import { openShop, paymentState, startPayingApp, submittedX402Payments } from '../support/paying-app.js';
 
 const chain = await createControlledChain({ confirmations: 1 });
 /** Set to make the next broadcast fail as a process killed between storing its bytes and sending them. */
@@ -28,19 +24,7 @@ const paying = await startPayingApp({ networks: chain.networks, chain: port }, {
 it('a settlement stored but never sent holds the next one back only until its retry sends the same bytes', async () => {
   const shop = await openShop(paying);
   const workspaceId = shop.workspaceId as WorkspaceId;
-  const payments = [];
-  for (const amount of ['1', '2']) {
-    const invoice = await shop.invoice(amount);
-    const payer = await chain.payer(5_000_000n);
-    const submission = decodePaymentHeader(await signPaymentHeader(payer, invoice.payUrl), 2);
-    if (typeof submission === 'string') throw new Error(submission);
-    const intent = await paying.services.payments.submitAuthorization(
-      workspaceId,
-      invoiceOrder(invoice.id as InvoiceId),
-      submission,
-    );
-    payments.push({ invoice, intent });
-  }
+  const payments = await submittedX402Payments(paying, shop, () => chain.payer(5_000_000n), ['1', '2']);
   const [first, second] = payments as [(typeof payments)[number], (typeof payments)[number]];
   const settle = (intentId: typeof first.intent.id) =>
     paying.services.payments.settle(workspaceId, intentId).catch((error: unknown) => error);

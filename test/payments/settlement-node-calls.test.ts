@@ -1,14 +1,9 @@
 import { parseTransaction } from 'viem';
 import { expect, it } from 'vitest';
-import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
-import { invoiceOrder } from '../../src/modules/payment-engine/order.js';
-import type { PaymentIntentId } from '../../src/modules/payment-engine/payment-intent.js';
-import { decodePaymentHeader } from '../../src/modules/x402/x402.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createControlledChain } from '../support/controlled-chain.js';
-import { openShop, paymentState, startPayingApp } from '../support/paying-app.js';
+import { openShop, paymentState, startPayingApp, submittedX402Payments } from '../support/paying-app.js';
 import { startRpcProxy } from '../support/rpc-proxy.js';
-import { signPaymentHeader } from '../support/x402.js';
 
 // What settlements ask of the node, counted at a JSON-RPC proxy: settlements made together share their
 // fee estimate and the read of the block that holds them, and one waiting in the mempool is not sent
@@ -21,19 +16,7 @@ const paying = await startPayingApp({ networks: [network], chain: chain.chain },
 it('settlements made together read fees and their block once, and one waiting is sent again only when the node forgot it', async () => {
   const shop = await openShop(paying);
   const workspaceId = shop.workspaceId as WorkspaceId;
-  const payments: { invoice: Awaited<ReturnType<typeof shop.invoice>>; intent: { id: PaymentIntentId } }[] = [];
-  for (const amount of ['1', '2', '3']) {
-    const invoice = await shop.invoice(amount);
-    const payer = await chain.payer(5_000_000n);
-    const submission = decodePaymentHeader(await signPaymentHeader(payer, invoice.payUrl), 2);
-    if (typeof submission === 'string') throw new Error(submission);
-    const intent = await paying.services.payments.submitAuthorization(
-      workspaceId,
-      invoiceOrder(invoice.id as InvoiceId),
-      submission,
-    );
-    payments.push({ invoice, intent });
-  }
+  const payments = await submittedX402Payments(paying, shop, () => chain.payer(5_000_000n), ['1', '2', '3']);
   const settleAll = () =>
     Promise.all(payments.map(({ intent }) => paying.services.payments.settle(workspaceId, intent.id).catch(() => {})));
   const settlements = async () =>

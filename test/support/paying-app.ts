@@ -1,9 +1,15 @@
 import { afterAll } from 'vitest';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
+import { invoiceOrder } from '../../src/modules/payment-engine/order.js';
+import { decodePaymentHeader } from '../../src/modules/x402/x402.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
 import { usdcBalance } from '../../src/chain/local-chain.js';
 import { createWorkers } from '../../src/main/jobs.js';
 import type { ChainDeps } from '../../src/main/services.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { BASE_URL, createTestApp, merchant, type TestApp } from './app.js';
+import { signPaymentHeader } from './x402.js';
 
 export interface PayingApp extends TestApp {
   /** Where the app listens, e.g. http://127.0.0.1:41234. */
@@ -109,4 +115,29 @@ export async function paymentState(
     Promise.all(addresses.map((address) => usdcBalance(rpcUrl, address))),
   ]);
   return { status: invoice.status, intents, balances };
+}
+
+/**
+ * x402 payments of new invoices of `amounts`, each signed by a new payer with the unmodified v2 client
+ * and handed to the payment engine as the endpoint does, not settled yet: the test runs the settlements.
+ */
+export async function submittedX402Payments(
+  paying: PayingApp,
+  shop: Shop,
+  newPayer: () => Promise<PrivateKeyAccount>,
+  amounts: readonly string[],
+) {
+  const payments = [];
+  for (const amount of amounts) {
+    const invoice = await shop.invoice(amount);
+    const submission = decodePaymentHeader(await signPaymentHeader(await newPayer(), invoice.payUrl), 2);
+    if (typeof submission === 'string') throw new Error(submission);
+    const intent = await paying.services.payments.submitAuthorization(
+      shop.workspaceId as WorkspaceId,
+      invoiceOrder(invoice.id as InvoiceId),
+      submission,
+    );
+    payments.push({ invoice, intent });
+  }
+  return payments;
 }

@@ -88,62 +88,29 @@ export async function succeededIntentOf(
   return row && toIntent(row);
 }
 
-/** The order's most recent payment attempt, whatever its outcome. */
+/**
+ * The order's most recent payment attempt, whatever its outcome. With `match`: the most recent one named
+ * with that payment identifier (whatever became of it), or made with that very signature and still in
+ * flight or paid: the same signed payment sent again (after a lost answer, or two copies at once) is that
+ * attempt, never a second one.
+ */
 export async function latestIntentOf(
   db: Executor,
   workspaceId: WorkspaceId,
   order: OrderRef,
+  match?: { readonly paymentIdentifier: string } | { readonly signature: string },
 ): Promise<PaymentIntent | undefined> {
-  const row = await db
+  let query = db
     .selectFrom('payment_intents')
     .selectAll()
     .where('workspace_id', '=', workspaceId)
-    .where(orderColumn(order), '=', order.id)
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row && toIntent(row);
-}
-
-/**
- * The order's latest attempt made with this very signature, still in flight or paid: the same signed
- * payment sent again (after a lost answer, or two copies at once) is that attempt, never a second one.
- */
-export async function liveAttemptWithSignature(
-  db: Executor,
-  workspaceId: WorkspaceId,
-  order: OrderRef,
-  signature: string,
-): Promise<PaymentIntent | undefined> {
-  const row = await db
-    .selectFrom('payment_intents')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where(orderColumn(order), '=', order.id)
-    .where(sql<string>`lower(authorization_data->>'signature')`, '=', signature.toLowerCase())
-    .where('status', 'in', ['processing', 'succeeded'])
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row && toIntent(row);
-}
-
-/** The order's latest attempt named with this payment identifier, whatever became of it. */
-export async function attemptWithIdentifier(
-  db: Executor,
-  workspaceId: WorkspaceId,
-  order: OrderRef,
-  paymentIdentifier: string,
-): Promise<PaymentIntent | undefined> {
-  const row = await db
-    .selectFrom('payment_intents')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where(orderColumn(order), '=', order.id)
-    .where('payment_identifier', '=', paymentIdentifier)
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+    .where(orderColumn(order), '=', order.id);
+  if (match && 'paymentIdentifier' in match) query = query.where('payment_identifier', '=', match.paymentIdentifier);
+  else if (match)
+    query = query
+      .where(sql<string>`lower(authorization_data->>'signature')`, '=', match.signature.toLowerCase())
+      .where('status', 'in', ['processing', 'succeeded']);
+  const row = await query.orderBy('created_at', 'desc').limit(1).executeTakeFirst();
   return row && toIntent(row);
 }
 

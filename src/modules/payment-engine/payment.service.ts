@@ -35,9 +35,7 @@ import {
   claimedLogIndexes,
   findIntent,
   insertIntent,
-  attemptWithIdentifier,
   latestIntentOf,
-  liveAttemptWithSignature,
   latestPurchaseAttempts,
   isSettlementTransaction,
   lockIntent,
@@ -615,7 +613,7 @@ export class PaymentService {
   /**
    * The attempt this payment already made on the order: the one named with its payment identifier
    * (whatever became of it; `conflict` when that was another payment), else the one made with this very
-   * signature while in flight or paid (liveAttemptWithSignature).
+   * signature while in flight or paid (latestIntentOf).
    */
   async samePayment(
     workspaceId: WorkspaceId,
@@ -624,11 +622,11 @@ export class PaymentService {
   ): Promise<PaymentIntent | 'conflict' | undefined> {
     const { db } = this.deps;
     if (submission.paymentIdentifier) {
-      const named = await attemptWithIdentifier(db, workspaceId, ref, submission.paymentIdentifier);
+      const named = await latestIntentOf(db, workspaceId, ref, { paymentIdentifier: submission.paymentIdentifier });
       if (named)
         return named.authorization?.signature.toLowerCase() === submission.signature.toLowerCase() ? named : 'conflict';
     }
-    return liveAttemptWithSignature(db, workspaceId, ref, submission.signature);
+    return latestIntentOf(db, workspaceId, ref, { signature: submission.signature });
   }
 
   async waitForOutcome(workspaceId: WorkspaceId, intentId: PaymentIntentId, timeoutMs: number): Promise<PaymentIntent> {
