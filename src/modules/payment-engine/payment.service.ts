@@ -898,8 +898,11 @@ export class PaymentService {
         status: 'processing',
         foundAt: null,
         holdsOrder: false,
-        // A settlement keeps its authorization and signed bytes: the settlement job sends them again.
-        ...(ownSettlement ? {} : { method: 'transaction', authorization: null, settlementRaw: null }),
+        // A settlement keeps its authorization, signed bytes and payment identifier: the settlement job sends
+        // it again, and a copy of the payment still finds it. Another transaction is only watched.
+        ...(ownSettlement
+          ? {}
+          : { method: 'transaction', authorization: null, settlementRaw: null, paymentIdentifier: null }),
       });
       await enqueueJob(trx, {
         kind: ownSettlement ? SETTLE_JOB : VERIFY_TRANSACTION_JOB,
