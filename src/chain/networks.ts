@@ -9,6 +9,11 @@ export interface Network extends NetworkConfig {
   readonly tokenVersion: string;
 }
 
+/** The network's block interval in seconds: its blockTimeSeconds, 2 when unset, never below 1. */
+export function blockSeconds(network: Pick<NetworkConfig, 'blockTimeSeconds'>): number {
+  return Math.max(1, network.blockTimeSeconds ?? 2);
+}
+
 export class NetworkCheckError extends Error {
   override name = 'NetworkCheckError';
 }

@@ -1,5 +1,5 @@
 import { keccak256 } from 'viem';
-import type { Network } from '../../chain/networks.js';
+import { blockSeconds, type Network } from '../../chain/networks.js';
 import type pg from 'pg';
 import type { Db, Executor } from '../../db/database.js';
 import { ChannelListener, type ListenerLogger } from '../../db/listener.js';
@@ -428,19 +428,19 @@ export class PaymentService {
       },
       this.deps.clock.now(),
     );
-    const blockSeconds = Math.max(1, network.blockTimeSeconds ?? 2);
+    const interval = blockSeconds(network);
     if (verdict.kind === 'wait') {
       // An unknown hash is looked for less often the longer it stays unknown: a pile of made-up hashes
       // costs the node little.
       const waited = (this.deps.clock.now().getTime() - intent.submittedAt.getTime()) / 1000;
-      const pause = intent.foundAt ? blockSeconds : Math.min(MAX_LOOK_INTERVAL_SECONDS, blockSeconds + waited / 60);
+      const pause = intent.foundAt ? interval : Math.min(MAX_LOOK_INTERVAL_SECONDS, interval + waited / 60);
       // Each new block may bring its confirmation or, in the first minute, the transfer itself.
       const onBlock = intent.foundAt || waited < LOOK_EVERY_BLOCK_SECONDS ? NEW_BLOCK : undefined;
       throw new RetryLater(Math.ceil(pause), verdict.why, onBlock);
     }
     if (verdict.kind === 'found') {
       await this.markFound(intent, verdict.blockTime);
-      throw new RetryLater(blockSeconds, 'waiting for confirmations', NEW_BLOCK);
+      throw new RetryLater(interval, 'waiting for confirmations', NEW_BLOCK);
     }
     if (verdict.kind === 'fail') {
       await this.recordUnpaid(intent, receipt, verdict.reason);

@@ -1,5 +1,5 @@
 import type { ChainPort } from '../../chain/chain-port.js';
-import type { Network } from '../../chain/networks.js';
+import { blockSeconds, type Network } from '../../chain/networks.js';
 import type { Db } from '../../db/database.js';
 import { enqueueJob, RetryLater, silentJobLogger, type JobHandlers, type JobLogger } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
@@ -38,7 +38,7 @@ export function paymentFinalityModule(deps: PaymentFinalityModuleDeps) {
         const network = networks.find((candidate) => candidate.name === name);
         // A network no longer configured: its watch ends (a new one starts if it comes back).
         if (!network) return;
-        const blockSeconds = Math.max(1, network.blockTimeSeconds ?? 2);
+        const interval = blockSeconds(network);
         let waiting: number;
         try {
           waiting = await watch.check(network);
@@ -46,8 +46,8 @@ export function paymentFinalityModule(deps: PaymentFinalityModuleDeps) {
           logger.warn({ err: error, network: network.name }, 'could not re-check recorded payments; retrying');
           throw new RetryLater(RETRY_AFTER_FAILURE_SECONDS, 'the node did not answer');
         }
-        if (waiting === 0) throw new RetryLater(Math.max(IDLE_SECONDS, blockSeconds), 'no payment to re-check');
-        throw new RetryLater(blockSeconds, 'waiting for the next block', NEW_BLOCK);
+        if (waiting === 0) throw new RetryLater(Math.max(IDLE_SECONDS, interval), 'no payment to re-check');
+        throw new RetryLater(interval, 'waiting for the next block', NEW_BLOCK);
       },
     } satisfies JobHandlers,
     /** One watch a configured network, unless it exists (its unique key makes this safe on every start). */

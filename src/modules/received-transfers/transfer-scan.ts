@@ -1,5 +1,5 @@
 import type { ChainPort, ChainTransfer } from '../../chain/chain-port.js';
-import type { Network } from '../../chain/networks.js';
+import { blockSeconds, type Network } from '../../chain/networks.js';
 import type { Db } from '../../db/database.js';
 import type { JobLogger } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
@@ -45,18 +45,18 @@ export class TransferScanner {
     const { db, clock, chain } = this.deps;
     const now = clock.now();
     const closedSince = new Date(now.getTime() - CLOSED_WATCH_MS);
-    const blockSeconds = Math.max(1, network.blockTimeSeconds ?? 2);
+    const interval = blockSeconds(network);
     const [watched, position] = await Promise.all([watchedWallets(db, closedSince), scanPosition(db, network.name)]);
     if (watched.length === 0) {
       // Idle: the node is asked nothing, and the next scan starts near the head again.
       if (position !== null && position !== undefined) await saveScanPosition(db, network.name, null);
-      return Math.max(IDLE_SECONDS, blockSeconds);
+      return Math.max(IDLE_SECONDS, interval);
     }
     const confirmed = (await chain.blockNumber(network)) - BigInt(network.confirmations - 1);
-    const from = position ?? startAfterIdle(confirmed, watched, now, blockSeconds);
+    const from = position ?? startAfterIdle(confirmed, watched, now, interval);
     if (from > confirmed) {
       if (position === null || position === undefined) await saveScanPosition(db, network.name, from);
-      return blockSeconds;
+      return interval;
     }
     const to = confirmed - from >= MAX_BLOCKS_PER_SCAN ? from + MAX_BLOCKS_PER_SCAN - 1n : confirmed;
     const wallets = [...new Set(watched.map((entry) => entry.wallet))];
@@ -64,7 +64,7 @@ export class TransferScanner {
     await this.judge(network, found, watched, closedSince);
     await saveScanPosition(db, network.name, to + 1n);
     // Behind the head (after an outage): the next range at once.
-    return to < confirmed ? 0 : blockSeconds;
+    return to < confirmed ? 0 : interval;
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { ChainPort } from '../../chain/chain-port.js';
-import type { Network } from '../../chain/networks.js';
+import { blockSeconds, type Network } from '../../chain/networks.js';
 import { judgeFunds, lowFundsWarning, type RelayerFundsState } from './relayer-funds.js';
 
 /** How often the funds are read while no settlement happens. */
@@ -135,4 +135,4 @@ export class RelayerWatch {
   }
 }
 
-const blockMs = (network: Network) => Math.max(1, network.blockTimeSeconds ?? 2) * 1000;
+const blockMs = (network: Network) => blockSeconds(network) * 1000;
