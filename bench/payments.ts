@@ -6,15 +6,18 @@ import { createTestClient, http, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import {
   createLocalPublicClient,
+  fundManyWithUsdc,
   fundWithUsdc,
   localChain,
   setEthBalance,
   signTransfer,
 } from '../src/chain/local-chain.js';
+import { PAYERS_HEADER, callsByMethod, payAtOnce, payersRow, type PayersContext, type PayersResult } from './payers.js';
 import { startBenchChain } from './purchase-chain.js';
 import { startPurchaseService, type PurchaseService } from './purchase-service.js';
 import { PURCHASE_SPACING_BLOCKS } from './settings.js';
 import { markdownTable } from './table.js';
+import { startRpcCounter } from './rpc-counter.js';
 import { latencyRow, monotonicMs } from './timing.js';
 import { startBenchReceiver, type BenchReceiver } from './webhook-receiver.js';
 
@@ -30,6 +33,13 @@ const OPERATOR_WALLET = `0x${'0b'.repeat(20)}` as const;
 const X402_BUDGET_MS = 300;
 
 type Progress = (line: string) => void;
+
+/** The runs of many payers at once, after the paced one: agents paying request after request. */
+const PAYERS_AT_ONCE = [
+  { kind: 'x402', payers: 20, perPayer: 10 },
+  { kind: 'transfer', payers: 20, perPayer: 5 },
+  { kind: 'x402', payers: 100, perPayer: 3 },
+] as const;
 type Kind = 'x402' | 'hash' | 'found';
 const KINDS: readonly Kind[] = ['x402', 'hash', 'found'];
 
@@ -75,12 +85,28 @@ export async function runPaymentBench(count: number, progress: Progress): Promis
       await setEthBalance(rpcUrl, payer.address, 10n ** 20n);
       await fundWithUsdc(rpcUrl, payer.address, 2n * AMOUNT_MICRO * BigInt(count + 1));
     }
+    // Payers at once: x402 payers need USDC only (the relayer pays the gas); transfer payers ETH too.
+    const manyPayers = PAYERS_AT_ONCE.map(({ payers }) =>
+      Array.from({ length: payers }, () => privateKeyToAccount(generatePrivateKey())),
+    );
+    // Transfer amounts go up to about 12 USDC.
+    const payerUsdc = 20n * AMOUNT_MICRO * BigInt(Math.max(...PAYERS_AT_ONCE.map(({ perPayer }) => perPayer)));
+    await fundManyWithUsdc(
+      rpcUrl,
+      manyPayers.flat().map((account) => ({ to: account.address, amountMicro: payerUsdc })),
+    );
+    for (const [index, { kind }] of PAYERS_AT_ONCE.entries())
+      if (kind === 'transfer')
+        for (const account of manyPayers[index]!) await setEthBalance(rpcUrl, account.address, 10n ** 20n);
     const receiver = await startBenchReceiver();
     stops.push(() => receiver.close());
+    // Every call of the service goes through it; the runner's own (mining, the payers' transfers) do not.
+    const counter = await startRpcCounter(rpcUrl);
+    stops.push(counter.close);
 
     progress('payments: starting the service process (fresh PostgreSQL, app, workers)…');
     const service = await startPurchaseService({
-      rpcUrl,
+      rpcUrl: counter.url,
       relayerPrivateKey,
       operatorWallet: OPERATOR_WALLET,
       confirmations: 1,
@@ -107,7 +133,29 @@ export async function runPaymentBench(count: number, progress: Progress): Promis
     );
     const kinds: Kind[] = Array.from({ length: KINDS.length * count }, (_, index) => KINDS[index % KINDS.length]!);
     const samples = await bench.pay(kinds, BLOCK_MS * PURCHASE_SPACING_BLOCKS);
-    return await report(samples, db, receiver, miner.minedAt);
+    const paced = await report(samples, db, receiver, miner.minedAt);
+    const context: PayersContext = {
+      service,
+      db,
+      rpcUrl,
+      counter,
+      receiver,
+      webhookPath: WEBHOOK_PATH,
+      minedAt: miner.minedAt,
+      createInvoice: (amount) => bench.createInvoice(amount),
+    };
+    const results: PayersResult[] = [];
+    for (const [index, { kind, payers, perPayer }] of PAYERS_AT_ONCE.entries()) {
+      progress(`payments: ${payers} ${kind} payers at once, ${perPayer} payments each…`);
+      // A transfer found by the scan needs an amount no other open invoice has (in cents: invoices are
+      // created with two decimals).
+      const amountOf = (payer: number, payment: number) =>
+        kind === 'x402'
+          ? AMOUNT_MICRO
+          : AMOUNT_MICRO + BigInt((index * 1000 + payer * perPayer + payment + 1) * 10_000);
+      results.push(await payAtOnce(context, kind, manyPayers[index]!, perPayer, amountOf));
+    }
+    return [...paced, '', ...payersReport(results)];
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => {});
   }
@@ -190,7 +238,7 @@ class PaymentBench {
     return AMOUNT_MICRO + BigInt((this.uniqueAmounts += 1) * 10_000);
   }
 
-  private async createInvoice(amount: bigint): Promise<Invoice> {
+  async createInvoice(amount: bigint): Promise<Invoice> {
     const response = await fetch(`${this.service.origin}/w/${this.service.workspaceId}/v1/invoices`, {
       method: 'POST',
       headers: {
@@ -297,4 +345,19 @@ async function report(
     `- webhook deliveries received (warm-up included): ${distinct} distinct, ${duplicates} repeated`,
   );
   return lines;
+}
+
+function payersReport(results: readonly PayersResult[]): string[] {
+  return [
+    `payers at once: each pays its invoices one after another; a block mined every ${BLOCK_MS} ms by the runner; node calls counted at a proxy in front of anvil`,
+    '',
+    markdownTable(
+      PAYERS_HEADER,
+      results.map((result) => payersRow(result, BLOCK_MS)),
+    ),
+    '',
+    '- targets: x402 at 20 payers p99 ≤ 250 ms, ≥ 12 payments/s, ≤ 10 node calls a payment; transfers ≤ 5 node calls a payment; 100 payers: none failed, no 5xx',
+    '- payments/s: paid and told over the time from the first request to the last webhook; a transfer payer sends its next transfer once the last one is paid',
+    ...results.map((result) => `- node calls, ${result.kind} at ${result.payers} payers: ${callsByMethod(result)}`),
+  ];
 }

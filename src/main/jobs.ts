@@ -17,17 +17,27 @@ export function jobHandlers(services: Services): JobHandlers {
  */
 export const WEBHOOK_CONCURRENCY = 256;
 
+/**
+ * Payment jobs hold a slot only while they look at the chain and record what they found (a job waiting
+ * for a block gives its slot back), so a block that makes many payments due at once is worked through
+ * in one or two claims instead of four at a time.
+ */
+export const PAYMENT_CONCURRENCY = 32;
+
 export interface Workers {
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
- * The worker of a process: one runner for webhook deliveries and one for everything else, so a slow
- * receiver can hold up other receivers' deliveries a little but never a payment's verification.
+ * The worker of a process: one runner for webhook deliveries, one for payments and one for everything
+ * else, so a slow receiver can hold up other receivers' deliveries a little but never a payment's
+ * verification, and cleanups, automations and expiries never make a payment wait for a slot.
  */
 export function createWorkers(services: Services, connection: pg.ClientConfig, logger?: JobLogger): Workers {
-  const { [DELIVER_WEBHOOK_JOB]: deliver, ...others } = jobHandlers(services);
+  const { [DELIVER_WEBHOOK_JOB]: deliver, ...rest } = jobHandlers(services);
+  const payments = pick(rest, (kind) => services.paymentJobKinds.includes(kind));
+  const others = pick(rest, (kind) => !services.paymentJobKinds.includes(kind));
   // Payment jobs that wait for a block are woken when it arrives, by whichever worker sees it first.
   const blocks = services.payments.newBlockWatcher(logger ?? silentJobLogger);
   const onWait = (signal: string) => {
@@ -36,6 +46,7 @@ export function createWorkers(services: Services, connection: pg.ClientConfig, l
   const common = { db: services.db, connection, onWait, ...(logger && { logger }) };
   const runners = [
     new JobRunner({ ...common, handlers: others }),
+    new JobRunner({ ...common, handlers: payments, concurrency: PAYMENT_CONCURRENCY }),
     new JobRunner({
       ...common,
       handlers: { [DELIVER_WEBHOOK_JOB]: deliver! },
@@ -60,4 +71,8 @@ export function createWorkers(services: Services, connection: pg.ClientConfig, l
 /** Creates the recurring jobs that do not exist yet. Safe on every start of every process. */
 export async function scheduleRecurringJobs(services: Pick<Services, 'db' | 'schedules'>): Promise<void> {
   for (const schedule of services.schedules) await schedule(services.db);
+}
+
+function pick(handlers: JobHandlers, keep: (kind: string) => boolean): JobHandlers {
+  return Object.fromEntries(Object.entries(handlers).filter(([kind]) => keep(kind)));
 }

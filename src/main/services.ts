@@ -73,6 +73,11 @@ export interface Services {
   readonly routes: RouteTable;
   /** Every job kind the workers run, wired to its module. */
   readonly jobs: JobHandlers;
+  /**
+   * The kinds of `jobs` on a payment's way from the buyer to paid (verification, settlement, the scan for
+   * transfers, finality): the workers run them on slots of their own (src/main/jobs.ts).
+   */
+  readonly paymentJobKinds: readonly string[];
   /** Creates a module's recurring jobs that do not exist yet; safe on every start of every process. */
   readonly schedules: readonly ((db: Db) => Promise<unknown>)[];
 }
@@ -219,6 +224,7 @@ export function createServices(
       ...receivedTransfers.jobs,
       ...paymentFinality.jobs,
     },
+    paymentJobKinds: [engine.jobs, receivedTransfers.jobs, paymentFinality.jobs].flatMap(Object.keys),
     schedules: [
       auth.schedule,
       rateLimits.schedule,

@@ -65,7 +65,7 @@ async function count(query: ReturnType<typeof sql<{ n: number }>>): Promise<numb
   return (await query.execute(db)).rows[0]!.n;
 }
 
-/** Connections LISTENing for new jobs: two for each process that runs jobs (src/main/jobs.ts). */
+/** Connections LISTENing for new jobs: three for each process that runs jobs, one a runner (src/main/jobs.ts). */
 const listeners = () =>
   count(
     sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN jobs'`,
@@ -102,7 +102,7 @@ describe('ROLE', () => {
 
       const worker = await start({ ROLE: 'worker' });
       await until('the worker to create the invoice', async () => (await scheduledInvoices()) === 1);
-      expect(await listeners()).toBe(2);
+      expect(await listeners()).toBe(3);
       expect(await recurringJobs()).toBeGreaterThan(0);
       // A worker serves no rate-limited route: it is not counted among the HTTP processes.
       expect(await registeredRoles()).toEqual(['api']);
