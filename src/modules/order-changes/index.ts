@@ -7,3 +7,4 @@ export {
   type OrderWatchEvent,
   type WorkspaceOrderWatcher,
 } from './order-watchers.js';
+export { waitForChange } from './wait-for-change.js';

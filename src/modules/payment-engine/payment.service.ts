@@ -23,6 +23,7 @@ import {
 import {
   ORDER_CHANGES_CHANNEL,
   OrderWatchers,
+  waitForChange,
   type OrderChangeFollower,
   type OrderWatcher,
   type WorkspaceOrderWatcher,
@@ -629,13 +630,15 @@ export class PaymentService {
     return latestIntentOf(db, workspaceId, ref, { signature: submission.signature });
   }
 
-  async waitForOutcome(workspaceId: WorkspaceId, intentId: PaymentIntentId, timeoutMs: number): Promise<PaymentIntent> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const intent = (await findIntent(this.deps.db, workspaceId, intentId))!;
-      if (intent.status !== 'processing' || Date.now() >= deadline) return intent;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  /** The payment once it has an outcome (read again on each change of its order), or as it is after `timeoutMs`. */
+  waitForOutcome(workspaceId: WorkspaceId, intentId: PaymentIntentId, timeoutMs: number): Promise<PaymentIntent> {
+    return waitForChange(
+      async () => (await findIntent(this.deps.db, workspaceId, intentId))!,
+      (intent) => intent.order.id,
+      (intent) => intent.status !== 'processing',
+      (orderId, watcher) => this.orderWatchers.watch(workspaceId, orderId, watcher),
+      timeoutMs,
+    );
   }
 
   /**
@@ -863,6 +866,8 @@ export class PaymentService {
         overpayment ? 'payment_intent.overpaid' : 'payment_intent.succeeded',
         at,
       );
+      // The order is unchanged, so no trigger tells its watchers (an x402 payer waiting for this outcome).
+      if (overpayment) await announcePaymentChange(trx, intent.workspaceId, intent.order);
     });
   }
 
