@@ -188,15 +188,14 @@ export async function expireLease(db: Executor, claim: JobClaim): Promise<boolea
  * are left alone: their handler gives them back with a fresh wait.
  */
 export async function wakeJobs(db: Executor, signal: string): Promise<number> {
-  const result = await db
-    .updateTable('jobs')
-    .set({ run_at: sql<Date>`now()`, wake_on: null })
-    .where('wake_on', '=', signal)
-    .where('locked_by', 'is', null)
-    .executeTakeFirst();
-  const woken = Number(result.numUpdatedRows);
-  if (woken > 0) await wakeRunners(db);
-  return woken;
+  // One round trip: on a busy pool (a block's payments all recording at once) a second one waits its turn.
+  const { rows } = await sql<{ woken: number }>`
+    WITH woken AS (
+      UPDATE jobs SET run_at = now(), wake_on = NULL WHERE wake_on = ${signal} AND locked_by IS NULL RETURNING 1
+    )
+    SELECT count(*)::int AS woken, CASE WHEN count(*) > 0 THEN pg_notify(${JOBS_CHANNEL}, '') END AS notified
+      FROM woken`.execute(db);
+  return rows[0]!.woken;
 }
 
 /**

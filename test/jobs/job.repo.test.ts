@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { claimJobs } from '../../src/jobs/claim.js';
 import {
@@ -9,6 +10,8 @@ import {
   failAbandonedJobs,
   failJob,
   releaseJob,
+  wakeJobs,
+  JOBS_CHANNEL,
   type JobRow,
 } from '../../src/jobs/job.repo.js';
 import type { JobClaim } from '../../src/jobs/job.js';
@@ -293,5 +296,38 @@ describe('failAbandonedJobs', () => {
     expect(await failAbandonedJobs(db, ['test'])).toBe(1);
     expect((await findJob(db, id))?.failed_at).toBeInstanceOf(Date);
     expect(await enqueueJob(db, { kind: 'test', uniqueKey: 'k' })).toBeTypeOf('bigint');
+  });
+});
+
+describe('wakeJobs', () => {
+  it('makes the jobs waiting for the signal due and wakes the runners, only when it woke one', async () => {
+    const listener = new pg.Client(database.connection);
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(message.channel));
+    await listener.query(`LISTEN ${JOBS_CHANNEL}`);
+    try {
+      await enqueueJob(db, { kind: 'test' });
+      await enqueueJob(db, { kind: 'test' });
+      const [waiting, running] = [await claimOne('w1'), await claimOne('w2')];
+      expect(await releaseJob(db, claimOf(waiting!), 600, 'new_block')).toBe(true);
+      await delay(50);
+      heard.length = 0;
+
+      expect(await wakeJobs(db, 'other_signal')).toBe(0);
+      // The one being run is left alone: its handler gives it back with a fresh wait.
+      await sql`UPDATE jobs SET wake_on = 'new_block' WHERE id = ${running!.id}`.execute(db);
+      expect(await wakeJobs(db, 'new_block')).toBe(1);
+      await expect.poll(() => heard).toEqual([JOBS_CHANNEL]);
+
+      expect(await secondsUntilRun(db, waiting!.id)).toBeLessThanOrEqual(0);
+      expect((await findJob(db, waiting!.id))?.wake_on).toBeNull();
+      expect((await findJob(db, running!.id))?.wake_on).toBe('new_block');
+      expect(await wakeJobs(db, 'new_block')).toBe(0);
+      await delay(50);
+      expect(heard).toEqual([JOBS_CHANNEL]);
+    } finally {
+      await listener.end();
+    }
   });
 });
