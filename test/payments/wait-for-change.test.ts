@@ -51,6 +51,30 @@ describe('waiting for a payment outcome', () => {
     expect(state.reads).toBe(3);
   });
 
+  it('reads again at once when the change came while a read was on its way', async () => {
+    const watchers = new OrderWatchers();
+    watchers.heard();
+    const state = { status: 'processing', reads: 0 };
+    const read = async () => {
+      state.reads += 1;
+      const seen = state.status;
+      // The third read (the first one watching) sees the payment before it is recorded; the change is
+      // announced before that read's answer arrives.
+      if (state.reads === 3) {
+        state.status = 'succeeded';
+        watchers.changed(`${WORKSPACE} ${ORDER}`);
+      }
+      await Promise.resolve();
+      return { status: seen, order: ORDER };
+    };
+    const outcome = wait(watchers, read);
+    await vi.waitFor(() => expect(state.reads).toBe(2));
+    watchers.changed(`${WORKSPACE} ${ORDER}`);
+
+    await expect(outcome).resolves.toMatchObject({ status: 'succeeded' });
+    expect(state.reads).toBe(4);
+  });
+
   it('reads every 100 ms while changes cannot be heard, and stops watching when done', async () => {
     const watchers = new OrderWatchers();
     const { state, read } = store();

@@ -21,20 +21,25 @@ export async function waitForChange<T>(
   const deadline = Date.now() + timeoutMs;
   let wake: (() => void) | undefined;
   let heard = false;
+  // Told while a read was on its way: that read may predate the change.
+  let toldSinceRead = false;
   let unwatch: (() => void) | undefined;
   try {
     for (;;) {
+      toldSinceRead = false;
       const value = await read();
       if (done(value) || Date.now() >= deadline) return value;
       if (!unwatch) {
         unwatch = watch(orderOf(value), (event) => {
           heard = event === 'changed';
+          toldSinceRead = true;
           wake?.();
         });
         heard = unwatch !== undefined;
         // A change between the read and the watch would go unheard: read once more, now watching.
         if (unwatch) continue;
       }
+      if (toldSinceRead) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(heard ? HEARD_POLL_MS : POLL_MS, deadline - Date.now()));
         wake = () => {
