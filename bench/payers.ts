@@ -38,7 +38,7 @@ export interface PayersResult {
   /** Payments over the time from the first request to the last webhook. */
   readonly perSecond: number;
   readonly nodeCalls: number;
-  readonly nodeCallsByMethod: ReadonlyMap<string, number>;
+  readonly nodeCallsByMethod: Readonly<Record<string, number>>;
 }
 
 const PHASE_TIMEOUT_MS = 180_000;
@@ -64,8 +64,8 @@ export async function payAtOnce(
   );
   // The transfer payers each wait for their invoice to be paid: a few connections of their own.
   const polls = new pg.Pool({ ...context.service.connection, max: 4 });
-  const callsBefore = context.counter.total();
-  const methodsBefore = context.counter.byMethod();
+  // Counted from the first payment: the runs go one after another.
+  context.counter.reset();
   let failed = 0;
   let serverErrors = 0;
   const started = monotonicMs();
@@ -92,7 +92,6 @@ export async function payAtOnce(
   const ids = invoices.flat().map((invoice) => invoice.id);
   const toWebhookMs = await blockToWebhook(context, ids, started + PHASE_TIMEOUT_MS);
   const lastWebhook = Math.max(...toWebhookMs.map(({ arrivedAt }) => arrivedAt));
-  const methodsAfter = context.counter.byMethod();
   return {
     kind,
     payers: payers.length,
@@ -101,10 +100,8 @@ export async function payAtOnce(
     serverErrors,
     toWebhookMs: toWebhookMs.map(({ ms }) => ms),
     perSecond: toWebhookMs.length / ((lastWebhook - started) / 1000),
-    nodeCalls: context.counter.total() - callsBefore,
-    nodeCallsByMethod: new Map(
-      [...methodsAfter].map(([method, count]) => [method, count - (methodsBefore.get(method) ?? 0)] as const),
-    ),
+    nodeCalls: context.counter.total(),
+    nodeCallsByMethod: context.counter.calls(),
   };
 }
 
@@ -197,8 +194,7 @@ export const PAYERS_HEADER = [
 
 /** The methods behind a run's node calls, most first: `eth_call 2.0, eth_getTransactionReceipt 1.4, …`. */
 export function callsByMethod(result: PayersResult): string {
-  return [...result.nodeCallsByMethod]
-    .filter(([, count]) => count > 0)
+  return Object.entries(result.nodeCallsByMethod)
     .sort((a, b) => b[1] - a[1])
     .map(([method, count]) => `${method} ${(count / result.payments).toFixed(2)}`)
     .join(', ');

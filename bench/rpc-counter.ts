@@ -1,13 +1,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A JSON-RPC pass-through on loopback in front of the node, counting what the service asks of it. */
+/**
+ * A JSON-RPC pass-through on loopback in front of a node, counting what its client asks of it: the
+ * bench's service, and the tests that count node calls (test/support/rpc-proxy.ts).
+ */
 export interface RpcCounter {
-  /** `http://127.0.0.1:<port>`: the service's RPC URL. */
+  /** `http://127.0.0.1:<port>`: the client's RPC URL. */
   readonly url: string;
-  /** Calls forwarded so far (each call of a batch counts), in all and by method. */
+  /** Calls forwarded since the last reset, by method (each call of a batch counts). */
+  calls(): Readonly<Record<string, number>>;
   total(): number;
-  byMethod(): ReadonlyMap<string, number>;
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -16,17 +20,14 @@ type Call = { method?: string };
 /** Forwards every POST body to `target` unchanged and its answer back, after counting its calls. */
 export async function startRpcCounter(target: string): Promise<RpcCounter> {
   const counts = new Map<string, number>();
-  let total = 0;
   const server = http.createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.once('end', () => {
       const body = Buffer.concat(chunks);
       try {
-        for (const call of [JSON.parse(body.toString('utf8')) as Call | Call[]].flat()) {
-          total += 1;
+        for (const call of [JSON.parse(body.toString('utf8')) as Call | Call[]].flat())
           counts.set(call.method ?? '?', (counts.get(call.method ?? '?') ?? 0) + 1);
-        }
       } catch {
         // Not JSON: forwarded as it is, and the node answers its parse error.
       }
@@ -39,8 +40,9 @@ export async function startRpcCounter(target: string): Promise<RpcCounter> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    total: () => total,
-    byMethod: () => new Map(counts),
+    calls: () => Object.fromEntries(counts),
+    total: () => [...counts.values()].reduce((sum, count) => sum + count, 0),
+    reset: () => counts.clear(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -14,6 +14,11 @@ export function blockSeconds(network: Pick<NetworkConfig, 'blockTimeSeconds'>): 
   return Math.max(1, network.blockTimeSeconds ?? 2);
 }
 
+/** The same in milliseconds. */
+export function blockMs(network: Pick<NetworkConfig, 'blockTimeSeconds'>): number {
+  return blockSeconds(network) * 1000;
+}
+
 export class NetworkCheckError extends Error {
   override name = 'NetworkCheckError';
 }

@@ -22,7 +22,7 @@ import type {
   TransferLog,
 } from './chain-port.js';
 import { BroadcastError, isAlreadyKnown, isNonceTaken, nodeMessage, revertReason } from './chain-errors.js';
-import { blockSeconds, type Network } from './networks.js';
+import { blockMs, type Network } from './networks.js';
 import { createRpcClients, type RpcClients } from './rpc-clients.js';
 import {
   authorizationMessage,
@@ -379,8 +379,6 @@ function calldata(authorization: TransferAuthorization, signature: Hex): Hex {
 }
 
 export { BroadcastError };
-
-const blockMs = (network: Network) => blockSeconds(network) * 1000;
 
 /**
  * One read per network shared by every caller that asks while it is under way, and for `ttlMs` after it

@@ -1,4 +1,4 @@
-import { blockSeconds, type Network } from '../../chain/networks.js';
+import { blockMs, type Network } from '../../chain/networks.js';
 import type { Db } from '../../db/database.js';
 import { wakeJobs, type JobLogger } from '../../jobs/index.js';
 import type { ChainPort } from '../../chain/chain-port.js';
@@ -97,7 +97,7 @@ export function pauseBeforeNextRead(
   for (const network of networks) {
     const seen = seenAt.get(network.name);
     if (seen === undefined) continue;
-    const interval = blockSeconds(network) * 1000;
+    const interval = blockMs(network);
     const quicken = seen + interval - DUE_WINDOW_MS;
     if (now >= seen + 2 * interval) continue;
     wait = Math.min(wait, Math.max(DUE_POLL_MS, quicken - now));

@@ -1,5 +1,5 @@
 import type { ChainPort } from '../../chain/chain-port.js';
-import { blockSeconds, type Network } from '../../chain/networks.js';
+import { blockMs, type Network } from '../../chain/networks.js';
 import { judgeFunds, lowFundsWarning, type RelayerFundsState } from './relayer-funds.js';
 
 /** How often the funds are read while no settlement happens. */
@@ -134,5 +134,3 @@ export class RelayerWatch {
     else if (was !== undefined) this.logger.info(details, `the relayer is funded again on ${state.network}`);
   }
 }
-
-const blockMs = (network: Network) => blockSeconds(network) * 1000;
