@@ -3,8 +3,6 @@ import { BASE_SEPOLIA_USDC } from '../src/chain/local-chain.js';
 import { checkNetworks } from '../src/chain/networks.js';
 import { createViemChain } from '../src/chain/viem-chain.js';
 import { LOCAL_CHAIN_ID, LOCAL_NETWORK_NAME, type NetworkConfig } from '../src/config/config.js';
-import type { JobLogger } from '../src/jobs/index.js';
-import { createWorkers, scheduleRecurringJobs, type Workers } from '../src/main/jobs.js';
 import { createBenchWorkspace, startRealApp, type RealApp } from './real-app.js';
 import type { PurchaseProcessOptions, PurchaseProcessReady } from './purchase-protocol.js';
 
@@ -12,12 +10,11 @@ import type { PurchaseProcessOptions, PurchaseProcessReady } from './purchase-pr
  * Entry of the purchase bench's service process (forked by bench/purchases.ts): once the runner has sent
  * its options, the real app on a fresh embedded PostgreSQL, wired as `npm start` wires it for a
  * configured network (NETWORKS with the runner's anvil, RELAYER_PRIVATE_KEY, OPERATOR_WALLET): the
- * checked network, the viem chain, the app listening on 127.0.0.1, the workers (`createWorkers`) and the
- * recurring jobs. It stops (workers, app, PostgreSQL, temp data) when the runner says so or goes away.
+ * checked network, the viem chain, the app listening on 127.0.0.1 with its workers and recurring jobs
+ * (`startRealApp`). It stops (workers, app, PostgreSQL, temp data) when the runner says so or goes away.
  */
 async function main(): Promise<void> {
   let real: RealApp | undefined = undefined;
-  let workers: Workers | undefined;
   let exitCode: number | undefined;
   let preparing = false;
   let stopping = false;
@@ -31,7 +28,6 @@ async function main(): Promise<void> {
       return;
     }
     stopping = true;
-    await workers?.stop();
     await real.stop();
     process.exit(exitCode);
   };
@@ -77,25 +73,17 @@ async function main(): Promise<void> {
   );
   if (exitCode !== undefined) return stop(exitCode);
   try {
-    process.send?.(await serve(real, options.webhookUrl, (started) => (workers = started)));
+    process.send?.(await serve(real, options.webhookUrl));
   } catch (error) {
     console.error(`bench purchase process: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return stop(1);
   }
 }
 
-/** Listens, starts the workers and the recurring jobs as `npm start` does, and makes the workspace. */
-async function serve(
-  real: RealApp,
-  webhookUrl: string | undefined,
-  started: (workers: Workers) => void,
-): Promise<PurchaseProcessReady> {
+/** Listens and makes the workspace; the workers and the recurring jobs run already (`startRealApp`). */
+async function serve(real: RealApp, webhookUrl: string | undefined): Promise<PurchaseProcessReady> {
   const { app, services, connection } = real;
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const workers = createWorkers(services, connection, stderrLogger);
-  started(workers);
-  await workers.start();
-  await scheduleRecurringJobs(services);
   const { workspaceId, authorization } = await createBenchWorkspace(services, [
     'billing:read',
     'billing:write',
@@ -110,18 +98,6 @@ async function serve(
     authorization,
     connection: { host: connection.host, port: connection.port, user: connection.user, database: connection.database },
   };
-}
-
-/** Warnings of the job runners (a lost lease, a failed claim) would explain odd numbers: shown on stderr. */
-const stderrLogger: JobLogger = {
-  info() {},
-  warn: (fields, message) => console.error(`bench purchase worker: ${message} ${JSON.stringify(fields, bigintSafe)}`),
-  error: (fields, message) => console.error(`bench purchase worker: ${message} ${JSON.stringify(fields, bigintSafe)}`),
-};
-
-function bigintSafe(_key: string, value: unknown): unknown {
-  if (typeof value === 'bigint') return value.toString();
-  return value instanceof Error ? value.message : value;
 }
 
 main().catch((error: unknown) => {

@@ -3,7 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
-import { loadConfig } from '../src/config/config.js';
+import { loadConfig, type Role } from '../src/config/config.js';
+import type { JobLogger } from '../src/jobs/index.js';
+import { createWorkers, scheduleRecurringJobs } from '../src/main/jobs.js';
+import { ProcessRegistry } from '../src/modules/service-processes/index.js';
 import type { Services } from '../src/main/services.js';
 import { buildApp } from '../src/main/app.js';
 import { startDatabase } from '../src/main/database.js';
@@ -17,13 +20,15 @@ export interface RealServices {
   readonly services: Services;
   /** Where the pool connects (the embedded server's socket): the job runner's LISTEN connection goes there too. */
   readonly connection: pg.PoolConfig;
+  /** This process among the service processes, when it serves HTTP (not started). */
+  readonly registry?: ProcessRegistry;
   /** Stops PostgreSQL and deletes its data directory. Never throws. */
   stop(): Promise<void>;
 }
 
 export interface RealApp extends RealServices {
   readonly app: FastifyInstance;
-  /** Closes the app, stops PostgreSQL and deletes its data directory. Never throws. */
+  /** Stops the workers and the app, stops PostgreSQL and deletes its data directory. Never throws. */
   stop(): Promise<void>;
 }
 
@@ -34,32 +39,53 @@ export interface BenchWorkspace {
 }
 
 /**
- * The real app as `npm start` wires it (services, hooks, embedded PostgreSQL with its default settings),
- * on a fresh cluster in a temp directory, with the listener for order changes. The job runner is left
- * out: no HTTP scenario needs it.
+ * The real app as `npm start` runs it with ROLE=all (services, hooks, embedded PostgreSQL with its default
+ * settings), on a fresh cluster in a temp directory: counted among the HTTP processes, hearing order
+ * changes, with the job runners and the recurring jobs running and the relayer watched. Nothing is
+ * prepared for it that the product does not do itself.
  */
 export async function startRealApp(env: Readonly<Record<string, string>> = {}, chain?: ChainDeps): Promise<RealApp> {
-  const real = await startRealServices(env, chain);
-  try {
-    const app = await buildApp(real.services, { logger: false });
-    // As `npm start` does: payment links answer their 402 from copies kept while order changes are heard.
-    const orderChanges = real.services.payments.listenForOrderChanges(real.connection, {
-      warn: (_fields, message) => console.error(`bench app: ${message}`),
-    });
-    await orderChanges.start();
-    return {
-      ...real,
-      app,
-      stop: async () => {
-        await app.close().catch(() => {});
-        await orderChanges.stop();
-        await real.stop();
-      },
-    };
-  } catch (error) {
+  const real = await startRealServices(env, chain, 'all');
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => {});
     await real.stop();
+  };
+  try {
+    const { services, connection, registry } = real;
+    const app = await buildApp(services, { logger: false });
+    stops.push(() => app.close());
+    await registry!.start((error) => benchLogger.warn({ err: error }, 'service process heartbeat failed'));
+    stops.push(() => registry!.stop());
+    // Payment links answer their 402 from copies kept while order changes are heard.
+    const orderChanges = services.payments.listenForOrderChanges(connection, benchLogger);
+    stops.push(() => orderChanges.stop());
+    await orderChanges.start();
+    services.relayer.watch.start(benchLogger);
+    stops.push(async () => services.relayer.watch.stop());
+    const workers = createWorkers(services, connection, benchLogger);
+    stops.push(() => workers.stop());
+    await workers.start();
+    await scheduleRecurringJobs(services);
+    return { ...real, app, stop: stopAll };
+  } catch (error) {
+    await stopAll();
     throw error;
   }
+}
+
+/** Warnings and errors of background work (a lost lease, a failed claim) would explain odd numbers: on stderr. */
+export function stderrJobLogger(source: string): JobLogger {
+  const write = (fields: object, message: string) =>
+    console.error(`${source}: ${message} ${JSON.stringify(fields, bigintSafe)}`);
+  return { info() {}, warn: write, error: write };
+}
+
+const benchLogger = stderrJobLogger('bench app');
+
+function bigintSafe(_key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  return value instanceof Error ? value.message : value;
 }
 
 /**
@@ -70,6 +96,8 @@ export async function startRealApp(env: Readonly<Record<string, string>> = {}, c
 export async function startRealServices(
   env: Readonly<Record<string, string>> = {},
   chain?: ChainDeps,
+  /** An HTTP role makes the services count this process among the HTTP processes (`registry`). */
+  role?: Role,
 ): Promise<RealServices> {
   // Under os.tmpdir(): the embedded server drops to the `postgres` user, which must traverse the path.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'invoice-bench-'));
@@ -96,9 +124,11 @@ export async function startRealServices(
     removeDataDir();
   };
   try {
+    const registry = role && new ProcessRegistry({ db: database.db, role });
     return {
-      services: createServices(config, database.db, systemClock, chain),
+      services: createServices(config, database.db, systemClock, chain, undefined, registry),
       connection: database.directConnection,
+      ...(registry && { registry }),
       stop,
     };
   } catch (error) {

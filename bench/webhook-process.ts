@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createWorkers, type Workers } from '../src/main/jobs.js';
-import type { JobLogger } from '../src/jobs/index.js';
 import { append, type NewEvent } from '../src/modules/events/index.js';
 import { newSigningSecret, signedHeaders, webhookBody } from '../src/modules/webhooks/webhook.js';
 import { postWebhook } from '../src/modules/webhooks/webhook-http.js';
 import { walletAddress, type WorkspaceId } from '../src/shared/ids.js';
-import { startRealServices, type RealServices } from './real-app.js';
+import { startRealServices, stderrJobLogger, type RealServices } from './real-app.js';
 import { monotonicMs } from './timing.js';
 import {
   type BacklogResult,
@@ -228,17 +227,7 @@ function paymentSucceeded(n: number): Extract<NewEvent, { type: 'payment_intent.
   };
 }
 
-/** Warnings of the job runners (a lost lease, a failed claim) would explain odd numbers: shown on stderr. */
-const stderrLogger: JobLogger = {
-  info() {},
-  warn: (fields, message) => console.error(`bench webhook worker: ${message} ${JSON.stringify(fields, bigintSafe)}`),
-  error: (fields, message) => console.error(`bench webhook worker: ${message} ${JSON.stringify(fields, bigintSafe)}`),
-};
-
-function bigintSafe(_key: string, value: unknown): unknown {
-  if (typeof value === 'bigint') return value.toString();
-  return value instanceof Error ? value.message : value;
-}
+const stderrLogger = stderrJobLogger('bench webhook worker');
 
 main().catch((error: unknown) => {
   console.error(

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { createBenchWorkspace, startRealApp } from '../real-app.js';
 import type { Scenario } from '../scenario.js';
 import { loadSettings } from '../settings.js';
@@ -32,9 +31,6 @@ export const changeFeed: Scenario = {
         );
         await Promise.all(batch);
       }
-      // What autovacuum does within a minute of a bulk load like this one: without statistics the planner
-      // takes the workspace's events for a handful and sorts all of them for every page.
-      await sql`ANALYZE events`.execute(real.services.db);
       return {
         app: real.app,
         stop: real.stop,
