@@ -193,9 +193,6 @@ class WebhookBench {
     this.progress(
       `webhooks: ${label}: written in ${(written.ms / 1000).toFixed(1)} s; starting the workers and timing the delivery…`,
     );
-    // Statistics as a long-lived queue has them (autovacuum analyzes `jobs` every few hundred changes):
-    // a claim planned for the empty table of a moment ago would be timed instead of the delivery.
-    await this.watcher.query('ANALYZE jobs, webhook_deliveries');
     const prefix = `/${label}`;
     const [{ startedAt }, receivedAt] = await Promise.all([
       this.worker.call<StartedWorkers>({ type: 'startWorkers' }),
