@@ -76,7 +76,11 @@ export interface Config {
   readonly embeddedSystemDir: string;
   /** Unset: `start` runs a local anvil chain (the demo network). */
   readonly networks: readonly NetworkConfig[] | undefined;
-  readonly relayerPrivateKey: `0x${string}` | undefined;
+  /**
+   * The relayer accounts that sign and pay the gas of settlements: RELAYER_PRIVATE_KEY, or several in
+   * RELAYER_PRIVATE_KEYS; empty when neither is set.
+   */
+  readonly relayerPrivateKeys: readonly `0x${string}`[];
   /**
    * The highest fee per gas (gwei) the relayer signs a settlement with, first or as a replacement of a
    * stuck one; a network's `maxFeePerGasGwei` overrides it.
@@ -171,7 +175,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? '.data'),
     embeddedSystemDir: path.resolve(cwd, text(env, 'EMBEDDED_SYSTEM_DIR') ?? DEFAULT_EMBEDDED_SYSTEM_DIR),
     networks: paymentNetworks,
-    relayerPrivateKey: hex(env, 'RELAYER_PRIVATE_KEY', 64),
+    relayerPrivateKeys: relayerKeys(env),
     maxFeePerGasGwei: gwei(env, 'MAX_FEE_PER_GAS_GWEI', 500),
     relayerMinBalanceWei: wei(env, 'RELAYER_MIN_BALANCE_WEI'),
     operatorWallet: hex(env, 'OPERATOR_WALLET', 40),
@@ -254,6 +258,27 @@ function hex(env: Env, name: string, digits: number): `0x${string}` | undefined 
     throw new ConfigError(name, `expected 0x followed by ${digits} hex digits`);
   }
   return raw as `0x${string}`;
+}
+
+/** At most this many relayer accounts: each is read for its funds on every network. */
+const MAX_RELAYER_KEYS = 16;
+
+function relayerKeys(env: Env): `0x${string}`[] {
+  const one = hex(env, 'RELAYER_PRIVATE_KEY', 64);
+  const list = text(env, 'RELAYER_PRIVATE_KEYS');
+  if (list === undefined) return one ? [one] : [];
+  if (one)
+    throw new ConfigError('RELAYER_PRIVATE_KEYS', 'set either RELAYER_PRIVATE_KEY or RELAYER_PRIVATE_KEYS, not both');
+  const keys = list.split(',').map((key) => key.trim());
+  if (keys.length > MAX_RELAYER_KEYS)
+    throw new ConfigError('RELAYER_PRIVATE_KEYS', `at most ${MAX_RELAYER_KEYS} keys, comma-separated`);
+  keys.forEach((key, index) => {
+    if (!/^0x[0-9a-fA-F]{64}$/.test(key))
+      throw new ConfigError('RELAYER_PRIVATE_KEYS', `key ${index + 1}: expected 0x followed by 64 hex digits`);
+  });
+  if (new Set(keys.map((key) => key.toLowerCase())).size !== keys.length)
+    throw new ConfigError('RELAYER_PRIVATE_KEYS', 'a key is listed twice');
+  return keys as `0x${string}`[];
 }
 
 function baseUrl(env: Env, port: number): URL {

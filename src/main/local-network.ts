@@ -29,11 +29,11 @@ export const RPC_URL_FILE = 'rpc-url';
 /**
  * The local demo network: a real anvil posing as Base Sepolia (chain 84532) with the test USDC at the
  * Base Sepolia address, a block every two seconds, the chain saved under DATA_DIR/chain, and the demo
- * buyer topped up to 1,000 USDC and 1 ETH of gas, and the relayer to 100 ETH.
+ * buyer topped up to 1,000 USDC and 1 ETH of gas, and each relayer account to 100 ETH.
  */
 export async function startLocalNetwork(
   dataDir: string,
-  accounts: { buyer: Address; relayer: Address },
+  accounts: { buyer: Address; relayers: readonly Address[] },
 ): Promise<LocalNetwork> {
   const chainDir = path.join(dataDir, 'chain');
   mkdirSync(chainDir, { recursive: true });
@@ -44,7 +44,7 @@ export async function startLocalNetwork(
   try {
     await installTestUsdc(anvil.rpcUrl);
     await installMulticall3(anvil.rpcUrl);
-    await setEthBalance(anvil.rpcUrl, accounts.relayer, 100n * 10n ** 18n);
+    for (const relayer of accounts.relayers) await setEthBalance(anvil.rpcUrl, relayer, 100n * 10n ** 18n);
     await topUp(anvil.rpcUrl, accounts.buyer);
     // Gas, so that the demo buyer can also pay by a plain transfer (`npm run pay -- --transfer <url>`).
     await setEthBalance(anvil.rpcUrl, accounts.buyer, 10n ** 18n);

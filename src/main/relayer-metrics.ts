@@ -9,12 +9,13 @@ export function registerRelayerMetrics(registry: Registry, services: Pick<Servic
   const { watch, sender } = services.relayer;
   new Gauge({
     name: 'invoice_service_relayer_balance_wei',
-    help: 'The ether of the relayer that pays the gas of gasless and x402 settlements, by network',
-    labelNames: ['network'],
+    help: 'The ether of each relayer account that pays the gas of gasless and x402 settlements, by network and account',
+    labelNames: ['network', 'relayer'],
     registers: [registry],
     async collect() {
       // A network whose node does not answer is left out rather than failing the whole scrape.
-      for (const state of await watch.answering()) this.set({ network: state.network }, Number(state.balanceWei));
+      for (const state of await watch.answering())
+        this.set({ network: state.network, relayer: state.relayer }, Number(state.balanceWei));
     },
   });
   new Gauge({

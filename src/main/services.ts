@@ -86,6 +86,11 @@ export interface ChainDeps {
   /** The checked networks (src/chain/networks.ts). */
   readonly networks: readonly Network[];
   readonly chain: ChainPort;
+  /**
+   * A port for each relayer account (RELAYER_PRIVATE_KEYS), each signing settlements as its `relayer`;
+   * by default `chain` alone.
+   */
+  readonly signers?: readonly ChainPort[];
   /** The clients the chain calls through, when /metrics and /readyz are to show its providers. */
   readonly rpc?: RpcClients;
 }
@@ -124,7 +129,7 @@ export function createServices(
     // The engine pays purchases and the purchases show its attempts: each knows the other only through this.
     attempts: (workspaceId, purchaseIds) => payments.purchaseAttempts(workspaceId, purchaseIds),
   });
-  const relayer = relayerModule({ ...base, chain: chain.chain, networks });
+  const relayer = relayerModule({ ...base, signers: chain.signers ?? [chain.chain], networks });
   const engine = paymentEngineModule({
     ...base,
     chain: chain.chain,

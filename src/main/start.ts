@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
 import { checkNetworks, type Network } from '../chain/networks.js';
-import { createRpcClients } from '../chain/rpc-clients.js';
+import { createRpcClients, type RpcClients } from '../chain/rpc-clients.js';
 import { createViemChain } from '../chain/viem-chain.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import type { ChannelListener } from '../db/listener.js';
@@ -16,7 +16,7 @@ import { createWorkers, scheduleRecurringJobs, type Workers } from './jobs.js';
 import { startLocalNetwork, type LocalNetwork } from './local-network.js';
 import { logStream } from './log-stream.js';
 import { unsupportedNode } from './runtime.js';
-import { createServices } from './services.js';
+import { createServices, type ChainDeps } from './services.js';
 
 /** From SIGTERM to exit, at most; what is still running then is cut. */
 const EXIT_DEADLINE_MS = 30_000;
@@ -70,18 +70,19 @@ async function main(): Promise<void> {
     const config: Config =
       demo && !loaded.operatorWallet ? Object.freeze({ ...loaded, operatorWallet: demo.operator }) : loaded;
 
-    const relayerPrivateKey = config.relayerPrivateKey ?? demo?.relayerPrivateKey;
-    if (!relayerPrivateKey)
+    const relayerKeys =
+      config.relayerPrivateKeys.length > 0 ? config.relayerPrivateKeys : demo ? [demo.relayerPrivateKey] : [];
+    if (relayerKeys.length === 0)
       throw new ConfigError(
         'RELAYER_PRIVATE_KEY',
-        'is required with NETWORKS: it pays the gas of settling gasless payments',
+        'is required with NETWORKS (or several in RELAYER_PRIVATE_KEYS): it pays the gas of settling gasless payments',
       );
     let local: LocalNetwork | undefined;
     if (demo) {
       say('starting the local chain (anvil, chain 84532, test USDC) …');
       local = await startLocalNetwork(config.dataDir, {
         buyer: demo.buyer,
-        relayer: privateKeyToAccount(relayerPrivateKey).address,
+        relayers: relayerKeys.map((key) => privateKeyToAccount(key).address),
       });
       stops.push(() => local!.stop());
     }
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
       config,
       database.db,
       systemClock,
-      { networks, chain: createViemChain({ relayerPrivateKey, rpc }), rpc },
+      { networks, ...relayerChains(relayerKeys, rpc), rpc },
       demoWallet,
       registry,
     );
@@ -151,6 +152,12 @@ async function main(): Promise<void> {
     console.error(describe(error));
     await shutdown('start failed', 1);
   }
+}
+
+/** The chain, signing as the first relayer account, and a port for each account, all on the same clients. */
+function relayerChains(keys: readonly `0x${string}`[], rpc: RpcClients): Pick<ChainDeps, 'chain' | 'signers'> {
+  const signers = keys.map((relayerPrivateKey) => createViemChain({ relayerPrivateKey, rpc }));
+  return { chain: signers[0]!, signers };
 }
 
 /**

@@ -5,6 +5,23 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, finalityBlocksOf, loadConfig } from '../../src/config/config.js';
 
 describe('configuration', () => {
+  it('takes one relayer key or several, in their order', () => {
+    expect(loadConfig({}).relayerPrivateKeys).toEqual([]);
+    expect(
+      loadConfig({ RELAYER_PRIVATE_KEY: '0x1111111111111111111111111111111111111111111111111111111111111111' })
+        .relayerPrivateKeys,
+    ).toEqual(['0x1111111111111111111111111111111111111111111111111111111111111111']);
+    expect(
+      loadConfig({
+        RELAYER_PRIVATE_KEYS:
+          ' 0x2222222222222222222222222222222222222222222222222222222222222222, 0x1111111111111111111111111111111111111111111111111111111111111111 ',
+      }).relayerPrivateKeys,
+    ).toEqual([
+      '0x2222222222222222222222222222222222222222222222222222222222222222',
+      '0x1111111111111111111111111111111111111111111111111111111111111111',
+    ]);
+  });
+
   it('has working defaults', () => {
     const config = loadConfig({}, '/srv/app');
     expect(config).toMatchObject({
@@ -57,6 +74,32 @@ describe('configuration', () => {
     [{ FREE_GRANTS_PER_IP_PER_DAY: 'three' }, 'FREE_GRANTS_PER_IP_PER_DAY'],
     [{ FREE_GRANTS_PER_IP_PER_DAY: '-1' }, 'FREE_GRANTS_PER_IP_PER_DAY'],
     [{ RELAYER_PRIVATE_KEY: '0x123' }, 'RELAYER_PRIVATE_KEY'],
+    [
+      { RELAYER_PRIVATE_KEYS: '0x1111111111111111111111111111111111111111111111111111111111111111,0x123' },
+      'RELAYER_PRIVATE_KEYS',
+    ],
+    [
+      {
+        RELAYER_PRIVATE_KEYS:
+          '0x1111111111111111111111111111111111111111111111111111111111111111,0x1111111111111111111111111111111111111111111111111111111111111111',
+      },
+      'RELAYER_PRIVATE_KEYS',
+    ],
+    [
+      {
+        RELAYER_PRIVATE_KEYS: '0x1111111111111111111111111111111111111111111111111111111111111111',
+        RELAYER_PRIVATE_KEY: '0x2222222222222222222222222222222222222222222222222222222222222222',
+      },
+      'RELAYER_PRIVATE_KEYS',
+    ],
+    [
+      {
+        RELAYER_PRIVATE_KEYS: Array.from({ length: 17 }, (_, i) => `0x${(i + 1).toString(16).padStart(64, '0')}`).join(
+          ',',
+        ),
+      },
+      'RELAYER_PRIVATE_KEYS',
+    ],
     [{ OPERATOR_WALLET: 'alice' }, 'OPERATOR_WALLET'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ ROLE: 'scheduler' }, 'ROLE'],

@@ -8,16 +8,19 @@ const network = { name: 'base-sepolia', chainId: 84532, blockTimeSeconds: 2 } as
 const DRY: RelayerFunds = { balanceWei: 0n, maxFeePerGasWei: 1_000_000_000n };
 const FUNDED: RelayerFunds = { balanceWei: 10n ** 20n, maxFeePerGasWei: 1_000_000_000n };
 
-function watchOf(funds: { now: RelayerFunds }) {
+function watchOf(...accounts: { now: RelayerFunds }[]) {
   let reads = 0;
-  const chain = {
-    relayer: '0x000000000000000000000000000000000000beef',
-    relayerFunds: async () => {
-      reads += 1;
-      return funds.now;
-    },
-  } as unknown as ChainPort;
-  const watch = new RelayerWatch({ chain, networks: [network], minBalanceWei: undefined });
+  const signers = accounts.map(
+    (funds, index) =>
+      ({
+        relayer: `0x${String(index + 1).padStart(40, '0')}`,
+        relayerFunds: async () => {
+          reads += 1;
+          return funds.now;
+        },
+      }) as unknown as ChainPort,
+  );
+  const watch = new RelayerWatch({ signers, networks: [network], minBalanceWei: undefined });
   return { watch, reads: () => reads };
 }
 
@@ -56,4 +59,26 @@ it('while funded, the funds are read once a minute, or once a block for a minute
   vi.advanceTimersByTime(2_000);
   await watch.canPayGas(network);
   expect(reads()).toBe(3);
+});
+
+it('with several relayer accounts, settlements go to those that can pay, and payments stop only when none can', async () => {
+  vi.useFakeTimers({ now: new Date('2026-11-26T12:00:00Z') });
+  const first = { now: DRY };
+  const second = { now: FUNDED };
+  const { watch } = watchOf(first, second);
+
+  expect(await watch.canPayGas(network)).toBe(true);
+  expect((await watch.payers(network)).map((signer) => signer.relayer)).toEqual([`0x${'0'.repeat(39)}2`]);
+  const states = await watch.answering();
+  expect(states.map((state) => [state.relayer, state.low])).toEqual([
+    [`0x${'0'.repeat(39)}1`, true],
+    [`0x${'0'.repeat(39)}2`, false],
+  ]);
+
+  second.now = DRY;
+  vi.advanceTimersByTime(60_000);
+  expect(await watch.canPayGas(network)).toBe(false);
+  first.now = FUNDED;
+  vi.advanceTimersByTime(2_000);
+  expect((await watch.payers(network)).map((signer) => signer.relayer)).toEqual([`0x${'0'.repeat(39)}1`]);
 });

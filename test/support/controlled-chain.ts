@@ -42,6 +42,8 @@ export interface ControlledChain extends ChainDeps {
   /** Forgets a pending transaction, as a node restart or a mempool eviction would. */
   drop(hash: Hash): Promise<void>;
   transactionCount(address: `0x${string}`): Promise<number>;
+  /** The base fee of the next block mined, in wei. */
+  setNextBaseFee(wei: bigint): Promise<void>;
 }
 
 export async function createControlledChain(options: {
@@ -132,5 +134,6 @@ export async function createControlledChain(options: {
     },
     drop: (hash) => test.dropTransaction({ hash }),
     transactionCount: (address) => reader.getTransactionCount({ address, blockTag: 'pending' }),
+    setNextBaseFee: (wei) => test.setNextBlockBaseFeePerGas({ baseFeePerGas: wei }),
   };
 }

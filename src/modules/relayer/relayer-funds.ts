@@ -8,9 +8,10 @@ export const SETTLEMENT_GAS = 110_000n;
 /** With no configured minimum, the relayer is low below the gas of this many settlements at the current fee. */
 export const RELAYER_LOW_SETTLEMENTS = 50n;
 
-/** The relayer's funds on one network as last read, and what they allow. */
+/** A relayer account's funds on one network as last read, and what they allow. */
 export interface RelayerFundsState {
   readonly network: string;
+  readonly relayer: string;
   readonly balanceWei: bigint;
   readonly maxFeePerGasWei: bigint;
   /** Below it the relayer is reported low. */
@@ -24,6 +25,7 @@ export interface RelayerFundsState {
 /** What the funds read allow, against the configured minimum or, without one, RELAYER_LOW_SETTLEMENTS settlements. */
 export function judgeFunds(
   network: string,
+  relayer: string,
   funds: RelayerFunds,
   configuredMinWei: bigint | undefined,
   readAt: Date,
@@ -32,6 +34,7 @@ export function judgeFunds(
   const minBalanceWei = configuredMinWei ?? RELAYER_LOW_SETTLEMENTS * settlementWei;
   return {
     network,
+    relayer,
     ...funds,
     minBalanceWei,
     canPayGas: funds.balanceWei >= settlementWei,
@@ -40,12 +43,17 @@ export function judgeFunds(
   };
 }
 
-/** The operator's words for a low relayer, in the log and in /readyz. */
-export function lowFundsWarning(state: RelayerFundsState, relayer: string): string {
-  const consequence = state.canPayGas
-    ? 'gasless and x402 payments stop when it cannot pay the next settlement'
-    : 'gasless and x402 payments are refused until it is funded; plain transfers still pay';
-  return `the relayer ${relayer} holds ${state.balanceWei} wei on ${state.network}, below ${state.minBalanceWei} wei: ${consequence}`;
+/** The operator's words for a low relayer account, in the log and in /readyz; `accounts`: how many there are. */
+export function lowFundsWarning(state: RelayerFundsState, accounts = 1): string {
+  const consequence =
+    accounts > 1
+      ? state.canPayGas
+        ? 'it stops settling when it cannot pay the next settlement, and the other relayer accounts settle instead'
+        : 'it settles nothing until it is funded; the other relayer accounts settle while one of them can pay'
+      : state.canPayGas
+        ? 'gasless and x402 payments stop when it cannot pay the next settlement'
+        : 'gasless and x402 payments are refused until it is funded; plain transfers still pay';
+  return `the relayer ${state.relayer} holds ${state.balanceWei} wei on ${state.network}, below ${state.minBalanceWei} wei: ${consequence}`;
 }
 
 /** A fee given in gwei (fractions allowed), in wei. */

@@ -10,20 +10,21 @@ export interface RelayerModuleDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly config: Pick<Config, 'maxFeePerGasGwei' | 'relayerMinBalanceWei'>;
-  readonly chain: ChainPort;
+  /** One port a relayer account (RELAYER_PRIVATE_KEYS), each signing as its `relayer`; the first is the default. */
+  readonly signers: readonly ChainPort[];
   readonly networks: readonly Network[];
 }
 
 /** The relayer that pays the gas of settlements: its funds on every network, and what it signs and sends. */
 export function relayerModule(deps: RelayerModuleDeps) {
   const watch = new RelayerWatch({
-    chain: deps.chain,
+    signers: deps.signers,
     networks: deps.networks,
     minBalanceWei: deps.config.relayerMinBalanceWei,
   });
   const sender = new SettlementSender({
     db: deps.db,
-    chain: deps.chain,
+    signers: deps.signers,
     clock: deps.clock,
     watch,
     maxFeePerGasGwei: deps.config.maxFeePerGasGwei,

@@ -1,4 +1,4 @@
-import { keccak256 } from 'viem';
+import { isAddressEqual, keccak256, recoverTransactionAddress, type TransactionSerialized } from 'viem';
 import type { ChainPort, SignedSettlement, TransferAuthorization } from '../../chain/chain-port.js';
 import type { Network } from '../../chain/networks.js';
 import type { Db, Executor } from '../../db/database.js';
@@ -11,7 +11,8 @@ import type { RelayerLogger, RelayerWatch } from './relayer-watch.js';
 
 export interface SettlementSenderDeps {
   readonly db: Db;
-  readonly chain: ChainPort;
+  /** One port a relayer account, each signing as its `relayer`; the first is the default account. */
+  readonly signers: readonly ChainPort[];
   readonly clock: Clock;
   readonly watch: RelayerWatch;
   /** MAX_FEE_PER_GAS_GWEI; a network's own maxFeePerGasGwei comes first. */
@@ -31,8 +32,9 @@ export type StuckOutcome<T> =
   { readonly kind: 'not_stuck' | 'over_cap' } | { readonly kind: 'replaced'; readonly value: T };
 
 /**
- * Signs, sends and replaces the relayer's settlements: the relayer's nonce sequence, its fee cap, and
- * the settlements stuck above that cap (reported, never replaced for ever).
+ * Signs, sends and replaces the relayer's settlements: each account's nonce sequence, the fee cap, and
+ * the settlements stuck above that cap (reported, never replaced for ever). With several accounts
+ * (RELAYER_PRIVATE_KEYS), a settlement takes the first funded account whose sequence is free.
  */
 export class SettlementSender {
   /** Settlements a replacement of which would pass the fee cap, by hash: their network. */
@@ -47,10 +49,10 @@ export class SettlementSender {
   }
 
   /**
-   * Signs the settlement and keeps its bytes in one transaction, under the lock of the relayer's nonce
-   * sequence on this network (shared by every process), then sends them once that committed. If sending
-   * fails or the process dies, a retry sends the kept bytes instead of signing a second transaction. The
-   * lock is a row's, held only by the transaction: safe through a transaction pooler.
+   * Signs the settlement and keeps its bytes in one transaction, under the lock of a relayer account's
+   * nonce sequence on this network (shared by every process), then sends them once that committed. If
+   * sending fails or the process dies, a retry sends the kept bytes instead of signing a second
+   * transaction. The lock is a row's, held only by the transaction: safe through a transaction pooler.
    */
   async signAndSend<T>(
     network: Network,
@@ -58,24 +60,27 @@ export class SettlementSender {
     signature: `0x${string}`,
     keeper: SettlementKeeper<T>,
   ): Promise<T> {
-    const { chain, db, clock } = this.deps;
+    const { db, clock, signers } = this.deps;
+    const funded = signers.length > 1 ? await this.deps.watch.payers(network) : signers;
+    const candidates = (funded.length > 0 ? funded : signers).map((signer) => signer.relayer);
     const signed = await db.transaction().execute(async (trx) => {
-      const nonces = await lockRelayerNonces(trx, network.chainId, chain.relayer);
+      const { relayer, nonces } = await lockRelayerNonces(trx, network.chainId, candidates);
       const instead = await keeper.superseded(trx);
       if (instead !== undefined) return { value: instead, raw: undefined };
-      const next = nextRelayerNonce(nonces, await chain.pendingNonce(network), clock.now());
-      const settlement = await chain.signSettlement(
+      const signer = this.signer(relayer)!;
+      const next = nextRelayerNonce(nonces, await signer.pendingNonce(network), clock.now());
+      const settlement = await signer.signSettlement(
         network,
         authorization,
         signature,
         next.nonce,
         this.feeCap(network),
       );
-      await saveRelayerNonces(trx, network.chainId, chain.relayer, next.stored);
+      await saveRelayerNonces(trx, network.chainId, relayer, next.stored);
       return { value: await keeper.keep(trx, settlement), raw: settlement.raw };
     });
     this.deps.watch.noteSettlement(network);
-    if (signed.raw) await chain.broadcast(network, signed.raw);
+    if (signed.raw) await signers[0]!.broadcast(network, signed.raw);
     return signed.value;
   }
 
@@ -86,7 +91,7 @@ export class SettlementSender {
    */
   async resend<T>(network: Network, raw: `0x${string}`, keeper: SettlementKeeper<T>): Promise<T | undefined> {
     try {
-      await this.deps.chain.broadcast(network, raw);
+      await this.deps.signers[0]!.broadcast(network, raw);
       return undefined;
     } catch (error) {
       if (isNonceTaken(error)) throw error;
@@ -104,7 +109,15 @@ export class SettlementSender {
   async replaceIfStuck<T>(network: Network, raw: `0x${string}`, keeper: SettlementKeeper<T>): Promise<StuckOutcome<T>> {
     const hash = keccak256(raw);
     const cap = this.feeCap(network);
-    const replacement = await this.deps.chain.replaceSettlement(network, raw, cap);
+    const signer = await this.signerOf(raw);
+    if (!signer) {
+      this.logger?.warn(
+        { network: network.name, transactionHash: hash },
+        `settlement ${hash} on ${network.name} was signed by a relayer account no longer configured (RELAYER_PRIVATE_KEYS): it cannot be replaced, and is mined if its fee allows`,
+      );
+      return { kind: 'not_stuck' };
+    }
+    const replacement = await signer.replaceSettlement(network, raw, cap);
     if (replacement.kind === 'not_stuck') {
       this.overCap.delete(hash);
       return replacement;
@@ -130,7 +143,7 @@ export class SettlementSender {
     if (!value) return { kind: 'not_stuck' };
     this.overCap.delete(hash);
     this.deps.watch.noteSettlement(network);
-    await this.deps.chain.broadcast(network, replacement.settlement.raw);
+    await signer.broadcast(network, replacement.settlement.raw);
     return { kind: 'replaced', value: value.kept };
   }
 
@@ -154,6 +167,18 @@ export class SettlementSender {
     const counts = new Map<string, number>();
     for (const network of this.overCap.values()) counts.set(network, (counts.get(network) ?? 0) + 1);
     return counts;
+  }
+
+  private signer(relayer: string): ChainPort | undefined {
+    return this.deps.signers.find((signer) => signer.relayer === relayer);
+  }
+
+  /** The account that signed kept bytes: a replacement must come from it, with the same nonce. */
+  private async signerOf(raw: `0x${string}`): Promise<ChainPort | undefined> {
+    const { signers } = this.deps;
+    if (signers.length === 1) return signers[0];
+    const from = await recoverTransactionAddress({ serializedTransaction: raw as TransactionSerialized });
+    return signers.find((signer) => isAddressEqual(signer.relayer, from));
   }
 
   /** The highest fee per gas the relayer signs with on the network. */
