@@ -47,7 +47,8 @@ export async function readFeedPage(
   after: bigint,
   limit: number,
 ): Promise<FeedPage | undefined> {
-  const page = await selectPage(db, workspaceId, after, limit, true);
+  // A cursor so large that the range's end passes bigint finds nothing either way (it is refused as never issued).
+  const page = await selectPage(db, workspaceId, after, limit, after <= MAX_BIGINT - BigInt(limit));
   // Never expected: the counter rolls back with the transaction that took an id, and retention deletes
   // prefixes only. Should a gap ever appear, the range held fewer events than exist, and the page is read
   // again without it.
@@ -55,6 +56,8 @@ export async function readFeedPage(
     return selectPage(db, workspaceId, after, limit, false);
   return page;
 }
+
+const MAX_BIGINT = 2n ** 63n - 1n;
 
 /**
  * A workspace's retained ids are consecutive, so a page is the range of `limit` ids after the cursor (or
