@@ -99,7 +99,7 @@ describe('portal page', () => {
 
   it('offers both presets and every permission', async () => {
     const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
-    expect(page).toContain('data-preset="invoices:create payments:read"');
+    expect(page).toContain('data-preset="invoices:create invoices:read payments:read"');
     expect(page).toContain('data-preset="invoices:read payments:read"');
     for (const permission of [
       'invoices:create',
@@ -116,13 +116,20 @@ describe('portal page', () => {
     }
   });
 
-  it('the Create invoices preset reads back the invoice it created', async () => {
+  it('the Create invoices preset reads back the invoice it created, lists it and follows the change feed', async () => {
     const { workspaceId, apiKey } = await merchant(app, [...PERMISSION_PRESETS['create-invoices']]);
     const call = merchantApi(app, workspaceId, apiKey);
     const created = await call('POST', '/invoices', { 'idempotency-key': 'preset-read-back' }, { amount: '12.50' });
     expect(created.statusCode).toBe(201);
-    const read = await call('GET', `/invoices/${created.json<{ id: string }>().id}`);
-    expect(read.statusCode).toBe(200);
+    const { id } = created.json<{ id: string }>();
+    expect((await call('GET', `/invoices/${id}`)).statusCode).toBe(200);
+    const listed = await call('GET', '/invoices');
+    expect([
+      listed.statusCode,
+      listed.json<{ invoices: { id: string }[] }>().invoices.map((invoice) => invoice.id),
+    ]).toEqual([200, [id]]);
+    const feed = await call('GET', '/changes');
+    expect([feed.statusCode, feed.json<{ events: { invoiceId: string }[] }>().events[0]?.invoiceId]).toEqual([200, id]);
   });
 
   it('redirects /portal/ to /portal', async () => {

@@ -9,10 +9,11 @@ export { looksLikeKey } from '../../shared/api-key-text.js';
 /**
  * The portal's two presets, the spec's "Create invoices" and "Read invoices"
  * (docs/spec/merchant-api-core-v1.1.0.md, Authentication). A server that creates invoices also reads back
- * their status (GET /invoices/{id} needs payments:read), so that preset has it.
+ * what it created: their status (GET /invoices/{id} needs payments:read), its list and the change feed
+ * that tells it of payments (invoices:read), so that preset has both.
  */
 export const PERMISSION_PRESETS = {
-  'create-invoices': ['invoices:create', 'payments:read'],
+  'create-invoices': ['invoices:create', 'invoices:read', 'payments:read'],
   'read-invoices': ['invoices:read', 'payments:read'],
 } as const satisfies Record<string, readonly Permission[]>;
 
