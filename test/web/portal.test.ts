@@ -132,6 +132,11 @@ describe('portal page', () => {
     expect([feed.statusCode, feed.json<{ events: { invoiceId: string }[] }>().events[0]?.invoiceId]).toEqual([200, id]);
   });
 
+  it('names the renewal choice a new payment window', async () => {
+    const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
+    expect(page).toMatch(/<label for="renew-expires" class="inline">New payment window<\/label>/);
+  });
+
   it('redirects /portal/ to /portal', async () => {
     const response = await app.inject({ method: 'GET', url: '/portal/' });
     expect(response.statusCode).toBe(301);

@@ -102,7 +102,7 @@ export const InvoiceParams = Type.Object({
 export const RenewBody = Type.Object(
   {
     expiresIn: Type.Optional(
-      Type.Integer({ enum: [...EXPIRES_IN_VALUES], description: "New window; default the invoice's own." }),
+      Type.Integer({ enum: [...EXPIRES_IN_VALUES], description: "New payment window; default the invoice's own." }),
     ),
     payTo: Type.Optional(PayTo),
   },

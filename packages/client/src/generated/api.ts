@@ -2326,7 +2326,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description New window; default the invoice's own.
+                     * @description New payment window; default the invoice's own.
                      * @enum {integer}
                      */
                     expiresIn?: 3600 | 86400 | 432000;

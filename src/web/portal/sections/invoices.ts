@@ -88,7 +88,7 @@ function detailCard(): Html {
     <dd><code id="${ids.invoiceUrl}"></code> <button type="button" class="secondary small" data-copy-from="${ids.invoiceUrl}">Copy</button></dd>
   </dl>
   <div id="${ids.invoiceActions}" class="actions">
-    <label for="${ids.renewExpires}" class="inline">New window</label>
+    <label for="${ids.renewExpires}" class="inline">New payment window</label>
     <select id="${ids.renewExpires}" class="auto">${windowOptions()}</select>
     <button type="button" id="${ids.renewInvoice}" class="secondary">Renew the link</button>
     <button type="button" id="${ids.cancelInvoice}" class="danger">Cancel the invoice</button>
