@@ -123,7 +123,8 @@ export const ERROR_EXAMPLES = {
   },
   amount_too_large: {
     summary: 'The amount is above maxInvoiceAmount',
-    message: 'amount is above maxInvoiceAmount (see GET /billing).',
+    message: 'amount is above the largest invoice amount, 10000.000000 USDC (maxInvoiceAmount, also in GET /billing).',
+    fields: { maxInvoiceAmount: '10000.000000' },
   },
   unsupported_currency: { summary: 'A currency other than USDC', message: 'Only USDC is supported.' },
   unsupported_network: {

@@ -180,6 +180,15 @@ describe('POST /invoices', () => {
     expect(await footprint()).toEqual(before);
   });
 
+  it('names the largest amount it accepts when an amount is above it', async () => {
+    const response = await create({ amount: '5000.000001' });
+    expect(response.json()).toMatchObject({
+      code: 'amount_too_large',
+      message: 'amount is above the largest invoice amount, 5000.000000 USDC (maxInvoiceAmount, also in GET /billing).',
+      maxInvoiceAmount: '5000.000000',
+    });
+  });
+
   it('counts externalId in UTF-8 bytes: 128 bytes pass', async () => {
     const response = await create({ amount: '1', externalId: oneHundredTwentyEightBytes });
     expect(response.statusCode).toBe(201);

@@ -185,6 +185,16 @@ it('shows form errors next to their field in plain words', { timeout: 60_000 }, 
   const amountError = page.locator('#invoice-amount-error');
   await amountError.getByText('Enter an amount like 12.50').waitFor();
   expect(await amount.getAttribute('aria-invalid')).toBe('true');
+  // Nothing to pay, and more than the service takes: each says the limit.
+  for (const [value, words] of [
+    ['0', 'Enter an amount of more than 0, like 12.50.'],
+    ['0.00', 'Enter an amount of more than 0, like 12.50.'],
+    ['99999999', /^Enter at most [\d,.]+ USDC: that is the largest invoice the service accepts\.$/],
+  ] as const) {
+    await amount.fill(value);
+    await page.getByRole('button', { name: 'Create invoice' }).click();
+    await expect.poll(() => amountError.textContent()).toMatch(words);
+  }
   expect((await amount.getAttribute('aria-describedby'))?.split(' ')).toContain('invoice-amount-error');
   expect(await page.locator('#invoice-form').textContent()).not.toMatch(/decimal string|GET \/billing/);
   // The next attempt starts clean.

@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors.js';
-import { parseUsdc } from '../../shared/money.js';
+import { formatUsdc, parseUsdc } from '../../shared/money.js';
 
 /** Payment windows in seconds (1 hour, 1 day, 5 days) and what each costs in credits. */
 export const EXPIRES_IN_CREDITS = { 3600: 1, 86400: 2, 432000: 3 } as const;
@@ -57,8 +57,14 @@ export function validateInvoiceInput(input: CreateInvoiceInput, rules: InvoiceRu
   if (amount === undefined || amount <= 0n) {
     throw new AppError('invalid_amount', INVALID_AMOUNT_MESSAGE);
   }
-  if (amount > rules.maxAmount)
-    throw new AppError('amount_too_large', 'amount is above maxInvoiceAmount (see GET /billing).');
+  if (amount > rules.maxAmount) {
+    const max = formatUsdc(rules.maxAmount);
+    throw new AppError(
+      'amount_too_large',
+      `amount is above the largest invoice amount, ${max} USDC (maxInvoiceAmount, also in GET /billing).`,
+      { fields: { maxInvoiceAmount: max } },
+    );
+  }
   if (input.currency !== undefined && input.currency !== 'USDC') {
     throw new AppError(
       'unsupported_currency',

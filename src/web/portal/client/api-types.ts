@@ -20,7 +20,7 @@ import type { DeliveryView, TestResult, WebhookSettingsView, WebhookView } from 
 import type { WorkspaceView } from '../../../modules/workspaces/index.js';
 
 /** Every error answer; a refused payment also says why in `reason`. */
-export type ErrorAnswer = Static<typeof ErrorBody> & { readonly reason?: string };
+export type ErrorAnswer = Static<typeof ErrorBody> & { readonly reason?: string; readonly maxInvoiceAmount?: string };
 
 export type Nonce = Static<typeof NonceResponse>;
 export type Session = Static<typeof SessionResponse>;

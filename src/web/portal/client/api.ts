@@ -11,6 +11,8 @@ export class ApiError extends Error {
   readonly details: readonly { readonly path?: string; readonly message?: string }[];
   /** Why a payment was refused (`insufficient_balance`, …), when it was. */
   readonly reason: unknown;
+  /** The largest invoice amount, when an amount was above it. */
+  readonly maxInvoiceAmount: unknown;
   /** Set when the portal API found no session: the sign-in screen has already replaced the portal. */
   sessionLost = false;
 
@@ -23,6 +25,7 @@ export class ApiError extends Error {
     this.requestId = body?.requestId;
     this.details = Array.isArray(body?.details) ? body.details : [];
     this.reason = body?.reason;
+    this.maxInvoiceAmount = body?.maxInvoiceAmount;
   }
 }
 

@@ -90,7 +90,9 @@ export function reportError(error: unknown, form?: HTMLFormElement): void {
   if (failure?.sessionLost) return;
   const field = form && fieldOf(form, failure);
   const plain = typeof failure?.code === 'string' ? PLAIN_MESSAGES[failure.code] : undefined;
-  const message = plain ? plain(example(field)) : (failure?.message ?? String(error));
+  const message = plain
+    ? plain(example(field), { ...failure, value: valueOf(field) })
+    : (failure?.message ?? String(error));
   if (field) fieldError(field, message);
   else if (form) formError(form, message);
   else notify(message);
@@ -102,13 +104,26 @@ const example = (field: HTMLElement | undefined): string =>
     ? ` like ${field.placeholder}`
     : '';
 
+/** What the field holds, for messages that depend on it. */
+const valueOf = (field: HTMLElement | undefined): string =>
+  field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement ? field.value.trim() : '';
+
+/** The answer as a message needs it: its extra fields (e.g. `maxInvoiceAmount`) and the field's value. */
+type Refusal = Readonly<Record<string, unknown>> & { readonly value: string };
+
 /**
  * What to do, in the merchant's words, for API error codes whose message is written for developers
  * (field names, patterns, endpoints); each gets the field's example. Other codes keep the service's message.
  */
-const PLAIN_MESSAGES: Readonly<Record<string, (like: string) => string>> = {
-  invalid_amount: () => 'Enter an amount like 12.50, with at most 6 decimals.',
-  amount_too_large: () => 'This amount is above the largest invoice the service accepts.',
+const PLAIN_MESSAGES: Readonly<Record<string, (like: string, refusal: Refusal) => string>> = {
+  invalid_amount: (_like, { value }) =>
+    /^[0.,]+$/.test(value)
+      ? 'Enter an amount of more than 0, like 12.50.'
+      : 'Enter an amount like 12.50, with at most 6 decimals.',
+  amount_too_large: (_like, { maxInvoiceAmount }) =>
+    typeof maxInvoiceAmount === 'string'
+      ? `Enter at most ${formatAmount(maxInvoiceAmount)} USDC: that is the largest invoice the service accepts.`
+      : 'This amount is above the largest invoice the service accepts.',
   external_id_too_long: () => 'The order reference is too long: shorten it to at most 128 characters.',
   invalid_return_url: (like) => `Enter an https address${like}.`,
   return_origin_not_allowed: () =>
