@@ -175,6 +175,22 @@ for (const width of [390, 1280]) {
   );
 }
 
+it('a signed-out load shows the sign-in, asks for no session and logs no error in the console', async () => {
+  const context = await browser.newContext();
+  await injectTestWallet(context, newWallet(), 'http://127.0.0.1:9', 84532);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
+  page.on('pageerror', (error) => errors.push(error.message));
+  const asked: string[] = [];
+  page.on('request', (request) => asked.push(new URL(request.url()).pathname));
+  await page.goto(`${portal.origin}/portal`);
+  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).waitFor();
+  expect(errors).toEqual([]);
+  expect(asked).not.toContain('/auth/session');
+  await context.close();
+});
+
 it('shows form errors next to their field in plain words', { timeout: 60_000 }, async () => {
   const { context, page, problems } = await signedIn(1280);
 

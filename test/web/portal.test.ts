@@ -1,3 +1,4 @@
+import cookie from '@fastify/cookie';
 import Fastify from 'fastify';
 import { getAddress } from 'viem';
 import { createSiweMessage as viemSiweMessage } from 'viem/siwe';
@@ -8,6 +9,8 @@ import { PORTAL_CSP, registerPortalPages } from '../../src/web/portal/portal.rou
 // The browser module itself, run in Node: it is pure, without DOM access.
 import * as clientSiwe from '../../src/web/portal/client/siwe.js';
 import { renderPortalHome } from '../../src/web/portal/portal.page.js';
+import type { PortalClientConfig } from '../../src/web/portal/portal.layout.js';
+import { SESSION_COOKIE } from '../../src/http/portal-guards.js';
 import { BASE_URL, ORIGIN, createTestApp, merchant, merchantApi, newWallet } from '../support/app.js';
 
 const { app, services } = await createTestApp();
@@ -15,10 +18,10 @@ const { app, services } = await createTestApp();
 /** Every src/href attribute value of a page. */
 const references = (page: string): string[] => [...page.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((m) => m[1] ?? '');
 
-function embeddedConfig(page: string): { origin: string; chainIds: number[]; webhookRetrySchedule?: number[] } {
+function embeddedConfig(page: string): PortalClientConfig {
   const match = /<script type="application\/json" id="portal-config">([^<]*)<\/script>/.exec(page);
   if (!match?.[1]) throw new Error('no #portal-config block');
-  return JSON.parse(match[1]) as { origin: string; chainIds: number[]; webhookRetrySchedule?: number[] };
+  return JSON.parse(match[1]) as PortalClientConfig;
 }
 
 describe('portal page', () => {
@@ -68,8 +71,19 @@ describe('portal page', () => {
       origin: ORIGIN,
       chainIds: signInChainIds(services.config),
       webhookRetrySchedule: services.config.webhookRetrySchedule,
+      sessionCookie: false,
     });
     expect(embeddedConfig(page).chainIds).toEqual([84532]);
+  });
+
+  it('tells the page whether a session cookie came, so a signed-out load asks for no session', async () => {
+    const signedOut = await app.inject({ method: 'GET', url: '/portal' });
+    const withCookie = await app.inject({ method: 'GET', url: '/portal', cookies: { [SESSION_COOKIE]: 'anything' } });
+    expect([embeddedConfig(signedOut.body).sessionCookie, embeddedConfig(withCookie.body).sessionCookie]).toEqual([
+      false,
+      true,
+    ]);
+    expect(signedOut.headers.vary).toContain('Cookie');
   });
 
   it('embeds the configured networks in their order when NETWORKS is set', async () => {
@@ -79,6 +93,7 @@ describe('portal page', () => {
     ];
     const config = loadConfig({ PUBLIC_BASE_URL: 'https://pay.example.com', NETWORKS: JSON.stringify(networks) });
     const bare = Fastify({ logger: false });
+    await bare.register(cookie);
     await registerPortalPages(bare, { ...services, config });
     afterAll(() => bare.close());
     const page = (await bare.inject({ method: 'GET', url: '/portal' })).body;

@@ -10,6 +10,11 @@ export interface PortalClientConfig {
   readonly chainIds: readonly number[];
   /** WEBHOOK_RETRY_SCHEDULE in seconds: the health banner says how far apart retries get. */
   readonly webhookRetrySchedule?: readonly number[];
+  /**
+   * False when the page was asked for without a session cookie: nobody is signed in, so the page shows
+   * the sign-in at once instead of asking for a session it would be refused (a 401 in the console).
+   */
+  readonly sessionCookie?: boolean;
 }
 
 export interface LayoutOptions {

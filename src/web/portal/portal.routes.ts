@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LOCAL_CHAIN_ID, networkNames, signInChainIds, type Config } from '../../config/config.js';
 import type { DemoWallet } from '../demo-wallet/demo-wallet.js';
+import { SESSION_COOKIE } from '../../http/portal-guards.js';
 import { registerPortalAssets } from './portal.assets.js';
 import { renderPortalHome, type SignInNetwork } from './portal.page.js';
 
@@ -25,21 +26,26 @@ const hide = { hide: true } as const;
  */
 export async function registerPortalPages(app: FastifyInstance, services: PortalPageDeps): Promise<void> {
   const networks = signInNetworks(services.config);
-  // The page depends on configuration only, so it is rendered once.
-  const home = renderPortalHome({
-    config: {
-      origin: services.config.publicBaseUrl.origin,
-      chainIds: networks.map((n) => n.chainId),
-      webhookRetrySchedule: services.config.webhookRetrySchedule,
-    },
-    networks,
-    paymentNetworks: networkNames(services.config),
-    demoWallet: services.demoWallet !== undefined,
-  });
+  // The page depends on configuration and on whether a session cookie came, so it is rendered twice, once.
+  const home = (sessionCookie: boolean) =>
+    renderPortalHome({
+      config: {
+        origin: services.config.publicBaseUrl.origin,
+        chainIds: networks.map((n) => n.chainId),
+        webhookRetrySchedule: services.config.webhookRetrySchedule,
+        sessionCookie,
+      },
+      networks,
+      paymentNetworks: networkNames(services.config),
+      demoWallet: services.demoWallet !== undefined,
+    });
+  const pages = { withCookie: home(true), withoutCookie: home(false) };
 
-  app.get('/portal', { schema: hide }, async (_request, reply) => {
+  app.get('/portal', { schema: hide }, async (request, reply) => {
     pageHeaders(reply);
-    return reply.type('text/html; charset=utf-8').send(home);
+    reply.header('Vary', 'Cookie');
+    const page = request.cookies[SESSION_COOKIE] ? pages.withCookie : pages.withoutCookie;
+    return reply.type('text/html; charset=utf-8').send(page);
   });
   app.get('/portal/', { schema: hide }, async (_request, reply) => reply.redirect('/portal', 301));
 

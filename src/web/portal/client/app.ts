@@ -20,7 +20,7 @@ import { createWebhookView } from './webhook.js';
 import { createWorkspacesView } from './workspaces.js';
 import { ids } from '../portal.ids.js';
 
-/** Rendered by the server: { origin, chainIds, webhookRetrySchedule }. */
+/** Rendered by the server: { origin, chainIds, webhookRetrySchedule, sessionCookie }. */
 const config = JSON.parse(byId(ids.portalConfig).textContent ?? '') as PortalClientConfig;
 
 let workspace: Workspace | undefined;
@@ -153,7 +153,7 @@ async function start(): Promise<void> {
 
   let session: Session | undefined;
   try {
-    session = await api.get<Session>('/auth/session');
+    if (config.sessionCookie !== false) session = await api.get<Session>('/auth/session');
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 401)) throw error;
   }
