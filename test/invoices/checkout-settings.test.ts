@@ -76,6 +76,57 @@ describe('PUT /checkout-settings', () => {
   });
 });
 
+describe('return addresses on this machine (local development)', () => {
+  it('with WEBHOOK_ALLOW_PRIVATE (the local demo default), takes http origins on localhost and loopback, and invoices returning there', async () => {
+    const local = await createTestApp({ API_RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    const localShop = await merchant(local.app, ['invoices:create', 'settings:write']);
+    const headers = { authorization: `Bearer ${localShop.apiKey}` };
+    const put = (origins: string[]) =>
+      local.app.inject({
+        method: 'PUT',
+        url: `/w/${localShop.workspaceId}/v1/checkout-settings`,
+        headers,
+        payload: { origins },
+      });
+    const create = (successUrl: string, key: string) =>
+      local.app.inject({
+        method: 'POST',
+        url: `/w/${localShop.workspaceId}/v1/invoices`,
+        headers: { ...headers, 'idempotency-key': key },
+        payload: { amount: '1', successUrl },
+      });
+
+    const response = await put(['http://localhost:5173', 'http://127.0.0.1:8080', 'https://shop.example.com']);
+    expect(response.json()).toEqual({
+      origins: ['http://localhost:5173', 'http://127.0.0.1:8080', 'https://shop.example.com'],
+    });
+    const created = await create('http://localhost:5173/thanks', 'origin-local-1');
+    expect([created.statusCode, created.json().successUrl]).toEqual([201, 'http://localhost:5173/thanks']);
+    // Another port of the same machine is another origin.
+    expect((await create('http://localhost:3000/thanks', 'origin-local-2')).json().code).toBe(
+      'return_origin_not_allowed',
+    );
+    for (const origin of [
+      'http://192.168.1.5:3000',
+      'http://localhost:5173/',
+      'http://shop.localhost',
+      'http://u@localhost',
+    ])
+      expect([origin, (await put([origin])).json().code]).toEqual([origin, 'invalid_origin']);
+  });
+
+  it('without it, refuses them and says what would take them', async () => {
+    const refused = await putOrigins(['http://localhost:5173']);
+    expect(refused.json()).toMatchObject({
+      code: 'invalid_origin',
+      message: expect.stringContaining('WEBHOOK_ALLOW_PRIVATE=true'),
+    });
+    expect((await createWithSuccessUrl('http://localhost:5173/thanks', 'origin-strict-1')).json().code).toBe(
+      'invalid_return_url',
+    );
+  });
+});
+
 describe('workspace description', () => {
   it('accepts 2048 UTF-8 bytes through the API and refuses 2049', async () => {
     const ok = await app.inject({

@@ -147,6 +147,19 @@ describe('portal page', () => {
     expect([feed.statusCode, feed.json<{ events: { invoiceId: string }[] }>().events[0]?.invoiceId]).toEqual([200, id]);
   });
 
+  it('says in the webhook and return origin hints what this configuration allows', async () => {
+    const strict = (await app.inject({ method: 'GET', url: '/portal' })).body;
+    expect(strict).toContain('A public https address on port 443.');
+    expect(strict).not.toContain('http://localhost:port');
+    const bare = Fastify({ logger: false });
+    await bare.register(cookie);
+    await registerPortalPages(bare, { ...services, config: loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true' }) });
+    afterAll(() => bare.close());
+    const local = (await bare.inject({ method: 'GET', url: '/portal' })).body;
+    expect(local).toContain('An http or https address, on this machine too');
+    expect(local).toContain('<code>http://localhost:port</code>');
+  });
+
   it('names the renewal choice a new payment window', async () => {
     const page = (await app.inject({ method: 'GET', url: '/portal' })).body;
     expect(page).toMatch(/<label for="renew-expires" class="inline">New payment window<\/label>/);

@@ -9,11 +9,21 @@ export interface CheckoutSettings {
 }
 
 export class CheckoutSettingsService {
-  constructor(private readonly deps: { db: Db }) {}
+  constructor(
+    private readonly deps: {
+      db: Db;
+      /** WEBHOOK_ALLOW_PRIVATE: http origins on this machine are taken too (local development). */
+      loopbackHttp: boolean;
+    },
+  ) {}
 
   /** Replaces the allowed origins. Invoices already issued keep their return URLs. */
   async replace(workspaceId: WorkspaceId, origins: readonly string[]): Promise<CheckoutSettings> {
-    const row = await saveReturnOrigins(this.deps.db, workspaceId, validateReturnOrigins(origins));
+    const row = await saveReturnOrigins(
+      this.deps.db,
+      workspaceId,
+      validateReturnOrigins(origins, this.deps.loopbackHttp),
+    );
     if (!row) throw new AppError('not_found', 'No such workspace.');
     return { origins: row.return_origins };
   }

@@ -1,4 +1,5 @@
 import { AppError } from '../../shared/errors.js';
+import { isLoopbackHttp } from '../../shared/loopback.js';
 import { formatUsdc, parseUsdc } from '../../shared/money.js';
 
 /** Payment windows in seconds (1 hour, 1 day, 5 days) and what each costs in credits. */
@@ -45,6 +46,8 @@ export interface ValidInvoiceInput {
 export interface InvoiceRules {
   readonly maxAmount: bigint;
   readonly networks: readonly string[];
+  /** WEBHOOK_ALLOW_PRIVATE: return URLs may be http on this machine (local development). */
+  readonly loopbackHttp?: boolean;
 }
 
 /** How every refusal of an amount reads: by the schema, by these rules, in a batch item, in the portal. */
@@ -86,8 +89,11 @@ export function validateInvoiceInput(input: CreateInvoiceInput, rules: InvoiceRu
   if (input.number !== undefined) {
     throw new AppError('number_not_allowed', 'Omit number: the service assigns invoice numbers (INV-000001, …).');
   }
-  const successOrigin = input.successUrl === undefined ? undefined : returnUrlOrigin('successUrl', input.successUrl);
-  const cancelOrigin = input.cancelUrl === undefined ? undefined : returnUrlOrigin('cancelUrl', input.cancelUrl);
+  const loopbackHttp = rules.loopbackHttp ?? false;
+  const successOrigin =
+    input.successUrl === undefined ? undefined : returnUrlOrigin('successUrl', input.successUrl, loopbackHttp);
+  const cancelOrigin =
+    input.cancelUrl === undefined ? undefined : returnUrlOrigin('cancelUrl', input.cancelUrl, loopbackHttp);
   return {
     amount,
     network: input.network ?? null,
@@ -114,14 +120,14 @@ export function checkPayTo(payTo: string | undefined, wallet: string): void {
   }
 }
 
-function returnUrlOrigin(field: string, value: string): string {
+function returnUrlOrigin(field: string, value: string, loopbackHttp: boolean): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw new AppError('invalid_return_url', `${field} is not a valid URL.`);
   }
-  if (url.protocol !== 'https:' || url.username || url.password) {
+  if ((url.protocol !== 'https:' && !(loopbackHttp && isLoopbackHttp(url))) || url.username || url.password) {
     throw new AppError('invalid_return_url', `${field} must be an https URL without credentials.`);
   }
   return url.origin;

@@ -34,6 +34,7 @@ export function invoicesModule(deps: InvoicesModuleDeps) {
     rules: {
       maxAmount: config.maxInvoiceAmount,
       networks: deps.networks.length > 0 ? deps.networks.map((network) => network.name) : networkNames(config),
+      loopbackHttp: config.webhookAllowPrivate,
     },
     successFeeCredits: config.successFeeCredits,
     publicBaseUrl: config.publicBaseUrl,

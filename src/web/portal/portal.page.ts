@@ -21,6 +21,8 @@ export interface PortalHomeOptions {
   readonly paymentNetworks?: readonly string[];
   /** The local demo's built-in wallet is served (see PortalLayout). */
   readonly demoWallet?: boolean;
+  /** WEBHOOK_ALLOW_PRIVATE: webhooks and checkout return addresses may be on this machine. */
+  readonly localReceivers?: boolean;
 }
 
 /**
@@ -33,6 +35,7 @@ export function renderPortalHome({
   networks,
   paymentNetworks = [],
   demoWallet = false,
+  localReceivers = false,
 }: PortalHomeOptions): string {
   const body = html`<p id="${ids.loading}" class="muted">Loading…</p>
 ${signInSection(networks, demoWallet, config.origin)}
@@ -48,8 +51,8 @@ ${receivedPanel()}
 ${automationsPanel(paymentNetworks)}
 ${billingPanel()}
 ${statementPanel()}
-${apiPanel()}
-${settingsPanel()}
+${apiPanel(localReceivers)}
+${settingsPanel(localReceivers)}
 </div>
 </div>`;
   return renderLayout({ title: 'Portal', config, body, demoWallet });

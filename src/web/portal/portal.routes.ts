@@ -38,6 +38,7 @@ export async function registerPortalPages(app: FastifyInstance, services: Portal
       networks,
       paymentNetworks: networkNames(services.config),
       demoWallet: services.demoWallet !== undefined,
+      localReceivers: services.config.webhookAllowPrivate,
     });
   const pages = { withCookie: home(true), withoutCookie: home(false) };
 

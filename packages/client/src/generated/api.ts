@@ -3968,7 +3968,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Exact https origins on port 443, e.g. "https://shop.example.com". No wildcards, credentials, paths or other ports. */
+                    /** @description Exact https origins on port 443, e.g. "https://shop.example.com". No wildcards, credentials, paths or other ports. With WEBHOOK_ALLOW_PRIVATE (local development) also http://localhost:port and the loopback addresses. */
                     origins: string[];
                 };
             };

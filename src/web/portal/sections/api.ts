@@ -72,7 +72,8 @@ function keysCard(): Html {
 </section>`;
 }
 
-function webhookCard(): Html {
+/** `localReceivers`: WEBHOOK_ALLOW_PRIVATE is on, so the hint says that receivers on this machine are taken. */
+function webhookCard(localReceivers: boolean): Html {
   return html`<section id="webhook" class="card" aria-labelledby="webhook-title">
   <h2 id="webhook-title">Webhook</h2>
   <p class="muted">Your server hears about every confirmed payment as a signed POST (<code>payment_intent.succeeded</code>), retried until it answers 2xx. <a href="/docs">How to check the signature</a>.</p>
@@ -80,7 +81,7 @@ function webhookCard(): Html {
   <form id="${ids.webhookForm}" novalidate>
     <label for="webhook-endpoint">Endpoint URL</label>
     <input id="webhook-endpoint" name="endpoint" type="url" required autocomplete="off" placeholder="https://shop.example.com/hooks/payments" aria-describedby="webhook-endpoint-hint">
-    <p id="webhook-endpoint-hint" class="hint">A public https address on port 443.</p>
+    <p id="webhook-endpoint-hint" class="hint">${localReceivers ? 'An http or https address, on this machine too (this service allows private receivers: WEBHOOK_ALLOW_PRIVATE, for local development).' : 'A public https address on port 443.'}</p>
     <div class="actions"><button type="submit" class="primary">Save endpoint</button></div>
   </form>
   <div id="${ids.webhookControls}" class="actions" hidden>
@@ -113,6 +114,6 @@ function webhookCard(): Html {
 </section>`;
 }
 
-export function apiPanel(): Html {
-  return html`<div id="panel-api" data-panel="api" hidden>${keysCard()}${webhookCard()}</div>`;
+export function apiPanel(localReceivers = false): Html {
+  return html`<div id="panel-api" data-panel="api" hidden>${keysCard()}${webhookCard(localReceivers)}</div>`;
 }

@@ -3,7 +3,8 @@ import { html, type Html } from '../../html.js';
 import { profileFields } from './workspace.js';
 import { ids } from '../portal.ids.js';
 
-export function settingsPanel(): Html {
+/** `localReceivers`: WEBHOOK_ALLOW_PRIVATE is on, so http origins on this machine are taken too. */
+export function settingsPanel(localReceivers = false): Html {
   return html`<div id="panel-settings" data-panel="settings" hidden>
 <section id="profile" class="card" aria-labelledby="profile-title">
   <h2 id="profile-title">Workspace profile</h2>
@@ -15,7 +16,7 @@ export function settingsPanel(): Html {
 </section>
 <section id="origins" class="card" aria-labelledby="origins-title">
   <h2 id="origins-title">Checkout return origins</h2>
-  <p class="muted">The <code>successUrl</code> and <code>cancelUrl</code> of new invoices must be on one of these sites: exact <code>https://host</code> origins on port 443, no paths or wildcards, at most ${MAX_RETURN_ORIGINS}. Invoices already created keep their links.</p>
+  <p class="muted">The <code>successUrl</code> and <code>cancelUrl</code> of new invoices must be on one of these sites: exact <code>https://host</code> origins on port 443, no paths or wildcards, at most ${MAX_RETURN_ORIGINS}.${localReceivers ? html` On this service <code>http://localhost:port</code> and <code>http://127.0.0.1:port</code> are taken too, for local development.` : ''} Invoices already created keep their links.</p>
   <form id="${ids.originsForm}" novalidate>
     <label for="origins-input">Allowed origins, one per line</label>
     <textarea id="origins-input" name="origins" rows="4" autocomplete="off" spellcheck="false" placeholder="https://shop.example.com"></textarea>
