@@ -11,7 +11,7 @@ const portal = await startPortalApp({
 const browser = await launchBrowser();
 
 it(
-  'in the local demo, a visitor without a wallet extension signs in with the labelled demo wallet',
+  'in the local demo, a visitor without a wallet extension signs in with the labelled demo merchant wallet (the demo buyer owns no workspace and is not offered)',
   { timeout: 60_000 },
   async () => {
     const context = await browser.newContext();
@@ -20,7 +20,10 @@ it(
     await page.goto(`${portal.origin}/portal`);
     expect(await page.locator('script[src="/demo-wallet.js"]').count()).toBe(1);
     const wallets = page.getByRole('group', { name: 'Wallets found in this browser' });
-    await wallets.getByRole('button', { name: 'Sign in with Demo wallet: buyer (local chain only)' }).waitFor();
+    await wallets.getByRole('button', { name: 'Sign in with Demo wallet: merchant (local chain only)' }).waitFor();
+    expect(await wallets.getByRole('button').allTextContents()).toEqual([
+      'Sign in with Demo wallet: merchant (local chain only)',
+    ]);
     await wallets.getByRole('button', { name: 'Sign in with Demo wallet: merchant (local chain only)' }).click();
     await page.getByRole('heading', { name: 'Create a workspace' }).waitFor();
     expect(await page.locator('#session-address').getAttribute('title')).toBe(merchant.address.toLowerCase());

@@ -34,7 +34,9 @@ export function createSignInView({
   }
 
   function render() {
-    const wallets = listWallets();
+    // The local demo's buyer holds the test USDC that pays for credits, but owns no workspace: it is
+    // offered where it pays, not at sign-in.
+    const wallets = listWallets().filter((wallet) => wallet.rdns !== 'local.demo.buyer');
     list.replaceChildren(...wallets.map(button));
     show(byId(ids.walletSearching), !waited && wallets.length === 0);
     show(byId(ids.noWallet), waited && wallets.length === 0);

@@ -27,6 +27,8 @@ export interface Wallet {
   readonly provider: Eip1193Provider;
   readonly name: string | undefined;
   readonly icon: string | undefined;
+  /** The wallet's reverse-DNS id from its EIP-6963 announcement (`local.demo.buyer`), when it gave one. */
+  readonly rdns: string | undefined;
 }
 
 /** A network a credit purchase can be paid on, as its payment details list it. */
@@ -70,10 +72,12 @@ export function listWallets(): Wallet[] {
       provider,
       name: info.name === undefined || info.name === null ? undefined : String(info.name),
       icon: safeIcon(info.icon),
+      rdns: typeof info.rdns === 'string' ? info.rdns : undefined,
     }));
   }
   const injected = window.ethereum;
-  if (isProvider(injected)) return [{ id: 'injected', provider: injected, name: undefined, icon: undefined }];
+  if (isProvider(injected))
+    return [{ id: 'injected', provider: injected, name: undefined, icon: undefined, rdns: undefined }];
   return [];
 }
 
