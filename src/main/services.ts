@@ -148,7 +148,11 @@ export function createServices(
   const auth = authModule({ ...base, limits });
   const apiKeys = apiKeysModule({ ...base, limits });
   const workspaces = workspacesModule({ ...base, limits });
-  const billing = billingModule(base);
+  // The ledger names invoices by their numbers, which only the invoices know.
+  const billing = billingModule({
+    ...base,
+    invoiceNumbers: (workspaceId, invoiceIds) => invoices.invoices.numbers(workspaceId, invoiceIds),
+  });
   const invoiceBatches = invoiceBatchesModule({ ...base, invoices: invoices.invoices });
   const automations = automationsModule({ ...base, invoices: invoices.invoices });
   const invoiceSearch = invoiceSearchModule(base);

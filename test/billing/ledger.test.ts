@@ -15,6 +15,7 @@ interface Entry {
   reserveChange: number;
   balanceAfter: number;
   reference: string | null;
+  invoiceNumber: string | null;
   createdAt: string;
 }
 
@@ -120,6 +121,12 @@ describe('the credit ledger', () => {
       new Set([created[0], created[2], created[3]]),
     );
     expect(entries.every((entry) => !Number.isNaN(Date.parse(entry.createdAt)))).toBe(true);
+    // Each invoice entry names the invoice by its number too; other entries name none.
+    // A fresh workspace numbers its invoices from 1, in the order they were made.
+    const numbers = new Map(created.map((id, index) => [id, `INV-${String(index + 1).padStart(6, '0')}`]));
+    for (const entry of entries)
+      expect([entry.kind, entry.invoiceNumber]).toEqual([entry.kind, numbers.get(entry.reference ?? '') ?? null]);
+    expect(entries.filter((entry) => entry.invoiceNumber !== null)).toHaveLength(9);
 
     // The portal reads the same ledger under the session.
     const portal = await wholeLedger(
@@ -182,6 +189,7 @@ describe('GET /billing', () => {
           reserveChange: 0,
           balanceAfter: 0,
           reference: null,
+          invoiceNumber: null,
           createdAt: expect.any(String),
         },
       ],

@@ -335,6 +335,7 @@ describe('payment steps reported by the payment engine', () => {
       reserveChange: 0,
       balanceAfter: 1010,
       reference: id,
+      invoiceNumber: null,
       createdAt: expect.any(String),
     });
     expect(

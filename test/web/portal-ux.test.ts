@@ -219,6 +219,9 @@ it('shows form errors next to their field in plain words', { timeout: 60_000 }, 
   await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
   expect(await amount.getAttribute('aria-invalid')).toBeNull();
   expect(await amountError.count()).toBe(0);
+  // The ledger names the invoice its credits went to by its number.
+  await tab(page, 'Billing').click();
+  await page.locator('#ledger-rows').getByRole('link', { name: 'INV-000001' }).waitFor();
 
   await tab(page, 'Settings').click();
   const origins = page.locator('#origins-input');

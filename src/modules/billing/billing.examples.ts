@@ -28,6 +28,7 @@ export const billingExamples = {
           reserveChange: -1,
           balanceAfter: 480,
           reference: EXAMPLE_IDS.invoice,
+          invoiceNumber: 'INV-000042',
           createdAt: '2026-11-14T09:41:12.000Z',
         },
         {
@@ -38,6 +39,7 @@ export const billingExamples = {
           reserveChange: 1,
           balanceAfter: 481,
           reference: EXAMPLE_IDS.invoice,
+          invoiceNumber: 'INV-000042',
           createdAt: '2026-11-14T09:30:00.000Z',
         },
       ],

@@ -70,6 +70,7 @@ function presentEntry(entry: LedgerEntry) {
     reserveChange: Number(entry.reserveChange),
     balanceAfter: Number(entry.balanceAfter),
     reference: entry.reference,
+    invoiceNumber: entry.invoiceNumber,
     createdAt: entry.createdAt.toISOString(),
   };
 }

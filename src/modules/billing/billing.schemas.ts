@@ -49,6 +49,9 @@ export const LedgerEntryView = Type.Object({
   reference: Type.Union([Type.String(), Type.Null()], {
     description: 'What the entry was for: an invoice id (`inv_…`) or a credit purchase id (`cp_…`); null for grants.',
   }),
+  invoiceNumber: Type.Union([Type.String(), Type.Null()], {
+    description: 'The number of the invoice `reference` names (`INV-000012`); null when it names none.',
+  }),
   createdAt: Timestamp,
 });
 

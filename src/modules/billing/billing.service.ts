@@ -32,6 +32,8 @@ export interface BillingServiceDeps {
   readonly maxInvoiceAmount: bigint;
   readonly successFeeCredits: number;
   readonly creditPackages: readonly CreditPackage[];
+  /** The numbers of invoices by id (the invoices module): the ledger names an invoice as people do. */
+  readonly invoiceNumbers: (workspaceId: WorkspaceId, invoiceIds: readonly string[]) => Promise<Map<string, string>>;
 }
 
 export class BillingService {
@@ -67,7 +69,15 @@ export class BillingService {
     const before = parseLedgerCursor(query.after);
     // One row beyond the page tells whether another page exists.
     const rows = await listLedger(this.deps.db, workspaceId, { before, limit: query.limit + 1 });
-    const entries = rows.slice(0, query.limit);
+    const page = rows.slice(0, query.limit);
+    const invoiceIds = [
+      ...new Set(page.flatMap((entry) => (entry.reference?.startsWith('inv_') ? [entry.reference] : []))),
+    ];
+    const numbers = await this.deps.invoiceNumbers(workspaceId, invoiceIds);
+    const entries = page.map((entry) => ({
+      ...entry,
+      invoiceNumber: (entry.reference && numbers.get(entry.reference)) ?? null,
+    }));
     const last = entries.at(-1);
     return { entries, nextCursor: rows.length > query.limit && last ? last.seq.toString() : null };
   }

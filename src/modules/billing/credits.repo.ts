@@ -153,7 +153,7 @@ export async function listLedger(
   db: Executor,
   workspaceId: WorkspaceId,
   page: { limit: number; before: bigint | null },
-): Promise<LedgerEntry[]> {
+): Promise<Omit<LedgerEntry, 'invoiceNumber'>[]> {
   const rows = await db
     .selectFrom('credit_ledger')
     .select(['seq', 'kind', 'balance_change', 'reserve_change', 'balance_after', 'reference', 'reason', 'created_at'])

@@ -32,6 +32,8 @@ export interface LedgerEntry {
   readonly reference: string | null;
   readonly reason: string | null;
   readonly createdAt: Date;
+  /** The number of the invoice `reference` names (`INV-000012`), as people know it; null otherwise. */
+  readonly invoiceNumber: string | null;
 }
 
 /** The most credits one manual grant adds: a typo of a few digits must not mint a fortune. */

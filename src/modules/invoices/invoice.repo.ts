@@ -5,6 +5,7 @@ import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceEventData } from '../events/index.js';
 import {
+  formatInvoiceNumber,
   openedInvoice,
   type Invoice,
   type InvoiceChanges,
@@ -206,6 +207,22 @@ export async function findInvoice(
 ): Promise<Invoice | undefined> {
   const row = await selectInvoice(db, workspaceId, invoiceId).executeTakeFirst();
   return row && toInvoice(row as unknown as StoredInvoice);
+}
+
+/** The numbers of those of `invoiceIds` the workspace has, formatted (`INV-000012`), by id. */
+export async function invoiceNumbers(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (invoiceIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('invoices')
+    .select(['id', 'number'])
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', invoiceIds as InvoiceId[])
+    .execute();
+  return new Map(rows.map((row) => [row.id, formatInvoiceNumber(row.number)]));
 }
 
 export async function lockInvoice(

@@ -33,6 +33,7 @@ import {
   createInvoice,
   dueOpenInvoices,
   findInvoice,
+  invoiceNumbers,
   listInvoices,
   lockInvoice,
   markScheduled,
@@ -181,6 +182,11 @@ export class InvoiceService {
       throw new Error(`the key of occurrence ${occurrence.key} was used for another invoice`);
     await markScheduled(trx, workspaceId, outcome.invoice.id, occurrence.automation);
     return this.present({ ...outcome.invoice, automation: occurrence.automation });
+  }
+
+  /** The numbers (`INV-000012`) of those of `invoiceIds` the workspace has, by id: how people name invoices. */
+  numbers(workspaceId: WorkspaceId, invoiceIds: readonly string[]): Promise<Map<string, string>> {
+    return invoiceNumbers(this.deps.db, workspaceId, invoiceIds);
   }
 
   async get(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<Invoice> {

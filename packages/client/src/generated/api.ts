@@ -986,6 +986,8 @@ export interface operations {
                             balanceAfter: number;
                             /** @description What the entry was for: an invoice id (`inv_…`) or a credit purchase id (`cp_…`); null for grants. */
                             reference: string | null;
+                            /** @description The number of the invoice `reference` names (`INV-000012`); null when it names none. */
+                            invoiceNumber: string | null;
                             /** Format: date-time */
                             createdAt: string;
                         }[];

@@ -28,7 +28,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function ledgerRow(entry: LedgerEntry): HTMLElement {
   const reference = entry.reference?.startsWith('inv_')
-    ? el('a', { href: `#invoice/${entry.reference}` }, 'the invoice')
+    ? el('a', { href: `#invoice/${entry.reference}` }, entry.invoiceNumber ?? 'the invoice')
     : entry.reference && el('code', {}, entry.reference);
   return el(
     'tr',
