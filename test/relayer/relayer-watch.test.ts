@@ -8,7 +8,7 @@ const network = { name: 'base-sepolia', chainId: 84532, blockTimeSeconds: 2 } as
 const DRY: RelayerFunds = { balanceWei: 0n, maxFeePerGasWei: 1_000_000_000n };
 const FUNDED: RelayerFunds = { balanceWei: 10n ** 20n, maxFeePerGasWei: 1_000_000_000n };
 
-function watchOf(...accounts: { now: RelayerFunds }[]) {
+function watchOf(...accounts: { now: RelayerFunds | Error }[]) {
   let reads = 0;
   const signers = accounts.map(
     (funds, index) =>
@@ -16,6 +16,7 @@ function watchOf(...accounts: { now: RelayerFunds }[]) {
         relayer: `0x${String(index + 1).padStart(40, '0')}`,
         relayerFunds: async () => {
           reads += 1;
+          if (funds.now instanceof Error) throw funds.now;
           return funds.now;
         },
       }) as unknown as ChainPort,
@@ -81,4 +82,14 @@ it('with several relayer accounts, settlements go to those that can pay, and pay
   first.now = FUNDED;
   vi.advanceTimersByTime(2_000);
   expect((await watch.payers(network)).map((signer) => signer.relayer)).toEqual([`0x${'0'.repeat(39)}1`]);
+});
+
+it('an account whose funds cannot be read is not ruled out; when none can be read, the error is thrown', async () => {
+  vi.useFakeTimers({ now: new Date('2026-11-26T12:00:00Z') });
+  const unreadable = { now: new Error('node down') as RelayerFunds | Error };
+  const { watch } = watchOf(unreadable, { now: DRY });
+  expect((await watch.payers(network)).map((signer) => signer.relayer)).toEqual([`0x${'0'.repeat(39)}1`]);
+
+  const { watch: blind } = watchOf({ now: new Error('node down') }, { now: new Error('node down') });
+  await expect(blind.canPayGas(network)).rejects.toThrow('node down');
 });

@@ -57,16 +57,24 @@ export class RelayerWatch {
     return (await this.payers(network)).length > 0;
   }
 
-  /** The accounts that can pay the gas of a settlement on the network now, in their configured order. */
+  /**
+   * The accounts that can pay the gas of a settlement on the network now, in their configured order. An
+   * account whose funds cannot be read now is not ruled out; when none can be read, the error is thrown.
+   */
   async payers(network: Network): Promise<ChainPort[]> {
-    const able = await Promise.all(
+    const able = await Promise.allSettled(
       this.deps.signers.map(async (signer) => {
         const state = await this.funds(network, signer);
         if (state.canPayGas || Date.now() - state.readAt.getTime() < blockMs(network)) return state.canPayGas;
         return (await this.read(network, signer)).canPayGas;
       }),
     );
-    return this.deps.signers.filter((_, index) => able[index]);
+    const failed = able.find((result) => result.status === 'rejected');
+    if (failed && able.every((result) => result.status === 'rejected')) throw failed.reason;
+    return this.deps.signers.filter((_, index) => {
+      const result = able[index]!;
+      return result.status === 'rejected' || result.value;
+    });
   }
 
   /** The funds of every account on every network whose node answers, as funds() reads them; the others are left out. */
