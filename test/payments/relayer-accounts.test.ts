@@ -17,7 +17,16 @@ const chain = await createControlledChain({ confirmations: 1 });
 const secondKey = generatePrivateKey();
 const second = privateKeyToAccount(secondKey).address;
 await setEthBalance(chain.rpcUrl, second, 10n ** 20n);
-const signers: ChainPort[] = [chain.chain, createViemChain({ relayerPrivateKey: secondKey })];
+// The first account takes a while to sign (its node answers slowly), so settlements signed meanwhile find
+// its nonce lock held and take the second account: the spread does not hang on scheduling.
+const slowFirst: ChainPort = {
+  ...chain.chain,
+  async pendingNonce(network) {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return chain.chain.pendingNonce(network);
+  },
+};
+const signers: ChainPort[] = [slowFirst, createViemChain({ relayerPrivateKey: secondKey })];
 // No worker: the test runs the settlement jobs itself, all at once.
 const paying = await startPayingApp({ networks: chain.networks, chain: chain.chain, signers }, { worker: false });
 
@@ -25,22 +34,23 @@ const paying = await startPayingApp({ networks: chain.networks, chain: chain.cha
 async function acceptedPayments(count: number) {
   const shop = await openShop(paying);
   const workspaceId = shop.workspaceId as WorkspaceId;
-  return Promise.all(
-    Array.from({ length: count }, async () => {
-      const invoice = await shop.invoice('1');
-      const payer = await chain.payer(1_000_000n);
-      const submission = decodePaymentHeader(await signPaymentHeader(payer, invoice.payUrl), 2);
-      if (typeof submission === 'string') throw new Error(submission);
-      const intent = await paying.services.payments.submitAuthorization(
-        workspaceId,
-        invoiceOrder(invoice.id as InvoiceId),
-        submission,
-      );
-      const settle = () => paying.services.payments.settle(workspaceId, intent.id).catch((error: unknown) => error);
-      const state = () => paymentState(paying, chain.rpcUrl, invoice.id, [payer.address, shop.wallet.address]);
-      return { settle, state };
-    }),
-  );
+  const payments = [];
+  // One after another: funding the payers sends from one minting account, whose nonces must not collide.
+  for (let index = 0; index < count; index += 1) {
+    const invoice = await shop.invoice('1');
+    const payer = await chain.payer(1_000_000n);
+    const submission = decodePaymentHeader(await signPaymentHeader(payer, invoice.payUrl), 2);
+    if (typeof submission === 'string') throw new Error(submission);
+    const intent = await paying.services.payments.submitAuthorization(
+      workspaceId,
+      invoiceOrder(invoice.id as InvoiceId),
+      submission,
+    );
+    const settle = () => paying.services.payments.settle(workspaceId, intent.id).catch((error: unknown) => error);
+    const state = () => paymentState(paying, chain.rpcUrl, invoice.id, [payer.address, shop.wallet.address]);
+    payments.push({ settle, state });
+  }
+  return payments;
 }
 
 it('settlements signed at once spread over the relayer accounts, each account with its own nonce sequence, and every payment is paid once', async () => {
