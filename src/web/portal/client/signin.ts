@@ -33,11 +33,17 @@ export function createSignInView({
     return node;
   }
 
+  // The wallets whose buttons are shown, by id: buttons are made anew only when that changes, so a click
+  // never lands on a button that a late announcement has just replaced.
+  let shown = '';
+
   function render() {
     // The local demo's buyer holds the test USDC that pays for credits, but owns no workspace: it is
     // offered where it pays, not at sign-in.
     const wallets = listWallets().filter((wallet) => wallet.rdns !== 'local.demo.buyer');
-    list.replaceChildren(...wallets.map(button));
+    const walletIds = wallets.map((wallet) => wallet.id).join(' ');
+    if (walletIds !== shown || list.childElementCount !== wallets.length) list.replaceChildren(...wallets.map(button));
+    shown = walletIds;
     show(byId(ids.walletSearching), !waited && wallets.length === 0);
     show(byId(ids.noWallet), waited && wallets.length === 0);
   }
