@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { queueWebhookDelivery, type WebhookEventInput } from '../webhooks/index.js';
+import { queueNewEventDeliveries, type WebhookEventInput } from '../webhooks/index.js';
 import { isWebhookKind, kindSpec, type NewEvent, type WorkspaceEvent } from './event.js';
 
 /**
@@ -15,7 +15,7 @@ export async function append(trx: Executor, workspaceId: WorkspaceId, event: New
 
 /**
  * Appends events, of one workspace or several, in one statement inside the caller's transaction, and
- * queues the deliveries of webhook kinds. Resolves their ids in the order given. The application's way
+ * queues the deliveries of webhook kinds in a second. Resolves their ids in the order given. The application's way
  * to the SQL function append_event, which writes every event. Invoice creation's group commit
  * (create_invoice_group) calls append_event in the database for its `invoice.created` events, with ids
  * it took from the same counter under the same row lock; no delivery can be queued there, so that kind
@@ -42,16 +42,10 @@ export async function appendAll(trx: Executor, events: readonly WorkspaceEvent[]
     id: bigint;
   }>`SELECT ord, id FROM append_events(${JSON.stringify(rows)}::jsonb)`.execute(trx);
   if (ids.length !== events.length) throw new Error('an event names a workspace that does not exist');
-  for (const [index, event] of events.entries()) {
-    if (!isWebhookKind(event.type)) continue;
-    await queueWebhookDelivery(trx, event.workspaceId, {
-      eventId: ids[index]!.id,
-      type: event.type,
-      invoiceId: event.invoiceId,
-      data: event.data,
-      at: event.at,
-    });
-  }
+  await queueNewEventDeliveries(
+    trx,
+    events.flatMap((event, index) => (isWebhookKind(event.type) ? [{ ...event, eventId: ids[index]!.id }] : [])),
+  );
   return ids.map((row) => row.id);
 }
 

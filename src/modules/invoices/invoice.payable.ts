@@ -3,6 +3,7 @@ import type { Db, Executor } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceBook, InvoiceLabel, PayableOrder, PaymentStep, StepResult } from '../payment-engine/index.js';
+import type { WorkspaceWrites } from '../events/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import { effectiveStatus, formatInvoiceNumber, transition, type Invoice, type InvoiceId } from './invoice.js';
 import { findInvoice, lockInvoice } from './invoice.repo.js';
@@ -70,18 +71,25 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
     id: string,
     step: PaymentStep,
     at: Date,
+    writes: WorkspaceWrites,
   ): Promise<StepResult | undefined> {
     const invoice = await lockInvoice(trx, workspaceId, id as InvoiceId);
     if (!invoice) return undefined;
     const result = transition(invoice, step, at);
-    if (result.ok) await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl);
+    if (result.ok) await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl, writes);
     return result;
   }
 
-  async revertPayment(trx: Executor, workspaceId: WorkspaceId, id: string, at: Date): Promise<void> {
+  async revertPayment(
+    trx: Executor,
+    workspaceId: WorkspaceId,
+    id: string,
+    at: Date,
+    writes: WorkspaceWrites,
+  ): Promise<void> {
     const invoice = await lockInvoice(trx, workspaceId, id as InvoiceId);
     const result = invoice && transition(invoice, { type: 'payment_reverted' }, at);
-    if (result?.ok) await persistTransition(trx, invoice!, result, at, this.deps.publicBaseUrl);
+    if (result?.ok) await persistTransition(trx, invoice!, result, at, this.deps.publicBaseUrl, writes);
   }
 
   async label(db: Executor, workspaceId: WorkspaceId, id: string): Promise<InvoiceLabel | undefined> {

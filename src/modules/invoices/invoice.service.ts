@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { moveCredits } from '../billing/index.js';
-import { append } from '../events/index.js';
+import { WorkspaceWrites } from '../events/index.js';
 import { IDEMPOTENCY_TTL_SECONDS, checkIdempotencyKey, requestHash } from '../idempotency/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import {
@@ -349,6 +349,9 @@ function notFound(): AppError {
  * invoice change, its change-feed event, then the credit movement. Lock order invoice → workspace
  * (event counter) → credit account, the same order as create_invoice_group, so concurrent writers
  * cannot deadlock. Throws insufficient_credits (rolling back the caller's transaction) when credits do not cover it.
+ *
+ * Given `writes`, the event and the credit movement join the caller's, written at the end of its
+ * transaction (WorkspaceWrites); otherwise they are written here.
  */
 export async function persistTransition(
   trx: Executor,
@@ -356,18 +359,23 @@ export async function persistTransition(
   result: Extract<Transition, { ok: true }>,
   now: Date,
   publicBaseUrl: URL,
+  writes?: WorkspaceWrites,
 ): Promise<Invoice> {
+  const late = writes ?? new WorkspaceWrites();
   const updated = await updateInvoice(trx, invoice.workspaceId, invoice.id, result.changes, now);
-  await append(trx, invoice.workspaceId, invoiceEvent(result.event, updated, publicBaseUrl, now));
+  late.append(invoice.workspaceId, invoiceEvent(result.event, updated, publicBaseUrl, now));
   if (result.charge !== 0n || result.reserveChange !== 0n) {
-    const moved = await moveCredits(trx, invoice.workspaceId, {
-      kind: result.event,
-      charge: result.charge,
-      reserveChange: result.reserveChange,
-      reference: invoice.id,
+    late.then(async (trx) => {
+      const moved = await moveCredits(trx, invoice.workspaceId, {
+        kind: result.event,
+        charge: result.charge,
+        reserveChange: result.reserveChange,
+        reference: invoice.id,
+      });
+      if (!moved)
+        throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');
     });
-    if (!moved)
-      throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');
   }
+  if (!writes) await late.write(trx);
   return updated;
 }

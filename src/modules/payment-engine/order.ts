@@ -1,5 +1,6 @@
 import type { Network } from '../../chain/networks.js';
 import type { Executor } from '../../db/database.js';
+import type { WorkspaceWrites } from '../events/index.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 
 /** The kinds of order the engine takes payments for. */
@@ -72,7 +73,7 @@ export interface OrderBook<State = unknown> {
   /**
    * Applies a payment step to the order inside the engine's transaction, persisting it (with whatever the
    * order records beside it) when its state machine allows; answers the verdict, undefined when there is
-   * no such order.
+   * no such order. Its feed events and credit movements join `writes`, which the engine writes last.
    */
   apply(
     trx: Executor,
@@ -80,12 +81,13 @@ export interface OrderBook<State = unknown> {
     id: string,
     step: PaymentStep,
     at: Date,
+    writes: WorkspaceWrites,
   ): Promise<StepResult | undefined>;
   /**
    * The payment that paid the order was reverted by a reorganisation of the chain: inside the engine's
    * transaction, the order takes no longer being paid (payable again, or expired past its deadline).
    */
-  revertPayment(trx: Executor, workspaceId: WorkspaceId, id: string, at: Date): Promise<void>;
+  revertPayment(trx: Executor, workspaceId: WorkspaceId, id: string, at: Date, writes: WorkspaceWrites): Promise<void>;
 }
 
 /** How an invoice is named where its payments are shown: payment intents, receipts, events. */

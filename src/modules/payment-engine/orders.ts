@@ -2,6 +2,7 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { Executor } from '../../db/database.js';
+import type { WorkspaceWrites } from '../events/index.js';
 import type { OrderBooks, OrderKind, OrderRef, PayableOrder, PaymentStep, StepResult } from './order.js';
 
 /** An order's state as its book read it, with the kind that book judges it by. */
@@ -57,15 +58,22 @@ export class Orders {
     ref: OrderRef,
     step: PaymentStep,
     at: Date,
+    writes: WorkspaceWrites,
   ): Promise<StepResult> {
-    const result = await this.books[ref.kind].apply(trx, workspaceId, ref.id, step, at);
+    const result = await this.books[ref.kind].apply(trx, workspaceId, ref.id, step, at, writes);
     if (!result) throw notFound(ref);
     return result;
   }
 
   /** The order's payment was reverted by a reorganisation: it is no longer paid. */
-  revertPayment(trx: Executor, workspaceId: WorkspaceId, ref: OrderRef, at: Date): Promise<void> {
-    return this.books[ref.kind].revertPayment(trx, workspaceId, ref.id, at);
+  revertPayment(
+    trx: Executor,
+    workspaceId: WorkspaceId,
+    ref: OrderRef,
+    at: Date,
+    writes: WorkspaceWrites,
+  ): Promise<void> {
+    return this.books[ref.kind].revertPayment(trx, workspaceId, ref.id, at, writes);
   }
 }
 

@@ -9,7 +9,7 @@ import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { isOrderNonce } from '../../shared/payment-request.js';
-import { append } from '../events/index.js';
+import { WorkspaceWrites } from '../events/index.js';
 import type { ChainPort, ChainTransfer, ReceiptStatus } from '../../chain/chain-port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import {
@@ -727,7 +727,15 @@ export class PaymentService {
     const at = this.deps.clock.now();
     const intentId = newPaymentIntentId();
     return this.deps.db.transaction().execute(async (trx) => {
-      const taken = await this.orders.apply(trx, workspaceId, order.ref, { type: 'begin_payment', startedAt: at }, at);
+      const writes = new WorkspaceWrites();
+      const taken = await this.orders.apply(
+        trx,
+        workspaceId,
+        order.ref,
+        { type: 'begin_payment', startedAt: at },
+        at,
+        writes,
+      );
       if (!taken.ok && taken.code !== 'noop')
         throw new AppError(
           taken.code as ErrorCode,
@@ -754,8 +762,9 @@ export class PaymentService {
         holdsOrder: true,
       });
       const stored = (await findIntent(trx, workspaceId, intentId))!;
-      await this.recordIntentEvent(trx, stored, 'payment_intent.processing', at);
+      await this.recordIntentEvent(trx, writes, stored, 'payment_intent.processing', at);
       await enqueueJob(trx, { kind: jobKind, workspaceId, payload: { intentId }, uniqueKey: intentId });
+      await writes.write(trx);
       return stored;
     });
   }
@@ -766,7 +775,9 @@ export class PaymentService {
     await this.deps.db.transaction().execute(async (trx) => {
       const current = await lockIntent(trx, intent.workspaceId, intent.id);
       if (current?.status !== 'processing' || current.foundAt) return;
-      await this.announce(trx, current, blockTime, at);
+      const writes = new WorkspaceWrites();
+      await this.announce(trx, writes, current, blockTime, at);
+      await writes.write(trx);
     });
   }
 
@@ -774,7 +785,13 @@ export class PaymentService {
    * The first moment an attempt counts: the order turns processing (unless another payment already
    * holds it, or it can take no payment any more) and the attempt is announced (in the feed, for an invoice).
    */
-  private async announce(trx: Executor, intent: PaymentIntent, blockTime: Date, at: Date): Promise<PaymentIntent> {
+  private async announce(
+    trx: Executor,
+    writes: WorkspaceWrites,
+    intent: PaymentIntent,
+    blockTime: Date,
+    at: Date,
+  ): Promise<PaymentIntent> {
     const startedAt = blockTime < intent.submittedAt ? blockTime : intent.submittedAt;
     const taken = await this.orders.apply(
       trx,
@@ -782,93 +799,94 @@ export class PaymentService {
       intent.order,
       { type: 'begin_payment', startedAt },
       at,
+      writes,
     );
     // Another attempt holds it already: this one holds it too, so the order stays processing while either does.
     const holds = taken.ok || heldByAnother(taken);
     const found = await updateIntent(trx, intent.workspaceId, intent.id, { foundAt: at, holdsOrder: holds });
-    await this.recordIntentEvent(trx, found, 'payment_intent.processing', at);
+    await this.recordIntentEvent(trx, writes, found, 'payment_intent.processing', at);
     return found;
   }
 
-  private async finish(
-    intent: PaymentIntent,
-    outcome:
-      | { failed: FailureReason }
-      | {
-          succeeded: {
-            logIndex: number;
-            blockNumber: bigint;
-            /** Absent for a transfer a merchant applied (found by the scan): it is not re-checked for finality. */
-            blockHash?: `0x${string}`;
-            blockTime: Date;
-            payer?: string;
-            /** The transaction that used the authorization, when it is not the relayer's settlement. */
-            txHash?: `0x${string}`;
-          };
-        },
-  ): Promise<void> {
+  private async finish(intent: PaymentIntent, outcome: Outcome): Promise<void> {
     const at = this.deps.clock.now();
     await this.deps.db.transaction().execute(async (trx) => {
-      let current = await lockIntent(trx, intent.workspaceId, intent.id);
-      if (!current || current.status !== 'processing') return;
-      const fail = async (reason: FailureReason) => {
-        // The order is reopened only when no other payment still holds it. A claim that was never
-        // found in a block held nothing and was never announced: it fails quietly.
-        if (current!.holdsOrder && !(await otherHolderOf(trx, intent.workspaceId, intent.order, intent.id)))
-          await this.orders.apply(trx, intent.workspaceId, intent.order, { type: 'payment_failed' }, at);
-        const failed = await updateIntent(trx, intent.workspaceId, intent.id, {
-          status: 'failed',
-          failureReason: reason,
-          holdsOrder: false,
-          finishedAt: at,
-        });
-        if (failed.foundAt) await this.recordIntentEvent(trx, failed, 'payment_intent.failed', at);
-        // The order may be unchanged (a claim never found, another payment still holding it): its watchers
-        // still learn why this attempt does not count. Sent once with the order's own notice, if any.
-        await announcePaymentChange(trx, intent.workspaceId, intent.order);
-      };
-      if ('failed' in outcome) return fail(outcome.failed);
-      const claimed = await claimTransfer(trx, {
-        network: intent.network,
-        txHash: outcome.succeeded.txHash ?? intent.txHash!,
-        logIndex: outcome.succeeded.logIndex,
-        workspaceId: intent.workspaceId,
-        intentId: intent.id,
-      });
-      if (!claimed) {
-        // A buyer-submitted transfer that another payment claimed first (a race with the read before):
-        // it pays that one only. A settlement's hash is refused as a submitted transfer, so nothing else
-        // can claim our own settlement: that stays loud.
-        if (intent.method === 'transaction' || outcome.succeeded.txHash) return fail('already_used');
-        throw new Error(`transfer ${intent.txHash}#${outcome.succeeded.logIndex} is already claimed`);
-      }
-      if (!current.foundAt) current = await this.announce(trx, current, outcome.succeeded.blockTime, at);
-      const paid = await this.orders.apply(
-        trx,
-        intent.workspaceId,
-        intent.order,
-        { type: 'payment_succeeded', network: intent.network },
-        at,
-      );
-      // The order was not processing: another payment had paid it, or the invoice was cancelled before
-      // this one landed. The money arrived all the same; it is recorded beside the order, never lost.
-      const overpayment = !paid.ok;
-      const succeeded = await updateIntent(trx, intent.workspaceId, intent.id, {
-        status: 'succeeded',
-        ...outcome.succeeded,
+      const writes = new WorkspaceWrites();
+      await this.record(trx, writes, intent, outcome, at);
+      await writes.write(trx);
+    });
+  }
+
+  /** The outcome of a processing intent, in the caller's transaction; events and credits join `writes`. */
+  private async record(
+    trx: Executor,
+    writes: WorkspaceWrites,
+    intent: PaymentIntent,
+    outcome: Outcome,
+    at: Date,
+  ): Promise<void> {
+    let current = await lockIntent(trx, intent.workspaceId, intent.id);
+    if (!current || current.status !== 'processing') return;
+    if ('failed' in outcome) {
+      // The order is reopened only when no other payment still holds it. A claim that was never
+      // found in a block held nothing and was never announced: it fails quietly.
+      if (current.holdsOrder && !(await otherHolderOf(trx, intent.workspaceId, intent.order, intent.id)))
+        await this.orders.apply(trx, intent.workspaceId, intent.order, { type: 'payment_failed' }, at, writes);
+      const failed = await updateIntent(trx, intent.workspaceId, intent.id, {
+        status: 'failed',
+        failureReason: outcome.failed,
         holdsOrder: false,
-        overpayment,
         finishedAt: at,
       });
-      await this.recordIntentEvent(
-        trx,
-        succeeded,
-        overpayment ? 'payment_intent.overpaid' : 'payment_intent.succeeded',
-        at,
-      );
-      // The order is unchanged, so no trigger tells its watchers (an x402 payer waiting for this outcome).
-      if (overpayment) await announcePaymentChange(trx, intent.workspaceId, intent.order);
+      if (failed.foundAt) await this.recordIntentEvent(trx, writes, failed, 'payment_intent.failed', at);
+      // The order may be unchanged (a claim never found, another payment still holding it): its watchers
+      // still learn why this attempt does not count. Sent once with the order's own notice, if any.
+      await announcePaymentChange(trx, intent.workspaceId, intent.order);
+      return;
+    }
+    const claimed = await claimTransfer(trx, {
+      network: intent.network,
+      txHash: outcome.succeeded.txHash ?? intent.txHash!,
+      logIndex: outcome.succeeded.logIndex,
+      workspaceId: intent.workspaceId,
+      intentId: intent.id,
     });
+    if (!claimed) {
+      // A buyer-submitted transfer that another payment claimed first (a race with the read before):
+      // it pays that one only. A settlement's hash is refused as a submitted transfer, so nothing else
+      // can claim our own settlement: that stays loud.
+      if (intent.method === 'transaction' || outcome.succeeded.txHash)
+        return this.record(trx, writes, intent, { failed: 'already_used' }, at);
+      throw new Error(`transfer ${intent.txHash}#${outcome.succeeded.logIndex} is already claimed`);
+    }
+    if (!current.foundAt) current = await this.announce(trx, writes, current, outcome.succeeded.blockTime, at);
+    const paid = await this.orders.apply(
+      trx,
+      intent.workspaceId,
+      intent.order,
+      { type: 'payment_succeeded', network: intent.network },
+      at,
+      writes,
+    );
+    // The order was not processing: another payment had paid it, or the invoice was cancelled before
+    // this one landed. The money arrived all the same; it is recorded beside the order, never lost.
+    const overpayment = !paid.ok;
+    const succeeded = await updateIntent(trx, intent.workspaceId, intent.id, {
+      status: 'succeeded',
+      ...outcome.succeeded,
+      holdsOrder: false,
+      overpayment,
+      finishedAt: at,
+    });
+    await this.recordIntentEvent(
+      trx,
+      writes,
+      succeeded,
+      overpayment ? 'payment_intent.overpaid' : 'payment_intent.succeeded',
+      at,
+    );
+    // The order is unchanged, so no trigger tells its watchers (an x402 payer waiting for this outcome).
+    if (overpayment) await announcePaymentChange(trx, intent.workspaceId, intent.order);
   }
 
   /**
@@ -887,9 +905,10 @@ export class PaymentService {
       const intent = await lockIntent(trx, workspaceId, intentId);
       if (intent?.status !== 'succeeded' || !intent.txHash) return;
       await releaseClaim(trx, intent);
-      if (!intent.overpayment) await this.orders.revertPayment(trx, workspaceId, intent.order, at);
+      const writes = new WorkspaceWrites();
+      if (!intent.overpayment) await this.orders.revertPayment(trx, workspaceId, intent.order, at, writes);
       const reverted = await updateIntent(trx, workspaceId, intentId, { status: 'reverted', finishedAt: at });
-      await this.recordIntentEvent(trx, reverted, 'payment_intent.reverted', at);
+      await this.recordIntentEvent(trx, writes, reverted, 'payment_intent.reverted', at);
       const ownSettlement =
         intent.authorization !== null &&
         intent.settlementRaw !== null &&
@@ -916,11 +935,13 @@ export class PaymentService {
         uniqueKey: again,
       });
       await announcePaymentChange(trx, workspaceId, intent.order);
+      await writes.write(trx);
     });
   }
 
   private async recordIntentEvent(
     trx: Executor,
+    writes: WorkspaceWrites,
     intent: PaymentIntent,
     type: `payment_intent.${'processing' | 'succeeded' | 'overpaid' | 'failed' | 'reverted'}`,
     at: Date,
@@ -929,7 +950,7 @@ export class PaymentService {
     if (intent.order.kind !== 'invoice') return;
     const invoiceId = intent.order.id;
     const invoice = await this.deps.orders.invoice.label(trx, intent.workspaceId, invoiceId);
-    await append(trx, intent.workspaceId, {
+    writes.append(intent.workspaceId, {
       type,
       invoiceId,
       paymentIntentId: intent.id,
@@ -951,6 +972,22 @@ export class PaymentService {
     return network;
   }
 }
+
+/** How a processing intent ends: failed with its reason, or paid by a transfer in a block. */
+type Outcome =
+  | { failed: FailureReason }
+  | {
+      succeeded: {
+        logIndex: number;
+        blockNumber: bigint;
+        /** Absent for a transfer a merchant applied (found by the scan): it is not re-checked for finality. */
+        blockHash?: `0x${string}`;
+        blockTime: Date;
+        payer?: string;
+        /** The transaction that used the authorization, when it is not the relayer's settlement. */
+        txHash?: `0x${string}`;
+      };
+    };
 
 const blockOf = ({ blockNumber, blockHash, blockTime }: Extract<ReceiptStatus, { kind: 'mined' }>) => ({
   blockNumber,

@@ -1,5 +1,5 @@
 export { TEST_EVENT_TYPE, signedHeaders, webhookBody } from './webhook.js';
-export { queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
+export { queueNewEventDeliveries, queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
 export { DELIVERIES_PER_WORKSPACE, WebhookDeliverer } from './webhook.delivery.js';
 export { SenderThread } from './webhook-sender.js';
 export { DELIVER_WEBHOOK_JOB, deliverWebhookHandler } from './webhook.jobs.js';

@@ -8,6 +8,7 @@ import { inlineSender, type SendWebhook } from './webhook-sender.js';
 import { Batcher } from '../../shared/batcher.js';
 import {
   findDeliveriesToSend,
+  insertDeliveriesWithJobs,
   insertDelivery,
   recordAttemptResults,
   type AttemptRecorded,
@@ -59,6 +60,31 @@ export async function queueWebhookDelivery(
     at: event.at,
   });
   if (recorded) await scheduleDelivery(trx, workspaceId, eventId);
+}
+
+/**
+ * Records the deliveries of new feed events (of any workspaces) inside the events' own transaction, each
+ * with its job, in one statement: the same as queueWebhookDelivery for each, for events just appended.
+ */
+export async function queueNewEventDeliveries(
+  trx: Executor,
+  events: readonly (WebhookEventInput & { readonly workspaceId: WorkspaceId })[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await insertDeliveriesWithJobs(
+    trx,
+    events.map(({ workspaceId, eventId, type, invoiceId, data, at }) => {
+      const id = eventId.toString();
+      return {
+        workspaceId,
+        eventId: id,
+        type,
+        invoiceId,
+        at,
+        body: JSON.stringify(webhookBody(workspaceId, { id, type, at, data })),
+      };
+    }),
+  );
 }
 
 /** Makes sure a job will attempt the delivery now: a new one, or the waiting one brought forward. */

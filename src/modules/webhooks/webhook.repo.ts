@@ -95,6 +95,10 @@ export interface NewDelivery {
   readonly at: Date;
 }
 
+export interface NewWorkspaceDelivery extends NewDelivery {
+  readonly workspaceId: WorkspaceId;
+}
+
 /**
  * Records a delivery when the workspace has an endpoint (enabled or paused: a paused endpoint keeps
  * its backlog). Resolves true when a row was written. An existing row for the event is left alone.
@@ -107,6 +111,32 @@ export async function insertDelivery(trx: Executor, workspaceId: WorkspaceId, de
     ON CONFLICT (workspace_id, event_id) DO NOTHING
     RETURNING event_id`.execute(trx);
   return rows.length > 0;
+}
+
+/**
+ * Records the deliveries of new feed events of one or more workspaces, each with the job that sends it,
+ * in one statement: only for workspaces with an endpoint. A new event's id was never queued, so every
+ * delivery recorded gets a new job.
+ */
+export async function insertDeliveriesWithJobs(
+  trx: Executor,
+  deliveries: readonly NewWorkspaceDelivery[],
+): Promise<void> {
+  const rows = deliveries.map((delivery) => ({ ...delivery, at: delivery.at.toISOString() }));
+  await sql`
+    WITH recorded AS (
+      INSERT INTO webhook_deliveries (workspace_id, event_id, type, invoice_id, body, status, next_attempt_at, window_started_at, created_at)
+      SELECT d."workspaceId", d."eventId", d.type, d."invoiceId", d.body, 'pending', d.at, d.at, d.at
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+          AS d("workspaceId" text, "eventId" text, type text, "invoiceId" text, body text, at timestamptz)
+        JOIN webhook_endpoints e ON e.workspace_id = d."workspaceId"
+      ON CONFLICT (workspace_id, event_id) DO NOTHING
+      RETURNING workspace_id, event_id
+    )
+    INSERT INTO jobs (kind, workspace_id, payload, unique_key)
+    SELECT ${DELIVER_WEBHOOK_JOB}, workspace_id, jsonb_build_object('eventId', event_id), workspace_id || '/' || event_id
+      FROM recorded
+    ON CONFLICT (kind, unique_key) WHERE unique_key IS NOT NULL AND failed_at IS NULL DO NOTHING`.execute(trx);
 }
 
 export function findDelivery(db: Executor, workspaceId: WorkspaceId, eventId: string) {
