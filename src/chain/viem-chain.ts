@@ -23,6 +23,7 @@ import type {
 } from './chain-port.js';
 import { BroadcastError, isAlreadyKnown, isNonceTaken, nodeMessage, revertReason } from './chain-errors.js';
 import { blockMs, type Network } from './networks.js';
+import { headReceipts } from './head-receipts.js';
 import { createRpcClients, type RpcClients } from './rpc-clients.js';
 import {
   authorizationMessage,
@@ -71,6 +72,7 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
     () => 0,
     (network) => client(network).getBlockNumber(),
   );
+  const newestReceipts = headReceipts(client);
   const blockTimes = new Map<string, Promise<Date>>();
   function blockTime(network: Network, blockHash: Hex): Promise<Date> {
     const key = `${network.name}:${blockHash}`;
@@ -264,15 +266,16 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
     },
 
     async receipt(network, hash): Promise<ReceiptStatus> {
-      const c = client(network);
-      let receipt;
+      // The payments a new block confirms find their receipts in it, read once for all of them.
+      const latest = await head(network);
+      let receipt = (await newestReceipts(network, latest))?.get(hash.toLowerCase());
       try {
-        receipt = await c.getTransactionReceipt({ hash });
+        receipt ??= await client(network).getTransactionReceipt({ hash });
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) throw error;
         return (await knows(network, hash)) ? { kind: 'pending' } : { kind: 'not_found' };
       }
-      const [time, latest] = await Promise.all([blockTime(network, receipt.blockHash), head(network)]);
+      const time = await blockTime(network, receipt.blockHash);
       const ownLogs = receipt.logs.filter((log) => isAddressEqual(log.address, network.usdc));
       const uses = parseEventLogs({ abi: usdcAbi, eventName: 'AuthorizationUsed', logs: ownLogs });
       const transfers = parseEventLogs({ abi: usdcAbi, eventName: 'Transfer', logs: ownLogs }).map(

@@ -12,6 +12,9 @@ import {
   type LocalAccount,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startRpcCounter } from '../../bench/rpc-counter.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startAnvil } from '../../src/chain/anvil.js';
 import {
@@ -355,4 +358,96 @@ describe('receipt', () => {
     const otherToken: Network = { ...network, usdc: MULTICALL3_ADDRESS };
     expect(await chain.receipt(otherToken, hash)).toMatchObject({ kind: 'mined', transfers: [] });
   });
+
+  /** Three USDC transfers of the payer mined together in one new block; their hashes. */
+  async function threeInOneBlock(): Promise<Hex[]> {
+    const wallet = createWalletClient({ account: payer, chain: localChain(rpcUrl), transport: http(rpcUrl) });
+    const tester = createTestClient({ mode: 'anvil', chain: localChain(rpcUrl), transport: http(rpcUrl) });
+    await tester.setAutomine(false);
+    try {
+      const nonce = await reader.getTransactionCount({ address: payer.address, blockTag: 'pending' });
+      const hashes = await Promise.all(
+        [1n, 2n, 3n].map((value, index) =>
+          wallet.writeContract({
+            address: BASE_SEPOLIA_USDC,
+            abi: testUsdcAbi,
+            functionName: 'transfer',
+            args: [payee.address, value],
+            nonce: nonce + index,
+            gas: 100_000n,
+          }),
+        ),
+      );
+      await mineBlocks(rpcUrl);
+      return hashes;
+    } finally {
+      await tester.setAutomine(true);
+    }
+  }
+
+  it('reads the newest block’s receipts once for all the transactions it holds', async () => {
+    const hashes = await threeInOneBlock();
+    const proxy = await startRpcCounter(rpcUrl);
+    try {
+      const counted = createViemChain({ relayerPrivateKey: relayerKey });
+      const receipts = await Promise.all(
+        hashes.map((hash) => counted.receipt({ ...network, rpcUrls: [proxy.url] }, hash)),
+      );
+      expect(receipts.map((receipt) => receipt.kind === 'mined' && receipt.transfers[0]!.value)).toEqual([1n, 2n, 3n]);
+      expect(new Set(receipts.map((receipt) => receipt.kind === 'mined' && receipt.blockNumber)).size).toBe(1);
+      expect(proxy.calls()).toMatchObject({ eth_getBlockReceipts: 1 });
+      expect(proxy.calls().eth_getTransactionReceipt).toBeUndefined();
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('reads each receipt alone from a node without eth_getBlockReceipts, and stops asking for it', async () => {
+    const hashes = await threeInOneBlock();
+    const node = await startNodeWithout('eth_getBlockReceipts', rpcUrl);
+    try {
+      const plain = createViemChain({ relayerPrivateKey: relayerKey });
+      const on = { ...network, rpcUrls: [node.url] };
+      expect(await plain.receipt(on, hashes[0]!)).toMatchObject({ kind: 'mined', transfers: [{ value: 1n }] });
+      await mineBlocks(rpcUrl);
+      expect(await plain.receipt(on, hashes[1]!)).toMatchObject({ kind: 'mined', confirmations: 2 });
+      expect(node.refused).toBe(1);
+    } finally {
+      await node.close();
+    }
+  });
 });
+
+/** A node in front of `target` that answers `method` as one that does not have it (-32601), and counts those. */
+async function startNodeWithout(method: string, target: string) {
+  let refused = 0;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.once('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const call = JSON.parse(body) as { id: number; method: string };
+      const answer =
+        call.method === method
+          ? Promise.resolve(
+              JSON.stringify({
+                jsonrpc: '2.0',
+                id: call.id,
+                error: { code: -32601, message: `${method} does not exist` },
+              }),
+            ).finally(() => refused++)
+          : fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) =>
+              r.text(),
+            );
+      void answer.then((text) => response.writeHead(200, { 'content-type': 'application/json' }).end(text));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get refused() {
+      return refused;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
