@@ -17,6 +17,8 @@ import {
   transfer,
 } from '../support/checkout.js';
 import { checkoutNonce } from '../../src/modules/checkout/checkout.js';
+import { insertEndpoint } from '../../src/modules/webhooks/webhook.repo.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
 
 const chain = await createTestChain();
 const { app, services, database } = await createTestApp(
@@ -76,6 +78,27 @@ const submitHash = (path: string, txHash: string, network = 'base-sepolia') =>
   app.inject({ method: 'POST', url: `${path}/transactions`, payload: { network, txHash } });
 
 describe('GET /w/<ws>/i/<id>: public payment details', () => {
+  it('says the merchant is notified of a payment only while their webhook endpoint is enabled', async () => {
+    const other = await openShop('Notified shop');
+    const invoice = await other.invoice('1');
+    expect((await details(invoice.path)).merchantNotified).toBe(false);
+    const workspaceId = other.workspaceId as WorkspaceId;
+    const at = new Date();
+    await insertEndpoint(services.db, workspaceId, {
+      url: 'https://hooks.example/in',
+      enabled: true,
+      secret: 'whsec_x',
+      at,
+    });
+    expect((await details(invoice.path)).merchantNotified).toBe(true);
+    await services.db
+      .updateTable('webhook_endpoints')
+      .set({ enabled: false, paused_at: at })
+      .where('workspace_id', '=', workspaceId)
+      .execute();
+    expect((await details(invoice.path)).merchantNotified).toBe(false);
+  });
+
   it('shows merchant, amount, recipient, deadline, networks with an EIP-681 URI and the nonce bound to the link version', async () => {
     const invoice = await shop.invoice('12.5');
     const response = await app.inject({ method: 'GET', url: invoice.path, headers: JSON_ACCEPT });
@@ -89,6 +112,7 @@ describe('GET /w/<ws>/i/<id>: public payment details', () => {
       number: invoice.number,
       merchantName: 'Shop',
       merchantDescription: '',
+      merchantNotified: false,
       status: 'open',
       amount: '12.500000',
       currency: 'USDC',

@@ -19,6 +19,7 @@ export function openInvoiceDetails(changes: Partial<CheckoutDetails> = {}): Chec
     number: 'INV-000001',
     merchantName: 'Shop',
     merchantDescription: '',
+    merchantNotified: false,
     status: 'open',
     amount: '1.000000',
     currency: 'USDC',

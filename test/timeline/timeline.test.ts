@@ -8,7 +8,10 @@ import { ManualClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, merchant } from '../support/app.js';
 import { startTestReceiver } from '../support/webhook-receiver.js';
-import { payByTransaction, scriptedChain, submitPayment, verifyPayment } from './scripted-chain.js';
+import { SCRIPTED_NETWORK, payByTransaction, scriptedChain, submitPayment, verifyPayment } from './scripted-chain.js';
+
+/** What a payment record says of where its payment happened. */
+const on = (payment: { hash: string }) => ({ network: SCRIPTED_NETWORK.name, transactionHash: payment.hash });
 
 // A kind the timeline does not show, which exists only in this test.
 declare module '../../src/modules/events/event.js' {
@@ -120,19 +123,21 @@ describe('GET /invoices/{id}/timeline', () => {
     expect(timeline.records).toEqual([
       { at: createdAt, kind: 'created', eventId: '1' },
       { at: foundAt, kind: 'verification_pending', eventId: '3' },
-      { at: foundAt, kind: 'payment_submitted', eventId: '4', paymentIntentId: failing.intentId },
+      { at: foundAt, kind: 'payment_submitted', eventId: '4', paymentIntentId: failing.intentId, ...on(failing) },
       { at: failedAt, kind: 'reopened', eventId: '5' },
       {
         at: failedAt,
         kind: 'payment_failed',
         eventId: '6',
         paymentIntentId: failing.intentId,
+        ...on(failing),
         failureReason: 'reverted',
       },
       { at: paidAt, kind: 'verification_pending', eventId: '7' },
-      { at: paidAt, kind: 'payment_submitted', eventId: '8', paymentIntentId: paying.intentId },
-      { at: paidAt, kind: 'paid', eventId: '9' },
-      { at: paidAt, kind: 'payment_confirmed', eventId: '10', paymentIntentId: paying.intentId },
+      { at: paidAt, kind: 'payment_submitted', eventId: '8', paymentIntentId: paying.intentId, ...on(paying) },
+      // The paid invoice names the network that paid it; each payment record, its network and transaction.
+      { at: paidAt, kind: 'paid', eventId: '9', network: SCRIPTED_NETWORK.name },
+      { at: paidAt, kind: 'payment_confirmed', eventId: '10', paymentIntentId: paying.intentId, ...on(paying) },
     ]);
     // eventId is the change-feed id: the same event, the same time.
     const feed = new Map((await paymentShop.feed()).map((event) => [event.id, event]));

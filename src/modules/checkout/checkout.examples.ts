@@ -26,6 +26,7 @@ const CHECKOUT_EXAMPLE = {
   number: 'INV-000042',
   merchantName: 'Example Shop',
   merchantDescription: 'Handmade ceramics.',
+  merchantNotified: true,
   status: 'open',
   amount: '12.500000',
   currency: 'USDC',

@@ -57,6 +57,10 @@ export const CheckoutView = Type.Object({
   number: Type.String({ description: 'INV-000001, …' }),
   merchantName: Type.String({ description: 'The workspace name.' }),
   merchantDescription: Type.String({ description: 'The workspace description, shown to buyers; may be empty.' }),
+  merchantNotified: Type.Boolean({
+    description:
+      "Whether a payment is sent to the merchant's webhook endpoint as it lands (one is set up and enabled): the paid page says the merchant has been notified only then.",
+  }),
   status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({
     type: 'string',
     enum: [...INVOICE_STATUSES],

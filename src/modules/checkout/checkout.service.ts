@@ -6,6 +6,7 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { checkPayTo, effectiveStatus, findInvoice, formatInvoiceNumber, type InvoiceId } from '../invoices/index.js';
+import { findEndpoint } from '../webhooks/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { paymentNetworkDetails } from '../../shared/payment-request.js';
@@ -44,13 +45,14 @@ export class CheckoutService {
   async details(workspaceId: WorkspaceId, invoiceId: InvoiceId) {
     // One snapshot for the three reads: a verification committing in between must not show a
     // `processing` invoice next to the `failed` attempt that reopened it.
-    const { invoice, workspace, latest, succeeded } = await this.deps.db
+    const { invoice, workspace, endpoint, latest, succeeded } = await this.deps.db
       .transaction()
       .setIsolationLevel('repeatable read')
       .setAccessMode('read only')
       .execute(async (trx) => ({
         invoice: await findInvoice(trx, workspaceId, invoiceId),
         workspace: await findWorkspace(trx, workspaceId),
+        endpoint: await findEndpoint(trx, workspaceId),
         ...(await this.deps.payments.attemptsOf(trx, workspaceId, invoiceOrder(invoiceId))),
       }));
     if (!invoice || !workspace) throw notFound();
@@ -67,6 +69,7 @@ export class CheckoutService {
       number: formatInvoiceNumber(invoice.number),
       merchantName: workspace.name,
       merchantDescription: workspace.description,
+      merchantNotified: endpoint?.enabled === true,
       status,
       amount: formatUsdc(invoice.amount),
       currency: 'USDC' as const,

@@ -35,6 +35,17 @@ export const TimelineRecordView = Type.Object({
         '`payment_failed`: why, e.g. amount_mismatch, recipient_mismatch, expired, reverted, already_used, not_found.',
     }),
   ),
+  network: Type.Optional(
+    Type.String({
+      description: '`paid` and payment records: the network the payment was made on, e.g. `base`.',
+    }),
+  ),
+  transactionHash: Type.Optional(
+    Type.String({
+      description:
+        'Payment records: the transaction that paid, or was submitted to pay (`0x…`), once known: an x402 payment is settled after its `payment_submitted`.',
+    }),
+  ),
   linkVersion: Type.Optional(Type.Integer({ description: '`renewed`: the new link version.' })),
   expiresAt: Type.Optional(Type.String({ format: 'date-time', description: '`renewed`: the new deadline.' })),
   attempt: Type.Optional(Type.Integer({ description: '`webhook_attempt`: 1 for the first attempt of that event.' })),

@@ -20,6 +20,8 @@ export interface TimelineRecord {
   readonly eventId?: string;
   readonly paymentIntentId?: string;
   readonly failureReason?: string;
+  readonly network?: string;
+  readonly transactionHash?: string;
   readonly linkVersion?: number;
   readonly expiresAt?: string;
   readonly attempt?: number;
@@ -58,12 +60,22 @@ export function eventRecord(event: TimelineEvent): TimelineRecord | undefined {
     eventId: event.id.toString(),
     ...(event.paymentIntentId !== null && { paymentIntentId: event.paymentIntentId }),
   };
-  if (kind === 'payment_failed') {
-    const reason = field(field(event.data, 'paymentIntent'), 'failureReason');
-    return { ...base, ...(typeof reason === 'string' && { failureReason: reason }) };
-  }
   if (kind === 'renewed') return { ...base, ...renewal(field(event.data, 'invoice')) };
-  return base;
+  if (kind === 'paid') return { ...base, ...text('network', field(field(event.data, 'invoice'), 'network')) };
+  const intent = field(event.data, 'paymentIntent');
+  if (intent === undefined) return base;
+  // A payment record names where it happened: the network, and the transaction once there is one.
+  return {
+    ...base,
+    ...text('network', field(intent, 'network')),
+    ...text('transactionHash', field(intent, 'transactionHash')),
+    ...(kind === 'payment_failed' && text('failureReason', field(intent, 'failureReason'))),
+  };
+}
+
+/** `{ [name]: value }` when value is a string, else nothing. */
+function text<Name extends string>(name: Name, value: unknown): { [key in Name]?: string } {
+  return typeof value === 'string' ? ({ [name]: value } as { [key in Name]: string }) : {};
 }
 
 /** A delivery attempt as a timeline record: status, safe error category and duration, nothing the receiver sent. */

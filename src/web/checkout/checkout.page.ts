@@ -109,7 +109,7 @@ ${jsonScript(ids.config, config)}`,
     Deadline <time id="${ids.deadline}" datetime="${details.expiresAt}">${formatInstantUtc(details.expiresAt)}</time>
   </p>
 </section>
-${notices(status, failed?.failureReason ?? null)}
+${notices(status, failed?.failureReason ?? null, details.merchantNotified)}
 ${receiptSection(details)}
 ${payable && details.recipient !== null && paySection(details, details.recipient)}
 <p class="back">${back ? html`<a id="${ids.backLink}" href="${back}" rel="noreferrer">Back to merchant</a>` : html`<a id="${ids.backLink}" rel="noreferrer" hidden>Back to merchant</a>`}</p>
@@ -150,11 +150,11 @@ ${body}
 }
 
 /** One notice per situation; the script shows the one that fits as the status changes. */
-function notices(status: ShownStatus, failure: string | null): Html {
+function notices(status: ShownStatus, failure: string | null, merchantNotified: boolean): Html {
   const failureText = failure ? (FAILURE_TEXTS[failure as keyof typeof FAILURE_TEXTS] ?? UNKNOWN_FAILURE_TEXT) : '';
   return html`<p id="${statusNoticeIds.processing}" class="notice warn" role="status" ${status !== 'processing' && 'hidden'}><strong>Your payment is being verified. Do not pay again.</strong> This page updates by itself; verification can finish after the timer runs out.</p>
 <p id="${ids.noticeFailed}" class="notice error" role="alert" ${!failure && 'hidden'}>The last payment attempt did not count: <span id="${ids.failureReason}">${failureText}</span> The invoice is still unpaid. If money left your wallet for it, contact the merchant before paying again.</p>
-<p id="${statusNoticeIds.paid}" class="notice ok" role="status" ${status !== 'paid' && 'hidden'}><strong>Paid. Thank you!</strong> The merchant has been notified.</p>
+<p id="${statusNoticeIds.paid}" class="notice ok" role="status" ${status !== 'paid' && 'hidden'}><strong>Paid. Thank you!</strong> ${merchantNotified ? 'The merchant has been notified.' : 'The payment is recorded for the merchant.'}</p>
 <p id="${statusNoticeIds.expired}" class="notice" role="status" ${status !== 'expired' && 'hidden'}><strong>The payment deadline has passed.</strong> Do not send a payment for this invoice; ask the merchant for a new link.</p>
 <p id="${statusNoticeIds.cancelled}" class="notice" role="status" ${status !== 'cancelled' && 'hidden'}><strong>The merchant cancelled this invoice.</strong> Do not send a payment for it.</p>
 <p id="${statusNoticeIds.unpayable}" class="notice" role="status" ${status !== 'unpayable' && 'hidden'}><strong>This payment link can no longer be paid.</strong> The merchant now receives payments at another address. Do not send a payment for this invoice; ask the merchant for a new one.</p>

@@ -4495,6 +4495,10 @@ export interface operations {
                             paymentIntentId?: string;
                             /** @description `payment_failed`: why, e.g. amount_mismatch, recipient_mismatch, expired, reverted, already_used, not_found. */
                             failureReason?: string;
+                            /** @description `paid` and payment records: the network the payment was made on, e.g. `base`. */
+                            network?: string;
+                            /** @description Payment records: the transaction that paid, or was submitted to pay (`0x…`), once known: an x402 payment is settled after its `payment_submitted`. */
+                            transactionHash?: string;
                             /** @description `renewed`: the new link version. */
                             linkVersion?: number;
                             /**
