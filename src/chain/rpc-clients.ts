@@ -1,6 +1,12 @@
 import { createPublicClient, defineChain, type Chain, type PublicClient, type Transport } from 'viem';
 import type { Network } from './networks.js';
-import { failoverTransport, type FailoverTransport, type RpcProviderStatus } from './rpc-failover.js';
+import {
+  failoverTransport,
+  type FailoverOptions,
+  type FailoverTransport,
+  type ProviderSkip,
+  type RpcProviderStatus,
+} from './rpc-failover.js';
 
 export type NetworkClient = PublicClient<Transport, Chain>;
 
@@ -27,7 +33,13 @@ const BASE_FEE_MULTIPLIER = 2;
  * One public client per network, created on first use, over all of the network's providers
  * (src/chain/rpc-failover.ts). viem clients keep HTTP connections alive.
  */
-export function createRpcClients(options: { now?: () => number; headProbeMs?: number } = {}): RpcClients {
+export function createRpcClients(
+  options: Pick<FailoverOptions, 'now' | 'headProbeMs'> & {
+    /** Told when a network's provider starts being skipped. */
+    onSkip?: (network: string, skip: ProviderSkip) => void;
+  } = {},
+): RpcClients {
+  const { onSkip, ...failoverOptions } = options;
   // By name and providers: the same name with other providers (a test's dead node) is another client.
   const clients = new Map<string, { network: string; client: NetworkClient; failover: FailoverTransport }>();
   return {
@@ -35,7 +47,11 @@ export function createRpcClients(options: { now?: () => number; headProbeMs?: nu
       const key = [network.name, ...network.rpcUrls].join(' ');
       let entry = clients.get(key);
       if (!entry) {
-        const failover = failoverTransport(network.rpcUrls, { timeoutMs: RPC_TIMEOUT_MS, ...options });
+        const failover = failoverTransport(network.rpcUrls, {
+          timeoutMs: RPC_TIMEOUT_MS,
+          ...failoverOptions,
+          ...(onSkip && { onSkip: (skip: ProviderSkip) => onSkip(network.name, skip) }),
+        });
         const client = createPublicClient({
           chain: networkChain(network),
           transport: failover.transport,

@@ -15,6 +15,17 @@ export interface FailoverOptions {
   readonly headProbeMs?: number;
   /** Milliseconds since the epoch; tests move it to end a skip without waiting. */
   readonly now?: () => number;
+  /** Told when a provider starts being skipped (the operator's log): by position and host, never its URL. */
+  readonly onSkip?: (skip: ProviderSkip) => void;
+}
+
+/** A provider that did not answer, and until when it is passed over. */
+export interface ProviderSkip {
+  /** Its position in `rpcUrls`, from 1. */
+  readonly provider: number;
+  readonly host: string;
+  readonly until: Date;
+  readonly reason: string;
 }
 
 /** One provider as /metrics and /readyz show it: never its URL, which may carry an API key. */
@@ -89,7 +100,12 @@ export function failoverTransport(urls: readonly string[], options: FailoverOpti
         answered(state);
         return { kind: 'refusal', error };
       }
+      const wasSkipped = state.skippedUntil > now();
       failed(state, failure);
+      if (!wasSkipped) {
+        const until = new Date(state.skippedUntil);
+        options.onSkip?.({ provider: state.index + 1, host: provider.host, until, reason: failure.reason });
+      }
       return { kind: 'failure', error };
     }
   }

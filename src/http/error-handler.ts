@@ -10,9 +10,18 @@ interface ValidationIssue {
   params?: Record<string, unknown>;
 }
 
+/** The error code each refused request was answered with, for its log line. */
+const answeredCodes = new WeakMap<object, string>();
+
+/** The `code` of the error body a request was answered with, if any. */
+export function answeredCode(request: FastifyRequest): string | undefined {
+  return answeredCodes.get(request);
+}
+
 /** Sends the one error body shape: {code, message, requestId, ...fields the case needs}. */
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   const { details, fields, retryAfterSeconds } = error.options;
+  answeredCodes.set(reply.request, error.code);
   if (retryAfterSeconds !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterSeconds))));
   return reply.code(ERROR_STATUS[error.code]).send({
     code: error.code,

@@ -14,7 +14,7 @@ import { commonHeaders, DEFAULT_CACHE_CONTROL } from '../http/common-headers.js'
 import { ErrorBody } from '../http/common.schemas.js';
 import { limitConnectionsPerIp } from '../http/connection-limit.js';
 import { registerDocs } from '../http/docs.routes.js';
-import { registerErrorHandling } from '../http/error-handler.js';
+import { answeredCode, registerErrorHandling } from '../http/error-handler.js';
 import { clientErrorAnswer, frameworkErrorAnswer } from '../http/framework-errors.js';
 import { guardInput } from '../http/input-guard.js';
 import '../http/fastify-types.js';
@@ -182,7 +182,9 @@ function createFastify(services: Services, options: BuildAppOptions) {
     if (!reply.hasHeader('Cache-Control')) reply.header('Cache-Control', DEFAULT_CACHE_CONTROL);
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    // Rounded to 0.1 ms: the digits past it are noise, and make the line longer.
+    const responseTime = Math.round(reply.elapsedTime * 10) / 10;
+    request.log.debug({ req: request, res: reply, code: answeredCode(request), responseTime }, 'request completed');
   });
   registerErrorHandling(app);
   guardInput(app);

@@ -31,6 +31,7 @@ import { timelineModule, type TimelineService } from '../modules/timeline/index.
 import { webhooksModule, type WebhookDeliverer, type WebhookService } from '../modules/webhooks/index.js';
 import { workspacesModule, type WorkspaceService } from '../modules/workspaces/index.js';
 import type { Clock } from '../shared/clock.js';
+import { OperatorLog } from '../shared/operator-log.js';
 import { demoWalletServable, type DemoWallet } from '../web/demo-wallet/demo-wallet.js';
 import type { RouteTable } from './route-table.js';
 
@@ -39,6 +40,7 @@ export interface Services {
   readonly config: Config;
   readonly db: Db;
   readonly clock: Clock;
+  readonly log: OperatorLog;
   readonly auth: AuthService;
   readonly apiKeys: ApiKeyService;
   readonly workspaces: WorkspaceService;
@@ -116,7 +118,8 @@ export function createServices(
   /** Where the process serves HTTP among others: they share the API key and checkout rate limits. */
   processes?: HttpProcessCount,
 ): Services {
-  const base = { db, clock, config };
+  // The operator's lines of business events; the process plugs its logger in once it has one.
+  const base = { db, clock, config, log: new OperatorLog() };
   const rateLimits = rateLimitsModule({ db });
   const { limits } = rateLimits;
   const idempotency = idempotencyModule({ db, clock });
@@ -143,7 +146,13 @@ export function createServices(
   const { payments } = engine;
   const checkout = checkoutModule({ db, clock, networks, payments, relayer: relayer.watch });
   const paymentViews = paymentViewsModule({ clock, payments });
-  const receivedTransfers = receivedTransfersModule({ db, clock, chain: chain.chain, networks, payments });
+  const receivedTransfers = receivedTransfersModule({
+    ...base,
+    chain: chain.chain,
+    networks,
+    payments,
+    logger: base.log,
+  });
   const paymentFinality = paymentFinalityModule({ db, clock, chain: chain.chain, networks, payments });
   const auth = authModule({ ...base, limits });
   const apiKeys = apiKeysModule({ ...base, limits });

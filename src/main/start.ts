@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { privateKeyToAccount } from 'viem/accounts';
 import { checkNetworks, type Network } from '../chain/networks.js';
 import { createRpcClients, type RpcClients } from '../chain/rpc-clients.js';
+import { OperatorLog } from '../shared/operator-log.js';
 import { createViemChain } from '../chain/viem-chain.js';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
 import type { ChannelListener } from '../db/listener.js';
@@ -95,7 +96,15 @@ async function main(): Promise<void> {
     // Processes that serve HTTP count each other in the database: each allows its share of the API key
     // and checkout rate limits. A worker serves neither and stays out of the count.
     // Shared by the chain and /metrics and /readyz, which show what each provider does.
-    const rpc = createRpcClients();
+    // The operator's log is the process's logger once it exists: a provider can fail during the start checks.
+    const operatorLog = new OperatorLog();
+    const rpc = createRpcClients({
+      onSkip: (network, { provider, host, until, reason }) =>
+        operatorLog.warn(
+          { network, provider, host, reason },
+          `RPC provider ${provider} of ${network} (${host}) did not answer (${reason}); skipped until ${until.toISOString()}, the others answer`,
+        ),
+    });
     const registry = config.role === 'worker' ? undefined : new ProcessRegistry({ db: database.db, role: config.role });
     const services = createServices(
       config,
@@ -121,6 +130,8 @@ async function main(): Promise<void> {
       config.role === 'worker'
         ? undefined
         : services.payments.listenForOrderChanges(database.directConnection, app.log);
+    services.log.use(app.log);
+    operatorLog.use(app.log);
     // The relayer's funds are read once a minute and a change between low and funded is logged once.
     services.relayer.sender.useLogger(app.log);
     services.relayer.watch.start(app.log);

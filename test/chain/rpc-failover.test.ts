@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPublicClient } from 'viem';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { failoverTransport, type FailoverOptions } from '../../src/chain/rpc-failover.js';
+import { failoverTransport, type FailoverOptions, type ProviderSkip } from '../../src/chain/rpc-failover.js';
 import { refusingUrl } from '../support/fault-proxy.js';
 
 // Real JSON-RPC servers on loopback, each answering as a script says: the transport's rules without a node.
@@ -73,6 +73,24 @@ describe('the failover transport', () => {
     const [down, up] = failover.status();
     expect(down).toMatchObject({ provider: '1', calls: 1, errors: 1, down: true });
     expect(up).toMatchObject({ provider: '2', calls: 1, errors: 0, down: false });
+  });
+
+  it('tells when a provider starts being skipped, by position, host and reason, never by its URL', async () => {
+    const first = await scriptedNode(() => ({
+      status: 502,
+      headers: { 'content-type': 'text/html' },
+      body: '<h1>502</h1>',
+    }));
+    const second = await healthy();
+    const skips: ProviderSkip[] = [];
+    const { request } = clientOver([`${first.url}/v2/secret-key`, second.url], { onSkip: (skip) => skips.push(skip) });
+
+    await request('eth_chainId');
+    await request('eth_chainId');
+    expect(skips).toEqual([
+      { provider: 1, host: new URL(first.url).host, until: expect.any(Date) as Date, reason: 'HTTP 502' },
+    ]);
+    expect(JSON.stringify(skips)).not.toContain('secret-key');
   });
 
   it('skips a provider that answered 429 until its Retry-After has passed, then asks it again', async () => {

@@ -1,6 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import { RetryLater, enqueueJob, expediteJob } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { append } from '../events/index.js';
@@ -36,6 +37,8 @@ export interface AutomationServiceDeps {
   readonly clock: Clock;
   readonly invoices: InvoiceService;
   readonly publicBaseUrl: URL;
+  /** Told of each invoice created and each pause. */
+  readonly log: LogTarget;
 }
 
 /** A schedule as a client sends it (POST /automations, GET /automations/preview). */
@@ -194,6 +197,7 @@ export class AutomationService {
     const now = this.deps.clock.now();
     let refusal: AppError | undefined;
     let ran: Automation | undefined;
+    let created: { occurrence: number; invoiceId: string } | undefined;
     try {
       ran = await this.deps.db.transaction().execute(async (trx) => {
         const automation = await findAutomation(trx, workspaceId, id, true);
@@ -201,7 +205,9 @@ export class AutomationService {
         const due = dueOccurrence(automation.schedule, automation.nextOccurrence, now);
         if (due.kind === 'end') return updateAutomation(trx, automation, { status: 'ended' }, now);
         if (due.kind === 'wait') return automation;
-        return this.createOccurrence(trx, automation, due.occurrence, due.skipped, now);
+        const next = await this.createOccurrence(trx, automation, due.occurrence, due.skipped, now);
+        created = { occurrence: due.occurrence, invoiceId: next.lastInvoiceId! };
+        return next;
       });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -215,6 +221,17 @@ export class AutomationService {
         if (!automation || automation.status !== 'active') return undefined;
         return updateAutomation(trx, automation, { status: 'paused', pausedReason }, now);
       });
+      if (ran)
+        this.deps.log.warn(
+          { workspaceId, automationId: id, code: refusal.code },
+          `automation paused: ${refusal.message}`,
+        );
+    } else if (created) {
+      const { occurrence, invoiceId } = created;
+      this.deps.log.info(
+        { workspaceId, automationId: id, invoiceId },
+        `automation created its invoice for occurrence ${occurrence}`,
+      );
     }
     if (!ran || ran.status !== 'active') return;
     const next = dueOccurrence(ran.schedule, ran.nextOccurrence, this.deps.clock.now());

@@ -2,6 +2,7 @@ import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/database.js';
 import type { JobHandlers } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import type { InvoiceService } from '../invoices/index.js';
 import { RUN_AUTOMATION_JOB, runAutomationHandler } from './automation.jobs.js';
 import { automationRoutes } from './automation.routes.js';
@@ -12,6 +13,7 @@ export interface AutomationsModuleDeps {
   readonly clock: Clock;
   readonly config: Pick<Config, 'publicBaseUrl'>;
   readonly invoices: InvoiceService;
+  readonly log: LogTarget;
 }
 
 /** Invoices on a schedule: their routes and the job that creates each occurrence. */
@@ -21,6 +23,7 @@ export function automationsModule(deps: AutomationsModuleDeps) {
     clock: deps.clock,
     invoices: deps.invoices,
     publicBaseUrl: deps.config.publicBaseUrl,
+    log: deps.log,
   });
   return {
     automations,

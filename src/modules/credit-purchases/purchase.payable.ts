@@ -1,5 +1,6 @@
 import type { Network } from '../../chain/networks.js';
 import type { Db, Executor } from '../../db/database.js';
+import type { WorkspaceWrites } from '../events/index.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { OrderBook, PayableOrder, PaymentStep, StepResult } from '../payment-engine/index.js';
@@ -75,8 +76,19 @@ export class PurchaseOrderBook implements OrderBook<PurchasePayState> {
     id: string,
     step: PaymentStep,
     at: Date,
+    writes: WorkspaceWrites,
   ): Promise<StepResult | undefined> {
-    return (await this.deps.purchases.applyPaymentStep(trx, workspaceId, id as CreditPurchaseId, step, at))?.result;
+    const applied = await this.deps.purchases.applyPaymentStep(trx, workspaceId, id as CreditPurchaseId, step, at);
+    if (applied?.result.ok && step.type === 'payment_succeeded') {
+      const { purchase } = applied;
+      writes.tell((log) =>
+        log.info(
+          { workspaceId, creditPurchaseId: purchase.id, network: step.network },
+          `credit purchase paid: ${purchase.credits} credits (package ${purchase.packageId}) added to workspace ${workspaceId}`,
+        ),
+      );
+    }
+    return applied?.result;
   }
 
   async revertPayment(trx: Executor, workspaceId: WorkspaceId, id: string, at: Date): Promise<void> {

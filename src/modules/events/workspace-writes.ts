@@ -1,6 +1,8 @@
-import type { Executor } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import type { NewEvent, WorkspaceEvent } from './event.js';
+import { logPaymentEvents } from './event-log.js';
 import { appendAll } from './event.repo.js';
 
 type LateWrite = (trx: Executor) => Promise<void>;
@@ -10,11 +12,30 @@ type LateWrite = (trx: Executor) => Promise<void>;
  * workspace's event counter) and, after them, its credit movements (the credit account), the order in
  * which every writer takes these locks. A use case gathers them while it does the rest of its work and
  * writes them last, so that the workspace's other writers (the payments of a block, new payments,
- * creates) wait for a few statements and a commit, not for the whole transaction.
+ * creates) wait for a few statements and a commit, not for the whole transaction. Once the caller has
+ * committed, `committed` tells the operator what happened.
  */
 export class WorkspaceWrites {
+  /** `work` in one transaction, with its writes written last and told to `log` once committed. */
+  static async transaction<T>(
+    db: Db,
+    log: LogTarget,
+    work: (trx: Executor, writes: WorkspaceWrites) => Promise<T>,
+  ): Promise<T> {
+    const writes = new WorkspaceWrites();
+    const result = await db.transaction().execute(async (trx) => {
+      const done = await work(trx, writes);
+      await writes.write(trx);
+      return done;
+    });
+    writes.committed(log);
+    return result;
+  }
+
   private readonly events: WorkspaceEvent[] = [];
   private readonly afterEvents: LateWrite[] = [];
+  private readonly afterCommit: ((log: LogTarget) => void)[] = [];
+  private written: { events: WorkspaceEvent[]; ids: bigint[] } = { events: [], ids: [] };
 
   /** An event to append, in the order given. */
   append(workspaceId: WorkspaceId, event: NewEvent): void {
@@ -26,9 +47,21 @@ export class WorkspaceWrites {
     this.afterEvents.push(write);
   }
 
+  /** A line for the operator, written once the transaction committed. */
+  tell(line: (log: LogTarget) => void): void {
+    this.afterCommit.push(line);
+  }
+
   /** Writes what was gathered; the caller commits right after. */
   async write(trx: Executor): Promise<void> {
-    await appendAll(trx, this.events.splice(0));
+    const events = this.events.splice(0);
+    this.written = { events, ids: await appendAll(trx, events) };
     for (const write of this.afterEvents.splice(0)) await write(trx);
+  }
+
+  /** The transaction committed: the operator's lines, for its payment events and what was told. */
+  committed(log: LogTarget): void {
+    logPaymentEvents(log, this.written.events, this.written.ids);
+    for (const line of this.afterCommit.splice(0)) line(log);
   }
 }

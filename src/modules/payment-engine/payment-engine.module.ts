@@ -4,6 +4,7 @@ import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/database.js';
 import type { Job, JobHandlers } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { RelayerWatch, SettlementSender } from '../relayer/index.js';
 import type { OrderBooks } from './order.js';
@@ -22,6 +23,7 @@ export interface PaymentEngineModuleDeps {
   readonly unpaidTransfers?: UnpaidTransfers;
   /** The relayer that pays the gas of settlements (the relayer module). */
   readonly relayer: { readonly watch: RelayerWatch; readonly sender: SettlementSender };
+  readonly log: LogTarget;
 }
 
 /**
@@ -37,6 +39,7 @@ export function paymentEngineModule(deps: PaymentEngineModuleDeps) {
     unseenTransactionMs: deps.config.unseenTransactionMinutes * 60_000,
     orders: deps.orders,
     relayer: deps.relayer,
+    log: deps.log,
     ...(deps.unpaidTransfers && { unpaidTransfers: deps.unpaidTransfers }),
   });
   const intentOf = (job: Job) =>

@@ -10,6 +10,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { isOrderNonce } from '../../shared/payment-request.js';
 import { WorkspaceWrites } from '../events/index.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import type { ChainPort, ChainTransfer, ReceiptStatus } from '../../chain/chain-port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import {
@@ -85,6 +86,8 @@ export interface PaymentServiceDeps {
   readonly unpaidTransfers?: UnpaidTransfers;
   /** The relayer: whether it can pay gas, and how its settlements are signed, sent and replaced. */
   readonly relayer: { readonly watch: RelayerWatch; readonly sender: SettlementSender };
+  /** Told of each payment recorded, failed or reverted. */
+  readonly log: LogTarget;
 }
 
 /** Records a transfer that reached the wallet but pays nothing, with why and the invoice it was meant for. */
@@ -726,8 +729,7 @@ export class PaymentService {
   ): Promise<PaymentIntent> {
     const at = this.deps.clock.now();
     const intentId = newPaymentIntentId();
-    return this.deps.db.transaction().execute(async (trx) => {
-      const writes = new WorkspaceWrites();
+    return this.transact(async (trx, writes) => {
       const taken = await this.orders.apply(
         trx,
         workspaceId,
@@ -764,7 +766,6 @@ export class PaymentService {
       const stored = (await findIntent(trx, workspaceId, intentId))!;
       await this.recordIntentEvent(trx, writes, stored, 'payment_intent.processing', at);
       await enqueueJob(trx, { kind: jobKind, workspaceId, payload: { intentId }, uniqueKey: intentId });
-      await writes.write(trx);
       return stored;
     });
   }
@@ -772,12 +773,10 @@ export class PaymentService {
   /** A submitted transfer that pays the order was found in a block: announce it and hold the order. */
   private async markFound(intent: PaymentIntent, blockTime: Date): Promise<void> {
     const at = this.deps.clock.now();
-    await this.deps.db.transaction().execute(async (trx) => {
+    await this.transact(async (trx, writes) => {
       const current = await lockIntent(trx, intent.workspaceId, intent.id);
-      if (current?.status !== 'processing' || current.foundAt) return;
-      const writes = new WorkspaceWrites();
-      await this.announce(trx, writes, current, blockTime, at);
-      await writes.write(trx);
+      if (current?.status === 'processing' && !current.foundAt)
+        await this.announce(trx, writes, current, blockTime, at);
     });
   }
 
@@ -810,11 +809,12 @@ export class PaymentService {
 
   private async finish(intent: PaymentIntent, outcome: Outcome): Promise<void> {
     const at = this.deps.clock.now();
-    await this.deps.db.transaction().execute(async (trx) => {
-      const writes = new WorkspaceWrites();
-      await this.record(trx, writes, intent, outcome, at);
-      await writes.write(trx);
-    });
+    await this.transact((trx, writes) => this.record(trx, writes, intent, outcome, at));
+  }
+
+  /** One transaction whose events and credit movements go last (WorkspaceWrites), told to the log once committed. */
+  private transact<T>(work: (trx: Executor, writes: WorkspaceWrites) => Promise<T>): Promise<T> {
+    return WorkspaceWrites.transaction(this.deps.db, this.deps.log, work);
   }
 
   /** The outcome of a processing intent, in the caller's transaction; events and credits join `writes`. */
@@ -901,11 +901,10 @@ export class PaymentService {
    */
   async revertPayment(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<void> {
     const at = this.deps.clock.now();
-    await this.deps.db.transaction().execute(async (trx) => {
+    await this.transact(async (trx, writes) => {
       const intent = await lockIntent(trx, workspaceId, intentId);
       if (intent?.status !== 'succeeded' || !intent.txHash) return;
       await releaseClaim(trx, intent);
-      const writes = new WorkspaceWrites();
       if (!intent.overpayment) await this.orders.revertPayment(trx, workspaceId, intent.order, at, writes);
       const reverted = await updateIntent(trx, workspaceId, intentId, { status: 'reverted', finishedAt: at });
       await this.recordIntentEvent(trx, writes, reverted, 'payment_intent.reverted', at);
@@ -935,7 +934,6 @@ export class PaymentService {
         uniqueKey: again,
       });
       await announcePaymentChange(trx, workspaceId, intent.order);
-      await writes.write(trx);
     });
   }
 

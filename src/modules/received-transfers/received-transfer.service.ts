@@ -2,6 +2,8 @@ import type { Db, Executor } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import { formatUsdc } from '../../shared/money.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import { append } from '../events/index.js';
 import { invoiceOrder, type PaymentService } from '../payment-engine/index.js';
 import { presentReceivedTransfer } from './received-transfer.present.js';
@@ -24,6 +26,8 @@ export interface ReceivedTransferServiceDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly payments: Pick<PaymentService, 'applyTransfer'>;
+  /** Told of each transfer recorded. */
+  readonly log: LogTarget;
 }
 
 /** Transfers that paid nothing by themselves, kept in front of the merchant until resolved. */
@@ -34,17 +38,25 @@ export class ReceivedTransferService {
    * Records the transfer for the workspace once, with its `transfer.unmatched` event; a second record of
    * it only names the invoice it was submitted for, when the first named none.
    */
-  record(
+  async record(
     workspaceId: WorkspaceId,
     transfer: IncomingTransfer,
     why: { reason: ReceivedTransferReason; invoiceId: string | null },
   ): Promise<ReceivedTransfer | undefined> {
     const at = this.deps.clock.now();
-    return this.deps.db.transaction().execute(async (trx) => {
+    const recorded = await this.deps.db.transaction().execute(async (trx) => {
       const recorded = await insertReceivedTransfer(trx, workspaceId, { transfer, ...why, at });
       if (recorded?.created) await announce(trx, 'transfer.unmatched', recorded.record, at);
-      return recorded?.record;
+      return recorded;
     });
+    if (recorded?.created) {
+      const { id, invoiceId } = recorded.record;
+      this.deps.log.info(
+        { workspaceId, receivedTransferId: id, invoiceId, network: transfer.network, transactionHash: transfer.txHash },
+        `received transfer of ${formatUsdc(transfer.value)} USDC on ${transfer.network} that paid nothing by itself (${why.reason}); it waits for the merchant`,
+      );
+    }
+    return recorded?.record;
   }
 
   async get(workspaceId: WorkspaceId, id: ReceivedTransferId): Promise<ReceivedTransfer> {

@@ -28,7 +28,7 @@ export interface ReceivedTransfersModuleDeps {
 export function receivedTransfersModule(deps: ReceivedTransfersModuleDeps) {
   const { db, clock, chain, networks, payments } = deps;
   const logger = deps.logger ?? silentJobLogger;
-  const receivedTransfers = new ReceivedTransferService({ db, clock, payments });
+  const receivedTransfers = new ReceivedTransferService({ db, clock, payments, log: logger });
   const scanner = new TransferScanner({ db, clock, chain, payments, receivedTransfers, logger });
   return {
     receivedTransfers,

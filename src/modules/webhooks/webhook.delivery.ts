@@ -1,6 +1,7 @@
 import type { Db, Executor } from '../../db/database.js';
 import { enqueueJob, expediteJob, type JobClaim } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { DELIVER_WEBHOOK_JOB, retryDelaySeconds, signedHeaders, type AttemptOutcome, webhookBody } from './webhook.js';
 import type { Resolver } from './webhook-http.js';
@@ -107,6 +108,8 @@ export interface DelivererDeps {
    * sends on a thread of its own (SenderThread).
    */
   readonly send?: SendWebhook;
+  /** Told of each failed attempt. */
+  readonly log?: LogTarget;
 }
 
 /** What an attempt is given by the job that makes it. */
@@ -174,9 +177,31 @@ export class WebhookDeliverer {
       ...(job && { job }),
     });
     if (!recorded) return { done: false, retryInSeconds: 0 };
+    if (!outcome.ok)
+      this.tellFailure(workspaceId, eventId, delivery.invoice_id, outcome, attempts, next.retryInSeconds);
     return next.retryInSeconds === undefined
       ? { done: true, jobDeleted }
       : { done: false, retryInSeconds: next.retryInSeconds };
+  }
+
+  private tellFailure(
+    workspaceId: WorkspaceId,
+    eventId: string,
+    invoiceId: string | null,
+    outcome: Extract<AttemptOutcome, { ok: false }>,
+    attempt: number,
+    retryInSeconds: number | undefined,
+  ): void {
+    // The receiver's URL stays out: it may carry a token of the merchant's.
+    const why = outcome.error === 'http_status' ? `the endpoint answered ${outcome.status}` : outcome.error;
+    const then =
+      retryInSeconds === undefined
+        ? 'given up: its retry window is over'
+        : `next attempt in ${Math.round(retryInSeconds)} s`;
+    this.deps.log?.warn(
+      { workspaceId, eventId, invoiceId, attempt, statusCode: outcome.status, error: outcome.error },
+      `webhook delivery of event ${eventId} failed (${why}, attempt ${attempt}); ${then}`,
+    );
   }
 
   private nextStep(outcome: AttemptOutcome, attempts: number, windowStartedAt: Date, at: Date) {

@@ -2,6 +2,7 @@ import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/database.js';
 import type { JobHandlers } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import { WebhookDeliverer } from './webhook.delivery.js';
 import {
   DELIVER_WEBHOOK_JOB,
@@ -20,6 +21,7 @@ export interface WebhooksModuleDeps {
   readonly config: Pick<Config, 'webhookAllowPrivate' | 'webhookRetrySchedule' | 'webhookRetryWindowSeconds'>;
   /** Finds the event a delivery sends (the events module's). */
   readonly findWebhookEvent: WebhookEventLookup;
+  readonly log: LogTarget;
 }
 
 /**
@@ -41,6 +43,7 @@ export function webhooksModule(deps: WebhooksModuleDeps) {
     retrySchedule: config.webhookRetrySchedule,
     retryWindowSeconds: config.webhookRetryWindowSeconds,
     send: new SenderThread({ allowPrivate: config.webhookAllowPrivate }).send,
+    log: deps.log,
   });
   return {
     webhooks,
