@@ -1,6 +1,5 @@
 import type { Db, Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
-import type { LogTarget } from '../../shared/operator-log.js';
 import { AppError } from '../../shared/errors.js';
 import { randomToken, type WorkspaceId } from '../../shared/ids.js';
 import { ipLiteralOf, parseWebhookEndpoint, resolvedAddressesAllowed } from './destination.js';
@@ -40,8 +39,6 @@ export interface WebhookServiceDeps {
   readonly clock: Clock;
   readonly allowPrivate: boolean;
   readonly resolve?: Resolver;
-  /** Told when delivery is paused or resumed. */
-  readonly log?: LogTarget;
 }
 
 /** The merchant's webhook use cases: configure, inspect, retry, test. */
@@ -80,8 +77,7 @@ export class WebhookService {
    */
   async configure(workspaceId: WorkspaceId, input: WebhookSettingsInput) {
     const url = input.endpoint === undefined ? undefined : (await this.checkEndpoint(input.endpoint)).href;
-    let change: { paused: boolean; backlog: number } | undefined;
-    const settings = await this.deps.db.transaction().execute(async (trx) => {
+    return this.deps.db.transaction().execute(async (trx) => {
       const at = this.deps.clock.now();
       const current = await repo.lockEndpoint(trx, workspaceId);
       if (!current) {
@@ -105,24 +101,11 @@ export class WebhookService {
         at,
       });
       if (enabled && !current.enabled) {
-        const backlog = await repo.renewPendingDeliveries(trx, workspaceId, at);
-        for (const eventId of backlog) await scheduleDelivery(trx, workspaceId, eventId);
-        change = { paused: false, backlog: backlog.length };
+        for (const eventId of await repo.renewPendingDeliveries(trx, workspaceId, at))
+          await scheduleDelivery(trx, workspaceId, eventId);
       }
-      if (!enabled && current.enabled) change = { paused: true, backlog: 0 };
       return { endpoint: updated.url, enabled: updated.enabled, ...(input.rotate && { secret }) };
     });
-    if (change?.paused)
-      this.deps.log?.warn(
-        { workspaceId },
-        `webhook delivery paused${input.rotate ? ' (its signing secret was rotated)' : ''}: events wait until it is enabled again`,
-      );
-    else if (change)
-      this.deps.log?.info(
-        { workspaceId },
-        `webhook delivery resumed: ${change.backlog} waiting deliveries are sent now`,
-      );
-    return settings;
   }
 
   /**

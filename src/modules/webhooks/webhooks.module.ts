@@ -33,7 +33,6 @@ export function webhooksModule(deps: WebhooksModuleDeps) {
   const webhooks = new WebhookService({
     db,
     clock,
-    log: deps.log,
     allowPrivate: config.webhookAllowPrivate,
     findWebhookEvent: deps.findWebhookEvent,
   });
