@@ -1,9 +1,8 @@
 import type { LogTarget } from '../../shared/operator-log.js';
 import type { WorkspaceEvent } from './event.js';
 
+/** What a payment event's `paymentIntent` says that its line uses. */
 type PaymentFacts = {
-  id?: string;
-  invoiceId?: string;
   invoiceNumber?: string | null;
   amountReceived?: string;
   network?: string;
@@ -38,7 +37,7 @@ export function logPaymentEvents(log: LogTarget, events: readonly WorkspaceEvent
   for (const [index, event] of events.entries()) {
     const line = PAYMENT_LINES[event.type];
     if (!line) continue;
-    const payment = ((event.data as { paymentIntent?: PaymentFacts }).paymentIntent ?? {}) as PaymentFacts;
+    const payment = (event.data as { paymentIntent?: PaymentFacts }).paymentIntent ?? {};
     const fields = {
       workspaceId: event.workspaceId,
       invoiceId: event.invoiceId,
