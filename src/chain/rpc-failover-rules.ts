@@ -88,7 +88,7 @@ export function skipMs(failuresInRow: number, failure: ProviderFailure): number 
 export function blockNeeded(method: string, params: unknown): bigint | undefined {
   if (!Array.isArray(params)) return undefined;
   const first: unknown = params[0];
-  if (method === 'eth_getBlockByNumber') return blockNumber(first);
+  if (method === 'eth_getBlockByNumber' || method === 'eth_getBlockReceipts') return blockNumber(first);
   if (method === 'eth_getLogs' && typeof first === 'object' && first !== null)
     return blockNumber((first as { toBlock?: unknown }).toBlock);
   return undefined;
@@ -104,7 +104,9 @@ function blockNumber(value: unknown): bigint | undefined {
  * soonest first (they are still asked when every other fails: a skip moves a provider back, never out).
  * A read about block `needed` leaves out every provider known to be below it, as long as one is not:
  * heads are only as fresh as the last eth_blockNumber, so when none is known to have the block, all are
- * asked in the usual order (a single provider is always asked).
+ * asked, the highest known head first (a provider whose head is unknown counts as the highest): one that
+ * is below the block may answer an empty list of logs as if nothing happened there (a single provider is
+ * always asked).
  */
 export function preference(states: readonly ProviderState[], nowMs: number, needed?: bigint): ProviderState[] {
   const leading = states.reduce<bigint | undefined>(
@@ -116,12 +118,18 @@ export function preference(states: readonly ProviderState[], nowMs: number, need
   const skipped = (state: ProviderState) => (state.skippedUntil > nowMs ? 1 : 0);
   const below = (state: ProviderState) => needed !== undefined && state.head !== undefined && state.head < needed;
   const someoneHasIt = states.some((state) => needed !== undefined && state.head !== undefined && state.head >= needed);
+  // Blocks a provider is short of the highest known head; only a read about a block nobody has yet uses it.
+  const short = (state: ProviderState) =>
+    needed === undefined || someoneHasIt || leading === undefined || state.head === undefined
+      ? 0
+      : Number(leading - state.head);
   return states
     .filter((state) => !someoneHasIt || !below(state))
     .sort(
       (a, b) =>
         skipped(a) - skipped(b) ||
         (skipped(a) ? a.skippedUntil - b.skippedUntil : 0) ||
+        short(a) - short(b) ||
         behind(a) - behind(b) ||
         a.index - b.index,
     );

@@ -60,6 +60,9 @@ interface Provider {
   readonly request: (args: Args) => Promise<unknown>;
   probedAt: number;
   probing: boolean;
+  /** eth_blockNumber calls sent to it, and the latest of them whose answer set its head. */
+  headAsks: number;
+  headAnswered: number;
 }
 
 const DEFAULT_HEAD_PROBE_MS = 1_000;
@@ -83,16 +86,23 @@ export function failoverTransport(urls: readonly string[], options: FailoverOpti
     request: providerRequest(url, options.timeoutMs),
     probedAt: -Infinity,
     probing: false,
+    headAsks: 0,
+    headAnswered: 0,
   }));
   const states = providers.map((provider) => provider.state);
 
   async function ask(provider: Provider, args: Args): Promise<Outcome> {
     const { state } = provider;
     state.calls += 1;
+    const headAsk = args.method === 'eth_blockNumber' ? ++provider.headAsks : 0;
     try {
       const value = await provider.request(args);
       answered(state);
-      if (args.method === 'eth_blockNumber' && typeof value === 'string') state.head = BigInt(value);
+      // Answers may come back out of order: one to an older call must not set the head back.
+      if (headAsk > provider.headAnswered && typeof value === 'string') {
+        provider.headAnswered = headAsk;
+        state.head = BigInt(value);
+      }
       return { kind: 'answer', value };
     } catch (error) {
       const failure = providerFailure(error, now());

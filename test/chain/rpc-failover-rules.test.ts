@@ -80,8 +80,13 @@ describe('the order providers are asked in', () => {
   it('leaves out providers known to be below the block a read names while another has it', () => {
     const states = [state(0, { head: 90n }), state(1, { head: 100n }), state(2)];
     expect(preference(states, NOW, 95n).map((s) => s.index)).toEqual([1, 2]);
-    // None known to have it (heads are as old as the last eth_blockNumber): every provider, in order.
+    // None known to have it (heads are as old as the last eth_blockNumber): every provider, the highest
+    // head first, an unknown one as high as the highest.
     expect(preference(states, NOW, 101n).map((s) => s.index)).toEqual([1, 2, 0]);
+    const close = [state(0, { head: 99n }), state(1, { head: 100n })];
+    expect(preference(close, NOW).map((s) => s.index)).toEqual([0, 1]);
+    expect(preference(close, NOW, 101n).map((s) => s.index)).toEqual([1, 0]);
+    expect(blockNeeded('eth_getBlockReceipts', ['0x5f'])).toBe(95n);
     expect(blockNeeded('eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x5f' }])).toBe(95n);
     expect(blockNeeded('eth_getLogs', [{ fromBlock: '0x1', toBlock: 'latest' }])).toBeUndefined();
     expect(blockNeeded('eth_getBlockByNumber', ['0x5f', false])).toBe(95n);

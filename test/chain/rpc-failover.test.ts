@@ -14,13 +14,15 @@ interface ScriptedNode {
   readonly calls: string[];
 }
 
-async function scriptedNode(script: (call: Call, nth: number) => Reply | { result: unknown }): Promise<ScriptedNode> {
+type Answer = Reply | { result: unknown };
+
+async function scriptedNode(script: (call: Call, nth: number) => Answer | Promise<Answer>): Promise<ScriptedNode> {
   const calls: string[] = [];
   const server = createServer((request, response) => {
-    void read(request).then((text) => {
+    void read(request).then(async (text) => {
       const call = JSON.parse(text) as Call;
       calls.push(call.method);
-      const reply = script(call, calls.length);
+      const reply = await script(call, calls.length);
       if ('never' in reply && reply.never) return;
       if ('result' in reply) {
         response.writeHead(200, { 'content-type': 'application/json' });
@@ -174,9 +176,46 @@ describe('the failover transport', () => {
     expect(lagging.calls).toEqual(['eth_blockNumber']);
     expect(leading.calls).toEqual(['eth_blockNumber', 'eth_getLogs', 'eth_getTransactionReceipt']);
 
-    // A block nobody is known to have reached yet: the known heads may be stale, so the usual order.
+    // A block nobody is known to have reached yet: the known heads may be stale, so every provider.
     await request('eth_getBlockByNumber', ['0x21', false]);
     expect(leading.calls.at(-1)).toBe('eth_getBlockByNumber');
     expect(lagging.calls).toEqual(['eth_blockNumber']);
+  });
+
+  it('asks for a block nobody is known to have the provider with the highest head first, even one just behind', async () => {
+    const lagging = await healthy('0x10');
+    const ahead = await healthy('0x11');
+    const { request, failover } = clientOver([lagging.url, ahead.url], { headProbeMs: 0 });
+    expect(await request('eth_blockNumber')).toBe('0x10');
+    await vi.waitFor(() => expect(failover.status()[1]?.head).toBe(0x11n));
+
+    // One block apart, the first is not behind and answers plain reads; for logs up to a block neither
+    // is known to have, the one ahead is likelier to have it (the other would answer an empty list).
+    await request('eth_getLogs', [{ fromBlock: '0x11', toBlock: '0x12' }]);
+    await request('eth_getBlockReceipts', ['0x12']);
+    expect(ahead.calls).toEqual(['eth_blockNumber', 'eth_getLogs', 'eth_getBlockReceipts']);
+    await request('eth_chainId');
+    expect(lagging.calls).toEqual(['eth_blockNumber', 'eth_chainId']);
+  });
+
+  it('keeps the head of the latest eth_blockNumber it sent when answers come back out of order', async () => {
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const node = await scriptedNode(async (call, nth) => {
+      if (call.method !== 'eth_blockNumber') return { result: '0x1' };
+      if (nth === 1) {
+        await firstHeld;
+        return { result: '0x10' };
+      }
+      return { result: '0x20' };
+    });
+    const { request, failover } = clientOver([node.url]);
+
+    const older = request('eth_blockNumber');
+    await vi.waitFor(() => expect(node.calls).toHaveLength(1));
+    expect(await request('eth_blockNumber')).toBe('0x20');
+    releaseFirst();
+    expect(await older).toBe('0x10');
+    expect(failover.status()[0]?.head).toBe(0x20n);
   });
 });

@@ -119,7 +119,8 @@ async function expectPaidOnce(invoices: readonly InvoiceView[]) {
     await vi.waitFor(async () => {
       const response = await shop.api('GET', `/invoices/${invoice.id}`);
       statuses.push(response.statusCode);
-      expect(response.json<{ status: string }>().status, invoice.number).toBe('paid');
+      const { status } = response.json<{ status: string }>();
+      if (status !== 'paid') expect(status, `${invoice.number}: ${await whatTheServiceKnows(invoice)}`).toBe('paid');
     }, PAID);
   }
   const succeeded = await paying.database.db
@@ -133,6 +134,29 @@ async function expectPaidOnce(invoices: readonly InvoiceView[]) {
     .where('status', '=', 'succeeded')
     .execute();
   expect(succeeded.map((row) => row.invoice_id).sort()).toEqual(invoices.map((invoice) => invoice.id).sort());
+}
+
+/** An unpaid invoice's payments, the transfers received for its amount, the scan and the providers' heads. */
+async function whatTheServiceKnows(invoice: InvoiceView): Promise<string> {
+  const { db } = paying.database;
+  const [intents, received, scan, head] = await Promise.all([
+    db
+      .selectFrom('payment_intents')
+      .select(['method', 'status', 'failure_reason', 'tx_hash', 'block_number'])
+      .where('invoice_id', '=', invoice.id)
+      .execute(),
+    db
+      .selectFrom('received_transfers')
+      .select(['tx_hash', 'block_number', 'reason'])
+      .where('amount', '=', micro(invoice.amount))
+      .execute(),
+    db.selectFrom('transfer_scans').select('next_block').executeTakeFirst(),
+    createLocalPublicClient(chain.rpcUrl).getBlockNumber(),
+  ]);
+  const providers = paying.services.rpcProviders().flatMap((network) => network.providers);
+  return JSON.stringify({ intents, received, scanNext: scan?.next_block, head, providers }, (_key, value: unknown) =>
+    typeof value === 'bigint' ? String(value) : value,
+  );
 }
 
 describe('a network with two providers', () => {

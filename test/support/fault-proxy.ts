@@ -113,6 +113,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         const logs = answer.result as { blockNumber: string }[] | undefined;
         return logs ? { result: logs.filter((log) => !above(log.blockNumber)) } : answer;
       }
+      case 'eth_getBlockReceipts':
+        return above(params[0]) ? { result: null } : forward(call);
       case 'eth_getTransactionReceipt':
       case 'eth_getBlockByHash': {
         const answer = await forward(call);
