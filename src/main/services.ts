@@ -21,6 +21,7 @@ import { invoiceSearchModule, type InvoiceSearchService } from '../modules/invoi
 import { invoicesModule, type InvoiceService } from '../modules/invoices/index.js';
 import { paymentEngineModule, type PaymentService } from '../modules/payment-engine/index.js';
 import { paymentViewsModule } from '../modules/payment-views/index.js';
+import { issueReceipt, receiptsModule, voidReceipt, type ReceiptService } from '../modules/receipts/index.js';
 import { rateLimitsModule } from '../modules/rate-limits/index.js';
 import { relayerModule, type RelayerWatch, type SettlementSender } from '../modules/relayer/index.js';
 import { paymentFinalityModule } from '../modules/payment-finality/index.js';
@@ -59,6 +60,7 @@ export interface Services {
   /** The relayer's funds on every network (/metrics, /readyz), and its settlements. */
   readonly relayer: { readonly watch: RelayerWatch; readonly sender: SettlementSender };
   readonly checkout: CheckoutService;
+  readonly receipts: ReceiptService;
   readonly receivedTransfers: ReceivedTransferService;
   readonly webhooks: WebhookService;
   /** The worker's side of webhooks: one attempt per job run. */
@@ -125,7 +127,12 @@ export function createServices(
   const idempotency = idempotencyModule({ db, clock });
   const networks = chain.networks;
   const invoiceExport = invoiceExportModule(base);
-  const invoices = invoicesModule({ ...base, networks, exportRoute: invoiceExport.route });
+  const invoices = invoicesModule({
+    ...base,
+    networks,
+    exportRoute: invoiceExport.route,
+    receipts: { issue: issueReceipt, void: voidReceipt },
+  });
   const creditPurchases = creditPurchasesModule({
     ...base,
     networks,
@@ -146,6 +153,7 @@ export function createServices(
   const { payments } = engine;
   const checkout = checkoutModule({ db, clock, networks, payments, relayer: relayer.watch });
   const paymentViews = paymentViewsModule({ clock, payments });
+  const receipts = receiptsModule({ db, networks, payments });
   const receivedTransfers = receivedTransfersModule({
     ...base,
     chain: chain.chain,
@@ -190,6 +198,7 @@ export function createServices(
     rpcProviders: () => chain.rpc?.status() ?? [],
     relayer,
     checkout: checkout.checkout,
+    receipts: receipts.receipts,
     receivedTransfers: receivedTransfers.receivedTransfers,
     webhooks: webhooks.webhooks,
     webhookDeliverer: webhooks.webhookDeliverer,
@@ -206,7 +215,7 @@ export function createServices(
         ...checkout.routes,
         ...invoices.routes,
         ...automations.routes,
-        ...paymentViews.routes,
+        ...receipts.routes,
         ...receivedTransfers.routes,
         ...checkoutSettings.routes,
         ...webhooks.routes,

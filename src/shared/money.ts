@@ -17,3 +17,10 @@ export function parseUsdc(text: string): bigint | undefined {
   const [whole = '0', fraction = ''] = text.split('.');
   return BigInt(whole) * MICRO + BigInt(fraction.padEnd(6, '0'));
 }
+
+/** The API's six-decimal amount ("12.500000") as people write it, still exact: "12.50", "0.000001". */
+export function displayAmount(amount: string): string {
+  const [whole = '0', fraction = ''] = amount.split('.');
+  const trimmed = fraction.replace(/0+$/, '');
+  return `${whole}.${trimmed.padEnd(2, '0')}`;
+}

@@ -105,11 +105,18 @@ describe('a recorded payment taken out of the chain by a reorganisation before f
     async () => {
       const paid = await paidInvoice(4_310_000n);
       expect((await paid.get(`/invoices/${paid.invoice.id}`)).json()).toMatchObject({ status: 'paid' });
+      expect((await paid.get(`/invoices/${paid.invoice.id}/receipt`)).json()).toMatchObject({
+        receiptNumber: expect.stringMatching(/^RCT-\d{6}$/),
+      });
 
       await reorgFrom(paid.block);
       await reverted(paid.intentId);
 
       expect((await paid.get(`/invoices/${paid.invoice.id}`)).json()).toMatchObject({ status: 'open', paidAt: null });
+      // Its receipt no longer proves a payment: voided, and none is shown.
+      expect((await paid.get(`/invoices/${paid.invoice.id}/receipt`)).json()).toMatchObject({
+        code: 'invoice_not_paid',
+      });
       expect((await paid.get(`/payment-intents/${paid.intentId}`)).json()).toMatchObject({ status: 'reverted' });
       const feed = (await paid.get('/changes')).json<{ events: { type: string; paymentIntentId?: string }[] }>();
       const types = feed.events.map((event) => event.type);
@@ -165,6 +172,16 @@ describe('a recorded payment taken out of the chain by a reorganisation before f
     expect(again.tx_hash).toBe(paid.hash.toLowerCase());
     expect(again.block_hash).not.toBe((await intentRow(paid.intentId)).block_hash);
     expect((await paid.get(`/invoices/${paid.invoice.id}`)).json()).toMatchObject({ status: 'paid' });
+    // Paid again: a new receipt number; the voided one is kept, never reused.
+    const receipts = await db
+      .selectFrom('receipts')
+      .select(['number', 'voided_at'])
+      .where('invoice_id', '=', paid.invoice.id)
+      .orderBy('number')
+      .execute();
+    expect(receipts.map((receipt) => receipt.voided_at === null)).toEqual([false, true]);
+    const shown = (await paid.get(`/invoices/${paid.invoice.id}/receipt`)).json<{ receiptNumber: string }>();
+    expect(shown.receiptNumber).toBe(`RCT-${String(receipts[1]!.number).padStart(6, '0')}`);
   });
 
   it('takes the credits of a reverted credit purchase back, with a ledger entry', { timeout: 90_000 }, async () => {

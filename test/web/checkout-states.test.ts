@@ -2,10 +2,12 @@ import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { InvoiceId } from '../../src/modules/invoices/index.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
+import { readFile } from 'node:fs/promises';
 import { newWallet } from '../support/app.js';
 import { auditPage } from '../support/axe.js';
 import { injectTestWallet, launchBrowser, screenshot } from '../support/browser.js';
 import { createTestChain } from '../support/chain.js';
+import { pdfText } from '../support/pdf.js';
 import { OffsetClock, checkoutShop, startCheckoutApp, type CheckoutInvoice } from '../support/checkout-browser.js';
 
 // The operator configured a block explorer for the network: receipts link the paying transaction.
@@ -65,10 +67,30 @@ describe('the buyer receipt', () => {
     expect(await page.locator('#time-left').isVisible()).toBe(false);
     expect(await page.getByRole('button', { name: 'Print receipt' }).isVisible()).toBe(true);
 
+    // The receipt's own number, and the same receipt as a PDF to keep.
+    const receiptNumber = (await page.locator('#receipt-number').innerText()).trim();
+    expect(receiptNumber).toMatch(/^RCT-\d{6}$/);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download receipt (PDF)' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(`${receiptNumber}.pdf`);
+    const text = await pdfText(await readFile(await download.path()));
+    for (const expected of [receiptNumber, invoice.number, hash!, 'Corner Shop', '4.20 USDC'])
+      expect(text).toContain(expected);
+
     // Printed, the receipt is the whole page.
     await page.emulateMedia({ media: 'print' });
     expect(await page.locator('#receipt').isVisible()).toBe(true);
-    for (const other of ['.merchant', '.summary', '#notice-paid', '.footer', '#print-receipt', '#receipt-tx-link'])
+    for (const other of [
+      '.merchant',
+      '.summary',
+      '#notice-paid',
+      '.footer',
+      '#print-receipt',
+      '#receipt-pdf',
+      '#receipt-tx-link',
+    ])
       expect(await page.locator(other).isVisible(), other).toBe(false);
     // On paper the full hash stands in for the short one (generated content, which innerText leaves out).
     expect(await page.evaluate("getComputedStyle(document.getElementById('receipt-tx'), '::after').content")).toBe(
@@ -90,6 +112,9 @@ describe('the buyer receipt', () => {
     expect(await page.locator('#receipt-paid-at').innerText()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     expect(await page.locator('#receipt-tx').getAttribute('title')).toBe(hash);
     expect(await page.locator('#receipt-tx-link').getAttribute('href')).toBe(`${EXPLORER}/tx/${hash}`);
+    expect(await page.locator('#receipt-pdf').getAttribute('href')).toBe(
+      `${new URL(invoice.link).pathname}/receipt.pdf`,
+    );
     expect(await page.locator('#deadline-line').isVisible()).toBe(false);
     await context.close();
   });

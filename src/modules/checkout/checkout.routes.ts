@@ -12,6 +12,7 @@ import type { PaymentService } from '../payment-engine/index.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { InvoiceId } from '../invoices/index.js';
+import { receiptAttachment, receiptPdf, type ReceiptService } from '../receipts/index.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { streamInvoiceState } from './checkout-events.js';
 import { invoiceOrder } from '../payment-engine/index.js';
@@ -23,6 +24,7 @@ import {
   CheckoutParams,
   CheckoutTransactionBody,
   CheckoutView,
+  ReceiptPdfDocument,
   SubmittedPayment,
 } from './checkout.schemas.js';
 import { checkoutExamples } from './checkout.examples.js';
@@ -36,6 +38,7 @@ export interface CheckoutRouteDeps {
   readonly demoWallet?: unknown;
   readonly payments: PaymentService;
   readonly page: CheckoutPage;
+  readonly receipts: ReceiptService;
   /** The HTTP processes that share the checkout limit; absent: this one alone. */
   readonly processes?: ProcessCount;
 }
@@ -78,6 +81,10 @@ const EVENTS_DOCS: OperationDocs = {
 /** Open event streams one client address may hold in one process (a buyer with a few tabs), and all of them. */
 const MAX_STREAMS_PER_IP = 10;
 const MAX_STREAMS = 2000;
+const RECEIPT_DOCS: OperationDocs = {
+  errors: ['not_found', 'invoice_not_paid', 'rate_limited'],
+  examples: { response: '%PDF-1.3 …' },
+};
 const TRANSACTION_DOCS: OperationDocs = {
   errors: [...PAYMENT_BODY_ERRORS, 'pay_to_mismatch', ...INVOICE_PAYABLE_ERRORS],
   examples: checkoutExamples.checkoutTransaction,
@@ -162,6 +169,30 @@ function checkoutApi(services: CheckoutRouteDeps): FastifyPluginAsyncTypebox {
         const deps = { checkout: services.checkout, payments: services.payments, clock: services.clock, slots };
         await streamInvoiceState(deps, reply as FastifyReply, request.ip, ...ids(request.params));
         return reply;
+      },
+    );
+
+    app.get(
+      '/w/:workspaceId/i/:invoiceId/receipt.pdf',
+      {
+        config: { docs: RECEIPT_DOCS },
+        schema: {
+          tags,
+          summary: 'Download the receipt (PDF)',
+          description:
+            'The receipt of a paid invoice as a PDF document, for the buyer: the link on the paid checkout page. ' +
+            "The same receipt as the merchant API's GET /invoices/{id}/receipt with `Accept: application/pdf`. " +
+            'No API key. Unknown ids: 404; an invoice not paid yet: 409 invoice_not_paid.',
+          ...PUBLIC,
+          params: CheckoutParams,
+          produces: ['application/pdf'],
+          response: { 200: ReceiptPdfDocument, ...errorResponses(RECEIPT_DOCS.errors) },
+        },
+      },
+      async (request, reply) => {
+        const receipt = await services.receipts.read(...ids(request.params));
+        const pdf = await receiptPdf(receipt);
+        return reply.type('application/pdf').header('content-disposition', receiptAttachment(receipt)).send(pdf);
       },
     );
 

@@ -16,6 +16,12 @@ export const CheckoutParams = Type.Object({
 
 /** What a buyer's receipt shows beyond the invoice itself. */
 export const CheckoutReceipt = Type.Object({
+  receiptNumber: Type.String({
+    description: 'RCT-000001, …: the receipt that GET /w/{workspaceId}/i/{invoiceId}/receipt.pdf downloads.',
+  }),
+  pdfUrl: Type.String({
+    description: 'The receipt as a PDF: a path on this service, /w/{workspaceId}/i/{invoiceId}/receipt.pdf.',
+  }),
   paidAt: Timestamp,
   network: Type.String({ description: 'The `name` of the network the invoice was paid on.' }),
   chainId: Type.Integer(),
@@ -175,4 +181,11 @@ export const CheckoutEventStream = Type.Unsafe<Readable>({
     'text/event-stream (server-sent events): a `retry:` line, then an `event: state` whose `data` is the JSON of the payment details ' +
     '(as GET /w/{workspaceId}/i/{invoiceId} answers), and another after every change of the invoice and at its deadline. ' +
     'A comment line (`: heartbeat`) every 15 seconds. The stream ends after a `state` whose status is paid, expired or cancelled.',
+});
+
+/** The receipt as a PDF document. */
+export const ReceiptPdfDocument = Type.Unsafe<Buffer>({
+  type: 'string',
+  format: 'binary',
+  description: 'The receipt as an A4 PDF document, named RCT-000001.pdf, …',
 });

@@ -8,6 +8,7 @@ import { formatUsdc } from '../../shared/money.js';
 import { checkPayTo, effectiveStatus, findInvoice, formatInvoiceNumber, type InvoiceId } from '../invoices/index.js';
 import { findEndpoint } from '../webhooks/index.js';
 import { findWorkspace } from '../workspaces/index.js';
+import { findReceipt, formatReceiptNumber } from '../receipts/index.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';
 import { paymentNetworkDetails } from '../../shared/payment-request.js';
 import {
@@ -45,7 +46,7 @@ export class CheckoutService {
   async details(workspaceId: WorkspaceId, invoiceId: InvoiceId) {
     // One snapshot for the three reads: a verification committing in between must not show a
     // `processing` invoice next to the `failed` attempt that reopened it.
-    const { invoice, workspace, endpoint, latest, succeeded } = await this.deps.db
+    const { invoice, workspace, endpoint, numbered, latest, succeeded } = await this.deps.db
       .transaction()
       .setIsolationLevel('repeatable read')
       .setAccessMode('read only')
@@ -53,6 +54,7 @@ export class CheckoutService {
         invoice: await findInvoice(trx, workspaceId, invoiceId),
         workspace: await findWorkspace(trx, workspaceId),
         endpoint: await findEndpoint(trx, workspaceId),
+        numbered: await findReceipt(trx, workspaceId, invoiceId),
         ...(await this.deps.payments.attemptsOf(trx, workspaceId, invoiceOrder(invoiceId))),
       }));
     if (!invoice || !workspace) throw notFound();
@@ -83,7 +85,17 @@ export class CheckoutService {
       successUrl: invoice.successUrl,
       cancelUrl: invoice.cancelUrl,
       payment: latest ? { ...presentAttempt(latest), foundAt: latest.foundAt?.toISOString() ?? null } : null,
-      receipt: status === 'paid' && invoice.paidAt && succeeded ? this.receipt(invoice.paidAt, succeeded) : null,
+      receipt:
+        status === 'paid' && invoice.paidAt && succeeded && numbered
+          ? this.receipt(
+              {
+                receiptNumber: formatReceiptNumber(numbered.number),
+                pdfUrl: `/w/${workspaceId}/i/${invoice.id}/receipt.pdf`,
+              },
+              invoice.paidAt,
+              succeeded,
+            )
+          : null,
     };
   }
 
@@ -112,11 +124,12 @@ export class CheckoutService {
   }
 
   /** The paying transaction, linked on the explorer the operator configured for its network (if any). */
-  private receipt(paidAt: Date, payment: PaymentIntent) {
+  private receipt(numbered: { receiptNumber: string; pdfUrl: string }, paidAt: Date, payment: PaymentIntent) {
     const network = this.deps.networks.find((candidate) => candidate.name === payment.network);
     const hash = payment.txHash;
     return hash && network
       ? {
+          ...numbered,
           paidAt: paidAt.toISOString(),
           network: network.name,
           chainId: network.chainId,

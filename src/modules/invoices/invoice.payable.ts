@@ -20,6 +20,13 @@ export interface InvoiceOrderBookDeps {
   readonly networks: readonly Network[];
   /** Links in invoice events are built on it, as GET /invoices/{id} builds them. */
   readonly publicBaseUrl: URL;
+  readonly receipts: ReceiptBook;
+}
+
+/** Numbers an invoice's receipt as it is paid and voids it when the chain takes the payment back. */
+export interface ReceiptBook {
+  issue(trx: Executor, workspaceId: WorkspaceId, invoiceId: string, at: Date): Promise<void>;
+  void(trx: Executor, workspaceId: WorkspaceId, invoiceId: string, at: Date): Promise<void>;
 }
 
 /**
@@ -76,7 +83,10 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
     const invoice = await lockInvoice(trx, workspaceId, id as InvoiceId);
     if (!invoice) return undefined;
     const result = transition(invoice, step, at);
-    if (result.ok) await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl, writes);
+    if (!result.ok) return result;
+    await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl, writes);
+    // Numbered after the events, as the workspace's other counters: held for the last statements only.
+    if (result.changes.status === 'paid') writes.then((late) => this.deps.receipts.issue(late, workspaceId, id, at));
     return result;
   }
 
@@ -89,7 +99,9 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
   ): Promise<void> {
     const invoice = await lockInvoice(trx, workspaceId, id as InvoiceId);
     const result = invoice && transition(invoice, { type: 'payment_reverted' }, at);
-    if (result?.ok) await persistTransition(trx, invoice!, result, at, this.deps.publicBaseUrl, writes);
+    if (!result?.ok) return;
+    await persistTransition(trx, invoice!, result, at, this.deps.publicBaseUrl, writes);
+    await this.deps.receipts.void(trx, workspaceId, id, at);
   }
 
   async label(db: Executor, workspaceId: WorkspaceId, id: string): Promise<InvoiceLabel | undefined> {

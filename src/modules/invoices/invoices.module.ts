@@ -4,7 +4,7 @@ import { pipelineOf, type Db } from '../../db/database.js';
 import { RetryLater, enqueueJob, type JobHandlers } from '../../jobs/index.js';
 import type { SharedRoute } from '../../http/workspace-route.js';
 import type { Clock } from '../../shared/clock.js';
-import { InvoiceOrderBook } from './invoice.payable.js';
+import { InvoiceOrderBook, type ReceiptBook } from './invoice.payable.js';
 import { nextOpenDeadline } from './invoice.repo.js';
 import { invoiceRoutes } from './invoice.routes.js';
 import { InvoiceService } from './invoice.service.js';
@@ -21,6 +21,8 @@ export interface InvoicesModuleDeps {
   readonly networks: readonly Network[];
   /** GET /invoices/export (the invoice-export module's), served in its place among the invoice routes. */
   readonly exportRoute: SharedRoute;
+  /** The receipts module's numbering, which a payment and its reversal call in their transactions. */
+  readonly receipts: ReceiptBook;
 }
 
 /** Invoices: use cases, routes, expiry, and the book the payment engine pays them through. */
@@ -41,7 +43,12 @@ export function invoicesModule(deps: InvoicesModuleDeps) {
   });
   return {
     invoices,
-    orderBook: new InvoiceOrderBook({ db, networks: deps.networks, publicBaseUrl: config.publicBaseUrl }),
+    orderBook: new InvoiceOrderBook({
+      db,
+      networks: deps.networks,
+      publicBaseUrl: config.publicBaseUrl,
+      receipts: deps.receipts,
+    }),
     routes: invoiceRoutes({ invoices, exportRoute: deps.exportRoute, config }),
     jobs: {
       // Moves open invoices past their deadline to `expired` (releasing the success-fee reserve), then

@@ -27,22 +27,6 @@ export const PAYMENT_INTENT_EXAMPLE = {
 
 export const paymentExamples = {
   paymentIntent: { response: PAYMENT_INTENT_EXAMPLE },
-  receipt: {
-    response: {
-      invoiceId: EXAMPLE_IDS.invoice,
-      number: 'INV-000042',
-      amount: '12.500000',
-      currency: 'USDC',
-      network: 'base-sepolia',
-      payer: EXAMPLE_IDS.payer,
-      recipient: EXAMPLE_IDS.wallet,
-      transactionHash: EXAMPLE_IDS.transaction,
-      blockNumber: '18342017',
-      paidAt: '2026-11-14T09:41:12.000Z',
-      paymentIntentId: EXAMPLE_IDS.paymentIntent,
-      externalId: 'order-1042',
-    },
-  },
   invoiceChanges: {
     response: `retry: 3000\n\nevent: invoice\ndata: ${JSON.stringify({ id: EXAMPLE_IDS.invoice })}\n\n: heartbeat\n\n`,
   },

@@ -2,11 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errorResponses } from '../../http/error-examples.js';
 import { BEARER_SECURITY } from '../../http/openapi-operation.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
-import { MERCHANT_GUARD_ERRORS, sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
-import { InvoiceParams } from '../invoices/index.js';
+import { MERCHANT_GUARD_ERRORS } from '../../http/workspace-route.js';
 import { presentIntent, type PaymentIntentId, type PaymentService } from '../payment-engine/index.js';
-import { presentReceipt } from './receipt.present.js';
-import { PaymentIntentParams, PaymentIntentView, ReceiptView } from './payment.schemas.js';
+import { PaymentIntentParams, PaymentIntentView } from './payment.schemas.js';
 import { paymentExamples } from './payment.examples.js';
 
 /** What these routes call. */
@@ -45,29 +43,4 @@ export function paymentIntentRoutes(services: PaymentRouteDeps): FastifyPluginAs
       },
     );
   };
-}
-
-/** GET /invoices/{id}/receipt: the API, and the portal's invoice detail. */
-export function receiptRoutes(services: PaymentRouteDeps): SharedRoute[] {
-  return [
-    sharedRoute({
-      method: 'GET',
-      url: '/invoices/:invoiceId/receipt',
-      permission: 'invoices:read',
-      schema: {
-        tags: ['Payments'],
-        summary: 'The receipt of a paid invoice',
-        description: 'While the invoice is unpaid: 409 invoice_not_paid.',
-        params: InvoiceParams,
-        response: { 200: ReceiptView },
-      },
-      errors: ['not_found', 'invoice_not_paid'],
-      examples: paymentExamples.receipt,
-      handler: async (request) => {
-        const { invoiceId } = request.params;
-        const { invoice, payment } = await services.payments.receipt(request.principal!.workspaceId, invoiceId);
-        return presentReceipt(invoiceId, invoice, payment);
-      },
-    }),
-  ];
 }

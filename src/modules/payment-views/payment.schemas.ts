@@ -44,21 +44,6 @@ export const PaymentIntentView = Type.Object({
   }),
 });
 
-export const ReceiptView = Type.Object({
-  invoiceId: Type.String(),
-  number: Type.String(),
-  amount: Type.String(),
-  currency: Type.Literal('USDC'),
-  network: Type.String(),
-  payer: Nullable(Type.String()),
-  recipient: Type.String(),
-  transactionHash: Type.String(),
-  blockNumber: Type.String(),
-  paidAt: Type.String({ format: 'date-time' }),
-  paymentIntentId: Type.String(),
-  externalId: Nullable(Type.String()),
-});
-
 export const PaymentIntentParams = Type.Object({
   workspaceId: Type.String({ pattern: ID_PATTERN }),
   paymentIntentId: Type.String({ maxLength: 64 }),

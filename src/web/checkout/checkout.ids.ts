@@ -16,11 +16,13 @@ export const ids = {
   noticeReopened: 'notice-reopened',
   // The receipt (checkout.receipt.ts)
   receipt: 'receipt',
+  receiptNumber: 'receipt-number',
   receiptPaidAt: 'receipt-paid-at',
   receiptNetwork: 'receipt-network',
   receiptTx: 'receipt-tx',
   receiptTxLink: 'receipt-tx-link',
   printReceipt: 'print-receipt',
+  receiptPdf: 'receipt-pdf',
   // Paying
   pay: 'pay',
   walletPay: 'wallet-pay',

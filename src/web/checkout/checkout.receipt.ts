@@ -21,6 +21,7 @@ export function receiptSection(details: CheckoutDetails): Html {
   return html`<section id="${ids.receipt}" class="card receipt" aria-labelledby="receipt-title" ${!receipt && 'hidden'}>
   <h2 id="receipt-title">Receipt</h2>
   <dl class="receipt-list">
+    <dt>Receipt</dt><dd id="${ids.receiptNumber}">${receipt?.receiptNumber ?? ''}</dd>
     <dt>Paid to</dt><dd>${details.merchantName}</dd>
     <dt>Invoice</dt><dd>${details.number}</dd>
     <dt>Amount</dt><dd><strong>${displayAmount(details.amount)} USDC</strong></dd>
@@ -33,6 +34,9 @@ export function receiptSection(details: CheckoutDetails): Html {
       <a id="${ids.receiptTxLink}" ${receipt?.transactionUrl ? html`href="${receipt.transactionUrl}"` : 'hidden'} rel="noreferrer" target="_blank">View on block explorer</a>
     </dd>
   </dl>
-  <p class="receipt-actions"><button type="button" id="${ids.printReceipt}" hidden>Print receipt</button></p>
+  <p class="receipt-actions">
+    <a id="${ids.receiptPdf}" class="button" ${receipt ? html`href="${receipt.pdfUrl}"` : ''} download>Download receipt (PDF)</a>
+    <button type="button" id="${ids.printReceipt}" hidden>Print receipt</button>
+  </p>
 </section>`;
 }

@@ -107,12 +107,7 @@ export function formatRemaining(ms: number): string {
   return `${minutes}:${seconds}`;
 }
 
-/** The API's six-decimal amount ("12.500000") as people write it, still exact: "12.50", "0.000001". */
-export function displayAmount(amount: string): string {
-  const [whole = '0', fraction = ''] = amount.split('.');
-  const trimmed = fraction.replace(/0+$/, '');
-  return `${whole}.${trimmed.padEnd(2, '0')}`;
-}
+export { displayAmount } from '../../shared/money.js';
 
 /** A deadline or payment time for the first paint, in UTC (the server cannot know the buyer's zone; the script localises it). */
 export function formatInstantUtc(iso: string): string {

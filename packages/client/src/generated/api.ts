@@ -380,7 +380,7 @@ export interface paths {
         };
         /**
          * The receipt of a paid invoice
-         * @description While the invoice is unpaid: 409 invoice_not_paid.
+         * @description JSON, or the same receipt as a PDF document with `Accept: application/pdf` (the buyer downloads it from the paid checkout page). While the invoice is unpaid: 409 invoice_not_paid.
          */
         get: operations["getInvoicesByInvoiceIdReceipt"];
         put?: never;
@@ -3447,15 +3447,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description RCT-000001, … per workspace, in the order invoices were paid; never reused. A payment that a reorganisation of the chain takes back voids its receipt, and paying the invoice again issues a new number. */
+                        receiptNumber: string;
                         invoiceId: string;
+                        /** @description The invoice number (INV-000042). */
                         number: string;
+                        merchant: {
+                            /** @description The workspace's name, as the buyer saw it. */
+                            name: string;
+                        };
+                        /** @description USDC with 6 decimals. */
                         amount: string;
                         /** @enum {string} */
                         currency: "USDC";
                         network: string;
+                        chainId: number;
                         payer: string | null;
                         recipient: string;
                         transactionHash: string;
+                        transactionUrl: string | null;
+                        blockNumber: string;
+                        /** Format: date-time */
+                        paidAt: string;
+                        paymentIntentId: string;
+                        externalId: string | null;
+                    };
+                    "application/pdf": {
+                        /** @description RCT-000001, … per workspace, in the order invoices were paid; never reused. A payment that a reorganisation of the chain takes back voids its receipt, and paying the invoice again issues a new number. */
+                        receiptNumber: string;
+                        invoiceId: string;
+                        /** @description The invoice number (INV-000042). */
+                        number: string;
+                        merchant: {
+                            /** @description The workspace's name, as the buyer saw it. */
+                            name: string;
+                        };
+                        /** @description USDC with 6 decimals. */
+                        amount: string;
+                        /** @enum {string} */
+                        currency: "USDC";
+                        network: string;
+                        chainId: number;
+                        payer: string | null;
+                        recipient: string;
+                        transactionHash: string;
+                        transactionUrl: string | null;
                         blockNumber: string;
                         /** Format: date-time */
                         paidAt: string;

@@ -13,6 +13,8 @@ export function renderReceipt(receipt: CheckoutReceipt | null): void {
   const section = byId(ids.receipt);
   section.hidden = !receipt;
   if (!receipt) return;
+  byId(ids.receiptNumber).textContent = receipt.receiptNumber;
+  byId(ids.receiptPdf, HTMLAnchorElement).href = receipt.pdfUrl;
   const paidAt = byId(ids.receiptPaidAt, HTMLTimeElement);
   paidAt.dateTime = receipt.paidAt;
   paidAt.textContent = new Date(receipt.paidAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
