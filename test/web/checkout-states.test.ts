@@ -67,6 +67,10 @@ describe('the buyer receipt', () => {
     expect(await page.locator('#time-left').isVisible()).toBe(false);
     expect(await page.getByRole('button', { name: 'Print receipt' }).isVisible()).toBe(true);
 
+    expect(await page.locator('#receipt-payer').innerText()).toMatch(/^0x[0-9a-fA-F]{40}$/);
+    // The buyer's local time names its zone; the UTC time is in its title.
+    expect(await page.locator('#receipt-paid-at').getAttribute('title')).toMatch(/ UTC$/);
+
     // The receipt's own number, and the same receipt as a PDF to keep.
     const receiptNumber = (await page.locator('#receipt-number').innerText()).trim();
     expect(receiptNumber).toMatch(/^RCT-\d{6}$/);

@@ -25,6 +25,7 @@ export const CheckoutReceipt = Type.Object({
   paidAt: Timestamp,
   network: Type.String({ description: 'The `name` of the network the invoice was paid on.' }),
   chainId: Type.Integer(),
+  payer: Nullable(Type.String({ description: 'The address the payment came from.' })),
   transactionHash: Type.String({ description: 'The transaction that paid the invoice.' }),
   transactionUrl: Nullable(
     Type.String({

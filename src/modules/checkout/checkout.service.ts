@@ -133,6 +133,7 @@ export class CheckoutService {
           paidAt: paidAt.toISOString(),
           network: network.name,
           chainId: network.chainId,
+          payer: payment.payer,
           transactionHash: hash,
           transactionUrl: network.explorerUrl ? `${network.explorerUrl}/tx/${hash}` : null,
         }

@@ -19,6 +19,7 @@ export const ids = {
   receiptNumber: 'receipt-number',
   receiptPaidAt: 'receipt-paid-at',
   receiptNetwork: 'receipt-network',
+  receiptPayer: 'receipt-payer',
   receiptTx: 'receipt-tx',
   receiptTxLink: 'receipt-tx-link',
   printReceipt: 'print-receipt',

@@ -27,6 +27,7 @@ export function receiptSection(details: CheckoutDetails): Html {
     <dt>Amount</dt><dd><strong>${displayAmount(details.amount)} USDC</strong></dd>
     <dt>Paid on</dt><dd><time id="${ids.receiptPaidAt}" datetime="${receipt?.paidAt ?? ''}">${receipt ? formatInstantUtc(receipt.paidAt) : ''}</time></dd>
     <dt>Network</dt><dd id="${ids.receiptNetwork}">${receipt ? networkName({ name: receipt.network, chainId: receipt.chainId }) : ''}</dd>
+    <dt>Paid from</dt><dd><code id="${ids.receiptPayer}">${receipt?.payer ?? ''}</code></dd>
     <dt>Transaction</dt>
     <dd class="receipt-tx">
       <code id="${ids.receiptTx}" title="${hash}" data-full="${hash}">${shortHash(hash)}</code>

@@ -17,7 +17,10 @@ export function renderReceipt(receipt: CheckoutReceipt | null): void {
   byId(ids.receiptPdf, HTMLAnchorElement).href = receipt.pdfUrl;
   const paidAt = byId(ids.receiptPaidAt, HTMLTimeElement);
   paidAt.dateTime = receipt.paidAt;
-  paidAt.textContent = new Date(receipt.paidAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  // The buyer's own time, with its zone named; the UTC time stays in the title and in the PDF.
+  paidAt.textContent = new Date(receipt.paidAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
+  paidAt.title = `${receipt.paidAt.slice(0, 10)} ${receipt.paidAt.slice(11, 19)} UTC`;
+  byId(ids.receiptPayer).textContent = receipt.payer ?? '';
   const { label, testnet } = chainName(receipt.chainId, receipt.network);
   const name = Object.assign(document.createElement('strong'), { textContent: label });
   const badge = Object.assign(document.createElement('span'), { className: 'badge testnet', textContent: 'Testnet' });
