@@ -3,7 +3,7 @@ import { Nullable, Timestamp } from '../../http/common.schemas.js';
 import { NAME_MAX_CHARS, PORTAL_DESCRIPTION_MAX_CHARS } from './workspace.js';
 import { SUPPORT_EMAIL_MAX_CHARS, SUPPORT_URL_MAX_CHARS } from './support-contact.js';
 
-const SUPPORT_CONTACT = `Where buyers ask for help, shown on the checkout page: an email address (at most ${SUPPORT_EMAIL_MAX_CHARS} characters) or an https URL without a user name or password (at most ${SUPPORT_URL_MAX_CHARS} characters).`;
+const SUPPORT_CONTACT = `Where buyers ask for help: an email address (at most ${SUPPORT_EMAIL_MAX_CHARS} characters) or an https URL without a user name or password (at most ${SUPPORT_URL_MAX_CHARS} characters).`;
 const ACCENT_COLOR =
   "The colour of buyers' pages, as #rrggbb. Buttons keep their text readable: where the colour would not give 4.5:1 contrast, the page uses a darker or lighter shade of it.";
 
