@@ -206,6 +206,15 @@ export const ERROR_EXAMPLES = {
     summary: 'The workspace description is too long',
     message: 'The workspace description is limited to 500 characters here.',
   },
+  invalid_support_contact: {
+    summary: 'The support contact is neither an email address nor an https URL',
+    message:
+      'The support contact must be an email address such as help@example.com (at most 254 characters) or an https URL without a user name or password, such as https://example.com/help (at most 2048 characters).',
+  },
+  invalid_accent_color: {
+    summary: 'The accent colour is not #rrggbb',
+    message: 'The accent colour must be a hex colour #rrggbb such as #0052ff, or null for none.',
+  },
   workspace_limit_reached: {
     summary: 'The wallet owns its most workspaces',
     message: 'A wallet may own 10 workspaces.',

@@ -61,6 +61,8 @@ export const ERROR_STATUS = {
   payment_failed: 402,
   invalid_origin: 400,
   description_too_long: 400,
+  invalid_support_contact: 400,
+  invalid_accent_color: 400,
   workspace_limit_reached: 409,
   invalid_cursor: 400,
   cursor_expired: 410,

@@ -60,6 +60,8 @@ export const ERROR_CODES = [
   'payment_failed',
   'invalid_origin',
   'description_too_long',
+  'invalid_support_contact',
+  'invalid_accent_color',
   'workspace_limit_reached',
   'invalid_cursor',
   'cursor_expired',

@@ -96,6 +96,8 @@ const NASTY = [
   'null',
   '../../etc/passwd',
   '<script>alert(1)</script>',
+  'javascript:alert(1)',
+  'https://user:pw@shop.example.com/',
   "'; DROP TABLE invoices; --",
   'Bearer isk_key_secret',
   'x'.repeat(300),
@@ -112,6 +114,8 @@ const PLAUSIBLE = [
   `0x${'11'.repeat(20)}`,
   '1',
   'INV-000001',
+  'help@example.com',
+  '#0052ff',
 ];
 const nastyString = fc.oneof(
   fc.constantFrom(...NASTY, ...PLAUSIBLE),
@@ -152,6 +156,8 @@ const FIELD_NAMES = [
   'eventId',
   'name',
   'description',
+  'supportContact',
+  'accentColor',
   'permissions',
   'txHash',
   'authorization',

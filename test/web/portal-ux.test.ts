@@ -363,6 +363,65 @@ it(
 );
 
 it(
+  'the workspace profile saves the support contact and the accent colour, and shows them again after a reload',
+  { timeout: 60_000 },
+  async () => {
+    const { context, page, problems, workspaceId } = await signedIn(1280);
+    await tab(page, 'Settings').click();
+    const save = page.getByRole('button', { name: 'Save profile' });
+    const contact = page.getByLabel('Support contact (email or https URL)');
+    const colour = page.getByLabel('Accent colour', { exact: true });
+    const noColour = page.getByLabel(/No accent colour/);
+    // A new workspace has neither.
+    expect(await contact.inputValue()).toBe('');
+    expect(await noColour.isChecked()).toBe(true);
+
+    // The server's refusal is shown next to its field, in plain words.
+    await contact.fill('http://shop.example.com/help');
+    await save.click();
+    expect(await fieldErrorOf(page, 'profile-support-contact')).toEqual({
+      text: 'Enter an email address like help@example.com, or an https address like https://example.com/help (without a user name or password).',
+      invalid: 'true',
+      describedBy: ['profile-support-contact-error'],
+      focused: 'profile-support-contact',
+    });
+
+    // Picking a colour unticks "no accent colour"; the URL comes back in the server's spelling.
+    await contact.fill('HTTPS://Shop.Example.com/help');
+    await colour.fill('#0052ff');
+    expect(await noColour.isChecked()).toBe(false);
+    await save.click();
+    await page.getByText('Profile saved.').waitFor();
+    expect(await contact.inputValue()).toBe('https://shop.example.com/help');
+    expect(await page.locator('#profile-support-contact-error').count()).toBe(0);
+
+    await page.reload();
+    await expect.poll(() => contact.inputValue()).toBe('https://shop.example.com/help');
+    expect(await colour.inputValue()).toBe('#0052ff');
+    expect(await noColour.isChecked()).toBe(false);
+
+    // Emptied and ticked, both are removed.
+    await contact.fill('');
+    await noColour.check();
+    await save.click();
+    await page.getByText('Profile saved.').waitFor();
+    const row = await portal.database.db
+      .selectFrom('workspaces')
+      .select(['support_contact', 'accent_color'])
+      .where('id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ support_contact: null, accent_color: null });
+    await page.reload();
+    await expect.poll(() => noColour.isChecked()).toBe(true);
+    expect(await contact.inputValue()).toBe('');
+
+    // The refusal above was the one expected answer that is not a success.
+    expect(problems.filter((problem) => !problem.includes('400'))).toEqual([]);
+    await context.close();
+  },
+);
+
+it(
   'the webhook banner points at the Retry button, follows the retry and states the configured schedule',
   { timeout: 60_000 },
   async () => {

@@ -1,8 +1,17 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import type { ProfileChanges } from './workspace.js';
 
-const COLUMNS = ['id', 'name', 'description', 'wallet_address', 'created_at'] as const;
+const COLUMNS = [
+  'id',
+  'name',
+  'description',
+  'support_contact',
+  'accent_color',
+  'wallet_address',
+  'created_at',
+] as const;
 
 export function findWorkspace(db: Executor, workspaceId: WorkspaceId) {
   return db.selectFrom('workspaces').select(COLUMNS).where('id', '=', workspaceId).executeTakeFirst();
@@ -59,16 +68,14 @@ export function insertWorkspace(
     .executeTakeFirstOrThrow();
 }
 
-export function updateWorkspace(
-  db: Executor,
-  workspaceId: WorkspaceId,
-  changes: { name?: string; description?: string },
-) {
+export function updateWorkspace(db: Executor, workspaceId: WorkspaceId, changes: ProfileChanges) {
   return db
     .updateTable('workspaces')
     .set({
       ...(changes.name !== undefined && { name: changes.name }),
       ...(changes.description !== undefined && { description: changes.description }),
+      ...(changes.supportContact !== undefined && { support_contact: changes.supportContact }),
+      ...(changes.accentColor !== undefined && { accent_color: changes.accentColor }),
     })
     .where('id', '=', workspaceId)
     .returning(COLUMNS)

@@ -15,7 +15,15 @@ export interface WorkspaceRouteDeps {
 }
 
 const UPDATE_DOCS: OperationDocs = {
-  errors: ['invalid_request', 'unknown_field', 'invalid_json', 'description_too_long', ...MERCHANT_GUARD_ERRORS],
+  errors: [
+    'invalid_request',
+    'unknown_field',
+    'invalid_json',
+    'description_too_long',
+    'invalid_support_contact',
+    'invalid_accent_color',
+    ...MERCHANT_GUARD_ERRORS,
+  ],
   examples: workspaceExamples.update,
 };
 
@@ -28,8 +36,9 @@ export function workspaceRoutes(services: WorkspaceRouteDeps): FastifyPluginAsyn
         config: { permission: 'settings:write', docs: UPDATE_DOCS },
         schema: {
           tags: ['Workspace'],
-          summary: 'Set the workspace name and description',
-          description: 'Shown on the checkout page. The description is limited to 2048 UTF-8 bytes.',
+          summary: 'Set the workspace profile',
+          description:
+            'The name, description, support contact and accent colour buyers see on the checkout page. Fields left out stay as they are; null removes the support contact or the accent colour. The description is limited to 2048 UTF-8 bytes.',
           security: BEARER_SECURITY,
           params: WorkspaceParams,
           body: UpdateWorkspaceBody,

@@ -3,14 +3,8 @@ import { AppError } from '../../shared/errors.js';
 import { newWorkspaceId, type WalletAddress, type WorkspaceId } from '../../shared/ids.js';
 import { openAccount } from '../billing/index.js';
 import type { Limit, RateLimitService } from '../rate-limits/index.js';
-import {
-  API_DESCRIPTION_MAX_BYTES,
-  PORTAL_DESCRIPTION_MAX_CHARS,
-  descriptionFits,
-  grantSubject,
-  toWorkspace,
-  type Workspace,
-} from './workspace.js';
+import { grantSubject, toWorkspace, type ProfileChanges, type Workspace } from './workspace.js';
+import { checkDescription, checkProfileChanges } from './workspace.profile.js';
 import {
   countWorkspacesOfWallet,
   findWorkspace,
@@ -96,30 +90,15 @@ export class WorkspaceService {
     return toWorkspace(row);
   }
 
-  /** Name and description, shown to buyers on the checkout page. */
-  async update(
-    workspaceId: WorkspaceId,
-    changes: { name?: string; description?: string },
-    via: 'api' | 'portal',
-  ): Promise<Workspace> {
-    if (changes.description !== undefined) checkDescription(changes.description, via);
+  /** The public profile buyers see: name, description, support contact and accent colour. */
+  async update(workspaceId: WorkspaceId, changes: ProfileChanges, via: 'api' | 'portal'): Promise<Workspace> {
+    const checked = checkProfileChanges(changes, via);
     // Nothing to change (`{}`) reads the workspace as it is: an UPDATE must set something.
-    const nothing = changes.name === undefined && changes.description === undefined;
+    const nothing = Object.values(checked).every((value) => value === undefined);
     const row = nothing
       ? await findWorkspace(this.deps.db, workspaceId)
-      : await updateWorkspace(this.deps.db, workspaceId, {
-          ...changes,
-          ...(changes.name !== undefined && { name: changes.name.trim() }),
-        });
+      : await updateWorkspace(this.deps.db, workspaceId, checked);
     if (!row) throw new AppError('not_found', 'No such workspace.');
     return toWorkspace(row);
-  }
-}
-
-function checkDescription(description: string, via: 'api' | 'portal'): void {
-  if (!descriptionFits(description, via)) {
-    const limit =
-      via === 'api' ? `${API_DESCRIPTION_MAX_BYTES} UTF-8 bytes` : `${PORTAL_DESCRIPTION_MAX_CHARS} characters`;
-    throw new AppError('description_too_long', `The workspace description is limited to ${limit} here.`);
   }
 }

@@ -9,6 +9,8 @@ export interface WorkspaceTable {
   invoice_seq: Generated<bigint>;
   event_seq: Generated<bigint>;
   return_origins: Generated<string[]>;
+  support_contact: string | null;
+  accent_color: string | null;
 }
 
 // The module's tables in the one Database type every repository is written against (src/db/database.ts).

@@ -5,9 +5,21 @@ export interface Workspace {
   readonly id: WorkspaceId;
   readonly name: string;
   readonly description: string;
+  /** Where buyers ask for help: an email address or an https URL (support-contact.ts); null: none. */
+  readonly supportContact: string | null;
+  /** `#rrggbb`, lowercase, for buyers' pages (accent-color.ts); null: the pages' own colour. */
+  readonly accentColor: string | null;
   /** The one receiving address: the wallet that signed in and created the workspace. */
   readonly wallet: WalletAddress;
   readonly createdAt: Date;
+}
+
+/** A change of the public profile: a field left out stays as it is; null clears an optional one. */
+export interface ProfileChanges {
+  readonly name?: string;
+  readonly description?: string;
+  readonly supportContact?: string | null;
+  readonly accentColor?: string | null;
 }
 
 export const NAME_MAX_CHARS = 100;
@@ -26,6 +38,8 @@ export function toWorkspace(row: {
   id: string;
   name: string;
   description: string;
+  support_contact: string | null;
+  accent_color: string | null;
   wallet_address: string;
   created_at: Date;
 }): Workspace {
@@ -33,6 +47,8 @@ export function toWorkspace(row: {
     id: row.id as WorkspaceId,
     name: row.name,
     description: row.description,
+    supportContact: row.support_contact,
+    accentColor: row.accent_color,
     wallet: row.wallet_address as WalletAddress,
     createdAt: row.created_at,
   };

@@ -176,6 +176,9 @@ export const ids = {
 
   // Settings (sections/settings.ts)
   profileForm: 'profile-form',
+  profileSupportContact: 'profile-support-contact',
+  profileAccentColor: 'profile-accent-color',
+  profileAccentNone: 'profile-accent-none',
   originsForm: 'origins-form',
 } as const;
 

@@ -132,6 +132,9 @@ const PLAIN_MESSAGES: Readonly<Record<string, (like: string, refusal: Refusal) =
   invalid_webhook_endpoint: (like) => `Enter a public https address${like}.`,
   insufficient_credits: () => 'This workspace does not have enough credits for that. Buy more under Billing.',
   description_too_long: () => 'The description is too long: shorten it.',
+  invalid_support_contact: (like) =>
+    `Enter an email address${like}, or an https address like https://example.com/help (without a user name or password).`,
+  invalid_accent_color: () => 'Choose a colour, or tick “No accent colour”.',
 };
 
 /** The field an answer without `details` concerns, by its error code. */
@@ -142,6 +145,8 @@ const FIELD_OF_CODE: Readonly<Record<string, string>> = {
   invalid_origin: 'origins',
   invalid_webhook_endpoint: 'endpoint',
   description_too_long: 'description',
+  invalid_support_contact: 'supportContact',
+  invalid_accent_color: 'accentColor',
 };
 
 /**

@@ -12,6 +12,9 @@ export function createSettingsView({ onProfileSaved }: { readonly onProfileSaved
   const fields = profileFieldIds('profile');
   const description = byId(fields.description, HTMLTextAreaElement);
   const updateCounter = bindCounter(description, byId(fields.descriptionCount));
+  const supportContact = byId(ids.profileSupportContact, HTMLInputElement);
+  const accentColor = byId(ids.profileAccentColor, HTMLInputElement);
+  const accentNone = byId(ids.profileAccentNone, HTMLInputElement);
   const origins = byId(ids.originsForm, HTMLFormElement);
   let workspace: Workspace | undefined;
 
@@ -20,6 +23,11 @@ export function createSettingsView({ onProfileSaved }: { readonly onProfileSaved
       .split(/[\n,]/)
       .map((line) => line.trim())
       .filter((line) => line !== '');
+
+  // Picking a colour means wanting one.
+  accentColor.addEventListener('input', () => {
+    accentNone.checked = false;
+  });
 
   profile.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -35,7 +43,10 @@ export function createSettingsView({ onProfileSaved }: { readonly onProfileSaved
         const saved = await api.patch<Workspace>(workspacePath(target.id), {
           name,
           description: description.value.trim(),
+          supportContact: supportContact.value.trim() || null,
+          accentColor: accentNone.checked ? null : accentColor.value,
         });
+        showBuyerPageFields(saved);
         workspace = saved;
         onProfileSaved(saved);
         notify('Profile saved.', 'success');
@@ -69,11 +80,19 @@ export function createSettingsView({ onProfileSaved }: { readonly onProfileSaved
     });
   });
 
+  /** The fields as the server stored them (an https URL in its parser's spelling, the colour lowercase). */
+  function showBuyerPageFields(saved: Workspace): void {
+    supportContact.value = saved.supportContact ?? '';
+    accentColor.value = saved.accentColor ?? accentColor.defaultValue;
+    accentNone.checked = saved.accentColor === null;
+  }
+
   return {
     async show(selected) {
       workspace = selected;
       field(profile, 'name').value = selected.name;
       description.value = selected.description;
+      showBuyerPageFields(selected);
       updateCounter();
       formError(profile);
       formError(origins);
