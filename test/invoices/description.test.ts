@@ -29,7 +29,7 @@ async function shop() {
 }
 
 describe('an invoice description', () => {
-  it('is kept as sent and shown by GET, the list and the feed', async () => {
+  it('is kept as sent and shown by GET, the list, the feed and the checkout details', async () => {
     const s = await shop();
     const created = await s.create({ amount: '12.50', description: TEAPOT });
     expect(created.statusCode, created.body).toBe(201);
@@ -40,6 +40,12 @@ describe('an invoice description', () => {
     expect((await s.call('GET', '/invoices')).json()).toMatchObject({ invoices: [{ description: TEAPOT }] });
     const feed = (await s.call('GET', '/changes')).json<{ events: { type: string; data: { invoice: object } }[] }>();
     expect(feed.events).toMatchObject([{ type: 'invoice.created', data: { invoice: { description: TEAPOT } } }]);
+    const checkout = await app.inject({
+      method: 'GET',
+      url: `/w/${s.workspaceId}/i/${invoice.id}`,
+      headers: { accept: 'application/json' },
+    });
+    expect(checkout.json()).toMatchObject({ description: TEAPOT });
   });
 
   it('is null when omitted or empty', async () => {
