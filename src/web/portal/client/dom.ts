@@ -142,6 +142,7 @@ const FIELD_OF_CODE: Readonly<Record<string, string>> = {
   invalid_origin: 'origins',
   invalid_webhook_endpoint: 'endpoint',
   description_too_long: 'description',
+  invalid_description: 'description',
 };
 
 /**
