@@ -15,6 +15,7 @@ const ANSWER = {
   expiresAt: new Date(0).toISOString(),
   linkVersion: 1,
   externalId: null,
+  description: null,
   successUrl: null,
   cancelUrl: null,
   payTo: '0x0000000000000000000000000000000000000000',

@@ -139,6 +139,11 @@ export const ERROR_EXAMPLES = {
     summary: 'externalId is longer than 128 bytes',
     message: 'externalId is limited to 128 UTF-8 bytes.',
   },
+  invalid_description: {
+    summary: "An invoice's description holds a control character other than a line break or tab",
+    message:
+      'description holds a control character: it is plain text shown to the buyer, where only line breaks and tabs are kept.',
+  },
   invalid_return_url: { summary: 'A return URL is not a valid https URL', message: 'successUrl is not a valid URL.' },
   return_origin_not_allowed: {
     summary: 'A return URL is on an origin the checkout settings do not allow',
@@ -203,7 +208,7 @@ export const ERROR_EXAMPLES = {
     message: 'origins[0] must be an https origin on port 443.',
   },
   description_too_long: {
-    summary: 'The workspace description is too long',
+    summary: "A description is too long (the workspace's, or an invoice's: 1,000 UTF-8 bytes)",
     message: 'The workspace description is limited to 500 characters here.',
   },
   invalid_support_contact: {

@@ -40,6 +40,7 @@ export const ERROR_STATUS = {
   unsupported_network: 400,
   invalid_expires_in: 400,
   external_id_too_long: 400,
+  invalid_description: 400,
   invalid_return_url: 400,
   return_origin_not_allowed: 400,
   number_not_allowed: 400,

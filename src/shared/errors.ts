@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'unsupported_network',
   'invalid_expires_in',
   'external_id_too_long',
+  'invalid_description',
   'invalid_return_url',
   'return_origin_not_allowed',
   'number_not_allowed',

@@ -32,6 +32,7 @@ function item(workspaceId: WorkspaceId, overrides: Partial<CreateInvoiceParams> 
     expiresIn: 3600,
     now: new Date('2026-11-25T10:00:00.000Z'),
     externalId: null,
+    description: null,
     successUrl: null,
     cancelUrl: null,
     urlOrigins: [],

@@ -115,6 +115,7 @@ describe('GET /w/<ws>/i/<id>: public payment details', () => {
       merchantNotified: false,
       status: 'open',
       amount: '12.500000',
+      description: null,
       currency: 'USDC',
       recipient,
       recipientChanged: false,

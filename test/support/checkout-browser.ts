@@ -94,7 +94,12 @@ export async function checkoutShop(
   return {
     wallet,
     workspaceId,
-    async invoice(payload: { amount: string; successUrl?: string; cancelUrl?: string }): Promise<CheckoutInvoice> {
+    async invoice(payload: {
+      amount: string;
+      description?: string;
+      successUrl?: string;
+      cancelUrl?: string;
+    }): Promise<CheckoutInvoice> {
       counter += 1;
       const response = await paying.app.inject({
         method: 'POST',

@@ -22,6 +22,7 @@ export function openInvoiceDetails(changes: Partial<CheckoutDetails> = {}): Chec
     merchantNotified: false,
     status: 'open',
     amount: '1.000000',
+    description: null,
     currency: 'USDC',
     recipient: `0x${'2'.repeat(40)}`,
     recipientChanged: false,

@@ -18,7 +18,11 @@ const references = (page: string): string[] => [...page.matchAll(/\s(?:src|href)
 
 describe('checkout page: first paint without JavaScript', () => {
   it('states merchant, description, number, amount, recipient, network, deadline with time left, and status', async () => {
-    const invoice = await shop.invoice({ amount: '12.5', cancelUrl: `${RETURN_ORIGIN}/cart` });
+    const invoice = await shop.invoice({
+      amount: '12.5',
+      description: 'Ethiopia Guji, 250 g\nGround for filter',
+      cancelUrl: `${RETURN_ORIGIN}/cart`,
+    });
     const response = await fetch(invoice.link, { headers: HTML });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -27,6 +31,8 @@ describe('checkout page: first paint without JavaScript', () => {
     expect(page).toContain('Fresh coffee beans, roasted weekly.');
     expect(page).toContain(`<strong>${invoice.number}</strong>`);
     expect(page).toContain('<span id="amount">12.50</span> <span class="unit">USDC</span>');
+    // What the buyer pays for, its line break kept (the paragraph's white-space: pre-line shows it).
+    expect(page).toContain('<p class="purchase">Ethiopia Guji, 250 g\nGround for filter</p>');
     expect(page).toContain(`<code id="recipient">${getAddress(shop.wallet.address)}</code>`);
     // The network by its name, marked as a test network (chain 84532 is Base Sepolia).
     expect(page).toContain('Network <strong>Base Sepolia</strong> <span class="badge testnet">Testnet</span>');
@@ -94,8 +100,9 @@ describe('checkout page: first paint without JavaScript', () => {
 
   it('escapes what the merchant wrote', async () => {
     const evil = await checkoutShop(paying, '<script>alert(1)</script> & Co', '<img src=x onerror=alert(2)>');
-    const invoice = await evil.invoice({ amount: '1' });
+    const invoice = await evil.invoice({ amount: '1', description: '<b onclick=alert(3)>Mug</b>' });
     const page = await (await fetch(invoice.link, { headers: HTML })).text();
+    expect(page).toContain('<p class="purchase">&lt;b onclick=alert(3)&gt;Mug&lt;/b&gt;</p>');
     expect(page).toContain('<h1>&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co</h1>');
     expect(page).toContain('&lt;img src=x onerror=alert(2)&gt;');
     expect(page).not.toContain('<script>alert');

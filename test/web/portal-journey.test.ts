@@ -69,6 +69,10 @@ it('a merchant signs in with a wallet and runs a workspace from the portal', { t
   await tab(page, 'Invoices').click();
   await page.getByLabel('Amount in USDC').fill('12,5');
   await page.getByLabel(/^Order reference/).fill('order-1001');
+  await page
+    .locator('#invoice-create')
+    .getByLabel(/^Description/)
+    .fill('Coffee beans, 250 g\nGround for filter');
   await page.getByRole('button', { name: 'Create invoice' }).click();
   await page.getByRole('heading', { name: /INV-000001/ }).waitFor();
   // The form sent its own Idempotency-Key, so a retry after a lost answer cannot create a second invoice.
@@ -80,6 +84,8 @@ it('a merchant signs in with a wallet and runs a workspace from the portal', { t
   expect(sentKeys.map((row) => row.key)).toEqual([expect.stringMatching(/^portal-[0-9a-f]{32}$/)]);
   expect(await text(page, '#invoice-status')).toBe('open');
   await page.locator('#invoice-facts').getByText('12.50 USDC').waitFor();
+  // The description as the buyer will read it on the checkout page, its line break kept.
+  expect(await page.locator('#invoice-facts .text').innerText()).toBe('Coffee beans, 250 g\nGround for filter');
   await page.locator('#invoice-timeline li[data-kind=created]').getByText('Created').waitFor();
   const checkoutUrl = (await text(page, '#invoice-checkout-url'))!;
   expect(checkoutUrl).toMatch(new RegExp(`^${portal.origin}/w/${workspaceId}/i/inv_`));

@@ -3,7 +3,12 @@ import { EXAMPLE_IDS } from '../../shared/example-ids.js';
 
 const CREATE_BODY = {
   name: 'Monthly retainer',
-  template: { amount: '250.00', expiresIn: 432000, externalId: 'retainer-{date}' },
+  template: {
+    amount: '250.00',
+    expiresIn: 432000,
+    externalId: 'retainer-{date}',
+    description: 'Design retainer, one month',
+  },
   schedule: { every: 'month' as const, startAt: '2099-01-31T09:00:00Z', maxOccurrences: 12 },
 };
 

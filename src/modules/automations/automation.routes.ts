@@ -36,6 +36,8 @@ const TEMPLATE_ERRORS: readonly ErrorCode[] = [
   'unsupported_network',
   'invalid_expires_in',
   'external_id_too_long',
+  'description_too_long',
+  'invalid_description',
   'invalid_return_url',
   'return_origin_not_allowed',
   'pay_to_mismatch',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp } from '../../http/common.schemas.js';
 import { ID_PATTERN } from '../../shared/ids.js';
-import { PayTo } from '../invoices/index.js';
+import { InvoiceDescription, PayTo } from '../invoices/index.js';
 import { AUTOMATION_STATUSES } from './automation.js';
 import { MAX_INTERVAL, PERIODS } from './schedule.js';
 
@@ -22,6 +22,7 @@ const TEMPLATE_FIELDS = {
         'Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced.',
     }),
   ),
+  description: Type.Optional(InvoiceDescription),
   successUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL on an allowed return origin.' })),
   cancelUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL on an allowed return origin.' })),
 };

@@ -20,7 +20,7 @@ export interface PausedReason {
 /** The invoice an automation creates at each occurrence: the fields of POST /invoices it may set. */
 export type InvoiceTemplate = Pick<
   CreateInvoiceInput,
-  'amount' | 'network' | 'expiresIn' | 'externalId' | 'successUrl' | 'cancelUrl'
+  'amount' | 'network' | 'expiresIn' | 'externalId' | 'description' | 'successUrl' | 'cancelUrl'
 >;
 
 /**

@@ -29,6 +29,7 @@ const CHECKOUT_EXAMPLE = {
   merchantNotified: true,
   status: 'open',
   amount: '12.500000',
+  description: INVOICE_EXAMPLE.description,
   currency: 'USDC',
   recipient: EXAMPLE_IDS.wallet,
   recipientChanged: false,

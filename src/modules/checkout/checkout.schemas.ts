@@ -74,6 +74,9 @@ export const CheckoutView = Type.Object({
     description: 'An open invoice past its deadline reads `expired`.',
   }),
   amount: Type.String({ description: 'USDC, always with 6 decimals ("12.500000"). Pay exactly this.' }),
+  description: Nullable(
+    Type.String({ description: "What the buyer pays for, in the merchant's words (the invoice's)." }),
+  ),
   currency: Type.Literal('USDC'),
   recipient: Nullable(
     Type.String({

@@ -74,6 +74,7 @@ export class CheckoutService {
       merchantNotified: endpoint?.enabled === true,
       status,
       amount: formatUsdc(invoice.amount),
+      description: invoice.description,
       currency: 'USDC' as const,
       recipient: recipientChanged ? null : getAddress(invoice.payTo),
       recipientChanged,

@@ -16,6 +16,7 @@ const SCHEDULED_INVOICE: InvoiceSnapshot & { automationId: string; occurrence: n
   expiresAt: '2099-02-05T09:00:00.000Z',
   linkVersion: 1,
   externalId: 'retainer-2099-01-31',
+  description: 'Design retainer, one month',
   successUrl: null,
   cancelUrl: null,
   payTo: WALLET,

@@ -24,6 +24,8 @@ export interface InvoiceSnapshot {
   readonly expiresAt: string;
   readonly linkVersion: number;
   readonly externalId: string | null;
+  /** Absent from events written before invoices had a description. */
+  readonly description?: string | null;
   readonly successUrl: string | null;
   readonly cancelUrl: string | null;
   readonly payTo: string;

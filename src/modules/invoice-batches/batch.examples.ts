@@ -2,7 +2,7 @@ import type { OperationExamples } from '../../http/openapi-examples.js';
 import { INVOICE_EXAMPLE } from '../invoices/index.js';
 
 const ITEMS = [
-  { amount: '12.50', expiresIn: 86400, externalId: 'order-1042' },
+  { amount: '12.50', expiresIn: 86400, externalId: 'order-1042', description: 'Blue glazed teapot, 1 l' },
   { amount: '40.00', externalId: 'order-1043' },
   { amount: '1,5', externalId: 'order-1044' },
 ];
@@ -40,6 +40,7 @@ export const batchExamples = {
             expiresIn: 3600,
             expiresAt: '2026-11-14T10:30:00.000Z',
             externalId: 'order-1043',
+            description: null,
           },
         },
         { error: INVALID_AMOUNT },

@@ -6,7 +6,8 @@ import { MAX_BATCH_ITEMS } from './batch.js';
 // instead of refusing the whole request.
 const Items = Type.Array(
   Type.Unknown({
-    description: 'An invoice definition: the body of POST /invoices (`amount`, `expiresIn`, `externalId`, …).',
+    description:
+      'An invoice definition: the body of POST /invoices (`amount`, `expiresIn`, `externalId`, `description`, …).',
   }),
   {
     minItems: 1,

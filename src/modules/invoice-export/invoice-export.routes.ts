@@ -10,9 +10,9 @@ import type { InvoiceExportService } from './invoice-export.service.js';
 const tags = ['Invoices'];
 
 const CSV =
-  'number,id,status,amount,currency,network,created_at,expires_at,paid_at,payer,transaction_hash,pay_to,external_id,automation_id\r\n' +
+  'number,id,status,amount,currency,network,created_at,expires_at,paid_at,payer,transaction_hash,pay_to,external_id,automation_id,description\r\n' +
   `INV-000042,${EXAMPLE_IDS.invoice},paid,12.500000,USDC,base-sepolia,2026-11-14T09:30:00.000Z,2026-11-15T09:30:00.000Z,` +
-  `2026-11-14T09:41:12.000Z,${EXAMPLE_IDS.payer},${EXAMPLE_IDS.transaction},${EXAMPLE_IDS.wallet},order-1042,\r\n`;
+  `2026-11-14T09:41:12.000Z,${EXAMPLE_IDS.payer},${EXAMPLE_IDS.transaction},${EXAMPLE_IDS.wallet},order-1042,,"Blue glazed teapot, 1 l"\r\n`;
 
 /** GET /invoices/export: the invoices module serves it among its own routes, in its place. */
 export function invoiceExportRoute(services: { readonly invoiceExport: InvoiceExportService }): SharedRoute {
@@ -27,7 +27,7 @@ export function invoiceExportRoute(services: { readonly invoiceExport: InvoiceEx
         'Streams every invoice of the workspace, or those of one status (as GET shows it) created in `[from, to)`, ' +
         'oldest first, for accounting and spreadsheets; any number of invoices, in constant memory. ' +
         'Invoices created after the export began are not in it. A value starting with =, +, - or @ ' +
-        "(only a merchant's externalId can) gets a leading ' so that spreadsheets do not run it as a formula.",
+        "(only a merchant's externalId or description can) gets a leading ' so that spreadsheets do not run it as a formula.",
       params: WorkspaceParams,
       querystring: InvoiceExportQuery,
       produces: ['text/csv'],

@@ -22,5 +22,5 @@ export const InvoiceCsv = Type.Unsafe<Readable>({
   description:
     'text/csv; charset=utf-8 (RFC 4180: CRLF line ends, quoted where needed), a header line then one invoice a line, oldest first. ' +
     'Columns: number, id, status, amount (decimal USDC), currency, network, created_at, expires_at, paid_at, payer, ' +
-    'transaction_hash, pay_to, external_id, automation_id. Empty where there is no value.',
+    'transaction_hash, pay_to, external_id, automation_id, description (quoted when it holds a line break). Empty where there is no value.',
 });

@@ -21,6 +21,7 @@ export const EXPORT_COLUMNS: readonly [name: string, value: (row: ExportedInvoic
   ['pay_to', ({ invoice }) => invoice.payTo],
   ['external_id', ({ invoice }) => invoice.externalId],
   ['automation_id', ({ invoice }) => invoice.automation?.id ?? null],
+  ['description', ({ invoice }) => invoice.description],
 ];
 
 /** RFC 4180: CRLF line ends; a field with a comma, a quote or a line break is quoted, quotes doubled. */
@@ -35,7 +36,7 @@ export function csvRow(row: ExportedInvoice): string {
 export const CSV_HEADER = csvLine(EXPORT_COLUMNS.map(([name]) => name));
 
 function csvField(value: string): string {
-  // A leading =, +, - or @ would be a formula to a spreadsheet: external ids come from merchants' systems.
+  // A leading =, +, - or @ would be a formula to a spreadsheet: external ids and descriptions are merchants' text.
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }

@@ -8,6 +8,8 @@ export type ExpiresIn = keyof typeof EXPIRES_IN_CREDITS;
 export const EXPIRES_IN_VALUES = [3600, 86400, 432000] as const satisfies readonly ExpiresIn[];
 export const DEFAULT_EXPIRES_IN: ExpiresIn = 3600;
 export const EXTERNAL_ID_MAX_BYTES = 128;
+/** The checkout page shows the description whole: a page's worth of text, not a document. */
+export const DESCRIPTION_MAX_BYTES = 1000;
 
 export function isExpiresIn(value: number): value is ExpiresIn {
   return (EXPIRES_IN_VALUES as readonly number[]).includes(value);
@@ -25,6 +27,7 @@ export interface CreateInvoiceInput {
   readonly network?: string;
   readonly expiresIn?: number;
   readonly externalId?: string;
+  readonly description?: string;
   readonly successUrl?: string;
   readonly cancelUrl?: string;
   readonly number?: string;
@@ -36,6 +39,7 @@ export interface ValidInvoiceInput {
   readonly network: string | null;
   readonly expiresIn: ExpiresIn;
   readonly externalId: string | null;
+  readonly description: string | null;
   readonly successUrl: string | null;
   readonly cancelUrl: string | null;
   /** Origins of successUrl/cancelUrl, checked against the workspace's allowed origins in the database. */
@@ -86,6 +90,7 @@ export function validateInvoiceInput(input: CreateInvoiceInput, rules: InvoiceRu
   if (input.externalId !== undefined && utf8Bytes(input.externalId) > EXTERNAL_ID_MAX_BYTES) {
     throw new AppError('external_id_too_long', `externalId is limited to ${EXTERNAL_ID_MAX_BYTES} UTF-8 bytes.`);
   }
+  if (input.description !== undefined) checkDescription(input.description);
   if (input.number !== undefined) {
     throw new AppError('number_not_allowed', 'Omit number: the service assigns invoice numbers (INV-000001, …).');
   }
@@ -99,11 +104,35 @@ export function validateInvoiceInput(input: CreateInvoiceInput, rules: InvoiceRu
     network: input.network ?? null,
     expiresIn,
     externalId: input.externalId ?? null,
+    // Empty is no description: the checkout page would show an empty paragraph.
+    description: input.description || null,
     successUrl: input.successUrl ?? null,
     cancelUrl: input.cancelUrl ?? null,
     urlOrigins: [...new Set([successOrigin, cancelOrigin].filter((origin): origin is string => origin !== undefined))],
     payTo: input.payTo === undefined ? null : input.payTo.toLowerCase(),
   };
+}
+
+/**
+ * Control characters but tab and line breaks (LF, CR): C0, DEL and C1. The description is shown to buyers
+ * as text, where these would be invisible, or in a CSV export and a terminal, where they could act.
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const DESCRIPTION_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+function checkDescription(description: string): void {
+  if (utf8Bytes(description) > DESCRIPTION_MAX_BYTES) {
+    throw new AppError(
+      'description_too_long',
+      `description is limited to ${DESCRIPTION_MAX_BYTES} UTF-8 bytes (a character such as "€" counts 3).`,
+    );
+  }
+  if (DESCRIPTION_CONTROL.test(description)) {
+    throw new AppError(
+      'invalid_description',
+      'description holds a control character: it is plain text shown to the buyer, where only line breaks and tabs are kept.',
+    );
+  }
 }
 
 /**

@@ -26,6 +26,7 @@ export {
   IdempotencyHeaders,
   InvoiceListQuery,
   InvoiceParams,
+  InvoiceDescription,
   InvoiceView,
   PayTo,
 } from './invoice.schemas.js';

@@ -15,6 +15,7 @@ export const INVOICE_EXAMPLE = {
   expiresAt: '2026-11-15T09:30:00.000Z',
   linkVersion: 1,
   externalId: 'order-1042',
+  description: 'Blue glazed teapot, 1 l',
   successUrl: 'https://shop.example.com/thanks',
   cancelUrl: 'https://shop.example.com/cart',
   payTo: EXAMPLE_IDS.wallet,
@@ -41,6 +42,7 @@ const CREATE_BODY = {
   amount: '12.50',
   expiresIn: 86400,
   externalId: 'order-1042',
+  description: 'Blue glazed teapot, 1 l',
   successUrl: 'https://shop.example.com/thanks',
   cancelUrl: 'https://shop.example.com/cart',
 };

@@ -24,6 +24,7 @@ export function presentInvoice(invoice: Invoice, baseUrl: URL) {
     expiresAt: invoice.expiresAt.toISOString(),
     linkVersion: invoice.linkVersion,
     externalId: invoice.externalId,
+    description: invoice.description,
     successUrl: invoice.successUrl,
     cancelUrl: invoice.cancelUrl,
     payTo: invoice.payTo,

@@ -66,6 +66,8 @@ export function invoiceRoutes(services: InvoiceRouteDeps): SharedRoute[] {
         'unsupported_network',
         'invalid_expires_in',
         'external_id_too_long',
+        'description_too_long',
+        'invalid_description',
         'invalid_return_url',
         'return_origin_not_allowed',
         'number_not_allowed',

@@ -20,6 +20,7 @@ export const InvoiceView = Type.Object({
   expiresAt: Timestamp,
   linkVersion: Type.Integer({ description: 'Grows with each renewal; payments for older versions are refused.' }),
   externalId: Nullable(Type.String()),
+  description: Nullable(Type.String({ description: 'What the buyer pays for, as sent; shown on the checkout page.' })),
   successUrl: Nullable(Type.String()),
   cancelUrl: Nullable(Type.String()),
   payTo: Type.String({ description: 'The receiving address: the workspace wallet.' }),
@@ -36,6 +37,13 @@ export const InvoiceView = Type.Object({
   occurrence: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
     description: "Which of the automation's occurrences created it (1, 2, …); null otherwise.",
   }),
+});
+
+/** `description`, as POST /invoices and an automation's template take it (checked by the rules of POST /invoices). */
+export const InvoiceDescription = Type.String({
+  description:
+    'What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. ' +
+    'Shown publicly on the checkout page: not a secret. Empty is the same as none (null).',
 });
 
 /**
@@ -66,6 +74,7 @@ export const CreateInvoiceBody = Type.Object(
         description: 'Your order reference, at most 128 UTF-8 bytes. Not a secret, not an idempotency key.',
       }),
     ),
+    description: Type.Optional(InvoiceDescription),
     successUrl: Type.Optional(
       Type.String({ maxLength: 2048, description: 'https URL on an allowed checkout return origin.' }),
     ),

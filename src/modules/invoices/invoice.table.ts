@@ -22,6 +22,7 @@ export interface InvoiceTable {
   cancelled_at: Date | null;
   automation_id: string | null;
   occurrence: number | null;
+  description: string | null;
 }
 
 // The module's table in the one Database type every repository is written against (src/db/database.ts).

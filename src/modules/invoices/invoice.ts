@@ -29,6 +29,7 @@ export interface Invoice {
   readonly expiresAt: Date;
   readonly linkVersion: number;
   readonly externalId: string | null;
+  readonly description: string | null;
   readonly successUrl: string | null;
   readonly cancelUrl: string | null;
   readonly payTo: string;
@@ -55,6 +56,7 @@ export interface InvoiceDraft {
   readonly expiresIn: ExpiresIn;
   readonly now: Date;
   readonly externalId: string | null;
+  readonly description: string | null;
   readonly successUrl: string | null;
   readonly cancelUrl: string | null;
   /** The success fee reserved for it. */
@@ -80,6 +82,7 @@ export function openedInvoice(
     expiresAt: new Date(draft.now.getTime() + draft.expiresIn * 1000),
     linkVersion: 1,
     externalId: draft.externalId,
+    description: draft.description,
     successUrl: draft.successUrl,
     cancelUrl: draft.cancelUrl,
     payTo: decided.payTo,

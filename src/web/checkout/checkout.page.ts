@@ -103,6 +103,7 @@ ${jsonScript(ids.config, config)}`,
 <section class="card summary">
   <p class="invoice-number">Invoice <strong>${details.number}</strong></p>
   <p class="amount"><span id="amount">${displayAmount(details.amount)}</span> <span class="unit">USDC</span></p>
+  ${details.description !== null && html`<p class="purchase">${details.description}</p>`}
   <p><span id="${ids.status}" class="badge" data-status="${status}">${STATUS_LABELS[status]}</span></p>
   <p id="${ids.deadlineLine}" class="deadline" ${(status === 'paid' || status === 'unpayable') && 'hidden'}>
     <span id="${ids.timeLeft}" ${status !== 'open' && 'hidden'}>Time left <strong id="${ids.countdown}" role="timer">${formatRemaining(Date.parse(details.expiresAt) - Date.parse(details.serverTime))}</strong> ·</span>

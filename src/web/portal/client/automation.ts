@@ -70,6 +70,7 @@ export function createAutomationView({ onChange }: { readonly onChange: () => vo
       ['Amount', `${formatAmount(template.amount)} USDC`],
       ['Payment window', WINDOWS[template.expiresIn ?? 3600] ?? `${template.expiresIn} s`],
       ['Order reference', template.externalId ? el('code', {}, template.externalId) : undefined],
+      ['Description', template.description ? el('span', { class: 'text' }, template.description) : undefined],
       ['Network', template.network ?? 'The buyer chooses'],
       ['Schedule', el('span', {}, `${describeSchedule(schedule)}, from `, scheduleDate(schedule.startAt))],
       ['Stops before', schedule.endAt ? scheduleDate(schedule.endAt) : undefined],

@@ -147,6 +147,7 @@ const FIELD_OF_CODE: Readonly<Record<string, string>> = {
   description_too_long: 'description',
   invalid_support_contact: 'supportContact',
   invalid_accent_color: 'accentColor',
+  invalid_description: 'description',
 };
 
 /**

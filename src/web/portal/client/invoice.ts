@@ -71,6 +71,7 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
     fillFacts(byId(ids.invoiceFacts), [
       ['Amount', `${formatAmount(invoice.amount)} USDC`],
       ['Order reference', invoice.externalId ?? undefined],
+      ['Description', invoice.description === null ? undefined : el('span', { class: 'text' }, invoice.description)],
       [
         'Automation',
         invoice.automationId

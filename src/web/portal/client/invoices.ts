@@ -40,7 +40,7 @@ const shownOf = (invoice: Invoice): string =>
  * fields are left out rather than sent empty, which the API would refuse.
  */
 export function invoiceFields(form: HTMLFormElement): InvoiceFields {
-  const optional = ['externalId', 'network', 'successUrl', 'cancelUrl']
+  const optional = ['externalId', 'description', 'network', 'successUrl', 'cancelUrl']
     .map((name) => [name, field(form, name).value.trim()] as const)
     .filter(([, value]) => value !== '');
   return {
@@ -55,6 +55,7 @@ export interface InvoiceFields {
   readonly amount: string;
   readonly expiresIn: number;
   readonly externalId?: string;
+  readonly description?: string;
   readonly network?: string;
   readonly successUrl?: string;
   readonly cancelUrl?: string;
@@ -251,12 +252,18 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
     const reader = response.body.getReader();
     const parts: BlobPart[] = [];
     let lines = 0;
+    // A line break inside a quoted field (a description's) ends no record. A quote toggles, a doubled
+    // one twice; the state carries from one chunk to the next.
+    let quoted = false;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       // A fetch body is read into plain ArrayBuffers, never shared memory.
       parts.push(value as Uint8Array<ArrayBuffer>);
-      for (const byte of value) if (byte === 10) lines += 1;
+      for (const byte of value) {
+        if (byte === 34) quoted = !quoted;
+        else if (byte === 10 && !quoted) lines += 1;
+      }
       exportStatus.textContent = `Exporting… ${invoices(lines - 1)}`;
     }
     const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'invoices.csv';

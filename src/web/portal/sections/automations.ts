@@ -55,6 +55,9 @@ function createCard(networks: readonly string[]): Html {
     </section>
     <label for="automation-external-id">Each invoice's order reference <span class="muted">(optional; <code>{n}</code> is the occurrence number, <code>{date}</code> its UTC date)</span></label>
     <input id="automation-external-id" name="externalId" autocomplete="off" maxlength="128" placeholder="retainer-{date}">
+    <label for="automation-description">Each invoice's description <span class="muted">(optional, shown to the buyer)</span></label>
+    <textarea id="automation-description" name="description" rows="2" maxlength="1000" aria-describedby="automation-description-hint"></textarea>
+    <p id="automation-description-hint" class="hint">What the buyer pays for, on the checkout page: not a secret. Plain text, at most 1,000 bytes.</p>
     <details>
       <summary>More options</summary>
       <div class="row">

@@ -32,6 +32,9 @@ function createCard(networks: readonly string[]): Html {
     </div>
     <label for="invoice-external-id">Order reference <span class="muted">(optional, your own; not a secret)</span></label>
     <input id="invoice-external-id" name="externalId" autocomplete="off" maxlength="128">
+    <label for="invoice-description">Description <span class="muted">(optional, shown to the buyer)</span></label>
+    <textarea id="invoice-description" name="description" rows="2" maxlength="1000" aria-describedby="invoice-description-hint"></textarea>
+    <p id="invoice-description-hint" class="hint">What the buyer pays for, on the checkout page: not a secret. Plain text, at most 1,000 bytes (an accented letter counts 2).</p>
     <details>
       <summary>More options</summary>
       <label for="invoice-network">Network</label>
