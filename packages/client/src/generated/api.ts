@@ -175,7 +175,7 @@ export interface paths {
         };
         /**
          * Export invoices as CSV
-         * @description Streams every invoice of the workspace, or those of one status (as GET shows it) created in `[from, to)`, oldest first, for accounting and spreadsheets; any number of invoices, in constant memory. Invoices created after the export began are not in it. A value starting with =, +, - or @ (only a merchant's externalId can) gets a leading ' so that spreadsheets do not run it as a formula.
+         * @description Streams every invoice of the workspace, or those of one status (as GET shows it) created in `[from, to)`, oldest first, for accounting and spreadsheets; any number of invoices, in constant memory. Invoices created after the export began are not in it. A value starting with =, +, - or @ (only a merchant's externalId or description can) gets a leading ' so that spreadsheets do not run it as a formula.
          */
         get: operations["getInvoicesExport"];
         put?: never;
@@ -717,8 +717,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * Set the workspace name and description
-         * @description Shown on the checkout page. The description is limited to 2048 UTF-8 bytes.
+         * Set the workspace profile
+         * @description The name, description, support contact and accent colour buyers see on the checkout page. Fields left out stay as they are; null removes the support contact or the accent colour. The description is limited to 2048 UTF-8 bytes.
          */
         put: operations["putWorkspace"];
         post?: never;
@@ -1838,6 +1838,7 @@ export interface operations {
                             /** @description Grows with each renewal; payments for older versions are refused. */
                             linkVersion: number;
                             externalId: string | null;
+                            description: string | null;
                             successUrl: string | null;
                             cancelUrl: string | null;
                             /** @description The receiving address: the workspace wallet. */
@@ -1927,6 +1928,8 @@ export interface operations {
                     expiresIn?: 3600 | 86400 | 432000;
                     /** @description Your order reference, at most 128 UTF-8 bytes. Not a secret, not an idempotency key. */
                     externalId?: string;
+                    /** @description What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. Shown publicly on the checkout page: not a secret. Empty is the same as none (null). */
+                    description?: string;
                     /** @description https URL on an allowed checkout return origin. */
                     successUrl?: string;
                     /** @description https URL on an allowed checkout return origin. */
@@ -1963,6 +1966,7 @@ export interface operations {
                         /** @description Grows with each renewal; payments for older versions are refused. */
                         linkVersion: number;
                         externalId: string | null;
+                        description: string | null;
                         successUrl: string | null;
                         cancelUrl: string | null;
                         /** @description The receiving address: the workspace wallet. */
@@ -2057,7 +2061,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description text/csv; charset=utf-8 (RFC 4180: CRLF line ends, quoted where needed), a header line then one invoice a line, oldest first. Columns: number, id, status, amount (decimal USDC), currency, network, created_at, expires_at, paid_at, payer, transaction_hash, pay_to, external_id, automation_id. Empty where there is no value. */
+            /** @description text/csv; charset=utf-8 (RFC 4180: CRLF line ends, quoted where needed), a header line then one invoice a line, oldest first. Columns: number, id, status, amount (decimal USDC), currency, network, created_at, expires_at, paid_at, payer, transaction_hash, pay_to, external_id, automation_id, description (quoted when it holds a line break). Empty where there is no value. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2140,6 +2144,7 @@ export interface operations {
                         /** @description Grows with each renewal; payments for older versions are refused. */
                         linkVersion: number;
                         externalId: string | null;
+                        description: string | null;
                         successUrl: string | null;
                         cancelUrl: string | null;
                         /** @description The receiving address: the workspace wallet. */
@@ -2236,6 +2241,7 @@ export interface operations {
                         /** @description Grows with each renewal; payments for older versions are refused. */
                         linkVersion: number;
                         externalId: string | null;
+                        description: string | null;
                         successUrl: string | null;
                         cancelUrl: string | null;
                         /** @description The receiving address: the workspace wallet. */
@@ -2362,6 +2368,7 @@ export interface operations {
                         /** @description Grows with each renewal; payments for older versions are refused. */
                         linkVersion: number;
                         externalId: string | null;
+                        description: string | null;
                         successUrl: string | null;
                         cancelUrl: string | null;
                         /** @description The receiving address: the workspace wallet. */
@@ -2494,6 +2501,8 @@ export interface operations {
                                 expiresIn?: number;
                                 /** @description Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced. */
                                 externalId?: string;
+                                /** @description What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. Shown publicly on the checkout page: not a secret. Empty is the same as none (null). */
+                                description?: string;
                                 /** @description https URL on an allowed return origin. */
                                 successUrl?: string;
                                 /** @description https URL on an allowed return origin. */
@@ -2587,6 +2596,8 @@ export interface operations {
                         expiresIn?: number;
                         /** @description Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced. */
                         externalId?: string;
+                        /** @description What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. Shown publicly on the checkout page: not a secret. Empty is the same as none (null). */
+                        description?: string;
                         /** @description https URL on an allowed return origin. */
                         successUrl?: string;
                         /** @description https URL on an allowed return origin. */
@@ -2646,6 +2657,8 @@ export interface operations {
                             expiresIn?: number;
                             /** @description Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced. */
                             externalId?: string;
+                            /** @description What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. Shown publicly on the checkout page: not a secret. Empty is the same as none (null). */
+                            description?: string;
                             /** @description https URL on an allowed return origin. */
                             successUrl?: string;
                             /** @description https URL on an allowed return origin. */
@@ -2832,6 +2845,8 @@ export interface operations {
                             expiresIn?: number;
                             /** @description Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced. */
                             externalId?: string;
+                            /** @description What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. Shown publicly on the checkout page: not a secret. Empty is the same as none (null). */
+                            description?: string;
                             /** @description https URL on an allowed return origin. */
                             successUrl?: string;
                             /** @description https URL on an allowed return origin. */
@@ -2923,6 +2938,8 @@ export interface operations {
                         expiresIn?: number;
                         /** @description Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced. */
                         externalId?: string;
+                        /** @description What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. Shown publicly on the checkout page: not a secret. Empty is the same as none (null). */
+                        description?: string;
                         /** @description https URL on an allowed return origin. */
                         successUrl?: string;
                         /** @description https URL on an allowed return origin. */
@@ -2966,6 +2983,8 @@ export interface operations {
                             expiresIn?: number;
                             /** @description Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced. */
                             externalId?: string;
+                            /** @description What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. Shown publicly on the checkout page: not a secret. Empty is the same as none (null). */
+                            description?: string;
                             /** @description https URL on an allowed return origin. */
                             successUrl?: string;
                             /** @description https URL on an allowed return origin. */
@@ -3092,6 +3111,8 @@ export interface operations {
                             expiresIn?: number;
                             /** @description Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced. */
                             externalId?: string;
+                            /** @description What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. Shown publicly on the checkout page: not a secret. Empty is the same as none (null). */
+                            description?: string;
                             /** @description https URL on an allowed return origin. */
                             successUrl?: string;
                             /** @description https URL on an allowed return origin. */
@@ -3218,6 +3239,8 @@ export interface operations {
                             expiresIn?: number;
                             /** @description Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced. */
                             externalId?: string;
+                            /** @description What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. Shown publicly on the checkout page: not a secret. Empty is the same as none (null). */
+                            description?: string;
                             /** @description https URL on an allowed return origin. */
                             successUrl?: string;
                             /** @description https URL on an allowed return origin. */
@@ -3344,6 +3367,8 @@ export interface operations {
                             expiresIn?: number;
                             /** @description Your order reference for each invoice; `{n}` is replaced by the occurrence number and `{date}` by its UTC date (YYYY-MM-DD). At most 128 UTF-8 bytes once replaced. */
                             externalId?: string;
+                            /** @description What the buyer pays for: plain text (line breaks and tabs kept, other control characters refused), at most 1,000 UTF-8 bytes. Shown publicly on the checkout page: not a secret. Empty is the same as none (null). */
+                            description?: string;
                             /** @description https URL on an allowed return origin. */
                             successUrl?: string;
                             /** @description https URL on an allowed return origin. */
@@ -4425,6 +4450,7 @@ export interface operations {
                             /** @description Grows with each renewal; payments for older versions are refused. */
                             linkVersion: number;
                             externalId: string | null;
+                            description: string | null;
                             successUrl: string | null;
                             cancelUrl: string | null;
                             /** @description The receiving address: the workspace wallet. */
@@ -4801,6 +4827,7 @@ export interface operations {
                                 /** @description Grows with each renewal; payments for older versions are refused. */
                                 linkVersion: number;
                                 externalId: string | null;
+                                description: string | null;
                                 successUrl: string | null;
                                 cancelUrl: string | null;
                                 /** @description The receiving address: the workspace wallet. */
@@ -4991,6 +5018,8 @@ export interface operations {
                     name?: string;
                     /** @description Shown on the checkout page. At most 2048 UTF-8 bytes through the API, 500 characters in the portal. */
                     description?: string;
+                    supportContact?: string | null;
+                    accentColor?: string | null;
                 };
             };
         };
@@ -5005,6 +5034,8 @@ export interface operations {
                         id: string;
                         name: string;
                         description: string;
+                        supportContact: string | null;
+                        accentColor: string | null;
                         /** @description The receiving address: the wallet that created the workspace. */
                         wallet: string;
                         /** Format: date-time */
@@ -5347,7 +5378,7 @@ export interface operations {
                 "X-Payment-Timestamp": string;
                 /**
                  * @description `v1=` and the hex HMAC-SHA256 of `<timestamp>.<raw body>` with the signing secret.
-                 * @example v1=5dde19bc1b4115823ad8f19f97f026bbe83da5ece3804b652fd5a3e1577f8e92
+                 * @example v1=fb6967faa5700c95e95d09cde933e019b8303815e7ade1503ee0b63e44a276b8
                  */
                 "X-Payment-Signature": string;
             };
@@ -5386,6 +5417,7 @@ export interface operations {
                             /** @description Grows with each renewal; payments for older versions are refused. */
                             linkVersion: number;
                             externalId: string | null;
+                            description: string | null;
                             successUrl: string | null;
                             cancelUrl: string | null;
                             /** @description The receiving address: the workspace wallet. */
