@@ -66,8 +66,13 @@ it(
   { timeout: 60_000 },
   async () => {
     const shop = await openShop(paying);
+    await paying.database.db
+      .updateTable('workspaces')
+      .set({ support_contact: 'https://help.example/orders' })
+      .where('id', '=', shop.workspaceId)
+      .execute();
     const pay = async (amount: string) => {
-      const invoice = await shop.invoice(amount);
+      const invoice = await shop.invoice(amount, { description: 'Ручная керамика, set of 2' });
       const paid = await payV2(await chain.payer(5_000_000n))(invoice.payUrl);
       expect(paid.status).toBe(200);
       return invoice;
@@ -100,6 +105,13 @@ it(
     expect(text).toContain(json.number);
     expect(text).toContain(json.transactionHash);
     expect(text).toContain('2.20 USDC');
+    // What it was for and whom to ask, in any script DejaVu covers.
+    expect(text).toContain('Ручная керамика, set of 2');
+    expect(text).toContain('https://help.example/orders');
+    expect((await shop.api('GET', `/invoices/${second.id}/receipt`)).json()).toMatchObject({
+      description: 'Ручная керамика, set of 2',
+      merchant: { supportContact: 'https://help.example/orders' },
+    });
     expect(text).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
 
     // JSON weighs more here: the API answers JSON unless the PDF is preferred.

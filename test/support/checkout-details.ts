@@ -19,6 +19,8 @@ export function openInvoiceDetails(changes: Partial<CheckoutDetails> = {}): Chec
     number: 'INV-000001',
     merchantName: 'Shop',
     merchantDescription: '',
+    merchantSupportContact: null,
+    merchantAccentColor: null,
     merchantNotified: false,
     status: 'open',
     amount: '1.000000',

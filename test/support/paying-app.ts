@@ -75,13 +75,13 @@ export async function openShop(paying: PayingApp) {
     ...shop,
     api,
     /** A new invoice and the URL of its x402 resource on the listening app. */
-    async invoice(amount: string): Promise<InvoiceView & { payUrl: string }> {
+    async invoice(amount: string, fields: { description?: string } = {}): Promise<InvoiceView & { payUrl: string }> {
       invoiceCounter += 1;
       const response = await paying.app.inject({
         method: 'POST',
         url: `/w/${shop.workspaceId}/v1/invoices`,
         headers: { ...headers, 'idempotency-key': `pay-test-${process.pid}-${invoiceCounter}` },
-        payload: { amount },
+        payload: { amount, ...fields },
       });
       if (response.statusCode !== 201) throw new Error(`invoice creation failed: ${response.body}`);
       const invoice = response.json<InvoiceView>();

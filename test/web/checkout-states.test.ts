@@ -196,20 +196,25 @@ describe('checkout layout', () => {
     'every state fits 390 px and 1280 px without sideways scrolling and has no serious accessibility violations (screenshots in test-results/)',
     { timeout: 180_000 },
     async () => {
-      const open = await shop.invoice({ amount: '24.9' });
-      const processing = await shop.invoice({ amount: '7' });
+      // The merchant's profile on every page: a support contact, and a light accent that needs dark text.
+      const profile = { support_contact: 'help@corner.example', accent_color: '#ffd60a' };
+      await paying.database.db.updateTable('workspaces').set(profile).where('id', '=', shop.workspaceId).execute();
+      const FOR = 'Two bags of house blend\nground for filter';
+      const invoice = (amount: string) => shop.invoice({ amount, description: FOR });
+      const open = await invoice('24.9');
+      const processing = await invoice('7');
       // As the settlement worker leaves it while the payment's block waits for its confirmations.
       await paying.database.db
         .updateTable('invoices')
         .set({ status: 'processing' })
         .where('id', '=', processing.id)
         .execute();
-      const paid = await shop.invoice({ amount: '3' });
+      const paid = await invoice('3');
       await (await payInBrowser(paid)).context().close();
-      const cancelled = await shop.invoice({ amount: '5' });
+      const cancelled = await invoice('5');
       await paying.services.invoices.cancel(shop.workspaceId as WorkspaceId, cancelled.id as InvoiceId);
-      const expired = await shop.invoice({ amount: '6' });
-      const unpayable = await shop.invoice({ amount: '8' });
+      const expired = await invoice('6');
+      const unpayable = await invoice('8');
       await bindToOldAddress(unpayable);
       const unknown = `${paying.origin}/w/${shop.workspaceId}/i/inv_00000000000000000000000000`;
 
@@ -236,6 +241,27 @@ describe('checkout layout', () => {
             else {
               await scriptRan(page);
               expect(await page.locator('#status').getAttribute('data-status')).toBe(state);
+              // Who is paid, for what, and whom to ask: on every state's page, and on the receipt.
+              const text = await page.locator('main').innerText();
+              for (const expected of ['Corner Shop', 'Two bags of house blend', 'help@corner.example'])
+                expect(text, `${state}: ${expected}`).toContain(expected);
+              expect(await page.getByRole('link', { name: 'help@corner.example' }).first().getAttribute('href')).toBe(
+                'mailto:help@corner.example',
+              );
+              if (state === 'paid')
+                expect(await page.locator('#receipt').innerText()).toMatch(
+                  /Two bags of house blend[^]*help@corner\.example/,
+                );
+              // The accent colour reaches the main buttons, with the dark text it needs to stay readable.
+              expect(
+                await page.evaluate(
+                  "[...document.querySelectorAll('.primary')].map((e) => getComputedStyle(e).backgroundColor + ' ' + getComputedStyle(e).color).join()",
+                ),
+              ).toMatch(
+                state === 'paid'
+                  ? /^rgb\(255, 214, 10\) rgb\(17, 17, 17\)/
+                  : /^(rgb\(255, 214, 10\) rgb\(17, 17, 17\),?)*$/,
+              );
             }
             found.push(...(await auditPage(page, `checkout-${state}-${viewport.width}`)));
             await context.close();

@@ -26,6 +26,8 @@ const CHECKOUT_EXAMPLE = {
   number: 'INV-000042',
   merchantName: 'Example Shop',
   merchantDescription: 'Handmade ceramics.',
+  merchantSupportContact: 'help@ceramics.example',
+  merchantAccentColor: '#0f766e',
   merchantNotified: true,
   status: 'open',
   amount: '12.500000',

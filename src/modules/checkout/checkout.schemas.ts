@@ -64,6 +64,16 @@ export const CheckoutView = Type.Object({
   number: Type.String({ description: 'INV-000001, …' }),
   merchantName: Type.String({ description: 'The workspace name.' }),
   merchantDescription: Type.String({ description: 'The workspace description, shown to buyers; may be empty.' }),
+  merchantSupportContact: Nullable(
+    Type.String({
+      description: 'Where the buyer asks the merchant: an email address or an https URL; null when none is set.',
+    }),
+  ),
+  merchantAccentColor: Nullable(
+    Type.String({
+      description: "The merchant's colour (#rrggbb) for the page's main buttons, kept readable; null: the default.",
+    }),
+  ),
   merchantNotified: Type.Boolean({
     description:
       "Whether a payment is sent to the merchant's webhook endpoint as it lands (one is set up and enabled): the paid page says the merchant has been notified only then.",

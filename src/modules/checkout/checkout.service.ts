@@ -71,6 +71,8 @@ export class CheckoutService {
       number: formatInvoiceNumber(invoice.number),
       merchantName: workspace.name,
       merchantDescription: workspace.description,
+      merchantSupportContact: workspace.support_contact,
+      merchantAccentColor: workspace.accent_color,
       merchantNotified: endpoint?.enabled === true,
       status,
       amount: formatUsdc(invoice.amount),

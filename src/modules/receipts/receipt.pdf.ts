@@ -25,6 +25,7 @@ export function receiptRows(receipt: Receipt): [label: string, value: string, mo
   const rows: [string, string, boolean?][] = [
     ['Amount paid', `${displayAmount(formatUsdc(payment.amount))} USDC`],
     ['Invoice', invoice.number],
+    ...(receipt.description ? [['For', receipt.description] as [string, string]] : []),
     ['Paid on', formatUtc(invoice.paidAt!)],
     ['Network', `${network.label}${network.testnet ? ' (testnet)' : ''}, chain id ${network.chainId}`],
     ['Paid by', payment.payer ?? 'unknown', true],
@@ -61,6 +62,8 @@ export function receiptPdf(receipt: Receipt): Promise<Buffer> {
   doc.font('bold').fontSize(22).text('Receipt', MARGIN, MARGIN);
   doc.font('regular').fontSize(11).fillColor(MUTED).text(receipt.receiptNumber);
   doc.moveDown(1.2).fillColor('black').font('bold').fontSize(14).text(receipt.merchant.name);
+  const contact = receipt.merchant.supportContact;
+  if (contact) doc.font('regular').fontSize(10).fillColor(MUTED).text(`Questions about this payment: ${contact}`);
   doc.moveDown(1.5);
 
   let y = doc.y;

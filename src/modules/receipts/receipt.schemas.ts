@@ -9,7 +9,13 @@ export const ReceiptView = Type.Object({
   }),
   invoiceId: Type.String(),
   number: Type.String({ description: 'The invoice number (INV-000042).' }),
-  merchant: Type.Object({ name: Type.String({ description: "The workspace's name, as the buyer saw it." }) }),
+  description: Nullable(Type.String({ description: "What was paid for: the invoice's description." })),
+  merchant: Type.Object({
+    name: Type.String({ description: "The workspace's name, as the buyer saw it." }),
+    supportContact: Nullable(
+      Type.String({ description: "Where the buyer asks the merchant: the workspace's email address or https URL." }),
+    ),
+  }),
   amount: Type.String({ description: 'USDC with 6 decimals.' }),
   currency: Type.Literal('USDC'),
   network: Type.String(),

@@ -3,6 +3,7 @@ import type { Network } from '../../chain/networks.js';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import { findInvoice, type InvoiceId } from '../invoices/index.js';
 import type { PaymentService } from '../payment-engine/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import { formatReceiptNumber, type Receipt } from './receipt.js';
@@ -20,9 +21,10 @@ export class ReceiptService {
 
   async read(workspaceId: WorkspaceId, invoiceId: string): Promise<Receipt> {
     const { invoice, payment } = await this.deps.payments.receipt(workspaceId, invoiceId);
-    const [numbered, workspace] = await Promise.all([
+    const [numbered, workspace, paid] = await Promise.all([
       findReceipt(this.deps.db, workspaceId, invoiceId),
       findWorkspace(this.deps.db, workspaceId),
+      findInvoice(this.deps.db, workspaceId, invoiceId as InvoiceId),
     ]);
     // A paid invoice's receipt is written in the transaction that paid it: none here is a paid state
     // this reader saw before that transaction's receipt (it committed in between), so say not yet.
@@ -36,7 +38,8 @@ export class ReceiptService {
       invoiceId,
       invoice,
       payment,
-      merchant: { name: workspace.name },
+      description: paid?.description ?? null,
+      merchant: { name: workspace.name, supportContact: workspace.support_contact },
       network: { name: payment.network, chainId, label, testnet },
       transactionUrl: network?.explorerUrl && payment.txHash ? `${network.explorerUrl}/tx/${payment.txHash}` : null,
     };

@@ -11,7 +11,10 @@ export interface Receipt {
   readonly invoiceId: string;
   readonly invoice: InvoiceLabel;
   readonly payment: PaymentIntent;
-  readonly merchant: { readonly name: string };
+  /** What was paid for, in the merchant's words (the invoice's description). */
+  readonly description: string | null;
+  /** Where the buyer asks the merchant: an email address or an https URL (the workspace's profile). */
+  readonly merchant: { readonly name: string; readonly supportContact: string | null };
   readonly network: {
     readonly name: string;
     readonly chainId: number;

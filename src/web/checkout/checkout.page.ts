@@ -3,6 +3,8 @@ import type { FastifyReply } from 'fastify';
 import type { CheckoutPage, CheckoutView } from '../../modules/checkout/index.js';
 import { html, jsonScript, type Html } from '../html.js';
 import { CHECKOUT_ASSET_BASE, CHECKOUT_SCRIPT, registerCheckoutAssets } from './checkout.assets.js';
+import { createHash } from 'node:crypto';
+import { accentButtonColors, supportContactHref } from '../../modules/workspaces/index.js';
 import { qrSvg } from './checkout.qr.js';
 import { chainName } from '../../chain/chain-names.js';
 import { networkName, receiptSection } from './checkout.receipt.js';
@@ -28,6 +30,18 @@ type CheckoutNetwork = CheckoutDetails['networks'][number];
  */
 export const CHECKOUT_PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * The merchant's accent colour as the page's one inline style, admitted by its hash alone: the main
+ * buttons in that colour, with the text colour (and if need be a shade of it) that keeps 4.5:1 contrast.
+ */
+export function accentStyle(accentColor: string | null): { css: string; csp: string } | undefined {
+  if (!accentColor || !/^#[0-9a-f]{6}$/i.test(accentColor)) return undefined;
+  const { background, text } = accentButtonColors(accentColor.toLowerCase());
+  const css = `:root{--brand:${background};--brand-text:${text}}`;
+  const hash = createHash('sha256').update(css).digest('base64');
+  return { css, csp: CHECKOUT_PAGE_CSP.replace("style-src 'self'", `style-src 'self' 'sha256-${hash}'`) };
+}
 
 /** Sent with both the page and the 404 page: private, unframed, unindexed, and no referrer leaves it. */
 export const CHECKOUT_PAGE_HEADERS: Readonly<Record<string, string>> = {
@@ -69,7 +83,9 @@ export function sendCheckoutPage(
   for (const [name, value] of Object.entries(CHECKOUT_PAGE_HEADERS)) reply.header(name, value);
   reply.type('text/html; charset=utf-8');
   if (!details) return reply.code(404).send(renderNotFoundPage());
-  return reply.send(renderCheckoutPage(details, options));
+  const accent = accentStyle(details.merchantAccentColor);
+  if (accent) reply.header('Content-Security-Policy', accent.csp);
+  return reply.send(renderCheckoutPage(details, options, accent?.css));
 }
 
 /**
@@ -77,7 +93,7 @@ export function sendCheckoutPage(
  * first paint (amount, recipient, network, QR, deadline, status); the script adds the live countdown and
  * status, the wallet buttons, the copy buttons and the transaction-hash form, which are `hidden` until it runs.
  */
-export function renderCheckoutPage(details: CheckoutDetails, options: CheckoutPageOptions): string {
+export function renderCheckoutPage(details: CheckoutDetails, options: CheckoutPageOptions, accentCss?: string): string {
   const status = shownStatus(details, Date.parse(details.serverTime));
   const config: CheckoutClientConfig = {
     path: `/w/${encodeURIComponent(options.workspaceId)}/i/${encodeURIComponent(details.invoiceId)}`,
@@ -94,11 +110,13 @@ export function renderCheckoutPage(details: CheckoutDetails, options: CheckoutPa
     `${details.number} — ${details.merchantName}`,
     html`<script type="module" src="${CHECKOUT_ASSET_BASE}${CHECKOUT_SCRIPT}"></script>
 ${options.demoWallet && html`<script type="module" src="/demo-wallet.js?roles=buyer"></script>`}
-${jsonScript(ids.config, config)}`,
+${jsonScript(ids.config, config)}
+${accentCss && html`<style>${accentCss}</style>`}`,
     html`<header class="merchant">
   <p class="eyebrow">Payment to</p>
   <h1>${details.merchantName}</h1>
   ${details.merchantDescription && html`<p class="description">${details.merchantDescription}</p>`}
+  ${details.merchantSupportContact ? html`<p class="support">Questions? <a href="${supportContactHref(details.merchantSupportContact)}" rel="noreferrer">${details.merchantSupportContact}</a></p>` : ''}
 </header>
 <section class="card summary">
   <p class="invoice-number">Invoice <strong>${details.number}</strong></p>

@@ -1,4 +1,5 @@
 import { chainName } from '../../chain/chain-names.js';
+import { supportContactHref } from '../../modules/workspaces/index.js';
 import { html, type Html } from '../html.js';
 import type { CheckoutDetails } from './checkout.page.js';
 import { displayAmount, formatInstantUtc, shortHash } from './checkout.text.js';
@@ -24,6 +25,7 @@ export function receiptSection(details: CheckoutDetails): Html {
     <dt>Receipt</dt><dd id="${ids.receiptNumber}">${receipt?.receiptNumber ?? ''}</dd>
     <dt>Paid to</dt><dd>${details.merchantName}</dd>
     <dt>Invoice</dt><dd>${details.number}</dd>
+    ${details.description ? html`<dt>For</dt><dd class="receipt-description">${details.description}</dd>` : ''}
     <dt>Amount</dt><dd><strong>${displayAmount(details.amount)} USDC</strong></dd>
     <dt>Paid on</dt><dd><time id="${ids.receiptPaidAt}" datetime="${receipt?.paidAt ?? ''}">${receipt ? formatInstantUtc(receipt.paidAt) : ''}</time></dd>
     <dt>Network</dt><dd id="${ids.receiptNetwork}">${receipt ? networkName({ name: receipt.network, chainId: receipt.chainId }) : ''}</dd>
@@ -34,9 +36,10 @@ export function receiptSection(details: CheckoutDetails): Html {
       <button type="button" class="copy small" data-copy="${ids.receiptTx}" hidden>Copy</button>
       <a id="${ids.receiptTxLink}" ${receipt?.transactionUrl ? html`href="${receipt.transactionUrl}"` : 'hidden'} rel="noreferrer" target="_blank">View on block explorer</a>
     </dd>
+    ${details.merchantSupportContact ? html`<dt>Questions</dt><dd><a href="${supportContactHref(details.merchantSupportContact)}" rel="noreferrer">${details.merchantSupportContact}</a></dd>` : ''}
   </dl>
   <p class="receipt-actions">
-    <a id="${ids.receiptPdf}" class="button" ${receipt ? html`href="${receipt.pdfUrl}"` : ''} download>Download receipt (PDF)</a>
+    <a id="${ids.receiptPdf}" class="button primary" ${receipt ? html`href="${receipt.pdfUrl}"` : ''} download>Download receipt (PDF)</a>
     <button type="button" id="${ids.printReceipt}" hidden>Print receipt</button>
   </p>
 </section>`;

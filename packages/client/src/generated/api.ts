@@ -3477,9 +3477,11 @@ export interface operations {
                         invoiceId: string;
                         /** @description The invoice number (INV-000042). */
                         number: string;
+                        description: string | null;
                         merchant: {
                             /** @description The workspace's name, as the buyer saw it. */
                             name: string;
+                            supportContact: string | null;
                         };
                         /** @description USDC with 6 decimals. */
                         amount: string;
@@ -3503,9 +3505,11 @@ export interface operations {
                         invoiceId: string;
                         /** @description The invoice number (INV-000042). */
                         number: string;
+                        description: string | null;
                         merchant: {
                             /** @description The workspace's name, as the buyer saw it. */
                             name: string;
+                            supportContact: string | null;
                         };
                         /** @description USDC with 6 decimals. */
                         amount: string;
