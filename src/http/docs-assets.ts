@@ -25,6 +25,7 @@ code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-s
 code{background:var(--code);padding:.1em .35em;border-radius:4px;overflow-wrap:anywhere}
 pre{background:var(--code);padding:1rem;border-radius:8px;overflow-x:auto;margin:.5rem 0}pre code{padding:0;background:none;overflow-wrap:normal}
 .version,.muted{color:var(--muted)}
+.steps{padding-left:1.2rem}.steps>li{margin:.75rem 0}
 section[id]{scroll-margin-top:1rem}
 .op{padding:1rem 0 2rem;border-bottom:1px solid var(--line)}.op h2{margin-top:1.5rem}
 .endpoint{margin:.25rem 0}.path{font-size:.95em}.pp{color:var(--accent);font-weight:600}
@@ -67,18 +68,23 @@ export const DOCS_SCRIPT = `(() => {
   const groups = [...nav.querySelectorAll('details')];
   const filter = document.getElementById('filter');
   filter.hidden = false;
+  const none = document.getElementById('filter-none');
   filter.addEventListener('input', () => {
     const query = filter.value.trim().toLowerCase();
+    let total = 0;
     for (const group of groups) {
       let shown = 0;
       for (const item of group.querySelectorAll('li')) {
         const link = item.querySelector('a');
-        item.hidden = query !== '' && !(item.textContent + ' ' + link.title).toLowerCase().includes(query);
+        const words = item.textContent + ' ' + link.title + ' ' + (link.dataset.words || '');
+        item.hidden = query !== '' && !words.toLowerCase().includes(query);
         if (!item.hidden) shown++;
       }
+      total += shown;
       group.hidden = shown === 0;
       group.open = query !== '' ? shown > 0 : group.hasAttribute('data-current');
     }
+    if (none) none.hidden = query === '' || total > 0;
   });
 
   const slug = (text) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');

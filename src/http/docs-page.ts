@@ -48,6 +48,7 @@ const shortPath = (site: Site, path: string): string =>
 function sidebar(site: Site, current: Section | undefined): Html {
   return html`<nav id="nav" class="sidebar" aria-label="API reference">
 <input type="search" id="filter" placeholder="Filter operations" aria-label="Filter operations" autocomplete="off" hidden>
+<p id="filter-none" class="muted" role="status" hidden>No operation mentions that. Try a shorter word, or read the <a href="${site.options.basePath}#getting-started">getting started</a> steps.</p>
 <p><a href="${site.options.basePath}"${current ? '' : html` aria-current="page"`}>Overview</a> · <a href="${site.options.basePath}#authentication">Authentication</a> · <a href="${site.options.basePath}#errors">Errors</a></p>
 ${site.sections.map(
   (section) =>
@@ -59,12 +60,17 @@ ${site.sections.map(
       (o) =>
         html`<li><a href="${operationHref(site, section, o)}"${
           section.kind === 'tag' ? html` title="${o.method.toUpperCase()} ${o.path}"` : ''
-        }><span class="method ${o.method}">${o.method.toUpperCase()}</span> <span class="path">${
+        } data-words="${filterWords(o)}"><span class="method ${o.method}">${o.method.toUpperCase()}</span> <span class="path">${
           section.kind === 'tag' ? shortPath(site, o.path) : o.path
         }</span>${o.op.summary ? html`<span class="summary">${o.op.summary}</span>` : ''}</a></li>`,
     )}</ul></details>`,
 )}
 </nav>`;
+}
+
+/** What the sidebar filter searches besides an operation's path and summary: its description, lowercase. */
+function filterWords(o: Operation): string {
+  return `${o.op.summary ?? ''} ${o.op.description ?? ''}`.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
 function layout(site: Site, title: string, current: Section | undefined, content: Html): string {
@@ -88,11 +94,13 @@ function authentication(document: OpenApiDocument): Html {
     const how =
       s.type === 'http' && s.scheme?.toLowerCase() === 'bearer'
         ? html`Send your API key as a bearer token: <code>Authorization: Bearer &lt;key&gt;</code>.`
-        : s.type === 'apiKey'
-          ? html`Send the key in the <code>${s.name ?? ''}</code> ${s.in ?? ''}.`
-          : html`Scheme <code>${name}</code> (${s.type ?? 'unknown'}).`;
+        : s.type === 'apiKey' && s.in === 'cookie'
+          ? html`The portal's session: the <code>${s.name ?? ''}</code> cookie that signing in sets, which the browser sends by itself.`
+          : s.type === 'apiKey'
+            ? html`Send the key in the <code>${s.name ?? ''}</code> ${s.in ?? ''}.`
+            : html`Scheme <code>${name}</code> (${s.type ?? 'unknown'}).`;
     return html`<p>${how}</p>${prose(s.description)}`;
-  })}<p>Operations marked <span class="chip">API key</span> need a key; most also name the <strong>permission</strong> the key must hold.</p>`;
+  })}<p>Operations marked <span class="chip">API key</span> need a key; most also name the <strong>permission</strong> the key must hold. Those marked <span class="chip">Session cookie</span> are the portal's, on a signed-in session.</p>`;
 }
 
 function idempotency(site: Site): Html {
@@ -147,6 +155,7 @@ function overview(site: Site): string {
     `${options.title} — API reference`,
     undefined,
     html`<h1>${options.title}</h1><p class="version">API version ${options.version}</p>${prose(options.intro)}
+${gettingStarted(site)}
 <section id="sections"><h2><a href="#sections">Sections</a></h2>
 <p>Merchant API paths start with <code>${prefix}</code>; the sidebar lists them without it.</p>
 <ul class="sections">${site.sections.map(
@@ -159,6 +168,45 @@ function overview(site: Site): string {
 ${idempotency(site)}
 ${errorsSection(options.errorCodes)}`,
   );
+}
+
+/** From a key to knowing an invoice is paid, with curl and with the TypeScript client. */
+function gettingStarted(site: Site): Html {
+  const { clientPackage, apiKeyVariable } = site.options.samples;
+  const origin = (site.document.servers?.[0]?.url ?? UNNAMED_ORIGIN).replace(/\/+$/, '');
+  const api = `${origin}${site.options.samples.clientPrefix.replace('{workspaceId}', 'ws_…')}`;
+  const section = (title: string) => site.sections.find((s) => s.title === title);
+  const link = (title: string, text: string) => {
+    const target = section(title);
+    return target ? html`<a href="${sectionHref(site, target)}">${text}</a>` : html`${text}`;
+  };
+  return html`<section id="getting-started"><h2><a href="#getting-started">Getting started</a></h2>
+<ol class="steps">
+<li><p><strong>Get an API key.</strong> Sign in to the portal (<code>/portal</code>) with the wallet that receives your payments, open the <em>API</em> tab and create a key with the <em>Create invoices</em> preset: it creates invoices, reads them and follows the change feed. The key is shown once; keep it in <code>${apiKeyVariable}</code>. (The local demo, <code>npm start</code>, prints one.)</p></li>
+<li><p><strong>Create an invoice</strong> (${link('Invoices', 'Invoices')}). Each create carries its own <code>Idempotency-Key</code>, reused only when retrying:</p>
+<pre tabindex="0"><code>curl -X POST ${api}/invoices \
+  -H "Authorization: Bearer $${apiKeyVariable}" \
+  -H "Idempotency-Key: order-1001" \
+  -H "Content-Type: application/json" \
+  -d '{"amount":"12.50","description":"Two bags of coffee","externalId":"order-1001"}'</code></pre>
+<p>Or with the TypeScript client, <code>${clientPackage}</code> (Node.js 20 or later): <code>npm pack</code> in the service's <code>packages/client</code> folder, then <code>npm install</code> the tarball in your project. It makes the Idempotency-Key, retries safely and types every call:</p>
+<pre tabindex="0"><code>import { createClient } from '${clientPackage}';
+
+const client = createClient({ baseUrl: '${origin}', workspaceId: 'ws_…', apiKey: process.env.${apiKeyVariable}! });
+const { data: invoice, error } = await client.POST('/invoices', { body: { amount: '12.50', externalId: 'order-1001' } });</code></pre></li>
+<li><p><strong>Send the buyer the <code>checkoutUrl</code>.</strong> The checkout page takes a browser wallet, any wallet app (QR code) or a pasted transaction hash. Software pays the invoice's <code>url</code> with any x402 client (${link('x402', 'x402')}).</p></li>
+<li><p><strong>Learn that it is paid</strong>, from a webhook or from the change feed. Set your endpoint with <code>PUT /webhook</code> (${link('Webhooks', 'Webhooks')}) and check each delivery's signature before trusting it:</p>
+<pre tabindex="0"><code>import { verifyWebhook } from '${clientPackage}';
+
+const event = verifyWebhook(rawBody, request.headers, process.env.WEBHOOK_SECRET!); // throws when the signature is wrong
+if (event.type === 'invoice.paid') await fulfil(event.data.invoice.externalId);</code></pre>
+<p>Or follow the change feed (${link('Changes', 'Changes')}), saving the cursor after each event you processed; it also catches up on anything a webhook missed:</p>
+<pre tabindex="0"><code>for await (const change of client.changes({ after: savedCursor, follow: true })) {
+  await handle(change);
+  savedCursor = change.id;
+}</code></pre></li>
+<li><p><strong>Give the receipt.</strong> <code>GET /invoices/{invoiceId}/receipt</code> answers the numbered receipt as JSON, or as a PDF with <code>Accept: application/pdf</code>; the buyer downloads the same PDF from the paid checkout page.</p></li>
+</ol></section>`;
 }
 
 function sectionPage(site: Site, section: Section, index: number): string {

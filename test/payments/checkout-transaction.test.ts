@@ -112,6 +112,8 @@ describe('GET /w/<ws>/i/<id>: public payment details', () => {
       number: invoice.number,
       merchantName: 'Shop',
       merchantDescription: '',
+      merchantSupportContact: null,
+      merchantAccentColor: null,
       merchantNotified: false,
       status: 'open',
       amount: '12.500000',

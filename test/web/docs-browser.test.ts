@@ -68,9 +68,50 @@ describe('/docs in a browser', () => {
     await page.locator('#filter').fill('renew the payment');
     const visible = page.locator('#nav li:visible');
     await expect.poll(() => visible.count()).toBeGreaterThan(0);
-    for (const text of await visible.allTextContents()) expect(text.toLowerCase()).toContain('renew the payment');
+    // An operation is found by its path, its summary or the words of its description.
+    const words = () =>
+      visible.evaluateAll(
+        '(items) => items.map((li) => (li.textContent + " " + li.querySelector("a").dataset.words).toLowerCase())',
+      );
+    for (const text of (await words()) as string[]) expect(text).toContain('renew the payment');
     await page.locator('#filter').fill('');
     await expect.poll(() => page.locator('#nav details[open]').count()).toBe(0);
+    await context.close();
+  });
+
+  it('finds words of the descriptions, and says when no operation has them', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/docs`);
+    const visible = page.locator('#nav li:visible');
+    for (const word of ['signature', 'client', 'webhook']) {
+      await page.locator('#filter').fill(word);
+      await expect.poll(() => visible.count(), { message: word }).toBeGreaterThan(0);
+      expect(await page.locator('#filter-none').isVisible()).toBe(false);
+    }
+    await page.locator('#filter').fill('no such word anywhere');
+    await expect.poll(() => visible.count()).toBe(0);
+    expect(await page.locator('#filter-none').isVisible()).toBe(true);
+    await context.close();
+  });
+
+  it('gets a merchant started: a key, an invoice, the checkout link, a webhook or the feed, the receipt', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/docs#getting-started`);
+    const steps = await page.locator('#getting-started ol > li').allInnerTexts();
+    expect(steps.map((step) => step.split('.')[0])).toEqual([
+      'Get an API key',
+      'Create an invoice (Invoices)',
+      'Send the buyer the checkoutUrl',
+      'Learn that it is paid, from a webhook or from the change feed',
+      'Give the receipt',
+    ]);
+    const text = steps.join('\n');
+    for (const expected of ['createClient', 'verifyWebhook', 'client.changes', 'npm pack', 'Idempotency-Key'])
+      expect(text).toContain(expected);
+    expect(text).not.toContain('`');
+    expect(await page.locator('#getting-started a[href="/docs/webhooks"]').count()).toBe(1);
     await context.close();
   });
 
