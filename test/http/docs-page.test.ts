@@ -185,7 +185,7 @@ describe('renderApiReference', () => {
       expect(inv).toBeGreaterThan(-1);
       expect(inv).toBeLessThan(billing ?? -1);
       expect(billing).toBeLessThan(other ?? -1);
-      expect(page).toContain('<a href="/docs/other#get-healthz" title="GET /healthz">');
+      expect(page).toContain('<a href="/docs/other#get-healthz" title="GET /healthz" data-words="health check">');
       expect(page).toContain('<input type="search" id="filter"');
     }
     // The page's own group is open and marked current; the others are closed.
@@ -198,7 +198,7 @@ describe('renderApiReference', () => {
 
   it('lists each operation in the sidebar as method, path (merchant prefix dropped) and summary', () => {
     expect(overview).toContain(
-      '<a href="/docs/invoices#postInvoices" title="POST /w/{workspaceId}/v1/invoices"><span class="method post">POST</span> <span class="path">/invoices</span><span class="summary">Create an invoice</span></a>',
+      '<a href="/docs/invoices#postInvoices" title="POST /w/{workspaceId}/v1/invoices" data-words="create an invoice"><span class="method post">POST</span> <span class="path">/invoices</span><span class="summary">Create an invoice</span></a>',
     );
   });
 

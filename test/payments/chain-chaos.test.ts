@@ -8,7 +8,7 @@ import {
   setEthBalance,
 } from '../../src/chain/local-chain.js';
 import { scheduleRecurringJobs } from '../../src/main/jobs.js';
-import { createTestChain, jsonRpc, type TestChain } from '../support/chain.js';
+import { createTestChain, jsonRpc, reorganiseChain, type TestChain } from '../support/chain.js';
 import { signCheckoutAuthorization, signTransfer } from '../support/checkout.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { BASE_URL } from '../support/app.js';
@@ -102,7 +102,8 @@ async function pay(payment: Payment): Promise<void> {
     const response = await payV2(payer, fetch, s.caip)(invoice.payUrl);
     statuses.push(response.status);
     // 202: the settlement took longer than the request waits for it; it is recorded all the same.
-    expect([200, 202], await response.clone().text()).toContain(response.status);
+    const body = await response.clone().text();
+    expect([200, 202], response.status >= 500 ? `${body}\n${paying.errorLog()}` : body).toContain(response.status);
   } else if (payment.kind === 'gasless') {
     const view = (
       await paying.app.inject({ method: 'GET', url: checkoutPath(invoice), headers: { accept: 'application/json' } })
@@ -204,10 +205,12 @@ async function round(): Promise<{ list: Payment[]; from: bigint[] }> {
  */
 async function reorganise(s: Side, list: readonly Payment[], from: bigint): Promise<void> {
   const before = await countReverted();
-  const remine = list.filter((payment) => payment.side === s && payment.raw).map((payment) => [payment.raw, 1]);
+  const remine = list
+    .filter((payment) => payment.side === s && payment.raw)
+    .map((payment) => [payment.raw!, 1] as const);
   // Two blocks deeper than the round's first: the block producer may mine one before the reorganisation.
   const depth = Number((await head(s)) - from) + 3;
-  await rpc(s, 'anvil_reorg', [depth, remine]);
+  await reorganiseChain(s.chain.rpcUrl, depth, remine);
   await waitFor(async () => ((await countReverted()) > before ? true : undefined), 60_000, 'payments to be reverted');
   reverted += 1;
 }

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { afterAll } from 'vitest';
 import { createSiweMessage } from 'viem/siwe';
@@ -18,6 +19,8 @@ export interface TestApp {
   readonly services: Services;
   readonly database: TestDatabase;
   readonly config: Config;
+  /** What the service logged at level error (a 500's cause), as JSON lines. */
+  readonly errorLog: () => string;
 }
 
 /**
@@ -52,9 +55,17 @@ export async function createTestApp(
     ...env,
   });
   const services = createServices(config, database.db, clock, chain, demoWallet);
-  const app = await buildApp(services, { logger: false });
+  // Only errors are kept, in memory: a test that meets a 500 can say what the service logged about it.
+  const errors: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      errors.push(chunk.toString().trim());
+      done();
+    },
+  });
+  const app = await buildApp(services, { logger: { level: 'error', stream } });
   afterAll(() => app.close());
-  return { app, services, database, config };
+  return { app, services, database, config, errorLog: () => errors.join('\n') };
 }
 
 export function newWallet(): PrivateKeyAccount {

@@ -78,3 +78,18 @@ export async function jsonRpc<T>(rpcUrl: string, method: string, params: unknown
   if (body.error) throw new Error(`${method}: ${body.error.message}`);
   return body.result as T;
 }
+
+/**
+ * Replaces the newest `depth` blocks by as many new ones (anvil_reorg), with `remine` (raw transaction,
+ * block offset) put back. anvil then goes on stamping blocks from the replaced blocks' times, behind the
+ * wall clock by as long as they were old; a real chain's next blocks carry the time they are made, so the
+ * clock is set back to now.
+ */
+export async function reorganiseChain(
+  rpcUrl: string,
+  depth: number,
+  remine: readonly (readonly [string, number])[] = [],
+): Promise<void> {
+  await jsonRpc(rpcUrl, 'anvil_reorg', [depth, remine]);
+  await jsonRpc(rpcUrl, 'evm_setTime', [Math.floor(Date.now() / 1000)]);
+}

@@ -178,6 +178,9 @@ describe('checkout layout', () => {
     const openWallet = page.getByRole('link', { name: 'Open in a wallet app' });
     const another = page.getByText('Pay from another device');
     await expect.poll(async () => (await top(openWallet)) < (await top(another))).toBe(true);
+    // One primary action: with a browser wallet here, the wallet app and the hash form are the quieter ways.
+    await expect.poll(() => openWallet.getAttribute('class')).not.toContain('primary');
+    expect(await page.locator('.primary:visible').allInnerTexts()).toEqual(['Pay with Test Wallet']);
     await another.click();
     expect(await page.locator('.qr-code').isVisible()).toBe(true);
     await phone.close();

@@ -69,11 +69,10 @@ describe('/docs in a browser', () => {
     const visible = page.locator('#nav li:visible');
     await expect.poll(() => visible.count()).toBeGreaterThan(0);
     // An operation is found by its path, its summary or the words of its description.
-    const words = () =>
-      visible.evaluateAll(
-        '(items) => items.map((li) => (li.textContent + " " + li.querySelector("a").dataset.words).toLowerCase())',
-      );
-    for (const text of (await words()) as string[]) expect(text).toContain('renew the payment');
+    for (const item of await visible.all()) {
+      const words = `${await item.textContent()} ${await item.locator('a').getAttribute('data-words')}`;
+      expect(words.toLowerCase()).toContain('renew the payment');
+    }
     await page.locator('#filter').fill('');
     await expect.poll(() => page.locator('#nav details[open]').count()).toBe(0);
     await context.close();

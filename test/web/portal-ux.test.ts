@@ -380,7 +380,7 @@ it(
     await contact.fill('http://shop.example.com/help');
     await save.click();
     expect(await fieldErrorOf(page, 'profile-support-contact')).toEqual({
-      text: 'Enter an email address like help@example.com, or an https address like https://example.com/help (without a user name or password).',
+      text: 'Enter an email address like help@example.com, or the https address of your help page, without a user name or password.',
       invalid: 'true',
       describedBy: ['profile-support-contact-error'],
       focused: 'profile-support-contact',

@@ -215,7 +215,7 @@ ${
   <form id="${ids.txForm}" class="tx-form" hidden>
     <label for="${ids.txHash}">Sent it? Paste the transaction hash</label>
     <input id="${ids.txHash}" name="txHash" autocomplete="off" autocapitalize="off" spellcheck="false" placeholder="0x…" required>
-    <button type="submit" class="primary">Submit transaction</button>
+    <button type="submit">Submit transaction</button>
     <p id="${ids.txError}" class="form-error" role="alert" hidden></p>
   </form>
   ${txNote(details)}

@@ -256,6 +256,8 @@ function renderWallets(): void {
     }),
   );
   show($(ids.noWallet), found.length === 0 && walletGraceOver);
+  // One primary action: a wallet in this browser is the buyer's easiest way; the wallet app is the next.
+  for (const link of document.querySelectorAll('.open-wallet')) link.classList.toggle('primary', found.length === 0);
 }
 
 // Wallets announce themselves within moments of the page loading; after this, "no wallet" is the answer.

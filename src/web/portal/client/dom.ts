@@ -133,7 +133,7 @@ const PLAIN_MESSAGES: Readonly<Record<string, (like: string, refusal: Refusal) =
   insufficient_credits: () => 'This workspace does not have enough credits for that. Buy more under Billing.',
   description_too_long: () => 'The description is too long: shorten it.',
   invalid_support_contact: (like) =>
-    `Enter an email address${like}, or an https address like https://example.com/help (without a user name or password).`,
+    `Enter an email address${like}, or the https address of your help page, without a user name or password.`,
   invalid_accent_color: () => 'Choose a colour, or tick “No accent colour”.',
 };
 
