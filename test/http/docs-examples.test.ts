@@ -150,7 +150,7 @@ describe('webhook events page', () => {
     expect([...reference.sections.keys()]).toEqual(['invoices', 'webhooks', 'webhook-events']);
     expect(reference.overview).toContain('<a href="/docs/webhook-events"><strong>Webhook events</strong></a>');
     expect(reference.overview).toContain(
-      '<a href="/docs/webhook-events#payment-intent-succeeded"><span class="method post">POST</span> <span class="path">payment_intent.succeeded</span>',
+      '<a href="/docs/webhook-events#payment-intent-succeeded" data-words="a payment is confirmed fulfil the order after re-reading the payment intent."><span class="method post">POST</span> <span class="path">payment_intent.succeeded</span>',
     );
   });
 
