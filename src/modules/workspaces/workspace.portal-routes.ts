@@ -1,3 +1,4 @@
+import { PROFILE_CHANGE_ERRORS } from './workspace.profile.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { WorkspaceParams } from '../../http/common.schemas.js';
@@ -88,14 +89,7 @@ export function workspacePortalRoutes(services: WorkspacePortalRouteDeps): Works
         body: UpdateWorkspaceBody,
         response: { 200: WorkspaceView },
       },
-      errors: [
-        'invalid_request',
-        'unknown_field',
-        'invalid_json',
-        'description_too_long',
-        'invalid_support_contact',
-        'invalid_accent_color',
-      ],
+      errors: PROFILE_CHANGE_ERRORS,
       examples: workspaceExamples.update,
       example: { body: { name: 'Renamed', supportContact: 'help@example.com', accentColor: '#0052ff' } },
       handler: async (request) =>

@@ -1,4 +1,4 @@
-import { AppError } from '../../shared/errors.js';
+import { AppError, type ErrorCode } from '../../shared/errors.js';
 import { normaliseAccentColor } from './accent-color.js';
 import { SUPPORT_CONTACT_RULE, normaliseSupportContact } from './support-contact.js';
 import {
@@ -13,6 +13,16 @@ import {
  * stored spelling ("" clears the support contact, as null does). Throws AppError with the code of the
  * first field that does not fit; fields left out stay left out.
  */
+/** How a change of the profile can be refused, through the API and the portal alike. */
+export const PROFILE_CHANGE_ERRORS: readonly ErrorCode[] = [
+  'invalid_request',
+  'unknown_field',
+  'invalid_json',
+  'description_too_long',
+  'invalid_support_contact',
+  'invalid_accent_color',
+];
+
 export function checkProfileChanges(changes: ProfileChanges, via: 'api' | 'portal'): ProfileChanges {
   if (changes.description !== undefined) checkDescription(changes.description, via);
   return {

@@ -1,3 +1,4 @@
+import { PROFILE_CHANGE_ERRORS } from './workspace.profile.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { WorkspaceParams } from '../../http/common.schemas.js';
 import { errorResponses } from '../../http/error-examples.js';
@@ -15,15 +16,7 @@ export interface WorkspaceRouteDeps {
 }
 
 const UPDATE_DOCS: OperationDocs = {
-  errors: [
-    'invalid_request',
-    'unknown_field',
-    'invalid_json',
-    'description_too_long',
-    'invalid_support_contact',
-    'invalid_accent_color',
-    ...MERCHANT_GUARD_ERRORS,
-  ],
+  errors: [...PROFILE_CHANGE_ERRORS, ...MERCHANT_GUARD_ERRORS],
   examples: workspaceExamples.update,
 };
 
