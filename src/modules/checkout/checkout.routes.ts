@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { prefersOverJson } from '../../http/accept.js';
 import { errorResponses } from '../../http/error-examples.js';
 import { StreamSlots } from '../../http/event-stream.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
@@ -270,20 +271,5 @@ function unlessNotFound(error: unknown): undefined {
   throw error;
 }
 
-/**
- * Whether to answer HTML: only when `text/html` is named and weighs more than JSON (`application/json`,
- * `application/*` or `*\/*`). A browser sends `text/html,…,*\/*;q=0.8`; API clients and curl get JSON.
- */
-export function prefersHtml(accept: string | undefined): boolean {
-  if (!accept) return false;
-  let htmlWeight = 0;
-  let jsonWeight = 0;
-  for (const part of accept.split(',')) {
-    const [range = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
-    const weight = q === undefined ? 1 : Number(q);
-    if (range.trim() === 'text/html') htmlWeight = Math.max(htmlWeight, weight);
-    if (['application/json', 'application/*', '*/*'].includes(range.trim())) jsonWeight = Math.max(jsonWeight, weight);
-  }
-  return htmlWeight > 0 && htmlWeight > jsonWeight;
-}
+/** Whether to answer HTML: a browser asks for it over JSON (src/http/accept.ts). */
+export const prefersHtml = (accept: string | undefined): boolean => prefersOverJson(accept, 'text/html');

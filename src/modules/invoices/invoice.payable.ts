@@ -110,6 +110,7 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
       invoice && {
         number: formatInvoiceNumber(invoice.number),
         externalId: invoice.externalId,
+        description: invoice.description,
         paidAt: invoice.paidAt,
         paid: invoice.status === 'paid',
       }

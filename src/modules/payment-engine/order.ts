@@ -95,6 +95,7 @@ export interface InvoiceLabel {
   /** `INV-000042`. */
   readonly number: string;
   readonly externalId: string | null;
+  readonly description: string | null;
   /** Set once the invoice is paid. */
   readonly paidAt: Date | null;
   readonly paid: boolean;

@@ -25,7 +25,7 @@ export function receiptRows(receipt: Receipt): [label: string, value: string, mo
   const rows: [string, string, boolean?][] = [
     ['Amount paid', `${displayAmount(formatUsdc(payment.amount))} USDC`],
     ['Invoice', invoice.number],
-    ...(receipt.description ? [['For', receipt.description] as [string, string]] : []),
+    ...(invoice.description ? [['For', invoice.description] as [string, string]] : []),
     ['Paid on', formatUtc(invoice.paidAt!)],
     ['Network', `${network.label}${network.testnet ? ' (testnet)' : ''}, chain id ${network.chainId}`],
     ['Paid by', payment.payer ?? 'unknown', true],

@@ -8,7 +8,7 @@ export function presentReceipt(receipt: Receipt) {
     receiptNumber: receipt.receiptNumber,
     invoiceId: receipt.invoiceId,
     number: invoice.number,
-    description: receipt.description,
+    description: invoice.description,
     merchant: receipt.merchant,
     amount: formatUsdc(payment.amount),
     currency: 'USDC' as const,

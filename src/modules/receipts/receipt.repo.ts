@@ -35,18 +35,18 @@ export async function voidReceipt(trx: Executor, workspaceId: WorkspaceId, invoi
     .execute();
 }
 
-/** The invoice's valid receipt: its number and when it was issued. */
+/** The number of the invoice's valid receipt. */
 export async function findReceipt(
   db: Executor,
   workspaceId: WorkspaceId,
   invoiceId: string,
-): Promise<{ number: bigint; issuedAt: Date } | undefined> {
+): Promise<{ number: bigint } | undefined> {
   const row = await db
     .selectFrom('receipts')
-    .select(['number', 'issued_at'])
+    .select('number')
     .where('workspace_id', '=', workspaceId)
     .where('invoice_id', '=', invoiceId)
     .where('voided_at', 'is', null)
     .executeTakeFirst();
-  return row && { number: BigInt(row.number), issuedAt: row.issued_at };
+  return row && { number: BigInt(row.number) };
 }

@@ -1,3 +1,4 @@
+import { prefersOverJson } from '../../http/accept.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import { InvoiceParams } from '../invoices/index.js';
 import { presentReceipt } from './receipt.present.js';
@@ -28,30 +29,10 @@ export function receiptRoutes(services: { readonly receipts: ReceiptService }): 
       handler: async (request, reply) => {
         const receipt = await services.receipts.read(request.principal!.workspaceId, request.params.invoiceId);
         reply.header('Vary', 'Accept');
-        if (!prefersPdf(request.headers.accept)) return presentReceipt(receipt);
+        if (!prefersOverJson(request.headers.accept, 'application/pdf')) return presentReceipt(receipt);
         const pdf = await receiptPdf(receipt);
         return reply.type('application/pdf').header('content-disposition', receiptAttachment(receipt)).send(pdf);
       },
     }),
   ];
-}
-
-/** Whether `application/pdf` is named and weighs more than JSON (`application/json`, `application/*`, `*\/*`). */
-export function prefersPdf(accept: string | undefined): boolean {
-  if (!accept) return false;
-  let pdf = 0;
-  let json = 0;
-  for (const part of accept.split(',')) {
-    const [type = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = Number(
-      params
-        .map((p) => p.trim())
-        .find((p) => p.startsWith('q='))
-        ?.slice(2) ?? '1',
-    );
-    const weight = Number.isFinite(q) ? q : 0;
-    if (type === 'application/pdf') pdf = Math.max(pdf, weight);
-    if (type === 'application/json' || type === 'application/*' || type === '*/*') json = Math.max(json, weight);
-  }
-  return pdf > json;
 }

@@ -3,7 +3,6 @@ import type { Network } from '../../chain/networks.js';
 import type { Db } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { findInvoice, type InvoiceId } from '../invoices/index.js';
 import type { PaymentService } from '../payment-engine/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import { formatReceiptNumber, type Receipt } from './receipt.js';
@@ -21,10 +20,9 @@ export class ReceiptService {
 
   async read(workspaceId: WorkspaceId, invoiceId: string): Promise<Receipt> {
     const { invoice, payment } = await this.deps.payments.receipt(workspaceId, invoiceId);
-    const [numbered, workspace, paid] = await Promise.all([
+    const [numbered, workspace] = await Promise.all([
       findReceipt(this.deps.db, workspaceId, invoiceId),
       findWorkspace(this.deps.db, workspaceId),
-      findInvoice(this.deps.db, workspaceId, invoiceId as InvoiceId),
     ]);
     // A paid invoice's receipt is written in the transaction that paid it: none here is a paid state
     // this reader saw before that transaction's receipt (it committed in between), so say not yet.
@@ -38,7 +36,6 @@ export class ReceiptService {
       invoiceId,
       invoice,
       payment,
-      description: paid?.description ?? null,
       merchant: { name: workspace.name, supportContact: workspace.support_contact },
       network: { name: payment.network, chainId, label, testnet },
       transactionUrl: network?.explorerUrl && payment.txHash ? `${network.explorerUrl}/tx/${payment.txHash}` : null,

@@ -11,8 +11,6 @@ export interface Receipt {
   readonly invoiceId: string;
   readonly invoice: InvoiceLabel;
   readonly payment: PaymentIntent;
-  /** What was paid for, in the merchant's words (the invoice's description). */
-  readonly description: string | null;
   /** Where the buyer asks the merchant: an email address or an https URL (the workspace's profile). */
   readonly merchant: { readonly name: string; readonly supportContact: string | null };
   readonly network: {
