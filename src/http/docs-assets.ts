@@ -58,6 +58,7 @@ th,td{text-align:left;vertical-align:top;padding:.45rem .6rem;border-bottom:1px 
 .sidebar details>summary{cursor:pointer;padding:.25rem 0;font-weight:600}.sidebar .count{color:var(--muted);font-weight:400;font-size:.8rem}
 .sidebar input{width:100%;font:inherit;padding:.35rem .5rem;margin-bottom:.75rem;border:1px solid var(--line);border-radius:6px;background:var(--bg);color:var(--fg)}
 .sections{padding-left:1.2rem}.sections li{margin:.4rem 0}
+.guide h3{text-transform:none;letter-spacing:0;font-size:1.1rem;color:inherit}.guide h3 a,.guide h4 a{color:inherit}.guide img{max-width:100%}
 .pager{display:flex;justify-content:space-between;gap:1rem;flex-wrap:wrap;margin-top:2rem}
 [hidden]{display:none!important}
 `;

@@ -1,4 +1,5 @@
 import { DOCS_SCRIPT, DOCS_STYLE } from './docs-assets.js';
+import { guideHref, type Guide } from './docs-guides.js';
 import { html, prose, raw, type Html } from './docs-html.js';
 import { operationSection, type OperationContext } from './docs-operation.js';
 import type { SampleSettings } from './docs-samples.js';
@@ -18,12 +19,16 @@ export interface ApiReferenceOptions {
   /** The rules of the Idempotency-Key, as plain text; the operations that require one are listed after it. */
   readonly idempotency?: string;
   readonly samples: Omit<SampleSettings, 'origin' | 'securitySchemes' | 'security'>;
+  /** The guides of `docs/`, listed in the sidebar and the overview, each a page of the reference. */
+  readonly guides?: readonly Guide[];
 }
 
 /** The pages of the reference, rendered once: the overview and one page per section, by slug. */
 export interface ApiReference {
   readonly overview: string;
   readonly sections: ReadonlyMap<string, string>;
+  /** Guide pages by name (`deploy`, `spec/merchant-api-core-v1.1.0`). */
+  readonly guides: ReadonlyMap<string, string>;
 }
 
 /** What samples call when the document names no server. */
@@ -45,7 +50,8 @@ const shortPath = (site: Site, path: string): string =>
     ? path.slice(site.options.samples.clientPrefix.length)
     : path;
 
-function sidebar(site: Site, current: Section | undefined): Html {
+function sidebar(site: Site, current: Section | Guide | undefined): Html {
+  const guides = site.options.guides ?? [];
   return html`<nav id="nav" class="sidebar" aria-label="API reference">
 <input type="search" id="filter" placeholder="Filter operations" aria-label="Filter operations" autocomplete="off" hidden>
 <p id="filter-none" class="muted" role="status" hidden>No operation mentions that. Try a shorter word, or read the <a href="${site.options.basePath}#getting-started">getting started</a> steps.</p>
@@ -64,7 +70,14 @@ ${site.sections.map(
           section.kind === 'tag' ? shortPath(site, o.path) : o.path
         }</span>${o.op.summary ? html`<span class="summary">${o.op.summary}</span>` : ''}</a></li>`,
     )}</ul></details>`,
-)}
+)}${
+    guides.length > 0
+      ? html`<details${guides.some((g) => g === current) ? html` open data-current` : ''}><summary>Guides <span class="count">${guides.length}</span></summary><ul>${guides.map(
+          (guide) =>
+            html`<li><a href="${guideHref(guide.name)}"${guide === current ? html` aria-current="page"` : ''} data-words="${guide.name}">${guide.title}</a></li>`,
+        )}</ul></details>`
+      : ''
+  }
 </nav>`;
 }
 
@@ -73,7 +86,7 @@ function filterWords(o: Operation): string {
   return `${o.op.summary ?? ''} ${o.op.description ?? ''}`.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
-function layout(site: Site, title: string, current: Section | undefined, content: Html): string {
+function layout(site: Site, title: string, current: Section | Guide | undefined, content: Html): string {
   const { options } = site;
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -164,6 +177,7 @@ ${gettingStarted(site)}
           section.description ? html` — ${section.description}` : ''
         }</li>`,
     )}</ul></section>
+${guideList(site)}
 <section id="authentication"><h2><a href="#authentication">Authentication</a></h2>${authentication(document)}</section>
 ${idempotency(site)}
 ${errorsSection(options.errorCodes)}`,
@@ -207,6 +221,24 @@ if (event.type === 'invoice.paid') await fulfil(event.data.invoice.externalId);<
 }</code></pre></li>
 <li><p><strong>Give the receipt.</strong> <code>GET /invoices/{invoiceId}/receipt</code> answers the numbered receipt as JSON, or as a PDF with <code>Accept: application/pdf</code>; the buyer downloads the same PDF from the paid checkout page.</p></li>
 </ol></section>`;
+}
+
+function guideList(site: Site): Html {
+  const guides = site.options.guides ?? [];
+  if (guides.length === 0) return html``;
+  return html`<section id="guides"><h2><a href="#guides">Guides</a></h2>
+<p>The rules behind the API and how to run the service, as in the <code>docs/</code> folder of its source.</p>
+<ul class="sections">${guides.map((guide) => html`<li><a href="${guideHref(guide.name)}">${guide.title}</a></li>`)}</ul></section>`;
+}
+
+function guidePage(site: Site, guide: Guide): string {
+  return layout(
+    site,
+    `${guide.title} — ${site.options.title}`,
+    guide,
+    html`<article class="guide">${guide.body}</article>
+<nav class="pager" aria-label="Guides"><a href="${site.options.basePath}#guides">← All guides</a></nav>`,
+  );
 }
 
 function sectionPage(site: Site, section: Section, index: number): string {
@@ -259,5 +291,6 @@ export function renderApiReference(document: OpenApiDocument, options: ApiRefere
   return {
     overview: overview(site),
     sections: new Map(site.sections.map((section, i) => [section.slug, sectionPage(site, section, i)])),
+    guides: new Map((options.guides ?? []).map((guide) => [guide.name, guidePage(site, guide)])),
   };
 }

@@ -1,12 +1,16 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { fileURLToPath } from 'node:url';
 import { AppError, ERROR_CODES } from '../shared/errors.js';
 import { API_VERSION } from './api-version.js';
 import { DOCS_CSP } from './docs-assets.js';
+import { GUIDES_PATH, loadGuides } from './docs-guides.js';
 import { renderApiReference, type ApiReference } from './docs-page.js';
 import { ERROR_STATUS } from './error-status.js';
 import type { OpenApiDocument } from './openapi-types.js';
 
 const DOCS_PATH = '/docs';
+/** The project's `docs/` folder, shipped with the service. */
+const GUIDES_DIRECTORY = fileURLToPath(new URL('../../docs/', import.meta.url));
 /** The reference is public and the same for everyone until the next deploy: kept, but checked before each use. */
 const PUBLIC_UNTIL_DEPLOY = 'no-cache';
 
@@ -29,7 +33,10 @@ export interface DocsRoutesOptions {
   readonly originCheckedPrefixes: readonly string[];
 }
 
-/** `/openapi.json` (generated from the route schemas) and the readable reference: `/docs` and `/docs/<section>`. */
+/**
+ * `/openapi.json` (generated from the route schemas) and the readable reference: `/docs`, `/docs/<section>` and
+ * the guides, `/docs/guides/<name>`.
+ */
 export function registerDocs(app: FastifyInstance, options: DocsRoutesOptions): void {
   // Rendered on first request, once: the document is fixed once the app is ready.
   let reference: ApiReference | undefined;
@@ -47,6 +54,7 @@ export function registerDocs(app: FastifyInstance, options: DocsRoutesOptions): 
         apiKeyVariable: 'INVOICE_API_KEY',
         originCheckedPrefixes: options.originCheckedPrefixes,
       },
+      guides: loadGuides(GUIDES_DIRECTORY),
     }));
   const hide = { hide: true } as const;
 
@@ -55,18 +63,24 @@ export function registerDocs(app: FastifyInstance, options: DocsRoutesOptions): 
     return app.swagger();
   });
 
-  app.get(DOCS_PATH, { schema: hide }, async (_request, reply) => {
+  const page = (reply: FastifyReply, body: string | undefined, missing: string): string => {
+    if (body === undefined) throw new AppError('not_found', missing);
     reply.header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', PUBLIC_UNTIL_DEPLOY);
     reply.type('text/html; charset=utf-8');
-    return render().overview;
-  });
+    return body;
+  };
 
-  app.get<{ Params: { section: string } }>(`${DOCS_PATH}/:section`, { schema: hide }, async (request, reply) => {
-    const page = render().sections.get(request.params.section);
-    if (page === undefined)
-      throw new AppError('not_found', `No such section of the API reference; ${DOCS_PATH} lists them.`);
-    reply.header('Content-Security-Policy', DOCS_CSP).header('Cache-Control', PUBLIC_UNTIL_DEPLOY);
-    reply.type('text/html; charset=utf-8');
-    return page;
-  });
+  app.get(DOCS_PATH, { schema: hide }, async (_request, reply) => page(reply, render().overview, ''));
+
+  app.get<{ Params: { section: string } }>(`${DOCS_PATH}/:section`, { schema: hide }, async (request, reply) =>
+    page(
+      reply,
+      render().sections.get(request.params.section),
+      `No such section of the API reference; ${DOCS_PATH} lists them.`,
+    ),
+  );
+
+  app.get<{ Params: { '*': string } }>(`${GUIDES_PATH}/*`, { schema: hide }, async (request, reply) =>
+    page(reply, render().guides.get(request.params['*']), `No such guide; ${DOCS_PATH}#guides lists them.`),
+  );
 }

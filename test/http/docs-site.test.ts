@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { DOCS_CSP } from '../../src/http/docs-assets.js';
 import { HTTP_METHODS, type OpenApiDocument } from '../../src/http/openapi-types.js';
@@ -13,6 +14,10 @@ const sections = new Map(
   await Promise.all(sectionPaths.map(async (path) => [path, await app.inject({ method: 'GET', url: path })] as const)),
 );
 
+const guidePaths = [...new Set([...overview.body.matchAll(/href="(\/docs\/guides\/[^"#]+)"/g)].map((m) => m[1]!))];
+const guides = new Map(
+  await Promise.all(guidePaths.map(async (path) => [path, await app.inject({ method: 'GET', url: path })] as const)),
+);
 const operations = Object.values(document.paths ?? {}).flatMap((item) =>
   HTTP_METHODS.flatMap((method) => (item[method] ? [item[method]] : [])),
 );
@@ -69,5 +74,50 @@ describe('/docs on the real API document', () => {
     expect(response.statusCode).toBe(404);
     expect(response.json()).toMatchObject({ code: 'not_found', requestId: expect.stringMatching(/^req_/) });
     expect(response.json().message).toEqual(expect.any(String));
+  });
+});
+
+describe('the guides of docs/, beside the reference', () => {
+  const idsOf = (page: string): Set<string> => new Set([...page.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]!));
+
+  it('serves every markdown file of docs/ as a page under the reference’s CSP', () => {
+    const files = readdirSync('docs', { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.md'));
+    expect(guidePaths.sort()).toEqual(files.map((file) => `/docs/guides/${file.slice(0, -3)}`).sort());
+    for (const [path, response] of guides) {
+      expect(response.statusCode, path).toBe(200);
+      expect(response.headers['content-security-policy']).toBe(DOCS_CSP);
+      expect(response.body).toMatch(/<h1 id="[^"]+">/);
+    }
+  });
+
+  it('makes the references to docs/*.md in descriptions links that land on a guide and its heading', () => {
+    expect(sections.get('/docs/changes')?.body).toContain('<a href="/docs/guides/change-feed">docs/change-feed.md</a>');
+    const pages = [overview, ...sections.values(), ...guides.values()].map((response) => response.body);
+    const links = pages.flatMap((page) => [...page.matchAll(/href="\/docs\/guides\/([^"#]+)(?:#([^"]+))?"/g)]);
+    expect(links.length).toBeGreaterThan(guidePaths.length);
+    for (const [link, name, anchor] of links) {
+      const target = guides.get(`/docs/guides/${name}`);
+      expect(target, link).toBeDefined();
+      if (anchor) expect(idsOf(target!.body), link).toContain(anchor);
+    }
+  });
+
+  it('keeps each guide’s own anchors, and shows no markdown syntax outside code', () => {
+    for (const [path, response] of guides) {
+      const ids = idsOf(response.body);
+      for (const [, anchor] of response.body.matchAll(/href="#([^"]+)"/g))
+        expect(ids, `${path}#${anchor}`).toContain(anchor);
+      const article = /<article class="guide">([\s\S]*)<\/article>/.exec(response.body)?.[1] ?? '';
+      const text = article.replace(/<pre[\s\S]*?<\/pre>|<code>[\s\S]*?<\/code>/g, '');
+      expect(text, path).not.toMatch(/`|\]\(|^#+ /m);
+    }
+  });
+
+  it('answers an unknown guide, or a path out of docs/, with the error body', async () => {
+    for (const url of ['/docs/guides/no-such-guide', '/docs/guides/../package.json', '/docs/guides/%2e%2e/README']) {
+      const response = await app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.json()).toMatchObject({ code: 'not_found', requestId: expect.stringMatching(/^req_/) });
+    }
   });
 });
