@@ -80,7 +80,16 @@ export function registerDocs(app: FastifyInstance, options: DocsRoutesOptions): 
     ),
   );
 
-  app.get<{ Params: { '*': string } }>(`${GUIDES_PATH}/*`, { schema: hide }, async (request, reply) =>
-    page(reply, render().guides.get(request.params['*']), `No such guide; ${DOCS_PATH}#guides lists them.`),
+  // Two routes rather than a wildcard: a guide in a folder of docs/ (`spec/…`) has two segments, and named
+  // parameters keep each route's shape in Fastify's route tree, which the route table reads.
+  const guide = (name: string, reply: FastifyReply) =>
+    page(reply, render().guides.get(name), `No such guide; ${DOCS_PATH}#guides lists them.`);
+  app.get<{ Params: { name: string } }>(`${GUIDES_PATH}/:name`, { schema: hide }, async (request, reply) =>
+    guide(request.params.name, reply),
+  );
+  app.get<{ Params: { folder: string; name: string } }>(
+    `${GUIDES_PATH}/:folder/:name`,
+    { schema: hide },
+    async (request, reply) => guide(`${request.params.folder}/${request.params.name}`, reply),
   );
 }
