@@ -8,4 +8,4 @@ export { requireOwnedWorkspace } from './workspace.guard.js';
 export { workspacesModule } from './workspaces.module.js';
 // For buyers' pages: the link behind a support contact, and readable button colours from the accent colour.
 export { SUPPORT_EMAIL_MAX_CHARS, SUPPORT_URL_MAX_CHARS, supportContactHref } from './support-contact.js';
-export { accentButtonColors, contrastRatio, type ButtonColors } from './accent-color.js';
+export { accentButtonColors, contrastRatio, normaliseAccentColor, type ButtonColors } from './accent-color.js';

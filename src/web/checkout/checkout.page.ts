@@ -4,7 +4,7 @@ import type { CheckoutPage, CheckoutView } from '../../modules/checkout/index.js
 import { html, jsonScript, type Html } from '../html.js';
 import { CHECKOUT_ASSET_BASE, CHECKOUT_SCRIPT, registerCheckoutAssets } from './checkout.assets.js';
 import { createHash } from 'node:crypto';
-import { accentButtonColors, supportContactHref } from '../../modules/workspaces/index.js';
+import { accentButtonColors, normaliseAccentColor, supportContactHref } from '../../modules/workspaces/index.js';
 import { qrSvg } from './checkout.qr.js';
 import { chainName } from '../../chain/chain-names.js';
 import { networkName, receiptSection } from './checkout.receipt.js';
@@ -36,8 +36,9 @@ export const CHECKOUT_PAGE_CSP =
  * buttons in that colour, with the text colour (and if need be a shade of it) that keeps 4.5:1 contrast.
  */
 export function accentStyle(accentColor: string | null): { css: string; csp: string } | undefined {
-  if (!accentColor || !/^#[0-9a-f]{6}$/i.test(accentColor)) return undefined;
-  const { background, text } = accentButtonColors(accentColor.toLowerCase());
+  const color = accentColor === null ? undefined : normaliseAccentColor(accentColor);
+  if (color === undefined) return undefined;
+  const { background, text } = accentButtonColors(color);
   const css = `:root{--brand:${background};--brand-text:${text}}`;
   const hash = createHash('sha256').update(css).digest('base64');
   return { css, csp: CHECKOUT_PAGE_CSP.replace("style-src 'self'", `style-src 'self' 'sha256-${hash}'`) };
