@@ -121,6 +121,8 @@ export interface Config {
   readonly failedApiKeyLimitPerMinute: number;
   /** Change-feed events older than this are deleted; older cursors answer 410 cursor_expired. */
   readonly eventRetentionDays: number;
+  /** An invoice's timeline keeps its records this long, past the feed's retention (at least eventRetentionDays). */
+  readonly invoiceRetentionDays: number;
   /** A submitted transaction hash the network does not know is dropped this long after submission. */
   readonly unseenTransactionMinutes: number;
   /** A client must send its request headers within this time, and the whole request within the next. */
@@ -163,6 +165,7 @@ export const LOCAL_CHAIN_ID = 84532;
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   const port = integer(env, 'PORT', 3000, 0, 65535);
   const host = text(env, 'HOST') ?? '127.0.0.1';
+  const eventRetentionDays = integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650);
   const headersTimeoutSeconds = integer(env, 'HEADERS_TIMEOUT_SECONDS', 10, 1, 600);
   const paymentNetworks = networks(env, cwd);
   const config: Config = {
@@ -193,7 +196,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     checkoutRateLimitPerMinute: integer(env, 'CHECKOUT_RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
     nonceRateLimitPerMinute: integer(env, 'NONCE_RATE_LIMIT_PER_MINUTE', 30, 1, 10_000_000),
     failedApiKeyLimitPerMinute: integer(env, 'FAILED_API_KEY_LIMIT_PER_MINUTE', 20, 1, 10_000_000),
-    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30, 1, 3650),
+    eventRetentionDays,
+    invoiceRetentionDays: invoiceRetentionDays(env, eventRetentionDays),
     unseenTransactionMinutes: integer(env, 'UNSEEN_TRANSACTION_MINUTES', 10, 1, 1440),
     headersTimeoutSeconds,
     requestTimeoutSeconds: integer(
@@ -209,6 +213,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logFormat: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
   };
   return Object.freeze(config);
+}
+
+/** The invoice's records may not go before the feed's events they were kept from. */
+function invoiceRetentionDays(env: Env, eventRetentionDays: number): number {
+  const days = integer(env, 'INVOICE_RETENTION_DAYS', Math.max(400, eventRetentionDays), 1, 36_500);
+  if (days < eventRetentionDays)
+    throw new ConfigError(
+      'INVOICE_RETENTION_DAYS',
+      `must be at least EVENT_RETENTION_DAYS (${eventRetentionDays}): an invoice's timeline keeps its feed events, got ${days}`,
+    );
+  return days;
 }
 
 function text(env: Env, name: string): string | undefined {

@@ -29,7 +29,12 @@ import { receivedTransfersModule, type ReceivedTransferService } from '../module
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { statementsModule, type StatementService } from '../modules/statements/index.js';
 import { timelineModule, type TimelineService } from '../modules/timeline/index.js';
-import { webhooksModule, type WebhookDeliverer, type WebhookService } from '../modules/webhooks/index.js';
+import {
+  DELIVERY_HISTORY_DAYS,
+  webhooksModule,
+  type WebhookDeliverer,
+  type WebhookService,
+} from '../modules/webhooks/index.js';
 import { workspacesModule, type WorkspaceService } from '../modules/workspaces/index.js';
 import type { Clock } from '../shared/clock.js';
 import { OperatorLog } from '../shared/operator-log.js';
@@ -176,7 +181,10 @@ export function createServices(
   const checkoutSettings = checkoutSettingsModule(base);
   const events = eventsModule(base);
   const webhooks = webhooksModule({ ...base, findWebhookEvent });
-  const timeline = timelineModule(base);
+  const timeline = timelineModule({
+    ...base,
+    retention: { attemptDays: DELIVERY_HISTORY_DAYS, invoiceDays: config.invoiceRetentionDays },
+  });
   const health = healthModule(base);
   const statements = statementsModule(base);
   const dashboard = dashboardModule({ clock, invoices: invoices.invoices, webhooks: webhooks.webhooks });

@@ -54,7 +54,7 @@ describe('client.changes()', () => {
     const { client, workspaceId } = await shopWith(4);
     await sql`UPDATE events SET created_at = now() - interval '31 days'
               WHERE workspace_id = ${workspaceId} AND id <= 2`.execute(service.database.db);
-    await pruneEvents(service.database.db, new Date(), 30);
+    await pruneEvents(service.database.db, new Date(), { eventDays: 30, invoiceDays: 400 });
 
     const gone = await collect(client.changes({ after: '1' })).catch((error: unknown) => error);
     expect(gone).toBeInstanceOf(ChangeFeedGoneError);

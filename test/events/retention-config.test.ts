@@ -9,3 +9,14 @@ it('keeps change-feed events 30 days unless EVENT_RETENTION_DAYS says otherwise'
     expect(() => loadConfig({ EVENT_RETENTION_DAYS: bad })).toThrow(/EVENT_RETENTION_DAYS/);
   }
 });
+
+it('keeps invoices’ timeline records 400 days unless INVOICE_RETENTION_DAYS says otherwise, never less than the feed', () => {
+  expect(loadConfig({}).invoiceRetentionDays).toBe(400);
+  expect(loadConfig({ INVOICE_RETENTION_DAYS: '90' }).invoiceRetentionDays).toBe(90);
+  expect(loadConfig({ EVENT_RETENTION_DAYS: '500' }).invoiceRetentionDays).toBe(500);
+  expect(() => loadConfig({ INVOICE_RETENTION_DAYS: '29' })).toThrow(
+    /INVOICE_RETENTION_DAYS.*at least EVENT_RETENTION_DAYS \(30\)/,
+  );
+  for (const bad of ['0', 'year', '36501'])
+    expect(() => loadConfig({ INVOICE_RETENTION_DAYS: bad })).toThrow(ConfigError);
+});

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { pruneEvents } from '../../src/modules/events/change-feed.jobs.js';
 import { defineEventKind } from '../../src/modules/events/event.js';
 import { append } from '../../src/modules/events/index.js';
 import { findInvoice, type InvoiceId } from '../../src/modules/invoices/index.js';
@@ -22,6 +24,7 @@ declare module '../../src/modules/events/event.js' {
 defineEventKind('test.unshown', { subject: 'invoice', webhook: false, timeline: null, when: 'only in this test' });
 
 const MINUTE = 60_000;
+const DAY = 86_400_000;
 const clock = new ManualClock();
 const chain = scriptedChain();
 const { app, services, database } = await createTestApp(
@@ -80,13 +83,14 @@ async function shop(
   };
 }
 
-const [paymentShop, actionShop, webhookShop, capShop, otherShop, readOnlyShop] = await Promise.all([
+const [paymentShop, actionShop, webhookShop, capShop, otherShop, readOnlyShop, retentionShop] = await Promise.all([
   shop(),
   shop(),
   shop(),
   shop(),
   shop(),
   shop(['invoices:read']),
+  shop(),
 ]);
 
 describe('GET /invoices/{id}/timeline', () => {
@@ -347,5 +351,53 @@ describe('GET /invoices/{id}/timeline', () => {
       'scheduled',
       'webhook_attempt',
     ]);
+  });
+});
+
+// Last in the file: it moves the clock by months.
+describe('the timeline past the change feed’s retention', () => {
+  it('keeps a paid invoice’s records when the feed deletes its events, and says so once retention removes any', async () => {
+    const invoice = await retentionShop.invoice();
+    clock.advance(MINUTE);
+    const payment = await submitPayment(services.payments, invoice);
+    await verifyPayment(services.payments, chain, invoice, payment, 10_000_000n, clock.now());
+    const fresh = await retentionShop.timeline(invoice.id);
+    expect(fresh.records.map((record) => record.kind)).toEqual([
+      'created',
+      'verification_pending',
+      'payment_submitted',
+      'paid',
+      'payment_confirmed',
+    ]);
+    expect(fresh.truncated).toBe(false);
+
+    // Past the feed's 30 days: its events are gone from the feed, not from the invoice's timeline. The
+    // delivery history (30 days) may have lost webhook attempts for its payment, which `truncated` says.
+    clock.advance(40 * DAY);
+    await pruneEvents(database.db, clock.now(), { eventDays: 30, invoiceDays: 400 });
+    expect(await retentionShop.feed()).toEqual([]);
+    const aged = await retentionShop.timeline(invoice.id);
+    expect(aged.records).toEqual(fresh.records);
+    expect(aged.truncated).toBe(true);
+
+    // Past INVOICE_RETENTION_DAYS the records go too, and an empty list is never "complete".
+    clock.advance(361 * DAY);
+    await pruneEvents(database.db, clock.now(), { eventDays: 30, invoiceDays: 400 });
+    expect(await retentionShop.timeline(invoice.id)).toMatchObject({ status: 'paid', records: [], truncated: true });
+  });
+
+  it('leaves a newer invoice’s events in the feed and its history untouched', async () => {
+    const older = await retentionShop.invoice();
+    clock.advance(31 * DAY);
+    const newer = await retentionShop.invoice();
+    await pruneEvents(database.db, clock.now(), { eventDays: 30, invoiceDays: 400 });
+    const feedTypes = (await retentionShop.feed()).map((event) => event.type);
+    expect(feedTypes).toEqual(['invoice.created']);
+    const { rows } = await sql<{ invoice_id: string }>`
+      SELECT invoice_id FROM invoice_history WHERE workspace_id = ${retentionShop.workspaceId} AND invoice_id IN (${older.id}, ${newer.id})`.execute(
+      database.db,
+    );
+    expect(rows.map((row) => row.invoice_id)).toEqual([older.id]);
+    expect((await retentionShop.timeline(newer.id)).records.map((record) => record.kind)).toEqual(['created']);
   });
 });

@@ -130,13 +130,16 @@ export async function workspacesWithEventsBefore(db: Executor, cutoff: Date): Pr
  * Deletes a prefix of one workspace's feed: through the highest id among the first `batchSize` events
  * created before `cutoff`, and raises `events_pruned_through` to it in the same statement. Deleting a
  * prefix (not every old row) keeps "everything at or below prunedThrough is gone, everything above is
- * there" true even when clocks made created_at non-monotonic in id. Returns the number of rows deleted.
+ * there" true even when clocks made created_at non-monotonic in id. The invoices' events among them move
+ * to `invoice_history` in the same statement (unless older than `historyCutoff`): the timeline of an
+ * invoice outlives the feed. Returns the number of rows deleted.
  */
 export async function pruneEventPrefix(
   db: Executor,
   workspaceId: WorkspaceId,
   cutoff: Date,
   batchSize: number,
+  historyCutoff: Date,
 ): Promise<number> {
   const { rows } = await sql<{ deleted: bigint }>`
     WITH through AS (
@@ -146,7 +149,13 @@ export async function pruneEventPrefix(
     ), gone AS (
       DELETE FROM events e USING through
        WHERE e.workspace_id = ${workspaceId} AND e.id <= through.id
-      RETURNING e.id
+      RETURNING e.*
+    ), kept AS (
+      INSERT INTO invoice_history (workspace_id, event_id, invoice_id, type, payment_intent_id, data, created_at)
+      SELECT workspace_id, id, invoice_id, type, payment_intent_id, data, created_at
+        FROM gone
+       WHERE invoice_id IS NOT NULL AND created_at >= ${historyCutoff}
+      ON CONFLICT DO NOTHING
     ), raised AS (
       UPDATE workspaces w SET events_pruned_through = greatest(w.events_pruned_through, through.id)
         FROM through
@@ -155,6 +164,16 @@ export async function pruneEventPrefix(
     )
     SELECT count(*) AS deleted FROM gone`.execute(db);
   return Number(rows[0]?.deleted ?? 0n);
+}
+
+/** Deletes up to `batchSize` of the oldest invoice history records from before `cutoff`; returns how many. */
+export async function pruneInvoiceHistory(db: Executor, cutoff: Date, batchSize: number): Promise<number> {
+  const { numAffectedRows } = await sql`
+    DELETE FROM invoice_history h
+     USING (SELECT workspace_id, event_id FROM invoice_history WHERE created_at < ${cutoff}
+             ORDER BY created_at LIMIT ${batchSize}) old
+     WHERE h.workspace_id = old.workspace_id AND h.event_id = old.event_id`.execute(db);
+  return Number(numAffectedRows ?? 0n);
 }
 
 /**

@@ -8,7 +8,7 @@ import { changeFeedRoutes } from './change-feed.routes.js';
 export interface EventsModuleDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly config: Pick<Config, 'eventRetentionDays'>;
+  readonly config: Pick<Config, 'eventRetentionDays' | 'invoiceRetentionDays'>;
 }
 
 /** The change feed (a merchant API plugin) and the retention of its events. */
@@ -16,7 +16,10 @@ export function eventsModule(deps: EventsModuleDeps) {
   return {
     merchantRoutes: changeFeedRoutes({ db: deps.db }),
     jobs: {
-      [EVENT_RETENTION_JOB]: eventRetentionHandler(deps.db, deps.clock, deps.config.eventRetentionDays),
+      [EVENT_RETENTION_JOB]: eventRetentionHandler(deps.db, deps.clock, {
+        eventDays: deps.config.eventRetentionDays,
+        invoiceDays: deps.config.invoiceRetentionDays,
+      }),
     } satisfies JobHandlers,
     schedule: scheduleEventRetention,
   };

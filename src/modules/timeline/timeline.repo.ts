@@ -10,6 +10,7 @@ export type TimelineEntry =
 export interface InvoiceTimeline {
   readonly status: InvoiceStatus;
   readonly expiresAt: Date;
+  readonly createdAt: Date;
   /** The most recent entries, oldest first (events before attempts at the same instant). */
   readonly entries: TimelineEntry[];
 }
@@ -17,6 +18,7 @@ export interface InvoiceTimeline {
 interface Row {
   status: InvoiceStatus;
   expires_at: Date;
+  created_at: Date;
   source: 'event' | 'attempt' | null;
   seq: bigint | null;
   at: Date | null;
@@ -32,7 +34,8 @@ interface Row {
 
 /**
  * The invoice and its `limit` most recent timeline entries in one statement: its feed events of
- * `eventTypes` and its webhook attempts, merged by time. Each branch is cut to `limit` first, so the
+ * `eventTypes` (those the feed still has, and those its retention moved to the invoice history) and its
+ * webhook attempts, merged by time. Each branch is cut to `limit` first, so the
  * merge never sorts more than 2 × limit rows. Resolves undefined when the workspace has no such invoice.
  * The attempt columns read are the safe diagnostics only; no response body is stored anyway.
  */
@@ -44,15 +47,19 @@ export async function readInvoiceTimeline(
   limit: number,
 ): Promise<InvoiceTimeline | undefined> {
   const { rows } = await sql<Row>`
-    SELECT i.status, i.expires_at, r.*
+    SELECT i.status, i.expires_at, i.created_at, r.*
       FROM invoices i
       LEFT JOIN LATERAL (
         SELECT * FROM (
           (SELECT 'event' AS source, e.id AS seq, e.created_at AS at, e.type, e.payment_intent_id, e.data,
                   NULL::text AS delivered_event_id, NULL::integer AS attempt, NULL::integer AS status_code,
                   NULL::text AS error, NULL::integer AS duration_ms
-             FROM events e
-            WHERE e.workspace_id = i.workspace_id AND e.invoice_id = i.id AND e.type = ANY (${eventTypes}::text[])
+             FROM (SELECT id, created_at, type, payment_intent_id, data FROM events
+                    WHERE workspace_id = i.workspace_id AND invoice_id = i.id
+                   UNION ALL
+                   SELECT event_id, created_at, type, payment_intent_id, data FROM invoice_history
+                    WHERE workspace_id = i.workspace_id AND invoice_id = i.id) e
+            WHERE e.type = ANY (${eventTypes}::text[])
             ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit})
           UNION ALL
           (SELECT 'attempt', a.id, a.started_at, NULL, NULL, NULL,
@@ -71,6 +78,7 @@ export async function readInvoiceTimeline(
   return {
     status: first.status,
     expiresAt: first.expires_at,
+    createdAt: first.created_at,
     entries: rows.filter((row) => row.source !== null).map(toEntry),
   };
 }

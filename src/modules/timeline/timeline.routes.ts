@@ -13,7 +13,7 @@ export interface TimelineRouteDeps {
 
 const DESCRIPTION = [
   `What happened to one invoice and to the webhooks about it: the ${TIMELINE_LIMIT} most recent records at most, oldest first, ` +
-    'each with its time `at` and its `kind`. `truncated` is true when older records exist.',
+    'each with its time `at` and its `kind`. `truncated` is true when records are missing: older ones beyond these, or ones retention removed.',
   'Lifecycle kinds (from the change feed; `eventId` is the feed event id): `created`; `payment_submitted` (a payment is being verified: ' +
     'an authorization was accepted, or a submitted transfer that pays the invoice was found in a block; with `paymentIntentId`); ' +
     '`verification_pending` (the invoice is processing while the payment is verified or settled); ' +
@@ -26,8 +26,9 @@ const DESCRIPTION = [
     "receiver's `statusCode` (null when it did not answer), the safe `error` category (null when acknowledged) and `durationMs`. " +
     'Response bodies, headers and secrets are never recorded or shown.',
   'Records at the same instant keep the order they were committed in; a webhook attempt comes after the event it sends. ' +
-    'Records follow retention: feed events (EVENT_RETENTION_DAYS, default 30) and webhook attempts (30 days) are deleted with age, ' +
-    'so an old invoice may show few or no records; `status` is always the invoice as it is now. ' +
+    'Records follow invoice retention: lifecycle records are kept INVOICE_RETENTION_DAYS (default 400), after the change feed has ' +
+    'dropped their events (EVENT_RETENTION_DAYS, default 30); webhook attempts are kept 30 days. Once retention has removed any ' +
+    'record of an invoice, `truncated` is true; `status` is always the invoice as it is now. ' +
     'An invoice of another workspace answers 404 `not_found`, as an unknown one does.',
 ].join('\n\n');
 

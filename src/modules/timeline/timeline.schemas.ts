@@ -78,5 +78,8 @@ export const InvoiceTimelineView = Type.Object({
     maxItems: TIMELINE_LIMIT,
     description: `The ${TIMELINE_LIMIT} most recent records at most, oldest first.`,
   }),
-  truncated: Type.Boolean({ description: 'true when older records exist than the ones returned.' }),
+  truncated: Type.Boolean({
+    description:
+      'true when records are missing: older ones than those returned, or ones retention removed (never false over an empty list).',
+  }),
 });

@@ -2,14 +2,27 @@ import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import { WEBHOOK_EVENT_TYPES } from '../events/index.js';
 import { effectiveStatus, type InvoiceId, type InvoiceStatus } from '../invoices/index.js';
 import { TIMELINE_EVENT_TYPES, TIMELINE_LIMIT, attemptRecord, eventRecord, type TimelineRecord } from './timeline.js';
-import { readInvoiceTimeline } from './timeline.repo.js';
+import { readInvoiceTimeline, type InvoiceTimeline } from './timeline.repo.js';
+
+/** How long, in days, the records of an invoice are kept. */
+export interface TimelineRetention {
+  /** Webhook attempts (the delivery history). */
+  readonly attemptDays: number;
+  /** Lifecycle records, kept past the feed's own retention (INVOICE_RETENTION_DAYS). */
+  readonly invoiceDays: number;
+}
 
 export interface TimelineServiceDeps {
   readonly db: Executor;
   readonly clock: Clock;
+  readonly retention: TimelineRetention;
 }
+
+const DAY_MS = 86_400_000;
+const SENT_AS_WEBHOOKS: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 
 export interface InvoiceTimelineView {
   readonly invoiceId: string;
@@ -23,8 +36,9 @@ export class TimelineService {
   constructor(private readonly deps: TimelineServiceDeps) {}
 
   /**
-   * The invoice's most recent records, oldest first, at most TIMELINE_LIMIT; `truncated` tells that
-   * older ones exist. Answers not_found for an invoice of another workspace exactly as for none at all.
+   * The invoice's most recent records, oldest first, at most TIMELINE_LIMIT. `truncated` tells that
+   * records are missing: older ones beyond the limit, or ones retention removed. Answers not_found for an
+   * invoice of another workspace exactly as for none at all.
    */
   async forInvoice(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<InvoiceTimelineView> {
     // One entry beyond the limit tells whether older records exist; it is the oldest, so it is dropped.
@@ -36,15 +50,31 @@ export class TimelineService {
       TIMELINE_LIMIT + 1,
     );
     if (!timeline) throw new AppError('not_found', 'No such invoice in this workspace.');
-    const truncated = timeline.entries.length > TIMELINE_LIMIT;
-    const entries = truncated ? timeline.entries.slice(-TIMELINE_LIMIT) : timeline.entries;
+    const now = this.deps.clock.now();
+    const beyondLimit = timeline.entries.length > TIMELINE_LIMIT;
+    const entries = beyondLimit ? timeline.entries.slice(-TIMELINE_LIMIT) : timeline.entries;
     return {
       invoiceId,
-      status: effectiveStatus(timeline, this.deps.clock.now()),
+      status: effectiveStatus(timeline, now),
       records: entries.flatMap((entry) =>
         entry.source === 'event' ? (eventRecord(entry) ?? []) : [attemptRecord(entry)],
       ),
-      truncated,
+      truncated: beyondLimit || this.removedByRetention(timeline, now),
     };
+  }
+
+  /**
+   * Whether retention has removed records of this invoice: the attempts to deliver an event sent as a
+   * webhook once that event is older than the delivery history, or every record once the invoice is
+   * older than the invoice retention.
+   */
+  private removedByRetention(timeline: InvoiceTimeline, now: Date): boolean {
+    const { attemptDays, invoiceDays } = this.deps.retention;
+    const before = (days: number) => now.getTime() - days * DAY_MS;
+    if (timeline.createdAt.getTime() < before(invoiceDays)) return true;
+    return timeline.entries.some(
+      (entry) =>
+        entry.source === 'event' && SENT_AS_WEBHOOKS.has(entry.type) && entry.createdAt.getTime() < before(attemptDays),
+    );
   }
 }

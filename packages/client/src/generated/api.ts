@@ -591,13 +591,13 @@ export interface paths {
         };
         /**
          * An invoice's lifecycle and webhook delivery records
-         * @description What happened to one invoice and to the webhooks about it: the 100 most recent records at most, oldest first, each with its time `at` and its `kind`. `truncated` is true when older records exist.
+         * @description What happened to one invoice and to the webhooks about it: the 100 most recent records at most, oldest first, each with its time `at` and its `kind`. `truncated` is true when records are missing: older ones beyond these, or ones retention removed.
          *
          *     Lifecycle kinds (from the change feed; `eventId` is the feed event id): `created`; `payment_submitted` (a payment is being verified: an authorization was accepted, or a submitted transfer that pays the invoice was found in a block; with `paymentIntentId`); `verification_pending` (the invoice is processing while the payment is verified or settled); `payment_confirmed` (the payment succeeded on-chain); `paid`; `payment_failed` (with `paymentIntentId` and `failureReason`); `overpayment_received` (a second payment landed after the invoice was paid or cancelled, with `paymentIntentId`); `payment_reverted` (a reorganisation of the chain took the confirmed payment out before it was final, with `paymentIntentId`); `reopened` (the invoice is open again after a failed payment); `expired`; `cancelled`; `renewed` (with the new `linkVersion` and `expiresAt`). Payment records carry `paymentIntentId`: read the details with GET /payment-intents/{id}.
          *
          *     `webhook_attempt`: one attempt to deliver a webhook about this invoice, with the event sent (`eventId`), `attempt` number, the receiver's `statusCode` (null when it did not answer), the safe `error` category (null when acknowledged) and `durationMs`. Response bodies, headers and secrets are never recorded or shown.
          *
-         *     Records at the same instant keep the order they were committed in; a webhook attempt comes after the event it sends. Records follow retention: feed events (EVENT_RETENTION_DAYS, default 30) and webhook attempts (30 days) are deleted with age, so an old invoice may show few or no records; `status` is always the invoice as it is now. An invoice of another workspace answers 404 `not_found`, as an unknown one does.
+         *     Records at the same instant keep the order they were committed in; a webhook attempt comes after the event it sends. Records follow invoice retention: lifecycle records are kept INVOICE_RETENTION_DAYS (default 400), after the change feed has dropped their events (EVENT_RETENTION_DAYS, default 30); webhook attempts are kept 30 days. Once retention has removed any record of an invoice, `truncated` is true; `status` is always the invoice as it is now. An invoice of another workspace answers 404 `not_found`, as an unknown one does.
          */
         get: operations["getInvoicesByInvoiceIdTimeline"];
         put?: never;
@@ -4579,7 +4579,7 @@ export interface operations {
                             /** @description `webhook_attempt`: how long the request took. */
                             durationMs?: number;
                         }[];
-                        /** @description true when older records exist than the ones returned. */
+                        /** @description true when records are missing: older ones than those returned, or ones retention removed (never false over an empty list). */
                         truncated: boolean;
                     };
                 };
