@@ -76,3 +76,32 @@ it(
     await context.close();
   },
 );
+
+it(
+  'at 390 px every tab is on screen, whole, and opens its panel, without sideways scrolling',
+  { timeout: 90_000 },
+  async () => {
+    const { context, page, problems } = await signedInWithWorkspace(browser, portal, {
+      viewport: { width: 390, height: 844 },
+    });
+    await tab(page, 'Overview').waitFor();
+    await screenshot(page, 'portal-tabs-390');
+    const links = await tabs(page).all();
+    expect(links.length).toBeGreaterThan(0);
+    for (const link of links) {
+      const box = await link.boundingBox();
+      const name = await link.textContent();
+      expect(box, `${name} is laid out`).not.toBeNull();
+      expect(box!.x, `${name} starts on screen`).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width, `${name} ends on screen`).toBeLessThanOrEqual(390);
+      await link.click();
+      await expect.poll(() => link.getAttribute('aria-current')).toBe('page');
+      const scroll = (await page.evaluate(
+        '({ width: document.scrollingElement.scrollWidth, client: document.scrollingElement.clientWidth })',
+      )) as { width: number; client: number };
+      expect(scroll.width, `no sideways scroll on ${name}`).toBeLessThanOrEqual(scroll.client);
+    }
+    expect(problems).toEqual([]);
+    await context.close();
+  },
+);
