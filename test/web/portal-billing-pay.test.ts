@@ -89,7 +89,7 @@ describe('paying a credit purchase in the portal', () => {
       await submitInvoice(page, '1,5');
       await page.getByRole('heading', { name: /INV-\d{6}/ }).waitFor();
       await submitInvoice(page, '2');
-      await page.locator('#invoice-form .form-error', { hasText: NO_CREDITS }).waitFor();
+      await page.locator('#invoice-form .notice.error', { hasText: NO_CREDITS }).waitFor();
 
       // The low-credits issue above the tabs leads to the billing tab.
       const issues = page.locator('#issues');

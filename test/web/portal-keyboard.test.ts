@@ -109,7 +109,7 @@ it(
 
     page.once('dialog', (dialog) => void dialog.accept());
     await page.keyboard.press('Space');
-    await page.locator('#notice', { hasText: 'INV-000001 is cancelled.' }).waitFor();
+    await page.locator('#invoice-actions + .notice', { hasText: 'INV-000001 is cancelled.' }).waitFor();
     await expect.poll(() => page.locator('#invoice-status').textContent()).toBe('cancelled');
     // The button is gone with the actions it belonged to: the focus goes to the invoice's heading, which
     // now reads its new status, rather than falling back to the top of the page.

@@ -133,7 +133,9 @@ it(
     expect(found(await auditPage(page, 'portal-received-apply'))).toBe('');
     await invoiceChoice.selectOption(second.id);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
-    await page.locator('#notice', { hasText: `${second.number} is paid with this transfer.` }).waitFor();
+    await page
+      .locator('#received-table + .notice', { hasText: `${second.number} is paid with this transfer.` })
+      .waitFor();
     const applied = rowOf(page, ambiguous.id);
     await applied.locator('.badge', { hasText: 'applied' }).waitFor();
     expect(await applied.getByRole('link', { name: second.number }).getAttribute('href')).toBe(`#invoice/${second.id}`);
@@ -156,7 +158,7 @@ it(
     expect((await portal.services.receivedTransfers.get(workspaceId, short.id)).status).toBe('unmatched');
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
-    await page.locator('#notice', { hasText: `${larger.number} is paid, 2.50 USDC short` }).waitFor();
+    await page.locator('#received-table + .notice', { hasText: `${larger.number} is paid, 2.50 USDC short` }).waitFor();
     await rowOf(page, short.id).locator('.badge', { hasText: 'applied' }).waitFor();
 
     // Dismiss the stray one with a note: it leaves the list of those to resolve.
@@ -186,7 +188,7 @@ it(
     await expect.poll(() => invoiceChoice.isEnabled()).toBe(true);
     await invoiceChoice.selectOption(first.id);
     await page.getByRole('button', { name: 'Apply', exact: true }).click();
-    await page.locator('#notice', { hasText: 'already dismissed' }).waitFor();
+    await page.locator('#received-table + .notice.error', { hasText: 'already dismissed' }).waitFor();
     await rowOf(page, late.id).locator('.badge', { hasText: 'dismissed' }).waitFor();
     expect(await text(late.id)).toContain('Settled by phone');
     expect(await page.locator('#received-resolve').isHidden()).toBe(true);

@@ -325,7 +325,7 @@ it(
       describedBy: ['automation-start-error', 'automation-start-hint'],
       focused: 'automation-start',
     });
-    expect(await page.locator('#automation-form .form-error').isVisible()).toBe(false);
+    expect(await page.locator('#automation-form .notice').isVisible()).toBe(false);
 
     await tab(page, 'Settings').click();
     const save = page.getByRole('button', { name: 'Save profile' });
@@ -346,7 +346,7 @@ it(
       describedBy: ['profile-description-input-error', 'profile-description-count'],
       focused: 'profile-description-input',
     });
-    expect(await page.locator('#profile-form .form-error').isVisible()).toBe(false);
+    expect(await page.locator('#profile-form .notice').isVisible()).toBe(false);
 
     // The form that creates a workspace has the same fields, and the same checks.
     await page.getByRole('button', { name: 'New workspace' }).click();
@@ -497,7 +497,9 @@ it('renewing asks first with its credit cost and says the link is unchanged', { 
   page.once('dialog', (dialog) => void dialog.accept());
   await page.getByRole('button', { name: 'Renew the link' }).click();
   await page
-    .locator('#notice', { hasText: /INV-000001 is renewed until .+; the payment link is unchanged\./ })
+    .locator('#invoice-actions + .notice', {
+      hasText: /INV-000001 is renewed until .+; the payment link is unchanged\./,
+    })
     .waitFor();
   expect(problems).toEqual([]);
   await context.close();

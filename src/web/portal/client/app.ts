@@ -76,6 +76,8 @@ function route(moveFocus = false): void {
   const [name = '', arg] = window.location.hash.slice(1).split('/');
   const panel = Object.hasOwn(PANELS, name) ? name : 'overview';
   const tab = TAB_OF[panel] ?? panel;
+  // What was said about the panel left behind is stale on the one shown now.
+  notify(undefined);
   for (const node of document.querySelectorAll<HTMLElement>('[data-panel]')) show(node, node.dataset.panel === panel);
   for (const link of document.querySelectorAll<HTMLElement>('[data-tab]')) {
     if (link.dataset.tab === tab) link.setAttribute('aria-current', 'page');

@@ -121,11 +121,11 @@ export function createAutomationView({ onChange }: { readonly onChange: () => vo
     await busy(button, async () => {
       try {
         const updated = await api.post<Automation>(workspacePath(workspace.id, 'automations', automation.id, verb));
-        notify(VERBS[verb](updated), 'success');
+        notify(VERBS[verb](updated), 'success', { near: button });
         onChange();
         await load();
       } catch (error) {
-        reportError(error);
+        reportError(error, button);
       }
     });
   }

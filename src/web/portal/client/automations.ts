@@ -142,7 +142,7 @@ export function createAutomationsView({ onCreated }: { readonly onCreated: (auto
     } catch (error) {
       if (mine !== previewGeneration) return;
       previewList.replaceChildren();
-      if (!(error instanceof ApiError) || error.sessionLost) return reportError(error);
+      if (!(error instanceof ApiError) || error.sessionLost) return reportError(error, form);
       previewStatus.textContent = error.message;
     }
   }

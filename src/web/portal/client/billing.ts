@@ -95,7 +95,7 @@ export function createBillingView({ onChange }: { readonly onChange: () => void 
     empty: 'No purchases yet.',
     render: (purchase: CreditPurchase) =>
       purchaseRow(purchase, (id) => {
-        if (workspace) detail.open(workspace, id).catch((error: unknown) => reportError(error));
+        if (workspace) detail.open(workspace, id).catch((error: unknown) => reportError(error, byId(ids.purchaseRows)));
       }),
     fetchPage: async (ws, cursor) => {
       const page = await api.get<CreditPurchaseList>(
@@ -135,7 +135,7 @@ export function createBillingView({ onChange }: { readonly onChange: () => void 
       if (target) {
         const reloads: Promise<unknown>[] = [purchases.load(target)];
         if (purchase.status === 'paid') reloads.push(loadBalance(target), ledger.load(target));
-        Promise.all(reloads).catch((error: unknown) => reportError(error));
+        Promise.all(reloads).catch((error: unknown) => reportError(error, byId(ids.purchaseRows)));
       }
       onChange();
     },
@@ -159,7 +159,7 @@ export function createBillingView({ onChange }: { readonly onChange: () => void 
         await purchases.load(target);
       } catch (error) {
         if (error instanceof ApiError && error.code === 'purchases_unavailable') return showUnavailable(error);
-        reportError(error);
+        reportError(error, button);
       }
     });
   }

@@ -67,35 +67,71 @@ export function timeEl(iso: string | null | undefined, fallback = '—', { secon
 
 export const shortAddress = (address: string): string => `${address.slice(0, 6)}…${address.slice(-4)}`;
 
+/** How long a success or info notice stays: long enough to read twice, short enough not to go stale. */
+const NOTICE_FADES_AFTER_MS = 8000;
+/** The notice on screen, wherever it is: a newer one replaces it, so there is never more than one. */
+let shownNotice: HTMLElement | undefined;
 let noticeTimer: number | undefined;
 
-/** The page-wide message line at the top; `undefined` hides it. Errors stay, other kinds fade after a while. */
-export function notify(message: string | undefined, kind: 'error' | 'info' | 'success' = 'error'): void {
-  const node = byId(ids.notice);
+/**
+ * Says `message` next to `near`, the control it is about (a form, a button), or at the top of the page
+ * when no control caused it (a panel that failed to load, a failed start). Replaces the notice shown
+ * before, wherever it was; `undefined` only removes that one. Errors stay until replaced; the others
+ * go away after a few seconds. Near a control: inside its form, after its buttons; else after its row
+ * of buttons, its table or its toolbar; else right after it.
+ */
+export function notify(
+  message: string | undefined,
+  kind: 'error' | 'info' | 'success' = 'error',
+  { near }: { readonly near?: Element } = {},
+): void {
   window.clearTimeout(noticeTimer);
-  node.textContent = message ?? '';
+  if (shownNotice?.id === ids.notice) show(shownNotice, false);
+  else shownNotice?.remove();
+  shownNotice = undefined;
+  if (!message) return;
+  const node = near ? noticeNear(near, kind) : byId(ids.notice);
   node.className = `notice ${kind}`;
-  show(node, Boolean(message));
-  if (message && kind === 'error') node.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
-  if (message && kind !== 'error') noticeTimer = window.setTimeout(() => show(node, false), 8000);
+  node.classList.toggle('beside', Boolean(near));
+  shownNotice = node;
+  show(node, true);
+  // A live region announces changes made after it is in the page: a new one gets its words a frame later.
+  const say = () => {
+    node.textContent = message;
+    if (kind === 'error') node.scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  };
+  if (near) window.requestAnimationFrame(say);
+  else say();
+  if (kind !== 'error') noticeTimer = window.setTimeout(() => notify(undefined), NOTICE_FADES_AFTER_MS);
+}
+
+/** An empty notice placed by `control` (see `notify`), announced as an alert for errors, politely otherwise. */
+function noticeNear(control: Element, kind: 'error' | 'info' | 'success'): HTMLElement {
+  const node = el('p', { role: kind === 'error' ? 'alert' : 'status' });
+  const form = control.closest('form');
+  if (form) form.append(node);
+  else (control.closest('.actions, .table-wrap, .toolbar') ?? control).after(node);
+  return node;
 }
 
 /**
- * Shows an error from the API or the wallet: inside `form` when given (next to the field it concerns,
- * when it concerns one), else at the top of the page. A lost session is skipped: the sign-in screen
- * that replaced the portal already says so.
+ * Shows an error from the API or the wallet next to `near`, the control whose action failed: next to
+ * the field it concerns when `near` is (in) a form and the error names one of its fields, else as that
+ * control's notice; without `near`, at the top of the page. A lost session is skipped: the sign-in
+ * screen that replaced the portal already says so.
  */
-export function reportError(error: unknown, form?: HTMLFormElement): void {
+export function reportError(error: unknown, near?: Element): void {
   const failure = error as Partial<Pick<ApiError, 'sessionLost' | 'code' | 'message' | 'details'>> | null | undefined;
   if (failure?.sessionLost) return;
-  const field = form && fieldOf(form, failure);
+  const form = near?.closest('form');
+  const field = form ? fieldOf(form, failure) : undefined;
   const plain = typeof failure?.code === 'string' ? PLAIN_MESSAGES[failure.code] : undefined;
   const message = plain
     ? plain(example(field), { ...failure, value: valueOf(field) })
     : (failure?.message ?? String(error));
-  if (field) fieldError(field, message);
-  else if (form) formError(form, message);
-  else notify(message);
+  if (!field) return notify(message, 'error', { near });
+  notify(undefined);
+  fieldError(field, message);
 }
 
 /** " like <the field's placeholder>", the example the page shows in the field, or nothing. */
@@ -199,16 +235,13 @@ function clearFieldErrors(form: HTMLFormElement): void {
   }
 }
 
-/** Shows `message` inside `form` (next to its buttons); without a message, clears it and every field error. */
+/**
+ * Shows `message` as the notice of `form`. Without a message the form starts over: the page's notice,
+ * stale once anything is submitted again, and every field error of `form` are cleared.
+ */
 export function formError(form: HTMLFormElement, message?: string): void {
-  let node = form.querySelector<HTMLElement>('.form-error');
-  if (!node) {
-    node = el('p', { class: 'form-error', role: 'alert' });
-    form.append(node);
-  }
   if (!message) clearFieldErrors(form);
-  node.textContent = message ?? '';
-  show(node, Boolean(message));
+  notify(message, 'error', { near: form });
 }
 
 /** Disables `button` while `work` runs, so a slow request cannot be sent twice. */
@@ -312,7 +345,7 @@ export function pagedList<T>({
   // The button shows only once a page was loaded, so there is always a workspace to page on.
   more.addEventListener('click', () =>
     busy(more, async () => {
-      if (loaded) await load(loaded, true).catch((error: unknown) => reportError(error));
+      if (loaded) await load(loaded, true).catch((error: unknown) => reportError(error, more));
     }),
   );
   async function load(workspace: Workspace, append = false): Promise<void> {

@@ -212,6 +212,7 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
             ? `${shown.number} is cancelled.`
             : `${shown.number} is renewed until ${formatTime(answer.expiresAt)}; the payment link is unchanged.`,
           'success',
+          { near: button },
         );
         onChange();
         await load();
@@ -223,7 +224,7 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
           heading.focus();
         }
       } catch (error) {
-        reportError(error);
+        reportError(error, button);
       }
     });
   }

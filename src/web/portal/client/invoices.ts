@@ -165,7 +165,7 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
             : 'No invoices yet. Create one below.';
   }
 
-  const reload = () => load().catch((error) => reportError(error));
+  const reload = () => load().catch((error) => reportError(error, filters));
 
   /**
    * Reads again as many invoices as are shown (up to one answer's worth), once the listing under way is
@@ -223,7 +223,7 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
     searchForm.reset();
     setQuery('');
   });
-  more.addEventListener('click', () => busy(more, () => load(true).catch((error) => reportError(error))));
+  more.addEventListener('click', () => busy(more, () => load(true).catch((error) => reportError(error, more))));
 
   const exportButton = byId(ids.invoiceExport, HTMLButtonElement);
   const exportStatus = byId(ids.invoiceExportStatus);
@@ -231,7 +231,7 @@ export function createInvoicesView({ onCreated }: { readonly onCreated: (invoice
     busy(exportButton, () =>
       exportCsv().catch((error) => {
         exportStatus.textContent = '';
-        reportError(error);
+        reportError(error, exportButton);
       }),
     ),
   );

@@ -76,10 +76,10 @@ export function createKeysView(): { hideSecret(): void; show(selected: Workspace
     await busy(button, async () => {
       try {
         await api.delete(workspacePath(target.id, 'keys', key.id));
-        notify(`Key “${key.name}” revoked.`, 'success');
+        notify(`Key “${key.name}” revoked.`, 'success', { near: body });
         await refresh(target);
       } catch (error) {
-        reportError(error);
+        reportError(error, body);
       }
     });
   }

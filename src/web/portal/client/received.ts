@@ -179,7 +179,7 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
     status.textContent = shownRows() > 0 ? '' : (EMPTY[statusFilter()] ?? EMPTY['']!);
   }
 
-  const reload = () => load().catch((error) => reportError(error));
+  const reload = () => load().catch((error) => reportError(error, filters));
 
   /** Opens the forms under the transfer's row, with `form` shown and the other hidden. */
   function openResolve(transfer: ReceivedTransfer, form: HTMLFormElement, title: string, button: HTMLElement): void {
@@ -275,7 +275,8 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
     closeResolve();
     const fresh = row(updated);
     rowOf(updated.id)?.replaceWith(fresh);
-    notify(message, kind);
+    // The form is gone with its row's resolution: the notice goes under the table the row is in.
+    notify(message, kind, { near: rows });
     // The form's button is gone: the keyboard goes on from the row (its invoice link) or the list's heading.
     const next = fresh.querySelector<HTMLElement>('a') ?? rows.closest('section')?.querySelector<HTMLElement>('h2');
     if (next && !next.matches('a')) next.tabIndex = -1;
@@ -346,7 +347,7 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
     if (event.key === 'Escape') closeResolve(true);
   });
   filters.addEventListener('change', reload);
-  more.addEventListener('click', () => busy(more, () => load(true).catch((error) => reportError(error))));
+  more.addEventListener('click', () => busy(more, () => load(true).catch((error) => reportError(error, more))));
 
   return {
     async show(selected) {

@@ -49,7 +49,7 @@ export function createSettingsView({ onProfileSaved }: { readonly onProfileSaved
         showBuyerPageFields(saved);
         workspace = saved;
         onProfileSaved(saved);
-        notify('Profile saved.', 'success');
+        notify('Profile saved.', 'success', { near: profile });
       } catch (error) {
         reportError(error, profile);
       }
@@ -73,6 +73,7 @@ export function createSettingsView({ onProfileSaved }: { readonly onProfileSaved
             ? 'No return origins: invoices cannot carry return links.'
             : 'Return origins saved.',
           'success',
+          { near: origins },
         );
       } catch (error) {
         reportError(error, origins);

@@ -60,7 +60,7 @@ export function createSignInView({
         await onSignedIn(session);
       } catch (error) {
         status.textContent = '';
-        reportError(error);
+        reportError(error, status);
       }
     });
     signingIn = false;

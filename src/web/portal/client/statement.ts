@@ -193,7 +193,7 @@ export function createStatementView(): { show(selected: Workspace): Promise<void
     busy(button, () => load(month).catch((error) => failed(error)));
   function failed(error: unknown): void {
     status.textContent = '';
-    reportError(error);
+    reportError(error, status);
   }
 
   prev.addEventListener('click', () => shown && go(prev, shiftMonth(shown.month, -1)));

@@ -114,11 +114,11 @@ export function createWebhookView({ onChange }: { readonly onChange: () => void 
       try {
         const answer = await api.put<WebhookSettings>(workspacePath(workspace.id, 'webhook'), body);
         if (answer.secret) secret.reveal(answer.secret);
-        notify(done, 'success');
+        notify(done, 'success', { near: button });
         onChange();
         await refresh(true);
       } catch (error) {
-        reportError(error, 'endpoint' in body && body.endpoint ? form : undefined);
+        reportError(error, button);
       }
     });
   }
@@ -127,11 +127,11 @@ export function createWebhookView({ onChange }: { readonly onChange: () => void 
     await busy(button, async () => {
       try {
         await api.post<Delivery>(workspacePath(workspace.id, 'webhook', 'retry'), { eventId: delivery.eventId });
-        notify(`Event ${delivery.eventId} will be sent again in a moment.`, 'success');
+        notify(`Event ${delivery.eventId} will be sent again in a moment.`, 'success', { near: button });
         onChange();
         await refresh();
       } catch (error) {
-        reportError(error);
+        reportError(error, button);
       }
     });
   }
@@ -168,12 +168,14 @@ export function createWebhookView({ onChange }: { readonly onChange: () => void 
         await refresh();
       } catch (error) {
         testResult.textContent = '';
-        reportError(error);
+        reportError(error, testButton);
       }
     }),
   );
   const reload = byId(ids.webhookRefresh, HTMLButtonElement);
-  reload.addEventListener('click', () => busy(reload, () => refresh().catch((error: unknown) => reportError(error))));
+  reload.addEventListener('click', () =>
+    busy(reload, () => refresh().catch((error: unknown) => reportError(error, reload))),
+  );
 
   return {
     hideSecret: secret.hide,

@@ -99,7 +99,7 @@ export function createWorkspacesView({ onSelect }: { readonly onSelect: (workspa
         choose(created.id);
         // The form that had the focus is gone: the picker, which now names the new workspace, takes it.
         select.focus();
-        notify(`Workspace “${created.name}” created.`, 'success');
+        notify(`Workspace “${created.name}” created.`, 'success', { near: select });
       } catch (error) {
         reportError(error, form);
       }
