@@ -1,6 +1,7 @@
 import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import type { ResumeDeliveries } from './webhook-endpoint.js';
 import { WebhookEndpointService } from './webhook-endpoint.service.js';
 
@@ -10,6 +11,7 @@ export interface WebhookEndpointModuleDeps {
   readonly config: Pick<Config, 'webhookAllowPrivate'>;
   /** Sends the backlog when the merchant enables a paused endpoint (the webhooks module's). */
   readonly resumeDeliveries: ResumeDeliveries;
+  readonly log: LogTarget;
 }
 
 /**
@@ -22,6 +24,7 @@ export function webhookEndpointModule(deps: WebhookEndpointModuleDeps) {
     clock: deps.clock,
     allowPrivate: deps.config.webhookAllowPrivate,
     resumeDeliveries: deps.resumeDeliveries,
+    log: deps.log,
   });
   return { webhookEndpoint };
 }

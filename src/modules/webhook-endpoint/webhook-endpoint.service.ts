@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import { ipLiteralOf, parseWebhookEndpoint, resolvedAddressesAllowed } from './destination.js';
 import { systemResolve, type Resolver } from './dns-resolver.js';
 import { newSigningSecret, type ResumeDeliveries, type WebhookSettingsInput } from './webhook-endpoint.js';
@@ -16,6 +17,8 @@ export interface WebhookEndpointServiceDeps {
   readonly allowPrivate: boolean;
   readonly resumeDeliveries: ResumeDeliveries;
   readonly resolve?: Resolver;
+  /** Told when delivery is paused or resumed. */
+  readonly log?: LogTarget;
 }
 
 /** The merchant's webhook endpoint: where events go, the secret they are signed with, on or paused. */
@@ -29,7 +32,8 @@ export class WebhookEndpointService {
    */
   async configure(workspaceId: WorkspaceId, input: WebhookSettingsInput) {
     const url = input.endpoint === undefined ? undefined : (await this.checkEndpoint(input.endpoint)).href;
-    return this.deps.db.transaction().execute(async (trx) => {
+    let change: { paused: boolean; backlog: number } | undefined;
+    const settings = await this.deps.db.transaction().execute(async (trx) => {
       const at = this.deps.clock.now();
       const current = await repo.lockEndpoint(trx, workspaceId);
       if (!current) {
@@ -52,9 +56,27 @@ export class WebhookEndpointService {
         pausedAt: enabled ? null : (current.paused_at ?? at),
         at,
       });
-      if (enabled && !current.enabled) await this.deps.resumeDeliveries(trx, workspaceId, at);
+      if (enabled && !current.enabled)
+        change = { paused: false, backlog: await this.deps.resumeDeliveries(trx, workspaceId, at) };
+      if (!enabled && current.enabled) change = { paused: true, backlog: 0 };
       return { endpoint: updated.url, enabled: updated.enabled, ...(input.rotate && { secret }) };
     });
+    // Told after the commit: a change that rolled back is not one.
+    if (change) this.tellChange(workspaceId, change, input.rotate === true);
+    return settings;
+  }
+
+  private tellChange(workspaceId: WorkspaceId, change: { paused: boolean; backlog: number }, rotated: boolean): void {
+    if (change.paused)
+      this.deps.log?.warn(
+        { workspaceId },
+        `webhook delivery paused${rotated ? ' (its signing secret was rotated)' : ''}: events wait until it is enabled again`,
+      );
+    else
+      this.deps.log?.info(
+        { workspaceId },
+        `webhook delivery resumed: ${change.backlog} waiting deliveries are sent now`,
+      );
   }
 
   /**
