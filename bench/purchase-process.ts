@@ -90,7 +90,7 @@ async function serve(real: RealApp, webhookUrl: string | undefined): Promise<Pur
     'invoices:create',
     'invoices:read',
   ]);
-  if (webhookUrl) await services.webhooks.configure(workspaceId, { endpoint: webhookUrl, enabled: true });
+  if (webhookUrl) await services.webhookEndpoint.configure(workspaceId, { endpoint: webhookUrl, enabled: true });
   return {
     type: 'ready',
     origin: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,

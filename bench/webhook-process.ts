@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createWorkers, type Workers } from '../src/main/jobs.js';
 import { append, type NewEvent } from '../src/modules/events/index.js';
-import { newSigningSecret, signedHeaders, webhookBody } from '../src/modules/webhooks/webhook.js';
+import { newSigningSecret } from '../src/modules/webhook-endpoint/webhook-endpoint.js';
+import { signedHeaders, webhookBody } from '../src/modules/webhooks/webhook.js';
 import { postWebhook } from '../src/modules/webhooks/webhook-http.js';
 import { walletAddress, type WorkspaceId } from '../src/shared/ids.js';
 import { startRealServices, stderrJobLogger, type RealServices } from './real-app.js';
@@ -79,7 +80,7 @@ async function main(): Promise<void> {
             { name: `Bench ${command.label} ${index}` },
             undefined,
           );
-          await services.webhooks.configure(workspace.id, {
+          await services.webhookEndpoint.configure(workspace.id, {
             endpoint: `${receiver.origin}/${command.label}/${index}`,
             enabled: true,
           });

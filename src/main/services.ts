@@ -29,8 +29,10 @@ import { receivedTransfersModule, type ReceivedTransferService } from '../module
 import type { HttpProcessCount } from '../modules/service-processes/index.js';
 import { statementsModule, type StatementService } from '../modules/statements/index.js';
 import { timelineModule, type TimelineService } from '../modules/timeline/index.js';
+import { webhookEndpointModule, type WebhookEndpointService } from '../modules/webhook-endpoint/index.js';
 import {
   DELIVERY_HISTORY_DAYS,
+  resumeWaitingDeliveries,
   webhooksModule,
   type WebhookDeliverer,
   type WebhookService,
@@ -68,6 +70,7 @@ export interface Services {
   readonly receipts: ReceiptService;
   readonly receivedTransfers: ReceivedTransferService;
   readonly webhooks: WebhookService;
+  readonly webhookEndpoint: WebhookEndpointService;
   /** The worker's side of webhooks: one attempt per job run. */
   readonly webhookDeliverer: WebhookDeliverer;
   readonly timeline: TimelineService;
@@ -180,7 +183,9 @@ export function createServices(
   const invoiceSearch = invoiceSearchModule(base);
   const checkoutSettings = checkoutSettingsModule(base);
   const events = eventsModule(base);
-  const webhooks = webhooksModule({ ...base, findWebhookEvent });
+  // Enabling a paused endpoint sends the deliveries that waited, which only the webhooks module knows.
+  const webhookEndpoint = webhookEndpointModule({ ...base, resumeDeliveries: resumeWaitingDeliveries });
+  const webhooks = webhooksModule({ ...base, findWebhookEvent, webhookEndpoint: webhookEndpoint.webhookEndpoint });
   const timeline = timelineModule({
     ...base,
     retention: { attemptDays: DELIVERY_HISTORY_DAYS, invoiceDays: config.invoiceRetentionDays },
@@ -209,6 +214,7 @@ export function createServices(
     receipts: receipts.receipts,
     receivedTransfers: receivedTransfers.receivedTransfers,
     webhooks: webhooks.webhooks,
+    webhookEndpoint: webhookEndpoint.webhookEndpoint,
     webhookDeliverer: webhooks.webhookDeliverer,
     timeline: timeline.timeline,
     health: health.health,

@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, verifyWebhook, WebhookVerificationError } from '@invoice-service/client';
-import { newSigningSecret, signedHeaders, webhookBody } from '../../src/modules/webhooks/webhook.js';
+import { newSigningSecret } from '../../src/modules/webhook-endpoint/webhook-endpoint.js';
+import { signedHeaders, webhookBody } from '../../src/modules/webhooks/webhook.js';
 import { clientWorkspace, startClientApp } from '../support/client-app.js';
 
 // A receiver on this machine: the service may deliver to it only with private destinations allowed.

@@ -95,6 +95,13 @@ it('tells each business event in one line with its ids, and never a secret', { t
     /^webhook delivery of event \d+ failed \(the endpoint answered 503, attempt 1\); next attempt in \d+ s$/,
   );
   expect(failedDelivery).toMatchObject({ workspaceId, attempt: 1, statusCode: 503, error: 'http_status' });
+  await call('PUT', '/webhook', { enabled: false });
+  expect(await lineWith('webhook delivery paused')).toMatchObject({ workspaceId, level: 40 });
+  // The payment's delivery waits for its next attempt: resuming sends it at once.
+  await call('PUT', '/webhook', { enabled: true });
+  const resumed = await lineWith('webhook delivery resumed');
+  expect(resumed.msg).toMatch(/^webhook delivery resumed: [1-9]\d* waiting deliveries are sent now$/);
+  expect(resumed).toMatchObject({ workspaceId, level: 30 });
 
   const automation = await call<{ id: string }>('POST', '/automations', {
     name: 'Monthly',

@@ -17,7 +17,7 @@ import {
   transfer,
 } from '../support/checkout.js';
 import { checkoutNonce } from '../../src/modules/checkout/checkout.js';
-import { insertEndpoint } from '../../src/modules/webhooks/webhook.repo.js';
+import { insertEndpoint } from '../../src/modules/webhook-endpoint/webhook-endpoint.repo.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 
 const chain = await createTestChain();

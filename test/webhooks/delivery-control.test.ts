@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { findWebhookEvent } from '../../src/modules/events/index.js';
 import { requeueOrphanedDeliveries } from '../../src/modules/webhooks/webhook.repo.js';
-import { WebhookService } from '../../src/modules/webhooks/webhook.service.js';
+import { WebhookEndpointService } from '../../src/modules/webhook-endpoint/webhook-endpoint.service.js';
+import { resumeWaitingDeliveries } from '../../src/modules/webhooks/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { waitFor } from '../jobs/support.js';
@@ -180,11 +180,11 @@ describe('endpoint hosts resolved at configuration', () => {
       'internal.example.com': ['203.0.113.9', '10.0.0.7'],
       'public.example.com': ['93.184.216.34'],
     };
-    const service = new WebhookService({
+    const service = new WebhookEndpointService({
       db: strict.database.db,
       clock: systemClock,
       allowPrivate: false,
-      findWebhookEvent,
+      resumeDeliveries: resumeWaitingDeliveries,
       resolve: async (host) => {
         const addresses = answers[host];
         if (!addresses) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });

@@ -4,8 +4,9 @@ import {
   isPublicAddress,
   parseWebhookEndpoint,
   resolvedAddressesAllowed,
-} from '../../src/modules/webhooks/destination.js';
-import { postWebhook, type ResolvedAddress, type Resolver } from '../../src/modules/webhooks/webhook-http.js';
+} from '../../src/modules/webhook-endpoint/destination.js';
+import type { ResolvedAddress, Resolver } from '../../src/modules/webhook-endpoint/dns-resolver.js';
+import { postWebhook } from '../../src/modules/webhooks/webhook-http.js';
 import { AppError } from '../../src/shared/errors.js';
 
 /** Host forms that must never receive a webhook, written as they would appear in `https://<form>/hook`. */

@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { postWebhook, type Resolver, type SendOptions } from '../../src/modules/webhooks/webhook-http.js';
+import type { Resolver } from '../../src/modules/webhook-endpoint/dns-resolver.js';
+import { postWebhook, type SendOptions } from '../../src/modules/webhooks/webhook-http.js';
 
 interface Received {
   readonly method: string | undefined;

@@ -6,7 +6,7 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { checkPayTo, effectiveStatus, findInvoice, formatInvoiceNumber, type InvoiceId } from '../invoices/index.js';
-import { findEndpoint } from '../webhooks/index.js';
+import { findEndpoint } from '../webhook-endpoint/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import { findReceipt, formatReceiptNumber } from '../receipts/index.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';

@@ -1,8 +1,14 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'undici';
-import { ipLiteralOf, parseWebhookEndpoint, resolvedAddressesAllowed } from './destination.js';
+import {
+  ipLiteralOf,
+  parseWebhookEndpoint,
+  resolvedAddressesAllowed,
+  systemResolve,
+  type ResolvedAddress,
+  type Resolver,
+} from '../webhook-endpoint/index.js';
 import { DELIVERY_TIMEOUT_MS, type AttemptOutcome, type DeliveryError } from './webhook.js';
 
 export interface WebhookRequest {
@@ -11,9 +17,6 @@ export interface WebhookRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
 }
-
-export type ResolvedAddress = { readonly address: string; readonly family: 4 | 6 };
-export type Resolver = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
 export interface SendOptions {
   readonly allowPrivate: boolean;
@@ -24,12 +27,6 @@ export interface SendOptions {
   /** Aborting it (e.g. shutdown) ends the attempt as a 'timeout'. */
   readonly signal?: AbortSignal;
 }
-
-export const systemResolve: Resolver = async (hostname) =>
-  (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({
-    address,
-    family: family === 6 ? 6 : 4,
-  }));
 
 type Failure = { readonly error: DeliveryError; readonly status?: number };
 

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { postWebhook, type Resolver, type WebhookRequest } from './webhook-http.js';
+import type { Resolver } from '../webhook-endpoint/index.js';
+import { postWebhook, type WebhookRequest } from './webhook-http.js';
 import type { AttemptOutcome } from './webhook.js';
 
 /** One POST attempt of a delivery. Never rejects (see postWebhook); aborting `signal` ends it as a timeout. */

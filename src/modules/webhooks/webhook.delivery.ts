@@ -4,7 +4,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { LogTarget } from '../../shared/operator-log.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { DELIVER_WEBHOOK_JOB, retryDelaySeconds, signedHeaders, type AttemptOutcome, webhookBody } from './webhook.js';
-import type { Resolver } from './webhook-http.js';
+import type { Resolver } from '../webhook-endpoint/index.js';
 import { inlineSender, type SendWebhook } from './webhook-sender.js';
 import { Batcher } from '../../shared/batcher.js';
 import {
@@ -12,6 +12,7 @@ import {
   insertDeliveriesWithJobs,
   insertDelivery,
   recordAttemptResults,
+  renewPendingDeliveries,
   type AttemptRecorded,
   type AttemptResultRecord,
   type DeliveryKey,
@@ -93,6 +94,16 @@ export async function scheduleDelivery(trx: Executor, workspaceId: WorkspaceId, 
   const uniqueKey = `${workspaceId}/${eventId}`;
   const created = await enqueueJob(trx, { kind: DELIVER_WEBHOOK_JOB, workspaceId, payload: { eventId }, uniqueKey });
   if (created === undefined) await expediteJob(trx, DELIVER_WEBHOOK_JOB, uniqueKey);
+}
+
+/**
+ * The backlog a resume sends: every pending delivery of the workspace, due now with a fresh retry window
+ * (time spent paused does not count against it) and its job brought forward. Resolves how many.
+ */
+export async function resumeWaitingDeliveries(trx: Executor, workspaceId: WorkspaceId, at: Date): Promise<number> {
+  const backlog = await renewPendingDeliveries(trx, workspaceId, at);
+  for (const eventId of backlog) await scheduleDelivery(trx, workspaceId, eventId);
+  return backlog.length;
 }
 
 export interface DelivererDeps {

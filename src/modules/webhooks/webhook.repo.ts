@@ -3,89 +3,10 @@ import type { Executor } from '../../db/database.js';
 import type { JobClaim } from '../../jobs/index.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { DELIVER_WEBHOOK_JOB, type AttemptOutcome } from './webhook.js';
-import type { WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './webhook.table.js';
+import type { WebhookAttemptTable, WebhookDeliveryTable } from './webhook.table.js';
 
-export type EndpointRow = Selectable<WebhookEndpointTable>;
 export type DeliveryRow = Selectable<WebhookDeliveryTable>;
 export type AttemptRow = Selectable<WebhookAttemptTable>;
-
-export function findEndpoint(db: Executor, workspaceId: WorkspaceId) {
-  return db.selectFrom('webhook_endpoints').selectAll().where('workspace_id', '=', workspaceId).executeTakeFirst();
-}
-
-/** Locks the endpoint row: configuration changes and test sends of a workspace are serialised on it. */
-export function lockEndpoint(trx: Executor, workspaceId: WorkspaceId) {
-  return trx
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
-export function insertEndpoint(
-  trx: Executor,
-  workspaceId: WorkspaceId,
-  values: { url: string; enabled: boolean; secret: string; at: Date },
-) {
-  return trx
-    .insertInto('webhook_endpoints')
-    .values({
-      workspace_id: workspaceId,
-      url: values.url,
-      enabled: values.enabled,
-      secret: values.secret,
-      secret_created_at: values.at,
-      paused_at: values.enabled ? null : values.at,
-      created_at: values.at,
-      updated_at: values.at,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-export function updateEndpoint(
-  trx: Executor,
-  workspaceId: WorkspaceId,
-  values: { url: string; enabled: boolean; secret: string; secretCreatedAt: Date; pausedAt: Date | null; at: Date },
-) {
-  return trx
-    .updateTable('webhook_endpoints')
-    .set({
-      url: values.url,
-      enabled: values.enabled,
-      secret: values.secret,
-      secret_created_at: values.secretCreatedAt,
-      paused_at: values.pausedAt,
-      updated_at: values.at,
-    })
-    .where('workspace_id', '=', workspaceId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/**
- * Takes the workspace's one test send of the minute: sets `last_test_at` unless a test was sent less
- * than `intervalSeconds` ago. Resolves the seconds to wait when refused, undefined when taken.
- */
-export async function takeTestSlot(
-  trx: Executor,
-  workspaceId: WorkspaceId,
-  at: Date,
-  intervalSeconds: number,
-): Promise<number | undefined> {
-  const endpoint = await lockEndpoint(trx, workspaceId);
-  const last = endpoint?.last_test_at;
-  if (last && at.getTime() - last.getTime() < intervalSeconds * 1000) {
-    return Math.ceil(intervalSeconds - (at.getTime() - last.getTime()) / 1000);
-  }
-  await trx
-    .updateTable('webhook_endpoints')
-    .set({ last_test_at: at })
-    .where('workspace_id', '=', workspaceId)
-    .execute();
-  return undefined;
-}
 
 export interface NewDelivery {
   readonly eventId: string;
@@ -102,6 +23,8 @@ export interface NewWorkspaceDelivery extends NewDelivery {
 /**
  * Records a delivery when the workspace has an endpoint (enabled or paused: a paused endpoint keeps
  * its backlog). Resolves true when a row was written. An existing row for the event is left alone.
+ * `webhook_endpoints` is the webhook-endpoint module's table: read here, never written, so that the
+ * check and the insert are one statement.
  */
 export async function insertDelivery(trx: Executor, workspaceId: WorkspaceId, delivery: NewDelivery): Promise<boolean> {
   const { rows } = await sql<{ event_id: string }>`

@@ -1,4 +1,5 @@
 import { WorkspaceParams } from '../../http/common.schemas.js';
+import type { WebhookEndpointService } from '../webhook-endpoint/index.js';
 import type { WebhookService } from './webhook.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import {
@@ -14,6 +15,7 @@ import { webhookExamples } from './webhook.examples.js';
 /** What these routes call. */
 export interface WebhookRouteDeps {
   readonly webhooks: WebhookService;
+  readonly webhookEndpoint: WebhookEndpointService;
 }
 
 const SIGNING = [
@@ -75,7 +77,7 @@ export function webhookRoutes(services: WebhookRouteDeps): SharedRoute[] {
       },
       example: { body: { enabled: false } },
       handler: async (request, reply) => {
-        const settings = await services.webhooks.configure(request.principal!.workspaceId, request.body);
+        const settings = await services.webhookEndpoint.configure(request.principal!.workspaceId, request.body);
         // The answer may carry the signing secret: no cache may keep it.
         reply.header('Cache-Control', 'no-store');
         return settings;

@@ -2,26 +2,17 @@ import type { Db, Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { randomToken, type WorkspaceId } from '../../shared/ids.js';
-import { ipLiteralOf, parseWebhookEndpoint, resolvedAddressesAllowed } from './destination.js';
+import { findEndpoint, lockEndpoint, takeTestSlot, type Resolver } from '../webhook-endpoint/index.js';
 import { scheduleDelivery, queueWebhookDelivery, type WebhookEventInput } from './webhook.delivery.js';
-import { systemResolve, type Resolver } from './webhook-http.js';
 import { inlineSender } from './webhook-sender.js';
-import { newSigningSecret, signedHeaders, storedEventId, TEST_EVENT_TYPE, webhookBody } from './webhook.js';
+import { signedHeaders, storedEventId, TEST_EVENT_TYPE, webhookBody } from './webhook.js';
 import * as repo from './webhook.repo.js';
 import { DELIVERY_HISTORY_DAYS } from './webhook.js';
 
 /** Deliveries and attempts GET /webhook shows: up to 20 of each. */
 const RECENT = 20;
-/** How long configuration waits for DNS before accepting a host it could not check. */
-const CONFIGURE_DNS_TIMEOUT_MS = 2000;
 /** One test send per minute per workspace. */
 const TEST_INTERVAL_SECONDS = 60;
-
-export interface WebhookSettingsInput {
-  readonly endpoint?: string;
-  readonly enabled?: boolean;
-  readonly rotate?: boolean;
-}
 
 /**
  * Reads a retained feed event of a webhook kind (undefined for none or another kind): how a manual
@@ -41,14 +32,17 @@ export interface WebhookServiceDeps {
   readonly resolve?: Resolver;
 }
 
-/** The merchant's webhook use cases: configure, inspect, retry, test. */
+/**
+ * The merchant's webhook use cases on the deliveries: inspect, retry, test. The endpoint's settings are
+ * the webhook-endpoint module's.
+ */
 export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
   async view(workspaceId: WorkspaceId) {
     const { db } = this.deps;
     const [endpoint, deliveries, attempts] = await Promise.all([
-      repo.findEndpoint(db, workspaceId),
+      findEndpoint(db, workspaceId),
       repo.recentDeliveries(db, workspaceId, RECENT),
       repo.recentAttempts(db, workspaceId, RECENT),
     ]);
@@ -71,66 +65,6 @@ export class WebhookService {
   }
 
   /**
-   * Creates or changes the endpoint. A new endpoint gets a secret; `rotate` replaces it and pauses
-   * delivery until the merchant enables it again with the receiver updated. Enabling a paused endpoint
-   * sends its backlog. The secret is in the answer only when it was created or rotated.
-   */
-  async configure(workspaceId: WorkspaceId, input: WebhookSettingsInput) {
-    const url = input.endpoint === undefined ? undefined : (await this.checkEndpoint(input.endpoint)).href;
-    return this.deps.db.transaction().execute(async (trx) => {
-      const at = this.deps.clock.now();
-      const current = await repo.lockEndpoint(trx, workspaceId);
-      if (!current) {
-        if (url === undefined)
-          throw new AppError(
-            'webhook_not_configured',
-            'No webhook endpoint is set yet: send `endpoint` (an https URL on port 443).',
-          );
-        const enabled = input.rotate ? false : (input.enabled ?? true);
-        const created = await repo.insertEndpoint(trx, workspaceId, { url, enabled, secret: newSigningSecret(), at });
-        return { endpoint: created.url, enabled: created.enabled, secret: created.secret };
-      }
-      const secret = input.rotate ? newSigningSecret() : current.secret;
-      const enabled = input.rotate ? false : (input.enabled ?? current.enabled);
-      const updated = await repo.updateEndpoint(trx, workspaceId, {
-        url: url ?? current.url,
-        enabled,
-        secret,
-        secretCreatedAt: input.rotate ? at : current.secret_created_at,
-        pausedAt: enabled ? null : (current.paused_at ?? at),
-        at,
-      });
-      if (enabled && !current.enabled) {
-        for (const eventId of await repo.renewPendingDeliveries(trx, workspaceId, at))
-          await scheduleDelivery(trx, workspaceId, eventId);
-      }
-      return { endpoint: updated.url, enabled: updated.enabled, ...(input.rotate && { secret }) };
-    });
-  }
-
-  /**
-   * The configuration rules, plus one look at DNS: a host that resolves to a private address now is
-   * refused at once rather than failing every delivery. A host that does not resolve (yet) is accepted;
-   * every attempt checks again anyway.
-   */
-  private async checkEndpoint(raw: string): Promise<URL> {
-    const url = parseWebhookEndpoint(raw, this.deps.allowPrivate);
-    if (this.deps.allowPrivate || ipLiteralOf(url.hostname) !== undefined) return url;
-    const resolve = this.deps.resolve ?? systemResolve;
-    const addresses = await Promise.race([
-      resolve(url.hostname).catch(() => undefined),
-      new Promise<undefined>((done) => setTimeout(() => done(undefined), CONFIGURE_DNS_TIMEOUT_MS).unref()),
-    ]);
-    if (addresses && addresses.length > 0 && !resolvedAddressesAllowed(addresses, false)) {
-      throw new AppError(
-        'invalid_webhook_endpoint',
-        `${url.hostname} resolves to a private, loopback or otherwise non-public address; webhooks go to public hosts only.`,
-      );
-    }
-    return url;
-  }
-
-  /**
    * Attempts a delivery again now, with a fresh retry window. An event that had no delivery (it came
    * before the endpoint was set) gets one, so any retained webhook event can be re-sent.
    */
@@ -140,7 +74,7 @@ export class WebhookService {
     const eventId = storedEventId(requested);
     return this.deps.db.transaction().execute(async (trx) => {
       const at = this.deps.clock.now();
-      if (!(await repo.lockEndpoint(trx, workspaceId))) throw notConfigured();
+      if (!(await lockEndpoint(trx, workspaceId))) throw notConfigured();
       if (eventId === undefined) throw noSuchEvent(requested);
       const existing = await repo.findDelivery(trx, workspaceId, eventId);
       if (existing?.status === 'succeeded') {
@@ -177,9 +111,9 @@ export class WebhookService {
     const { db, clock } = this.deps;
     const at = clock.now();
     const endpoint = await db.transaction().execute(async (trx) => {
-      const current = await repo.lockEndpoint(trx, workspaceId);
+      const current = await lockEndpoint(trx, workspaceId);
       if (!current) throw notConfigured();
-      const waitSeconds = await repo.takeTestSlot(trx, workspaceId, at, TEST_INTERVAL_SECONDS);
+      const waitSeconds = await takeTestSlot(trx, workspaceId, at, TEST_INTERVAL_SECONDS);
       if (waitSeconds !== undefined) {
         throw new AppError('webhook_test_rate_limited', `One test event per minute: try again in ${waitSeconds} s.`, {
           retryAfterSeconds: waitSeconds,

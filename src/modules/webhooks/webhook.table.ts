@@ -1,17 +1,5 @@
 import type { Generated } from 'kysely';
 
-export interface WebhookEndpointTable {
-  workspace_id: string;
-  url: string;
-  enabled: boolean;
-  secret: string;
-  secret_created_at: Date;
-  last_test_at: Date | null;
-  paused_at: Date | null;
-  created_at: Generated<Date>;
-  updated_at: Generated<Date>;
-}
-
 export interface WebhookDeliveryTable {
   workspace_id: string;
   event_id: string;
@@ -45,7 +33,6 @@ export interface WebhookAttemptTable {
 // The module's tables in the one Database type every repository is written against (src/db/database.ts).
 declare module '../../db/database.js' {
   interface Database {
-    webhook_endpoints: WebhookEndpointTable;
     webhook_deliveries: WebhookDeliveryTable;
     webhook_attempts: WebhookAttemptTable;
   }

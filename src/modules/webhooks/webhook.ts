@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
 /** The job kind of a delivery; its unique key is `<workspace id>/<event id>`. */
 export const DELIVER_WEBHOOK_JOB = 'webhooks.deliver';
@@ -79,11 +79,6 @@ export function webhookBody(
     test: event.test ?? false,
     data: event.data,
   };
-}
-
-/** A signing secret: `whsec_` and 256 random bits in base64url. */
-export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
 /** The headers of one attempt: a fresh timestamp and its signature over `<timestamp>.<raw body>`. */

@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { JobHandlers } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { LogTarget } from '../../shared/operator-log.js';
+import type { WebhookEndpointService } from '../webhook-endpoint/index.js';
 import { WebhookDeliverer } from './webhook.delivery.js';
 import {
   DELIVER_WEBHOOK_JOB,
@@ -21,12 +22,15 @@ export interface WebhooksModuleDeps {
   readonly config: Pick<Config, 'webhookAllowPrivate' | 'webhookRetrySchedule' | 'webhookRetryWindowSeconds'>;
   /** Finds the event a delivery sends (the events module's). */
   readonly findWebhookEvent: WebhookEventLookup;
+  /** The endpoint's settings, which PUT /webhook changes (the webhook-endpoint module's). */
+  readonly webhookEndpoint: WebhookEndpointService;
   readonly log: LogTarget;
 }
 
 /**
- * The signed webhook endpoint: its settings and history (the service), the worker's side that sends one
- * attempt per job run (the deliverer, on a sender thread of its own), and the retention of attempts.
+ * Signed webhook delivery: the history, retries and test sends (the service), the worker's side that
+ * sends one attempt per job run (the deliverer, on a sender thread of its own), the retention of
+ * attempts, and the /webhook routes, which also serve the endpoint's settings.
  */
 export function webhooksModule(deps: WebhooksModuleDeps) {
   const { db, clock, config } = deps;
@@ -48,7 +52,7 @@ export function webhooksModule(deps: WebhooksModuleDeps) {
   return {
     webhooks,
     webhookDeliverer,
-    routes: webhookRoutes({ webhooks }),
+    routes: webhookRoutes({ webhooks, webhookEndpoint: deps.webhookEndpoint }),
     jobs: {
       [DELIVER_WEBHOOK_JOB]: deliverWebhookHandler(webhookDeliverer),
       [WEBHOOK_RETENTION_JOB]: webhookRetentionHandler(db, clock),
