@@ -6,6 +6,7 @@ export default tseslint.config(
     ignores: [
       'node_modules/',
       '.data/',
+      '.bench-data/',
       'test-results/',
       'coverage/',
       'packages/*/dist/',

@@ -10,7 +10,7 @@ const ROUNDS = 3;
 /** What one reader should get through the feed on this machine. */
 const TARGET_EVENTS_PER_SECOND = 50_000;
 
-interface Traversal {
+export interface Traversal {
   readonly events: number;
   readonly seconds: number;
   readonly pageMs: readonly number[];
@@ -89,7 +89,8 @@ interface FeedPage {
   hasMore: boolean;
 }
 
-async function readThroughApi(server: ServerProcess): Promise<Traversal> {
+/** Pages through the feed of the server's workspace from the start, up to `maxEvents` events. */
+export async function readThroughApi(server: ServerProcess, maxEvents = Infinity): Promise<Traversal> {
   const pageMs: number[] = [];
   let events = 0;
   let errors = 0;
@@ -112,7 +113,7 @@ async function readThroughApi(server: ServerProcess): Promise<Traversal> {
       cursor = event.id;
       events += 1;
     }
-    if (!page.hasMore) break;
+    if (!page.hasMore || events >= maxEvents) break;
   }
   return { events, seconds: (performance.now() - started) / 1000, pageMs, errors };
 }
@@ -142,11 +143,11 @@ async function readFromDatabase(client: pg.Client, workspaceId: string): Promise
   return { events, seconds: (performance.now() - started) / 1000, pageMs, errors };
 }
 
-function median(runs: Traversal[]): Traversal {
+export function median(runs: Traversal[]): Traversal {
   return [...runs].sort((a, b) => a.events / a.seconds - b.events / b.seconds)[Math.floor(runs.length / 2)]!;
 }
 
-function percentile(values: readonly number[], p: number): number {
+export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -44,8 +44,13 @@ export interface BenchWorkspace {
  * changes, with the job runners and the recurring jobs running and the relayer watched. Nothing is
  * prepared for it that the product does not do itself.
  */
-export async function startRealApp(env: Readonly<Record<string, string>> = {}, chain?: ChainDeps): Promise<RealApp> {
-  const real = await startRealServices(env, chain, 'all');
+export async function startRealApp(
+  env: Readonly<Record<string, string>> = {},
+  chain?: ChainDeps,
+  /** A data directory to start from and keep (created if missing); unset, a fresh one that `stop` deletes. */
+  keptDataDir?: string,
+): Promise<RealApp> {
+  const real = await startRealServices(env, chain, 'all', keptDataDir);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch(() => {});
@@ -98,10 +103,14 @@ export async function startRealServices(
   chain?: ChainDeps,
   /** An HTTP role makes the services count this process among the HTTP processes (`registry`). */
   role?: Role,
+  keptDataDir?: string,
 ): Promise<RealServices> {
   // Under os.tmpdir(): the embedded server drops to the `postgres` user, which must traverse the path.
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'invoice-bench-'));
-  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+  const dataDir = keptDataDir ?? mkdtempSync(path.join(os.tmpdir(), 'invoice-bench-'));
+  if (keptDataDir) mkdirSync(keptDataDir, { recursive: true, mode: 0o755 });
+  const removeDataDir = () => {
+    if (!keptDataDir) rmSync(dataDir, { recursive: true, force: true });
+  };
   const config = loadConfig({
     DATA_DIR: dataDir,
     // Only the portal's origin checks read it; the server process listens on a free port.
@@ -141,12 +150,10 @@ export async function startRealServices(
 export async function createBenchWorkspace(
   services: Services,
   permissions: readonly Permission[],
+  /** The owner; a database kept between runs needs a new one each run (a wallet owns at most 20 workspaces). */
+  wallet = walletAddress(`0x${'be'.repeat(20)}`),
 ): Promise<BenchWorkspace> {
-  const workspace = await services.workspaces.create(
-    walletAddress(`0x${'be'.repeat(20)}`),
-    { name: 'Bench' },
-    undefined,
-  );
+  const workspace = await services.workspaces.create(wallet, { name: 'Bench' }, undefined);
   const { secret } = await services.apiKeys.create(workspace.id, { name: 'bench', permissions });
   return { workspaceId: workspace.id, authorization: `Bearer ${secret}` };
 }

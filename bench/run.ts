@@ -9,16 +9,18 @@ import { runPaymentBench } from './payments.js';
 import { runPurchaseBench } from './purchases.js';
 import { runWebhookBench } from './webhooks.js';
 import { runChangeFeedBench } from './changes.js';
+import { runGrownDatabaseBench } from './grown-database.js';
 
 // Timestamped, so other load on the machine during a run can be matched to a scenario.
 const progress = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 /**
  * `npm run bench`: the references, then every scenario, one at a time, each in a fresh server process
- * loaded from this one; then one reader paging the change feed (bench/changes.ts); then webhook delivery
+ * loaded from this one; then one reader paging the change feed (bench/changes.ts); then the feed and
+ * creates on a grown database against an empty one (bench/grown-database.ts); then webhook delivery
  * (bench/webhooks.ts); then credit purchases from payment confirmation to credited (bench/purchases.ts);
  * then invoices paid by x402 and by transfer, from their block to paid and to the webhook
- * (bench/payments.ts). BENCH_ONLY=http, =changes, =webhooks, =purchases or =payments runs one part.
+ * (bench/payments.ts). BENCH_ONLY=http, =changes, =grown, =webhooks, =purchases or =payments runs one part.
  * Progress goes to stderr, the report to stdout.
  */
 async function main(): Promise<void> {
@@ -32,6 +34,8 @@ async function main(): Promise<void> {
     if (runs('http')) report.push(...(await httpReport(settings)));
     if (runs('changes') && settings.changeEvents > 0)
       report.push('', ...(await runChangeFeedBench(settings.changeEvents, progress)));
+    if (runs('grown') && settings.grown.events > 0 && settings.changeEvents > 0)
+      report.push('', ...(await runGrownDatabaseBench(settings, progress)));
     if (runs('webhooks') && settings.webhooks.events > 0)
       report.push('', ...(await runWebhookBench(settings.webhooks, progress)));
     if (runs('purchases') && settings.purchases.count > 0)

@@ -44,5 +44,7 @@ export interface Scenario {
   readonly measures: string;
   /** The ceiling row this one is divided by: bare Fastify doing the same HTTP work. */
   readonly ceiling?: Scenario;
+  /** How long `prepare` may take; 120 s unless it builds something large. */
+  readonly readySeconds?: number;
   prepare(): Promise<PreparedScenario>;
 }

@@ -23,7 +23,7 @@ export interface ServerProcess {
 
 const ENTRY = fileURLToPath(new URL('./server.ts', import.meta.url));
 /** The real app's setup runs initdb and every migration on a fresh cluster. */
-const READY_TIMEOUT_MS = 120_000;
+const READY_SECONDS = 120;
 const STOP_TIMEOUT_MS = 30_000;
 
 /** Runs the scenario's server in its own process: the load generator never shares its event loop. */
@@ -38,12 +38,13 @@ export async function startServerProcess(scenario: Scenario): Promise<ServerProc
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
+  const readySeconds = scenario.readySeconds ?? READY_SECONDS;
   const ready = await new Promise<ReadyMessage>((resolve, reject) => {
     const timer = setTimeout(() => {
       // SIGTERM would wait for the preparation that hangs; this may leave its temp directory behind.
       child.kill('SIGKILL');
-      reject(new Error(`"${scenario.name}": server not ready within ${READY_TIMEOUT_MS / 1000} s`));
-    }, READY_TIMEOUT_MS);
+      reject(new Error(`"${scenario.name}": server not ready within ${readySeconds} s`));
+    }, readySeconds * 1000);
     child.once('message', (message) => {
       clearTimeout(timer);
       resolve(message as ReadyMessage);

@@ -1,6 +1,6 @@
 export interface BenchSettings {
-  /** `all` (default), or one part alone (BENCH_ONLY): `http`, `changes`, `webhooks`, `purchases` or `payments`. */
-  readonly only: 'all' | 'http' | 'changes' | 'webhooks' | 'purchases' | 'payments';
+  /** `all` (default), or one part alone (BENCH_ONLY): `http`, `changes`, `grown`, `webhooks`, `purchases` or `payments`. */
+  readonly only: 'all' | 'http' | 'changes' | 'grown' | 'webhooks' | 'purchases' | 'payments';
   readonly connections: number;
   readonly durationSeconds: number;
   /** HTTP rounds: each measures every ceiling and scenario once, for durationSeconds. */
@@ -13,6 +13,14 @@ export interface BenchSettings {
   readonly changeEvents: number;
   /** Invoices paid by each of x402 and a submitted transfer; 0 skips the payment part. */
   readonly payments: number;
+  readonly grown: GrownDatabaseSettings;
+}
+
+export interface GrownDatabaseSettings {
+  /** Events of other workspaces in the grown database; 0 skips the grown-database part. */
+  readonly events: number;
+  /** Where the grown database is built once and kept between runs. */
+  readonly directory: string;
 }
 
 export interface WebhookBenchSettings {
@@ -46,7 +54,7 @@ const MAX_PURCHASE_SUBMITTING_SECONDS = 120;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const PARTS = ['all', 'http', 'changes', 'webhooks', 'purchases', 'payments'] as const;
+const PARTS = ['all', 'http', 'changes', 'grown', 'webhooks', 'purchases', 'payments'] as const;
 
 /** Read once by the runner. The upper bounds keep a load test bounded whatever the environment says. */
 export function loadSettings(env: Env): BenchSettings {
@@ -81,6 +89,10 @@ export function loadSettings(env: Env): BenchSettings {
     purchases,
     changeEvents: integer(env, 'BENCH_CHANGE_EVENTS', 20_000, 0, 100_000),
     payments: integer(env, 'BENCH_PAYMENTS', 50, 0, 100),
+    grown: {
+      events: integer(env, 'BENCH_GROWN_EVENTS', 10_000_000, 0, 50_000_000),
+      directory: env['BENCH_GROWN_DIR']?.trim() || '.bench-data/grown',
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Scenario } from '../scenario.js';
 import { billingRead } from './billing-read.js';
 import { changeFeed } from './change-feed.js';
+import { feedOnEmptyDatabase, feedOnGrownDatabase } from './grown-database.js';
 import { helloCeiling } from './hello-ceiling.js';
 import { helloPostCeiling } from './hello-post-ceiling.js';
 import { invoiceCreate } from './invoice-create.js';
@@ -17,7 +18,7 @@ export const CEILINGS: readonly Scenario[] = [helloCeiling, helloPostCeiling, x4
 export const SCENARIOS: readonly Scenario[] = [billingRead, invoiceCreate, x402Challenge];
 
 /** Servers of the parts that measure with a client of their own instead of autocannon (bench/changes.ts). */
-export const PART_SERVERS: readonly Scenario[] = [changeFeed];
+export const PART_SERVERS: readonly Scenario[] = [changeFeed, feedOnEmptyDatabase, feedOnGrownDatabase];
 
 export function findScenario(name: string): Scenario | undefined {
   return [...CEILINGS, ...SCENARIOS, ...PART_SERVERS].find((scenario) => scenario.name === name);
