@@ -83,15 +83,8 @@ async function shop(
   };
 }
 
-const [paymentShop, actionShop, webhookShop, capShop, otherShop, readOnlyShop, retentionShop] = await Promise.all([
-  shop(),
-  shop(),
-  shop(),
-  shop(),
-  shop(),
-  shop(['invoices:read']),
-  shop(),
-]);
+const [paymentShop, actionShop, webhookShop, capShop, otherShop, readOnlyShop, retentionShop, hookedShop] =
+  await Promise.all([shop(), shop(), shop(), shop(), shop(), shop(['invoices:read']), shop(), shop()]);
 
 describe('GET /invoices/{id}/timeline', () => {
   it('lists a failed then a successful payment oldest first, each record linked to its feed event', async () => {
@@ -356,48 +349,82 @@ describe('GET /invoices/{id}/timeline', () => {
 
 // Last in the file: it moves the clock by months.
 describe('the timeline past the change feed’s retention', () => {
-  it('keeps a paid invoice’s records when the feed deletes its events, and says so once retention removes any', async () => {
+  /** The invoice_history rows of an invoice of `shop`. */
+  const historyOf = async (shop: { workspaceId: string }, invoiceId: string) =>
+    (
+      await sql<{ type: string }>`
+        SELECT type FROM invoice_history WHERE workspace_id = ${shop.workspaceId} AND invoice_id = ${invoiceId}`.execute(
+        database.db,
+      )
+    ).rows.map((row) => row.type);
+  const retention = { eventDays: 30, invoiceDays: 400 };
+
+  it('keeps a paid invoice’s records when the feed deletes its events, and says when retention removed any', async () => {
+    // Two shops pay alike; one has a webhook endpoint, whose delivery attempts are kept 30 days only.
+    const endpoint = await hookedShop.call('PUT', '/webhook', { endpoint: 'http://127.0.0.1:9/hooks' });
+    expect(endpoint.statusCode, endpoint.body).toBe(200);
+    const paid = [];
+    for (const shop of [retentionShop, hookedShop]) {
+      const invoice = await shop.invoice();
+      clock.advance(MINUTE);
+      const payment = await submitPayment(services.payments, invoice);
+      await verifyPayment(services.payments, chain, invoice, payment, 10_000_000n, clock.now());
+      paid.push({ shop, invoice, fresh: await shop.timeline(invoice.id) });
+    }
+    for (const { fresh } of paid) {
+      expect(fresh.records.map((record) => record.kind)).toEqual([
+        'created',
+        'verification_pending',
+        'payment_submitted',
+        'paid',
+        'payment_confirmed',
+      ]);
+      expect(fresh.truncated).toBe(false);
+    }
+
+    // Past the feed's 30 days: the events are gone from the feed, not from the invoices' timelines. Only
+    // where a webhook was sent may attempts have gone with the delivery history, which `truncated` says.
+    clock.advance(40 * DAY);
+    await pruneEvents(database.db, clock.now(), retention);
+    for (const { shop, invoice, fresh } of paid) {
+      expect(await shop.feed()).toEqual([]);
+      const aged = await shop.timeline(invoice.id);
+      expect(aged.records).toEqual(fresh.records);
+      expect(aged.truncated).toBe(shop === hookedShop);
+      expect(await historyOf(shop, invoice.id)).toHaveLength(5);
+    }
+
+    // Past INVOICE_RETENTION_DAYS the history goes too, and an empty list is never "complete".
+    clock.advance(361 * DAY);
+    await pruneEvents(database.db, clock.now(), retention);
+    for (const { shop, invoice } of paid) {
+      expect(await historyOf(shop, invoice.id)).toEqual([]);
+      expect(await shop.timeline(invoice.id)).toMatchObject({ status: 'paid', records: [], truncated: true });
+    }
+  });
+
+  it('says records are missing when its creation is not among them, whatever removed them', async () => {
     const invoice = await retentionShop.invoice();
     clock.advance(MINUTE);
-    const payment = await submitPayment(services.payments, invoice);
-    await verifyPayment(services.payments, chain, invoice, payment, 10_000_000n, clock.now());
-    const fresh = await retentionShop.timeline(invoice.id);
-    expect(fresh.records.map((record) => record.kind)).toEqual([
-      'created',
-      'verification_pending',
-      'payment_submitted',
-      'paid',
-      'payment_confirmed',
-    ]);
-    expect(fresh.truncated).toBe(false);
-
-    // Past the feed's 30 days: its events are gone from the feed, not from the invoice's timeline. The
-    // delivery history (30 days) may have lost webhook attempts for its payment, which `truncated` says.
-    clock.advance(40 * DAY);
-    await pruneEvents(database.db, clock.now(), { eventDays: 30, invoiceDays: 400 });
-    expect(await retentionShop.feed()).toEqual([]);
-    const aged = await retentionShop.timeline(invoice.id);
-    expect(aged.records).toEqual(fresh.records);
-    expect(aged.truncated).toBe(true);
-
-    // Past INVOICE_RETENTION_DAYS the records go too, and an empty list is never "complete".
-    clock.advance(361 * DAY);
-    await pruneEvents(database.db, clock.now(), { eventDays: 30, invoiceDays: 400 });
-    expect(await retentionShop.timeline(invoice.id)).toMatchObject({ status: 'paid', records: [], truncated: true });
+    await retentionShop.call('POST', `/invoices/${invoice.id}/cancel`);
+    expect((await retentionShop.timeline(invoice.id)).truncated).toBe(false);
+    // As the feed's retention did before the invoice history existed: the oldest event deleted outright.
+    await sql`DELETE FROM events WHERE workspace_id = ${retentionShop.workspaceId} AND invoice_id = ${invoice.id}
+               AND type = 'invoice.created'`.execute(database.db);
+    expect(await retentionShop.timeline(invoice.id)).toMatchObject({
+      records: [expect.objectContaining({ kind: 'cancelled' })],
+      truncated: true,
+    });
   });
 
   it('leaves a newer invoice’s events in the feed and its history untouched', async () => {
     const older = await retentionShop.invoice();
     clock.advance(31 * DAY);
     const newer = await retentionShop.invoice();
-    await pruneEvents(database.db, clock.now(), { eventDays: 30, invoiceDays: 400 });
-    const feedTypes = (await retentionShop.feed()).map((event) => event.type);
-    expect(feedTypes).toEqual(['invoice.created']);
-    const { rows } = await sql<{ invoice_id: string }>`
-      SELECT invoice_id FROM invoice_history WHERE workspace_id = ${retentionShop.workspaceId} AND invoice_id IN (${older.id}, ${newer.id})`.execute(
-      database.db,
-    );
-    expect(rows.map((row) => row.invoice_id)).toEqual([older.id]);
+    await pruneEvents(database.db, clock.now(), retention);
+    expect((await retentionShop.feed()).map((event) => event.type)).toEqual(['invoice.created']);
+    expect(await historyOf(retentionShop, older.id)).toEqual(['invoice.created']);
+    expect(await historyOf(retentionShop, newer.id)).toEqual([]);
     expect((await retentionShop.timeline(newer.id)).records.map((record) => record.kind)).toEqual(['created']);
   });
 });

@@ -11,6 +11,8 @@ export interface InvoiceTimeline {
   readonly status: InvoiceStatus;
   readonly expiresAt: Date;
   readonly createdAt: Date;
+  /** Since when the workspace has had a webhook endpoint (null: never): only later events had deliveries. */
+  readonly webhooksSince: Date | null;
   /** The most recent entries, oldest first (events before attempts at the same instant). */
   readonly entries: TimelineEntry[];
 }
@@ -19,6 +21,7 @@ interface Row {
   status: InvoiceStatus;
   expires_at: Date;
   created_at: Date;
+  webhooks_since: Date | null;
   source: 'event' | 'attempt' | null;
   seq: bigint | null;
   at: Date | null;
@@ -47,7 +50,8 @@ export async function readInvoiceTimeline(
   limit: number,
 ): Promise<InvoiceTimeline | undefined> {
   const { rows } = await sql<Row>`
-    SELECT i.status, i.expires_at, i.created_at, r.*
+    SELECT i.status, i.expires_at, i.created_at,
+           (SELECT w.created_at FROM webhook_endpoints w WHERE w.workspace_id = i.workspace_id) AS webhooks_since, r.*
       FROM invoices i
       LEFT JOIN LATERAL (
         SELECT * FROM (
@@ -79,6 +83,7 @@ export async function readInvoiceTimeline(
     status: first.status,
     expiresAt: first.expires_at,
     createdAt: first.created_at,
+    webhooksSince: first.webhooks_since,
     entries: rows.filter((row) => row.source !== null).map(toEntry),
   };
 }

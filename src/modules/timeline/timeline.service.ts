@@ -5,7 +5,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { WEBHOOK_EVENT_TYPES } from '../events/index.js';
 import { effectiveStatus, type InvoiceId, type InvoiceStatus } from '../invoices/index.js';
 import { TIMELINE_EVENT_TYPES, TIMELINE_LIMIT, attemptRecord, eventRecord, type TimelineRecord } from './timeline.js';
-import { readInvoiceTimeline, type InvoiceTimeline } from './timeline.repo.js';
+import { readInvoiceTimeline, type InvoiceTimeline, type TimelineEntry } from './timeline.repo.js';
 
 /** How long, in days, the records of an invoice are kept. */
 export interface TimelineRetention {
@@ -23,6 +23,7 @@ export interface TimelineServiceDeps {
 
 const DAY_MS = 86_400_000;
 const SENT_AS_WEBHOOKS: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
+const CREATED_EVENT = 'invoice.created';
 
 export interface InvoiceTimelineView {
   readonly invoiceId: string;
@@ -59,22 +60,38 @@ export class TimelineService {
       records: entries.flatMap((entry) =>
         entry.source === 'event' ? (eventRecord(entry) ?? []) : [attemptRecord(entry)],
       ),
-      truncated: beyondLimit || this.removedByRetention(timeline, now),
+      truncated: beyondLimit || !startsAtCreation(entries) || this.removedByRetention(timeline, now),
     };
   }
 
   /**
    * Whether retention has removed records of this invoice: the attempts to deliver an event sent as a
-   * webhook once that event is older than the delivery history, or every record once the invoice is
-   * older than the invoice retention.
+   * webhook (while the workspace had an endpoint) once that event is older than the delivery history, or
+   * its records once the invoice is older than the invoice retention.
    */
   private removedByRetention(timeline: InvoiceTimeline, now: Date): boolean {
     const { attemptDays, invoiceDays } = this.deps.retention;
     const before = (days: number) => now.getTime() - days * DAY_MS;
     if (timeline.createdAt.getTime() < before(invoiceDays)) return true;
-    return timeline.entries.some(
-      (entry) =>
-        entry.source === 'event' && SENT_AS_WEBHOOKS.has(entry.type) && entry.createdAt.getTime() < before(attemptDays),
+    const { webhooksSince } = timeline;
+    return (
+      webhooksSince !== null &&
+      timeline.entries.some(
+        (entry) =>
+          entry.source === 'event' &&
+          SENT_AS_WEBHOOKS.has(entry.type) &&
+          entry.createdAt >= webhooksSince &&
+          entry.createdAt.getTime() < before(attemptDays),
+      )
     );
   }
+}
+
+/**
+ * Every invoice's first record is its creation: a list that does not start there lost older records,
+ * whatever removed them (retention before the invoice history existed, for one).
+ */
+function startsAtCreation(entries: readonly TimelineEntry[]): boolean {
+  const first = entries.find((entry) => entry.source === 'event');
+  return first?.type === CREATED_EVENT;
 }

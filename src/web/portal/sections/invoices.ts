@@ -102,7 +102,7 @@ function detailCard(): Html {
   </section>
   <h3>Timeline</h3>
   <ol id="${ids.invoiceTimeline}" class="timeline"></ol>
-  <p id="${ids.invoiceTimelineNote}" class="muted" hidden>Some records are not shown: older ones, or ones retention removed (webhook attempts after 30 days, everything after the invoice retention).</p>
+  <p id="${ids.invoiceTimelineNote}" class="muted" hidden>Some records are not shown: older ones, or ones retention removed (webhook attempts after 30 days, records older than the invoice retention).</p>
 </section>`;
 }
 
