@@ -56,7 +56,13 @@ export function renderGuide(name: string, markdown: string, known: ReadonlySet<s
         const text = textOf(inner);
         title ??= text;
         const id = uniqueAnchor(githubAnchor(text), anchors);
-        return `<h${depth} id="${esc(id)}"><a href="#${esc(id)}">${inner}</a></h${depth}>\n`;
+        // A heading that holds a link keeps it; a link cannot hold another.
+        const linked = inner.includes('<a ') ? inner : `<a href="#${esc(id)}">${inner}</a>`;
+        return `<h${depth} id="${esc(id)}">${linked}</h${depth}>\n`;
+      },
+      // The guides hold no markup of their own: `<cursor>` in a table is a placeholder, not a tag.
+      html({ text }: Tokens.HTML | Tokens.Tag) {
+        return esc(text);
       },
       link(token: Tokens.Link) {
         const target = linkTarget(name, token.href, known);

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { AppError, ERROR_CODES } from '../shared/errors.js';
 import { API_VERSION } from './api-version.js';
 import { DOCS_CSP } from './docs-assets.js';
-import { GUIDES_PATH, loadGuides } from './docs-guides.js';
+import { GUIDES_PATH, loadGuides, type Guide } from './docs-guides.js';
 import { renderApiReference, type ApiReference } from './docs-page.js';
 import { ERROR_STATUS } from './error-status.js';
 import type { OpenApiDocument } from './openapi-types.js';
@@ -54,7 +54,7 @@ export function registerDocs(app: FastifyInstance, options: DocsRoutesOptions): 
         apiKeyVariable: 'INVOICE_API_KEY',
         originCheckedPrefixes: options.originCheckedPrefixes,
       },
-      guides: loadGuides(GUIDES_DIRECTORY),
+      guides: readGuides(app),
     }));
   const hide = { hide: true } as const;
 
@@ -84,6 +84,7 @@ export function registerDocs(app: FastifyInstance, options: DocsRoutesOptions): 
   // parameters keep each route's shape in Fastify's route tree, which the route table reads.
   const guide = (name: string, reply: FastifyReply) =>
     page(reply, render().guides.get(name), `No such guide; ${DOCS_PATH}#guides lists them.`);
+  app.get(GUIDES_PATH, { schema: hide }, async (_request, reply) => reply.redirect(`${DOCS_PATH}#guides`));
   app.get<{ Params: { name: string } }>(`${GUIDES_PATH}/:name`, { schema: hide }, async (request, reply) =>
     guide(request.params.name, reply),
   );
@@ -92,4 +93,14 @@ export function registerDocs(app: FastifyInstance, options: DocsRoutesOptions): 
     { schema: hide },
     async (request, reply) => guide(`${request.params.folder}/${request.params.name}`, reply),
   );
+}
+
+/** The guides, or none when `docs/` cannot be read: the API reference does not depend on them. */
+function readGuides(app: FastifyInstance): Guide[] {
+  try {
+    return loadGuides(GUIDES_DIRECTORY);
+  } catch (error) {
+    app.log.error({ err: error }, `the guides of ${GUIDES_DIRECTORY} could not be read; /docs is served without them`);
+    return [];
+  }
 }

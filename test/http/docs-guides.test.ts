@@ -45,3 +45,13 @@ describe('a guide of docs/ as a page', () => {
     expect(body).toContain('<pre tabindex="0"><code class="language-sh">npm start');
   });
 });
+
+describe('markup in a guide', () => {
+  it('shows a placeholder written like a tag as text, and keeps a heading’s own link without nesting one in it', () => {
+    const body = render(
+      '# Reading\n\n| Call |\n|---|\n| GET /changes?after=<cursor> |\n\n## See [deploying](deploy.md)\n',
+    ).body.value;
+    expect(body).toContain('<td>GET /changes?after=&lt;cursor&gt;</td>');
+    expect(body).toContain('<h2 id="see-deploying">See <a href="/docs/guides/deploy">deploying</a></h2>');
+  });
+});
