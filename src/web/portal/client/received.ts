@@ -286,7 +286,7 @@ export function createReceivedView({ onChange }: { readonly onChange: () => void
 
   /**
    * A refused apply or dismiss. Resolved meanwhile (in another tab, through the API): the row shows it as
-   * it is now, with the service's words at the top; any other refusal stays in the form.
+   * it is now, with the service's words under the list; any other refusal stays in the form.
    */
   async function refused(target: Workspace, transfer: ReceivedTransfer, error: unknown, form: HTMLFormElement) {
     if (!(error instanceof ApiError && error.code === 'received_transfer_resolved')) return reportError(error, form);

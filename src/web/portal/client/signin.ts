@@ -54,14 +54,16 @@ export function createSignInView({
     signingIn = true;
     for (const other of list.querySelectorAll('button')) if (other !== clicked) other.disabled = true;
     await busy(clicked, async () => {
+      let session;
       try {
-        const session = await signInWithWallet(wallet, chainIds, (text) => (status.textContent = text));
-        status.textContent = '';
-        await onSignedIn(session);
+        session = await signInWithWallet(wallet, chainIds, (text) => (status.textContent = text));
       } catch (error) {
         status.textContent = '';
-        reportError(error, status);
+        return reportError(error, status);
       }
+      status.textContent = '';
+      // Signed in: the sign-in section is gone, so what fails now (loading the workspaces) is said at the top.
+      await onSignedIn(session).catch((error: unknown) => reportError(error));
     });
     signingIn = false;
     for (const other of list.querySelectorAll('button')) other.disabled = false;
