@@ -8,7 +8,7 @@ import type { BenchSettings } from './settings.js';
 import { markdownTable } from './table.js';
 
 const ROUNDS = 3;
-/** docs/deploy.md: a grown database keeps each rate within 20 % of an empty one's. */
+/** docs/performance.md: a grown database keeps each rate within 20 % of an empty one's. */
 const TARGET_RATIO = 0.8;
 
 interface Side {

@@ -17,7 +17,7 @@ export interface BenchSettings {
 }
 
 export interface GrownDatabaseSettings {
-  /** Events of other workspaces in the grown database; 0 skips the grown-database part. */
+  /** Events of other workspaces in the grown database, in whole workspaces of 10,000; 0 skips that part. */
   readonly events: number;
   /** Where the grown database is built once and kept between runs. */
   readonly directory: string;

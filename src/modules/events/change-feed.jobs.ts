@@ -38,8 +38,10 @@ export async function pruneEvents(db: Db, now: Date, retention: Retention, signa
       if (deleted === 0) break;
     }
   }
-  while (!signal?.aborted && (await pruneInvoiceHistory(db, historyCutoff, PRUNE_BATCH)) > 0);
-  return total;
+  for (;;) {
+    if (signal?.aborted) return total;
+    if ((await pruneInvoiceHistory(db, historyCutoff, PRUNE_BATCH)) === 0) return total;
+  }
 }
 
 /** Runs the retention hourly: one durable row that never completes. */
