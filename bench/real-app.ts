@@ -157,3 +157,21 @@ export async function createBenchWorkspace(
   const { secret } = await services.apiKeys.create(workspace.id, { name: 'bench', permissions });
   return { workspaceId: workspace.id, authorization: `Bearer ${secret}` };
 }
+
+/** Creates run this many at a time: group commit takes them together, as under merchant load. */
+const CREATES_AT_ONCE = 200;
+
+/** `count` real invoices of 12.50 through the service, each with its own Idempotency-Key. */
+export async function createInvoices(services: Services, workspaceId: WorkspaceId, count: number): Promise<void> {
+  for (let made = 0; made < count; made += CREATES_AT_ONCE) {
+    await Promise.all(
+      Array.from({ length: Math.min(CREATES_AT_ONCE, count - made) }, (_, index) =>
+        services.invoices.create(
+          workspaceId,
+          { amount: '12.50', externalId: `order-${made + index}` },
+          { idempotencyKey: `bench-invoice-${made + index}`, source: 'api' },
+        ),
+      ),
+    );
+  }
+}

@@ -1,9 +1,6 @@
-import { createBenchWorkspace, startRealApp } from '../real-app.js';
+import { createBenchWorkspace, createInvoices, startRealApp } from '../real-app.js';
 import type { Scenario } from '../scenario.js';
 import { loadSettings } from '../settings.js';
-
-/** Creates run this many at a time: group commit takes them together, as under merchant load. */
-const CREATES_AT_ONCE = 200;
 
 /**
  * The change feed's server: the real app with BENCH_CHANGE_EVENTS real invoices created through the
@@ -21,16 +18,7 @@ export const changeFeed: Scenario = {
         'invoices:read',
         'invoices:create',
       ]);
-      for (let made = 0; made < count; made += CREATES_AT_ONCE) {
-        const batch = Array.from({ length: Math.min(CREATES_AT_ONCE, count - made) }, (_, index) =>
-          real.services.invoices.create(
-            workspaceId,
-            { amount: '12.50', externalId: `order-${made + index}` },
-            { idempotencyKey: `bench-feed-${made + index}`, source: 'api' },
-          ),
-        );
-        await Promise.all(batch);
-      }
+      await createInvoices(real.services, workspaceId, count);
       return {
         app: real.app,
         stop: real.stop,

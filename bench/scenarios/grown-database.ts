@@ -3,12 +3,10 @@ import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Db } from '../../src/db/database.js';
 import { walletAddress } from '../../src/shared/ids.js';
-import { createBenchWorkspace, startRealApp } from '../real-app.js';
+import { createBenchWorkspace, createInvoices, startRealApp } from '../real-app.js';
 import type { Scenario } from '../scenario.js';
 import { loadSettings } from '../settings.js';
 
-/** Creates run this many at a time: group commit takes them together, as under merchant load. */
-const CREATES_AT_ONCE = 200;
 /** Events of each other workspace of the grown database: 1,000 of them for 10 million events. */
 const EVENTS_PER_OTHER_WORKSPACE = 10_000;
 /** Other workspaces written per statement: a million events, so that the first build shows its progress. */
@@ -44,18 +42,7 @@ function grownDatabaseScenario(database: 'empty' | 'grown'): Scenario {
           ['invoices:read', 'invoices:create'],
           owner,
         );
-        for (let made = 0; made < settings.changeEvents; made += CREATES_AT_ONCE) {
-          const count = Math.min(CREATES_AT_ONCE, settings.changeEvents - made);
-          await Promise.all(
-            Array.from({ length: count }, (_, index) =>
-              real.services.invoices.create(
-                workspaceId,
-                { amount: '12.50', externalId: `order-${made + index}` },
-                { idempotencyKey: `bench-grown-${made + index}`, source: 'api' },
-              ),
-            ),
-          );
-        }
+        await createInvoices(real.services, workspaceId, settings.changeEvents);
         if (database === 'grown') await growTo(real.services.db, settings.grown.events, workspaceId);
         return {
           app: real.app,
