@@ -3,7 +3,8 @@ import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Db } from '../../src/db/database.js';
 import { walletAddress } from '../../src/shared/ids.js';
-import { createBenchWorkspace, createInvoices, startRealApp } from '../real-app.js';
+import { startRealApp } from '../real-app.js';
+import { feedServer } from './change-feed.js';
 import type { Scenario } from '../scenario.js';
 import { loadSettings } from '../settings.js';
 
@@ -30,38 +31,26 @@ function grownDatabaseScenario(database: 'empty' | 'grown'): Scenario {
     readySeconds: database === 'grown' ? 3600 : undefined,
     async prepare() {
       const settings = loadSettings(process.env);
+      const owner = walletAddress(privateKeyToAccount(generatePrivateKey()).address.toLowerCase());
       const real = await startRealApp(
         { NEW_WORKSPACE_CREDITS: '1000000000' },
         undefined,
         database === 'grown' ? path.resolve(settings.grown.directory) : undefined,
       );
-      try {
-        const owner = walletAddress(privateKeyToAccount(generatePrivateKey()).address.toLowerCase());
-        const { workspaceId, authorization } = await createBenchWorkspace(
-          real.services,
-          ['invoices:read', 'invoices:create'],
-          owner,
-        );
-        await createInvoices(real.services, workspaceId, settings.changeEvents);
-        if (database === 'grown') await growTo(real.services.db, settings.grown.events, workspaceId);
-        return {
-          app: real.app,
-          stop: real.stop,
-          database: real.connection,
-          request: { method: 'GET', path: `/w/${workspaceId}/v1/changes`, headers: { authorization } },
-        };
-      } catch (error) {
-        await real.stop();
-        throw error;
-      }
+      return feedServer(
+        real,
+        settings.changeEvents,
+        owner,
+        database === 'grown' ? (db, workspaceId) => growTo(db, settings.grown.events, workspaceId) : undefined,
+      );
     },
   };
 }
 
 /**
  * Makes the database hold `events` events of other workspaces, each a copy of a real `invoice.created`
- * of `template`'s workspace, unless an earlier run did. Their times are a day old, well inside the
- * feed's retention, so that the service keeps them.
+ * of `template`'s workspace, unless an earlier run did. Their times are a day old; those workspaces have
+ * no other rows, so retention never visits them.
  */
 async function growTo(db: Db, events: number, template: string): Promise<void> {
   const workspaces = Math.ceil(events / EVENTS_PER_OTHER_WORKSPACE);

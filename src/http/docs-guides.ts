@@ -53,7 +53,7 @@ export function renderGuide(name: string, markdown: string, known: ReadonlySet<s
     renderer: {
       heading({ tokens, depth }: Tokens.Heading) {
         const inner = this.parser.parseInline(tokens);
-        const text = textOf(inner);
+        const text = this.parser.parseInline(tokens, this.parser.textRenderer);
         title ??= text;
         const id = uniqueAnchor(githubAnchor(text), anchors);
         // A heading that holds a link keeps it; a link cannot hold another.
@@ -90,16 +90,6 @@ function linkTarget(from: string, href: string, known: ReadonlySet<string>): str
   const name = resolved.slice(0, -'.md'.length);
   return known.has(name) ? guideHref(name, anchor) : undefined;
 }
-
-const ENTITIES: Readonly<Record<string, string>> = {
-  '&amp;': '&',
-  '&lt;': '<',
-  '&gt;': '>',
-  '&quot;': '"',
-  '&#39;': "'",
-};
-const textOf = (markup: string): string =>
-  markup.replace(/<[^>]*>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity] ?? entity);
 
 /** GitHub's heading anchor: lowercase, punctuation dropped, each space a hyphen. */
 export const githubAnchor = (text: string): string =>
