@@ -68,6 +68,13 @@ export interface Config {
    * LISTEN connection that wakes job runners, and migrations. Unset: both use `databaseUrl`.
    */
   readonly databaseDirectUrl: string | undefined;
+  /**
+   * Streaming replicas of DATABASE_URL (DATABASE_READ_URL, comma-separated): lists, search, exports,
+   * statements, the dashboard and the change feed read there (src/db/read-replicas.ts). Empty: all on the primary.
+   */
+  readonly databaseReadUrls: readonly string[];
+  /** A replica further behind the primary than this (ms) serves no reads until it catches up. */
+  readonly databaseReadMaxLagMs: number;
   readonly dataDir: string;
   /**
    * As root: where the embedded PostgreSQL's binaries and cluster go when its unprivileged user cannot
@@ -175,6 +182,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     publicBaseUrl: baseUrl(env, port),
     databaseUrl: databaseUrl(env, 'DATABASE_URL'),
     databaseDirectUrl: databaseDirectUrl(env),
+    databaseReadUrls: databaseReadUrls(env),
+    databaseReadMaxLagMs: integer(env, 'DATABASE_READ_MAX_LAG_MS', 1_000, 0, 600_000),
     dataDir: path.resolve(cwd, text(env, 'DATA_DIR') ?? '.data'),
     embeddedSystemDir: path.resolve(cwd, text(env, 'EMBEDDED_SYSTEM_DIR') ?? DEFAULT_EMBEDDED_SYSTEM_DIR),
     networks: paymentNetworks,
@@ -328,6 +337,32 @@ function databaseDirectUrl(env: Env): string | undefined {
     throw new ConfigError('DATABASE_DIRECT_URL', 'needs DATABASE_URL: it is the direct way to the same database');
   }
   return direct;
+}
+
+/** More replicas than one process would ever read from; a longer list is a mistake. */
+const MAX_READ_REPLICAS = 16;
+
+function databaseReadUrls(env: Env): string[] {
+  const raw = text(env, 'DATABASE_READ_URL');
+  if (raw === undefined) return [];
+  if (text(env, 'DATABASE_URL') === undefined)
+    throw new ConfigError(
+      'DATABASE_READ_URL',
+      'needs DATABASE_URL: replicas are of that primary (the embedded PostgreSQL has none)',
+    );
+  // A comma inside one URL (a password, a query) is kept: only a comma before the next URL separates.
+  const urls = raw.split(/\s*,\s*(?=postgres(?:ql)?:\/\/)/).map((url) => url.trim());
+  if (urls.length > MAX_READ_REPLICAS)
+    throw new ConfigError('DATABASE_READ_URL', `at most ${MAX_READ_REPLICAS} replicas, comma-separated`);
+  urls.forEach((url, index) => {
+    if (!/^postgres(ql)?:\/\/[^,\s]/.test(url) || !URL.canParse(url))
+      throw new ConfigError(
+        'DATABASE_READ_URL',
+        `URL ${index + 1}: expected a postgres:// or postgresql:// connection string`,
+      );
+  });
+  if (new Set(urls).size !== urls.length) throw new ConfigError('DATABASE_READ_URL', 'a URL is listed twice');
+  return urls;
 }
 
 /** Far more proxies than any real chain has; a larger count is a typo. */

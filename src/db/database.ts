@@ -17,7 +17,7 @@ export type Executor = Kysely<Database> | Transaction<Database>;
 const INT8_OID = 20;
 
 /** PostgreSQL `bigint` arrives as a JS `bigint`: money and counters never pass through a float. */
-const types = {
+export const DB_TYPES = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID
       ? (value: string) => BigInt(value)
@@ -34,12 +34,12 @@ export interface DatabaseHandle {
 const pipelines = new WeakMap<Db, Pipeline>();
 
 export function openDatabase(connection: pg.PoolConfig, poolSize = 8): DatabaseHandle {
-  const pool = new pg.Pool({ ...connection, max: poolSize, types });
+  const pool = new pg.Pool({ ...connection, max: poolSize, types: DB_TYPES });
   // An idle client's error (e.g. the server restarted) must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   // It connects only when a use case first sends on it.
-  const pipeline = new Pipeline({ ...connection, types });
+  const pipeline = new Pipeline({ ...connection, types: DB_TYPES });
   pipelines.set(db, pipeline);
   return { pool, db, close: () => Promise.all([pipeline.close(), db.destroy()]).then(() => {}) };
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import { openDatabase, type DatabaseHandle } from '../db/database.js';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.js';
 import { migrate } from '../db/migrate.js';
+import { ReadReplicas, useReadReplicas } from '../db/read-replicas.js';
 import { within } from '../shared/within.js';
 
 /** How long closing the pool may wait for connections still in use before shutdown goes on without it. */
@@ -45,8 +46,17 @@ export async function startDatabase(config: Config, log: (line: string) => void)
     stopServer = server.stop;
   }
   const handle = openDatabase(connection);
+  // Their first check runs before any read can go there; until one answers, reads stay on the primary.
+  const replicas =
+    config.databaseReadUrls.length > 0
+      ? new ReadReplicas(handle.pool, config.databaseReadUrls, config.databaseReadMaxLagMs)
+      : undefined;
   try {
     const appliedMigrations = await migrateThrough(directConnection);
+    if (replicas) {
+      await replicas.start();
+      useReadReplicas(handle.db, replicas);
+    }
     return {
       ...handle,
       kind: config.databaseUrl ? 'external' : 'embedded',
@@ -57,11 +67,12 @@ export async function startDatabase(config: Config, log: (line: string) => void)
         // Closing the pool waits for every connection to come back, and a job handler abandoned at stop may
         // never return its own: its session ends (its transaction rolled back) when the embedded server
         // stops or, on DATABASE_URL, when the process exits.
-        await within(handle.close(), POOL_CLOSE_MS);
+        await within(Promise.all([handle.close(), replicas?.stop()]), POOL_CLOSE_MS);
         await stopServer();
       },
     };
   } catch (error) {
+    await replicas?.stop();
     await handle.close();
     await stopServer();
     throw error;

@@ -4,6 +4,7 @@ import { Gauge, Registry, collectDefaultMetrics, Histogram } from 'prom-client';
 import { AppError } from '../shared/errors.js';
 import { registerQueueMetrics } from './queue-metrics.js';
 import { registerRelayerMetrics } from './relayer-metrics.js';
+import { registerReplicaMetrics, replicaWarnings } from './replica-metrics.js';
 import { relayerWarnings } from './relayer-readiness.js';
 import { registerRpcMetrics } from './rpc-metrics.js';
 import { rpcWarnings } from './rpc-readiness.js';
@@ -16,6 +17,7 @@ export function registerOps(app: FastifyInstance, services: Services): void {
   registerQueueMetrics(registry, services.db, app.log);
   registerRelayerMetrics(registry, services);
   registerRpcMetrics(registry, services);
+  registerReplicaMetrics(registry, services);
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration by route and status',
@@ -52,9 +54,9 @@ export function registerOps(app: FastifyInstance, services: Services): void {
     } catch {
       throw new AppError('service_unavailable', 'The database is not reachable.');
     }
-    // A relayer running dry stops gasless payments only, and a provider down only moves calls to the
-    // others: the service stays ready, and says why here.
-    const warnings = [...rpcWarnings(services), ...(await relayerWarnings(services))];
+    // A relayer running dry stops gasless payments only, and a provider or a read replica down only moves
+    // calls or reads to the others: the service stays ready, and says why here.
+    const warnings = [...rpcWarnings(services), ...replicaWarnings(services), ...(await relayerWarnings(services))];
     return { status: 'ready', ...(warnings.length > 0 && { warnings }) };
   });
 

@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/database.js';
+import { readReplicasOf, type ReadReplicas } from '../db/read-replicas.js';
 import type { JobHandlers } from '../jobs/index.js';
 import type { ChainPort } from '../chain/chain-port.js';
 import type { Network } from '../chain/networks.js';
@@ -47,6 +48,8 @@ import type { RouteTable } from './route-table.js';
 export interface Services {
   readonly config: Config;
   readonly db: Db;
+  /** DATABASE_READ_URL's replicas, where lists and the feed read; undefined without. */
+  readonly readReplicas: ReadReplicas | undefined;
   readonly clock: Clock;
   readonly log: OperatorLog;
   readonly auth: AuthService;
@@ -130,13 +133,25 @@ export function createServices(
 ): Services {
   // The operator's lines of business events; the process plugs its logger in once it has one.
   const base = { db, clock, config, log: new OperatorLog() };
+  // Lists, search, exports, statements, the dashboard and the feed may lag by DATABASE_READ_MAX_LAG_MS:
+  // they read on a replica when there is one. Everything that decides, and every read of one resource
+  // (which a client reads right after writing it), stays on the primary (docs/deploy.md, "Read replicas").
+  const readReplicas = readReplicasOf(db);
+  const reads = readReplicas?.db ?? db;
+  readReplicas?.useEvents({
+    changed: (replica, serving, why) =>
+      serving
+        ? base.log.info({ replica }, `read replica ${replica} serves reads again: ${why}`)
+        : base.log.warn({ replica }, `read replica ${replica} serves no reads, the primary does: ${why}`),
+  });
   const rateLimits = rateLimitsModule({ db });
   const { limits } = rateLimits;
   const idempotency = idempotencyModule({ db, clock });
   const networks = chain.networks;
-  const invoiceExport = invoiceExportModule(base);
+  const invoiceExport = invoiceExportModule({ clock, db: reads });
   const invoices = invoicesModule({
     ...base,
+    reads,
     networks,
     exportRoute: invoiceExport.route,
     receipts: { issue: issueReceipt, void: voidReceipt },
@@ -180,21 +195,27 @@ export function createServices(
   });
   const invoiceBatches = invoiceBatchesModule({ ...base, invoices: invoices.invoices });
   const automations = automationsModule({ ...base, invoices: invoices.invoices });
-  const invoiceSearch = invoiceSearchModule(base);
+  const invoiceSearch = invoiceSearchModule({ ...base, db: reads });
   const checkoutSettings = checkoutSettingsModule(base);
-  const events = eventsModule(base);
+  const events = eventsModule({ ...base, reads });
   // Enabling a paused endpoint sends the deliveries that waited, which only the webhooks module knows.
   const webhookEndpoint = webhookEndpointModule({ ...base, resumeDeliveries: resumeWaitingDeliveries });
-  const webhooks = webhooksModule({ ...base, findWebhookEvent, webhookEndpoint: webhookEndpoint.webhookEndpoint });
+  const webhooks = webhooksModule({
+    ...base,
+    reads,
+    findWebhookEvent,
+    webhookEndpoint: webhookEndpoint.webhookEndpoint,
+  });
   const timeline = timelineModule({
     ...base,
     retention: { attemptDays: DELIVERY_HISTORY_DAYS, invoiceDays: config.invoiceRetentionDays },
   });
   const health = healthModule(base);
-  const statements = statementsModule(base);
+  const statements = statementsModule({ clock, db: reads });
   const dashboard = dashboardModule({ clock, invoices: invoices.invoices, webhooks: webhooks.webhooks });
   return {
     ...base,
+    readReplicas,
     auth: auth.auth,
     apiKeys: apiKeys.apiKeys,
     workspaces: workspaces.workspaces,

@@ -22,6 +22,19 @@ describe('configuration', () => {
     ]);
   });
 
+  it('takes read replicas as a comma-separated list, a comma inside a URL kept', () => {
+    expect(
+      loadConfig({
+        DATABASE_URL: 'postgres://db-1/invoice',
+        DATABASE_READ_URL: 'postgres://u:p,w@db-2/invoice , postgresql://db-3/invoice?sslmode=require',
+        DATABASE_READ_MAX_LAG_MS: '250',
+      }),
+    ).toMatchObject({
+      databaseReadUrls: ['postgres://u:p,w@db-2/invoice', 'postgresql://db-3/invoice?sslmode=require'],
+      databaseReadMaxLagMs: 250,
+    });
+  });
+
   it('has working defaults', () => {
     const config = loadConfig({}, '/srv/app');
     expect(config).toMatchObject({
@@ -30,6 +43,8 @@ describe('configuration', () => {
       host: '127.0.0.1',
       databaseUrl: undefined,
       databaseDirectUrl: undefined,
+      databaseReadUrls: [],
+      databaseReadMaxLagMs: 1000,
       dataDir: '/srv/app/.data',
       networks: undefined,
       webhookAllowPrivate: true,
@@ -67,6 +82,13 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'postgres://pooler/invoice', DATABASE_DIRECT_URL: 'db.internal' }, 'DATABASE_DIRECT_URL'],
     [{ DATABASE_DIRECT_URL: 'postgres://db.internal/invoice' }, 'DATABASE_DIRECT_URL'],
+    [{ DATABASE_READ_URL: 'postgres://replica/invoice' }, 'DATABASE_READ_URL'],
+    [{ DATABASE_URL: 'postgres://db/invoice', DATABASE_READ_URL: 'replica.internal' }, 'DATABASE_READ_URL'],
+    [
+      { DATABASE_URL: 'postgres://db/invoice', DATABASE_READ_URL: 'postgres://r/invoice,postgres://r/invoice' },
+      'DATABASE_READ_URL',
+    ],
+    [{ DATABASE_READ_MAX_LAG_MS: '-5' }, 'DATABASE_READ_MAX_LAG_MS'],
     [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE'],
     [{ WEBHOOK_RETRY_SCHEDULE: '5,x' }, 'WEBHOOK_RETRY_SCHEDULE'],
     [{ NEW_WORKSPACE_CREDITS: '-1' }, 'NEW_WORKSPACE_CREDITS'],

@@ -14,6 +14,8 @@ import { changeFeedExamples } from './change-feed.examples.js';
 /** What these routes call. */
 export interface ChangeFeedRouteDeps {
   readonly db: Db;
+  /** Where pages are read first (ChangeFeedDeps.reads). */
+  readonly reads: Db;
 }
 
 const DESCRIPTION = [
@@ -35,7 +37,7 @@ const CHANGES_DOCS: OperationDocs = {
 };
 
 export function changeFeedRoutes(services: ChangeFeedRouteDeps): FastifyPluginAsyncTypebox {
-  const feed = new ChangeFeedService({ db: services.db });
+  const feed = new ChangeFeedService({ db: services.db, reads: services.reads });
   return async (app) => {
     app.get(
       '/changes',

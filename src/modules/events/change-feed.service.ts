@@ -6,7 +6,13 @@ import { ReadAhead } from './change-feed.read-ahead.js';
 import { readFeedBounds, readFeedPage, type StoredEvent } from './change-feed.repo.js';
 
 export interface ChangeFeedDeps {
+  /** The primary. */
   readonly db: Executor;
+  /**
+   * Where pages are read first: a replica within the lag bound, or the primary. A replica shows a state
+   * the primary was in, so its page is a prefix of the primary's: it can be shorter, never different.
+   */
+  readonly reads?: Executor;
 }
 
 /** A page as the route serves it: JSON text in the shape of the ChangePage schema. */
@@ -65,7 +71,12 @@ export class ChangeFeedService {
 
   private async read(workspaceId: WorkspaceId, after: bigint, rawAfter: string, limit: number): Promise<Answer> {
     // One extra row tells whether more events are committed beyond this page.
-    const page = await readFeedPage(this.deps.db, workspaceId, after, limit + 1);
+    const reads = this.deps.reads ?? this.deps.db;
+    let page = await readFeedPage(reads, workspaceId, after, limit + 1);
+    // A replica behind the reader's cursor (read earlier on the primary or a replica further on), or one
+    // that has not seen the workspace yet, cannot judge the cursor: the primary answers.
+    if (reads !== this.deps.db && (!page || after > page.latestId))
+      page = await readFeedPage(this.deps.db, workspaceId, after, limit + 1);
     if (!page) throw new AppError('not_found', 'No such workspace.');
     if (after > page.latestId) throw invalidCursor(rawAfter);
     if (after > 0n && after < page.prunedThrough) throw cursorExpired(page.prunedThrough);
@@ -84,7 +95,7 @@ export class ChangeFeedService {
   private async readAheadAnswer(workspaceId: WorkspaceId, after: bigint, limit: number): Promise<Answer | undefined> {
     const answer = await this.readAhead.take(pageKey(workspaceId, after, limit));
     if (!answer) return undefined;
-    const now = await readFeedBounds(this.deps.db, workspaceId);
+    const now = await readFeedBounds(this.deps.reads ?? this.deps.db, workspaceId);
     if (!now || now.prunedThrough !== answer.prunedThrough) return undefined;
     return answer.hasMore || now.latestId === answer.latestId ? answer : undefined;
   }

@@ -7,6 +7,8 @@ import { changeFeedRoutes } from './change-feed.routes.js';
 
 export interface EventsModuleDeps {
   readonly db: Db;
+  /** Where feed pages read: a replica within DATABASE_READ_MAX_LAG_MS (src/db/read-replicas.ts); default `db`. */
+  readonly reads?: Db;
   readonly clock: Clock;
   readonly config: Pick<Config, 'eventRetentionDays' | 'invoiceRetentionDays'>;
 }
@@ -14,7 +16,7 @@ export interface EventsModuleDeps {
 /** The change feed (a merchant API plugin) and the retention of its events. */
 export function eventsModule(deps: EventsModuleDeps) {
   return {
-    merchantRoutes: changeFeedRoutes({ db: deps.db }),
+    merchantRoutes: changeFeedRoutes({ db: deps.db, reads: deps.reads ?? deps.db }),
     jobs: {
       [EVENT_RETENTION_JOB]: eventRetentionHandler(deps.db, deps.clock, {
         eventDays: deps.config.eventRetentionDays,

@@ -44,6 +44,8 @@ import {
 
 export interface InvoiceServiceDeps {
   readonly db: Db;
+  /** Where lists and totals read: a replica within DATABASE_READ_MAX_LAG_MS (src/db/read-replicas.ts); default `db`. */
+  readonly reads?: Db;
   /** A pipelined connection to the same database, for creation's group commits (CreateBatcher). */
   readonly pipeline?: Pipeline;
   readonly clock: Clock;
@@ -212,7 +214,7 @@ export class InvoiceService {
     },
   ): Promise<{ invoices: Invoice[]; nextBefore: bigint | null }> {
     // One row beyond the page tells whether another page exists.
-    const rows = await listInvoices(this.deps.db, workspaceId, {
+    const rows = await listInvoices(this.deps.reads ?? this.deps.db, workspaceId, {
       ...query,
       limit: query.limit + 1,
       now: this.deps.clock.now(),
@@ -226,7 +228,7 @@ export class InvoiceService {
 
   /** Paid invoices per UTC day from `from` on: `{day: "YYYY-MM-DD", amount (micro-USDC), count}`, days without payments left out. */
   async paidPerDay(workspaceId: WorkspaceId, from: Date): Promise<{ day: string; amount: bigint; count: number }[]> {
-    return (await paidTotalsByDay(this.deps.db, workspaceId, from)).map((row) => ({
+    return (await paidTotalsByDay(this.deps.reads ?? this.deps.db, workspaceId, from)).map((row) => ({
       day: row.day,
       amount: BigInt(row.amount),
       count: row.count,

@@ -15,6 +15,8 @@ const MAX_EXPIRY_SLEEP_SECONDS = 30;
 
 export interface InvoicesModuleDeps {
   readonly db: Db;
+  /** Where lists and totals read: a replica within DATABASE_READ_MAX_LAG_MS (src/db/read-replicas.ts); default `db`. */
+  readonly reads?: Db;
   readonly clock: Clock;
   readonly config: Config;
   /** The networks payments are taken on (the chain's checked ones). */
@@ -30,6 +32,7 @@ export function invoicesModule(deps: InvoicesModuleDeps) {
   const { db, clock, config } = deps;
   const invoices = new InvoiceService({
     db,
+    reads: deps.reads,
     pipeline: pipelineOf(db),
     clock,
     // The networks payments are taken on (checked at start); without a chain, the configured names.

@@ -26,6 +26,8 @@ export type WebhookEventLookup = (
 
 export interface WebhookServiceDeps {
   readonly db: Db;
+  /** Where lists and totals read: a replica within DATABASE_READ_MAX_LAG_MS (src/db/read-replicas.ts); default `db`. */
+  readonly reads?: Db;
   readonly findWebhookEvent: WebhookEventLookup;
   readonly clock: Clock;
   readonly allowPrivate: boolean;
@@ -61,7 +63,7 @@ export class WebhookService {
     workspaceId: WorkspaceId,
     from: Date,
   ): Promise<{ day: string; attempts: number; succeeded: number }[]> {
-    return repo.attemptTotalsByDay(this.deps.db, workspaceId, from);
+    return repo.attemptTotalsByDay(this.deps.reads ?? this.deps.db, workspaceId, from);
   }
 
   /**

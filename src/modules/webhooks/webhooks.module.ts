@@ -18,6 +18,8 @@ import { WebhookService, type WebhookEventLookup } from './webhook.service.js';
 
 export interface WebhooksModuleDeps {
   readonly db: Db;
+  /** Where lists and totals read: a replica within DATABASE_READ_MAX_LAG_MS (src/db/read-replicas.ts); default `db`. */
+  readonly reads?: Db;
   readonly clock: Clock;
   readonly config: Pick<Config, 'webhookAllowPrivate' | 'webhookRetrySchedule' | 'webhookRetryWindowSeconds'>;
   /** Finds the event a delivery sends (the events module's). */
@@ -36,6 +38,7 @@ export function webhooksModule(deps: WebhooksModuleDeps) {
   const { db, clock, config } = deps;
   const webhooks = new WebhookService({
     db,
+    reads: deps.reads,
     clock,
     allowPrivate: config.webhookAllowPrivate,
     findWebhookEvent: deps.findWebhookEvent,
