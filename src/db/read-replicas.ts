@@ -284,7 +284,7 @@ class RoutedClient {
       this.router.servedBy(target === 'failed' ? 'failed' : target);
       return result;
     } catch (error) {
-      if (typeof target === 'string' || this.inTransaction || !lostConnection(error)) throw error;
+      if (typeof target === 'string' || this.inTransaction || !replicaFailure(error)) throw error;
       this.router.failedRead(target, error);
       this.client.release(true);
       this.client = await this.router.primaryPool().connect();
@@ -300,10 +300,13 @@ class RoutedClient {
   }
 }
 
-/** The errors of a server that went away or refuses new work, as opposed to an error in the statement. */
-function lostConnection(error: unknown): boolean {
+/**
+ * The errors of a replica that went away or refuses new work, or that cancelled the read for a conflict
+ * with its replay (40001), as opposed to an error in the statement, which the primary would give too.
+ */
+function replicaFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && (/^(08|57P)/.test(code) || /^E(CONN|PIPE|HOSTUNREACH|TIMEDOUT)/.test(code)))
+  if (typeof code === 'string' && (/^(08|57P|40001)/.test(code) || /^E(CONN|PIPE|HOSTUNREACH|TIMEDOUT)/.test(code)))
     return true;
   const message = error instanceof Error ? error.message : '';
   return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);

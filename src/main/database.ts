@@ -47,8 +47,9 @@ export async function startDatabase(config: Config, log: (line: string) => void)
   }
   const handle = openDatabase(connection);
   // Their first check runs before any read can go there; until one answers, reads stay on the primary.
+  // A worker serves none of the reads they take (lists, search, exports, the feed), so it opens none.
   const replicas =
-    config.databaseReadUrls.length > 0
+    config.databaseReadUrls.length > 0 && config.role !== 'worker'
       ? new ReadReplicas(handle.pool, config.databaseReadUrls, config.databaseReadMaxLagMs)
       : undefined;
   try {
