@@ -1,10 +1,16 @@
 import type { Db } from '../../db/database.js';
+import { addDailyPartitions, dropDailyPartitionsBefore } from '../../db/partitions.js';
 import { JOB_DELETED, RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { WebhookDeliverer } from './webhook.delivery.js';
 import { DELIVERY_HISTORY_DAYS } from './webhook.js';
-import { deliveryFromClaim, pruneWebhookHistory, requeueOrphanedDeliveries } from './webhook.repo.js';
+import {
+  ATTEMPT_PARTITIONS,
+  deliveryFromClaim,
+  pruneWebhookHistory,
+  requeueOrphanedDeliveries,
+} from './webhook.repo.js';
 
 export { DELIVER_WEBHOOK_JOB } from './webhook.delivery.js';
 export const WEBHOOK_RETENTION_JOB = 'webhooks.retention';
@@ -37,14 +43,23 @@ export async function scheduleWebhookRetention(db: Db): Promise<void> {
   await enqueueJob(db, { kind: WEBHOOK_RETENTION_JOB, uniqueKey: WEBHOOK_RETENTION_JOB });
 }
 
+/** Days of attempt partitions made ahead: a week without a retention run still writes into days of their own. */
+const PARTITION_DAYS_AHEAD = 8;
+
 /**
- * Hourly: deletes attempts and finished deliveries older than 30 days, and gives a job back to any
- * pending delivery that lost its own (its job failed for good, e.g. after repeated database errors).
+ * Hourly: makes the coming days' partitions of the attempt history and drops the days older than 30
+ * (whole partitions: an attempt is kept 30 to 31 days), deletes older attempts left in the DEFAULT
+ * partition and finished deliveries older than 30 days, and gives a job back to any pending delivery that
+ * lost its own (its job failed for good, e.g. after repeated database errors).
  */
 export function webhookRetentionHandler(db: Db, clock: Clock): JobHandler {
   return async () => {
     await requeueOrphanedDeliveries(db);
-    await pruneWebhookHistory(db, new Date(clock.now().getTime() - DELIVERY_HISTORY_DAYS * 86_400_000));
+    const now = clock.now();
+    const cutoff = new Date(now.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000);
+    await addDailyPartitions(db, ATTEMPT_PARTITIONS, now, PARTITION_DAYS_AHEAD);
+    await dropDailyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff);
+    await pruneWebhookHistory(db, cutoff);
     throw new RetryLater(3600, 'next webhook history retention in an hour');
   };
 }

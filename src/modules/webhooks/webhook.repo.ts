@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import type { DailyPartitioned } from '../../db/partitions.js';
 import type { JobClaim } from '../../jobs/index.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { DELIVER_WEBHOOK_JOB, type AttemptOutcome } from './webhook.js';
@@ -259,15 +260,22 @@ export function attemptTotalsByDay(db: Executor, workspaceId: WorkspaceId, from:
     .execute();
 }
 
-/** Deletes attempt history and finished deliveries older than `cutoff`. Resolves the rows deleted. */
+/** The attempt history, a partition a day (migration 0011); retention drops whole days. */
+export const ATTEMPT_PARTITIONS: DailyPartitioned = { table: 'webhook_attempts', column: 'started_at' };
+
+/**
+ * Deletes the attempts older than `cutoff` that are in no day's partition (written before the table was
+ * partitioned, or dated on a day that had none) and finished deliveries older than `cutoff`. Resolves
+ * the rows deleted.
+ */
 export async function pruneWebhookHistory(db: Executor, cutoff: Date): Promise<number> {
-  const attempts = await db.deleteFrom('webhook_attempts').where('started_at', '<', cutoff).executeTakeFirst();
+  const attempts = await sql`DELETE FROM webhook_attempts_default WHERE started_at < ${cutoff}`.execute(db);
   const deliveries = await db
     .deleteFrom('webhook_deliveries')
     .where('status', '!=', 'pending')
     .where('created_at', '<', cutoff)
     .executeTakeFirst();
-  return Number(attempts.numDeletedRows + deliveries.numDeletedRows);
+  return Number((attempts.numAffectedRows ?? 0n) + deliveries.numDeletedRows);
 }
 
 /**

@@ -1,0 +1,42 @@
+-- Webhook attempts are partitioned by the day they started, so that retention drops a whole day's
+-- partition instead of deleting its rows one by one (src/db/partitions.ts makes the coming days'
+-- partitions and drops those past retention, from the webhook retention job).
+--
+-- The table as it was becomes the DEFAULT partition, attached as it is: no row is copied and its
+-- indexes serve the new table's. It holds the attempts written before this migration, and any dated on
+-- a day that has no partition; retention deletes those row by row, so it empties within 30 days.
+--
+-- The partitioned table has no primary key: a unique key would have to include `started_at`, and
+-- nothing looks an attempt up by its id (ids only order attempts of the same instant). Ids still come
+-- from one sequence, which goes on from the old identity's position. Nor has it a foreign key to
+-- `workspaces`: attaching each day's partition would then lock `workspaces` against the updates every
+-- create and payment makes (only the service writes attempts, for workspaces that are never deleted).
+
+ALTER TABLE webhook_attempts RENAME TO webhook_attempts_default;
+ALTER INDEX webhook_attempts_recent_idx RENAME TO webhook_attempts_default_recent_idx;
+ALTER INDEX webhook_attempts_invoice_idx RENAME TO webhook_attempts_default_invoice_idx;
+ALTER INDEX webhook_attempts_started_idx RENAME TO webhook_attempts_default_started_idx;
+
+CREATE SEQUENCE webhook_attempt_ids AS bigint;
+SELECT setval('webhook_attempt_ids', last_value, is_called) FROM webhook_attempts_id_seq;
+ALTER TABLE webhook_attempts_default ALTER COLUMN id DROP IDENTITY;
+
+CREATE TABLE webhook_attempts (
+  workspace_id text NOT NULL,
+  id           bigint NOT NULL DEFAULT nextval('webhook_attempt_ids'),
+  event_id     text NOT NULL,
+  invoice_id   text,
+  attempt      integer NOT NULL,
+  started_at   timestamptz NOT NULL,
+  duration_ms  integer NOT NULL,
+  -- The receiver's HTTP status when it answered; the body is never read past its status line.
+  status_code  integer,
+  -- null when acknowledged; else a safe category such as 'http_status', 'timeout' or 'blocked_destination'.
+  error        text
+) PARTITION BY RANGE (started_at);
+ALTER SEQUENCE webhook_attempt_ids OWNED BY webhook_attempts.id;
+CREATE INDEX webhook_attempts_recent_idx ON webhook_attempts (workspace_id, started_at DESC);
+CREATE INDEX webhook_attempts_invoice_idx ON webhook_attempts (workspace_id, invoice_id, started_at DESC) WHERE invoice_id IS NOT NULL;
+
+-- Alone, the DEFAULT partition is attached without a scan: no other partition's range can be in it yet.
+ALTER TABLE webhook_attempts ATTACH PARTITION webhook_attempts_default DEFAULT;

@@ -1,0 +1,104 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database, Db } from './database.js';
+
+const DAY_MS = 86_400_000;
+/** A change of partitions waits at most this long for its locks; otherwise it runs next time. */
+const LOCK_TIMEOUT = '1s';
+
+/**
+ * A table partitioned by day on a timestamp column (migrations make it, with a DEFAULT partition named
+ * `<table>_default`): each day is a partition `<table>_pYYYYMMDD` covering [midnight UTC, next midnight).
+ */
+export interface DailyPartitioned {
+  readonly table: string;
+  readonly column: string;
+}
+
+/**
+ * Makes the partitions of the `days` days from `from`'s day on that do not exist yet. Each is created as
+ * a table of its own and then attached, which locks the parent only against other schema changes (SHARE
+ * UPDATE EXCLUSIVE), not against reads and writes; the DEFAULT partition is scanned for rows of the new
+ * day under an exclusive lock, a moment once it is empty. A day that already has rows in the DEFAULT
+ * partition (written dated ahead) is left there: attaching it would fail. Resolves the partitions made.
+ */
+export async function addDailyPartitions(db: Db, { table, column }: DailyPartitioned, from: Date, days: number) {
+  const existing = new Set((await partitionsOf(db, table)).map((partition) => partition.name));
+  const made: string[] = [];
+  for (let index = 0; index < days; index++) {
+    const start = new Date(dayStart(from).getTime() + index * DAY_MS);
+    const end = new Date(start.getTime() + DAY_MS);
+    const name = `${table}_p${dayName(start)}`;
+    if (existing.has(name)) continue;
+    const { rows } = await sql<{ taken: boolean }>`
+      SELECT EXISTS (SELECT 1 FROM ${sql.table(`${table}_default`)}
+                      WHERE ${sql.ref(column)} >= ${start} AND ${sql.ref(column)} < ${end}) AS taken`.execute(db);
+    if (rows[0]!.taken) continue;
+    const attached = await withLockTimeout(db, async (trx) => {
+      await sql`CREATE TABLE ${sql.table(name)} (LIKE ${sql.table(table)} INCLUDING DEFAULTS)`.execute(trx);
+      await sql`ALTER TABLE ${sql.table(table)} ATTACH PARTITION ${sql.table(name)}
+                FOR VALUES FROM (${sql.lit(start.toISOString())}) TO (${sql.lit(end.toISOString())})`.execute(trx);
+    });
+    if (attached) made.push(name);
+  }
+  return made;
+}
+
+/**
+ * Drops every daily partition whose whole day is before `cutoff`: detached (a moment's exclusive lock on
+ * the parent, waiting at most LOCK_TIMEOUT for statements on it to end; a partition that cannot have it
+ * is left for the next run) and dropped, with no row read or deleted. Resolves the partitions dropped.
+ */
+export async function dropDailyPartitionsBefore(db: Db, { table }: DailyPartitioned, cutoff: Date) {
+  const dropped: string[] = [];
+  for (const partition of await partitionsOf(db, table)) {
+    if (!partition.day || partition.day.getTime() + DAY_MS > cutoff.getTime()) continue;
+    const detached = await withLockTimeout(db, async (trx) => {
+      await sql`ALTER TABLE ${sql.table(table)} DETACH PARTITION ${sql.table(partition.name)}`.execute(trx);
+      await sql`DROP TABLE ${sql.table(partition.name)}`.execute(trx);
+    });
+    if (detached) dropped.push(partition.name);
+  }
+  return dropped;
+}
+
+/**
+ * Runs a change of partitions in a transaction that waits at most LOCK_TIMEOUT for its locks: statements
+ * queue behind a lock being waited for, so a long wait would stall the table's readers and writers.
+ * Resolves false when a lock was not had in time (the change is left for the next run).
+ */
+async function withLockTimeout(db: Db, change: (trx: Transaction<Database>) => Promise<void>): Promise<boolean> {
+  try {
+    await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(trx);
+      await change(trx);
+    });
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === '55P03') return false; // lock_not_available
+    throw error;
+  }
+}
+
+/** The partitions of `table` in the current schema, with the day of each daily one. */
+export async function partitionsOf(db: Db, table: string): Promise<{ name: string; day: Date | undefined }[]> {
+  const { rows } = await sql<{ name: string }>`
+    SELECT c.relname AS name
+      FROM pg_inherits i
+      JOIN pg_class c ON c.oid = i.inhrelid
+      JOIN pg_class p ON p.oid = i.inhparent
+     WHERE p.relname = ${table} AND p.relnamespace = current_schema()::regnamespace
+     ORDER BY c.relname`.execute(db);
+  const daily = new RegExp(`^${table}_p(\\d{4})(\\d{2})(\\d{2})$`);
+  return rows.map(({ name }) => {
+    const match = daily.exec(name);
+    return { name, day: match ? new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00Z`) : undefined };
+  });
+}
+
+function dayStart(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
+}
+
+function dayName(day: Date): string {
+  return day.toISOString().slice(0, 10).replaceAll('-', '');
+}

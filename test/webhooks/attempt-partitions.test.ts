@@ -1,0 +1,138 @@
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/jobs/index.js';
+import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.js';
+import { addDailyPartitions, dropDailyPartitionsBefore, partitionsOf } from '../../src/db/partitions.js';
+import { webhookRetentionHandler } from '../../src/modules/webhooks/webhook.jobs.js';
+import { ATTEMPT_PARTITIONS } from '../../src/modules/webhooks/webhook.repo.js';
+import { ManualClock } from '../../src/shared/clock.js';
+import { createTestApp, merchant } from '../support/app.js';
+
+const clock = new ManualClock();
+const { app, database } = await createTestApp({}, clock);
+const { db, pool } = database;
+const shop = await merchant(app, ['invoices:read']);
+clock.set(new Date('2031-03-10T12:00:00Z'));
+
+async function insertAttempt(startedAt: string): Promise<void> {
+  await pool.query(
+    `INSERT INTO webhook_attempts (workspace_id, event_id, attempt, started_at, duration_ms, status_code)
+     VALUES ($1, 'evt_1', 1, $2, 12, 200)`,
+    [shop.workspaceId, startedAt],
+  );
+}
+
+/** Every attempt row with where it lives and its physical identity: a row rewritten or moved differs. */
+async function rows(where = 'true'): Promise<string[]> {
+  const { rows } = await pool.query<{ row: string }>(
+    `SELECT tableoid::regclass || ' ' || ctid || ' ' || xmin || ' ' || started_at AS row
+       FROM webhook_attempts WHERE ${where} ORDER BY started_at`,
+  );
+  return rows.map((row) => row.row);
+}
+
+async function runRetention(): Promise<void> {
+  // The job reschedules itself an hour later by throwing RetryLater.
+  await expect(webhookRetentionHandler(db, clock)({} as Job, new AbortController().signal)).rejects.toThrow(
+    /next webhook history retention/,
+  );
+}
+
+const dailyNames = async () =>
+  (await partitionsOf(db, 'webhook_attempts')).filter((partition) => partition.day).map((partition) => partition.name);
+
+describe('the webhook attempt history, a partition a day', () => {
+  it('retention drops the days past 30 whole and touches nothing newer', async () => {
+    expect(await addDailyPartitions(db, ATTEMPT_PARTITIONS, new Date('2031-02-01T00:00:00Z'), 40)).toHaveLength(40);
+    for (let day = 1; day <= 40; day++) await insertAttempt(new Date(Date.UTC(2031, 1, day, 9, 30)).toISOString()); // Feb 1 … Mar 12
+    await insertAttempt('2020-01-01T00:00:00Z'); // in no day's partition: the DEFAULT one
+    await insertAttempt('2031-09-01T00:00:00Z'); // dated ahead of every partition: DEFAULT too
+
+    // The cutoff is 2031-02-08T12:00Z: Feb 1–7 are whole days before it, Feb 8 is not.
+    const newer = await rows(`started_at >= '2031-02-08'`);
+    await runRetention();
+
+    const names = await dailyNames();
+    expect(names[0]).toBe('webhook_attempts_p20310208');
+    expect(names.at(-1)).toBe('webhook_attempts_p20310317'); // eight days from today are made
+    expect(names).toHaveLength(38);
+    expect(await rows(`started_at >= '2031-02-08'`)).toEqual(newer);
+    expect(await rows(`started_at < '2031-02-08'`)).toEqual([]);
+    const inDefault = await pool.query(`SELECT started_at FROM webhook_attempts_default`);
+    expect(inDefault.rows).toEqual([{ started_at: new Date('2031-09-01T00:00:00Z') }]);
+
+    // Again: nothing to do, nothing touched.
+    await runRetention();
+    expect(await dailyNames()).toEqual(names);
+    expect(await rows(`started_at >= '2031-02-08'`)).toEqual(newer);
+  });
+
+  it('leaves a day in the DEFAULT partition when rows dated ahead are there already', async () => {
+    expect(await addDailyPartitions(db, ATTEMPT_PARTITIONS, new Date('2031-09-01T00:00:00Z'), 2)).toEqual([
+      'webhook_attempts_p20310902',
+    ]);
+  });
+
+  it('waits at most a second for a reader of the table, and drops the partition on the next run', async () => {
+    clock.set(new Date('2031-03-11T12:00:00Z'));
+    const reader = new pg.Client(database.connection);
+    await reader.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query(`SELECT count(*) FROM webhook_attempts WHERE started_at >= '2031-02-08'`);
+      const started = Date.now();
+      const cutoff = new Date('2031-02-09T12:00:00Z');
+      expect(await dropDailyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      await reader.query('COMMIT');
+      expect(await dropDailyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual(['webhook_attempts_p20310208']);
+    } finally {
+      await reader.end();
+    }
+  });
+});
+
+describe('migration 0011 on a database with attempts', () => {
+  it('keeps every attempt (the old table becomes the DEFAULT partition) and ids go on from where they were', async () => {
+    const name = `upgrade_${Date.now()}`;
+    const admin = new pg.Client({ ...database.connection, database: 'postgres' });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    const upgraded = new pg.Pool({ ...database.connection, database: name, max: 1 });
+    const before = mkdtempSync(path.join(os.tmpdir(), 'migrations-0010-'));
+    afterAll(async () => {
+      await upgraded.end();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+      rmSync(before, { recursive: true, force: true });
+    });
+    for (const file of readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.sql') && file < '0011'))
+      cpSync(path.join(MIGRATIONS_DIR, file), path.join(before, file));
+    await migrate(upgraded, before);
+    await upgraded.query(
+      `INSERT INTO workspaces (id, name, wallet_address) VALUES ('ws_old', 'Old', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')`,
+    );
+    for (const at of ['2026-10-01T10:00:00Z', '2026-11-20T10:00:00Z'])
+      await upgraded.query(
+        `INSERT INTO webhook_attempts (workspace_id, event_id, attempt, started_at, duration_ms) VALUES ('ws_old', 'evt_1', 1, $1, 5)`,
+        [at],
+      );
+    const old = (await upgraded.query(`SELECT id, started_at FROM webhook_attempts ORDER BY id`)).rows;
+
+    expect(await migrate(upgraded)).toContain('0011_webhook_attempt_partitions');
+    expect((await upgraded.query(`SELECT relkind FROM pg_class WHERE relname = 'webhook_attempts'`)).rows).toEqual([
+      { relkind: 'p' },
+    ]);
+    expect((await upgraded.query(`SELECT id, started_at FROM webhook_attempts ORDER BY id`)).rows).toEqual(old);
+    await upgraded.query(
+      `INSERT INTO webhook_attempts (workspace_id, event_id, attempt, started_at, duration_ms) VALUES ('ws_old', 'evt_2', 1, now(), 5)`,
+    );
+    const { rows } = await upgraded.query<{ id: string }>(
+      `SELECT id::text FROM webhook_attempts ORDER BY id DESC LIMIT 1`,
+    );
+    expect(BigInt(rows[0]!.id)).toBeGreaterThan(BigInt(old.at(-1).id));
+  });
+});
