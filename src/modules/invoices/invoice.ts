@@ -113,6 +113,14 @@ export function effectiveStatus(invoice: Pick<Invoice, 'status' | 'expiresAt'>, 
   return invoice.status === 'open' && invoice.expiresAt.getTime() <= now.getTime() ? 'expired' : invoice.status;
 }
 
+/**
+ * Archived: older than the invoice retention (INVOICE_RETENTION_DAYS), counted from its creation. The
+ * invoice itself is kept for good; its lifecycle records are not, so its timeline is only a snapshot.
+ */
+export function isArchived(invoice: Pick<Invoice, 'createdAt'>, at: Date, retentionDays: number): boolean {
+  return invoice.createdAt.getTime() < at.getTime() - retentionDays * 86_400_000;
+}
+
 /** The invoice as readers see it: one open past its deadline reads as expired at its deadline. */
 export function invoiceAsRead(invoice: Invoice, now: Date): Invoice {
   const status = effectiveStatus(invoice, now);

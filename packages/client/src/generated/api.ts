@@ -1858,6 +1858,8 @@ export interface operations {
                             automationId: string | null;
                             /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                             occurrence: number | null;
+                            /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                            archived: boolean;
                         }[];
                         /** @description Pass as `cursor` for the next page; null when there is none. */
                         nextCursor: string | null;
@@ -1986,6 +1988,8 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
+                        /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                        archived: boolean;
                     };
                 };
             };
@@ -2164,6 +2168,8 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
+                        /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                        archived: boolean;
                     };
                 };
             };
@@ -2261,6 +2267,8 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
+                        /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                        archived: boolean;
                     };
                 };
             };
@@ -2388,6 +2396,8 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
+                        /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                        archived: boolean;
                     };
                 };
             };
@@ -4474,6 +4484,8 @@ export interface operations {
                             automationId: string | null;
                             /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                             occurrence: number | null;
+                            /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                            archived: boolean;
                         }[];
                         /** @description Pass as `cursor` to get the next page; null when there is nothing more. Follow it even if a page comes back empty. */
                         nextCursor: string | null;
@@ -4851,6 +4863,8 @@ export interface operations {
                                 automationId: string | null;
                                 /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                                 occurrence: number | null;
+                                /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                                archived: boolean;
                             };
                         } | {
                             error: {
@@ -5382,7 +5396,7 @@ export interface operations {
                 "X-Payment-Timestamp": string;
                 /**
                  * @description `v1=` and the hex HMAC-SHA256 of `<timestamp>.<raw body>` with the signing secret.
-                 * @example v1=fb6967faa5700c95e95d09cde933e019b8303815e7ade1503ee0b63e44a276b8
+                 * @example v1=7be5f065bb73fec06a3f2258763d47e49f31375a1060040337346e661d510514
                  */
                 "X-Payment-Signature": string;
             };
@@ -5441,6 +5455,8 @@ export interface operations {
                             automationId: string | null;
                             /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                             occurrence: number | null;
+                            /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                            archived: boolean;
                         };
                         /** @description The automation (`aut_…`) that created the invoice. */
                         automationId: string;
