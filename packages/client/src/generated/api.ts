@@ -598,6 +598,8 @@ export interface paths {
          *     `webhook_attempt`: one attempt to deliver a webhook about this invoice, with the event sent (`eventId`), `attempt` number, the receiver's `statusCode` (null when it did not answer), the safe `error` category (null when acknowledged) and `durationMs`. Response bodies, headers and secrets are never recorded or shown.
          *
          *     Records at the same instant keep the order they were committed in; a webhook attempt comes after the event it sends. Records follow invoice retention: lifecycle records are kept INVOICE_RETENTION_DAYS (default 400), after the change feed has dropped their events (EVENT_RETENTION_DAYS, default 30); webhook attempts are kept 30 days. Once retention has removed any record of an invoice, `truncated` is true; `status` is always the invoice as it is now. An invoice of another workspace answers 404 `not_found`, as an unknown one does.
+         *
+         *     An invoice older than INVOICE_RETENTION_DAYS is archived (GET /invoices/{id} says `archived: true`): its timeline answers its `snapshot` (number, amount, description, order reference, status, dates, network, and the ids of the payment that paid it and of its receipt) with `truncated: true`, and only such records as are younger than the retention. The invoice stays readable, listed and found by search, and its receipt (JSON and PDF) stays readable.
          */
         get: operations["getInvoicesByInvoiceIdTimeline"];
         put?: never;
@@ -4591,8 +4593,31 @@ export interface operations {
                             /** @description `webhook_attempt`: how long the request took. */
                             durationMs?: number;
                         }[];
-                        /** @description true when records are missing: older ones than those returned, or ones retention removed (never false over an empty list). */
+                        /** @description true when records are missing: older ones than those returned, or ones retention removed (never false over an empty list; always true for an archived invoice). */
                         truncated: boolean;
+                        /** @description Null unless the invoice is archived (GET /invoices/{id} says `archived: true`: it is older than INVOICE_RETENTION_DAYS). Then its lifecycle records are gone and this stands in their place: what it was for, its status and dates, and the ids of its payment and receipt. The invoice and its receipt themselves are kept for good. */
+                        snapshot: {
+                            /** @description The invoice number (INV-000042). */
+                            number: string;
+                            /** @description USDC with 6 decimals. */
+                            amount: string;
+                            /** @enum {string} */
+                            currency: "USDC";
+                            description: string | null;
+                            externalId: string | null;
+                            /** @enum {string} */
+                            status: "open" | "processing" | "paid" | "expired" | "cancelled";
+                            network: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            paidAt: string | null;
+                            expiredAt: string | null;
+                            cancelledAt: string | null;
+                            paymentIntentId: string | null;
+                            receiptNumber: string | null;
+                        } | null;
                     };
                 };
             };
