@@ -39,9 +39,8 @@ export const InvoiceView = Type.Object({
   }),
   archived: Type.Boolean({
     description:
-      'true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): ' +
-      'its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and ' +
-      'found by search as before, and its receipt stays readable.',
+      'true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and ' +
+      'GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable.',
   }),
 });
 

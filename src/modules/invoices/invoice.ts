@@ -113,10 +113,7 @@ export function effectiveStatus(invoice: Pick<Invoice, 'status' | 'expiresAt'>, 
   return invoice.status === 'open' && invoice.expiresAt.getTime() <= now.getTime() ? 'expired' : invoice.status;
 }
 
-/**
- * Archived: older than the invoice retention (INVOICE_RETENTION_DAYS), counted from its creation. The
- * invoice itself is kept for good; its lifecycle records are not, so its timeline is only a snapshot.
- */
+/** Older than INVOICE_RETENTION_DAYS from its creation: kept for good, but its lifecycle records are gone. */
 export function isArchived(invoice: Pick<Invoice, 'createdAt'>, at: Date, retentionDays: number): boolean {
   return invoice.createdAt.getTime() < at.getTime() - retentionDays * 86_400_000;
 }

@@ -1860,7 +1860,7 @@ export interface operations {
                             automationId: string | null;
                             /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                             occurrence: number | null;
-                            /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                            /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
                             archived: boolean;
                         }[];
                         /** @description Pass as `cursor` for the next page; null when there is none. */
@@ -1990,7 +1990,7 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
-                        /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                        /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
                         archived: boolean;
                     };
                 };
@@ -2170,7 +2170,7 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
-                        /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                        /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
                         archived: boolean;
                     };
                 };
@@ -2269,7 +2269,7 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
-                        /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                        /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
                         archived: boolean;
                     };
                 };
@@ -2398,7 +2398,7 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
-                        /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                        /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
                         archived: boolean;
                     };
                 };
@@ -4486,7 +4486,7 @@ export interface operations {
                             automationId: string | null;
                             /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                             occurrence: number | null;
-                            /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                            /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
                             archived: boolean;
                         }[];
                         /** @description Pass as `cursor` to get the next page; null when there is nothing more. Follow it even if a page comes back empty. */
@@ -4888,7 +4888,7 @@ export interface operations {
                                 automationId: string | null;
                                 /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                                 occurrence: number | null;
-                                /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                                /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
                                 archived: boolean;
                             };
                         } | {
@@ -5480,7 +5480,7 @@ export interface operations {
                             automationId: string | null;
                             /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                             occurrence: number | null;
-                            /** @description true once the invoice is older than the invoice retention (INVOICE_RETENTION_DAYS, default 400 days from `createdAt`): its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search as before, and its receipt stays readable. */
+                            /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
                             archived: boolean;
                         };
                         /** @description The automation (`aut_…`) that created the invoice. */
