@@ -28,6 +28,7 @@ const ANSWER = {
   cancelledAt: null,
   automationId: null,
   occurrence: null,
+  archived: false,
 };
 
 /**

@@ -209,6 +209,11 @@ export function createServices(
   const timeline = timelineModule({
     ...base,
     retention: { attemptDays: DELIVERY_HISTORY_DAYS, invoiceDays: config.invoiceRetentionDays },
+    // An archived invoice's snapshot: the invoice as read, and its receipt (the payment that paid it).
+    snapshots: {
+      invoice: (workspaceId, invoiceId) => invoices.invoices.get(workspaceId, invoiceId),
+      receipt: (workspaceId, invoiceId) => receipts.receipts.read(workspaceId, invoiceId),
+    },
   });
   const health = healthModule(base);
   const statements = statementsModule({ clock, db: reads });

@@ -152,11 +152,7 @@ describe('GET /changes', () => {
     const invoiceId = await s.create();
     await db.transaction().execute(async (trx) => {
       const invoice = (await findInvoice(trx, s.workspaceId, invoiceId as InvoiceId))!;
-      await append(
-        trx,
-        s.workspaceId,
-        invoiceEvent('invoice.processing', invoice, services.config.publicBaseUrl, clock.now()),
-      );
+      await append(trx, s.workspaceId, invoiceEvent('invoice.processing', invoice, services.config, clock.now()));
       await append(trx, s.workspaceId, {
         type: 'payment_intent.succeeded',
         invoiceId,

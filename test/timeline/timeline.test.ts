@@ -252,11 +252,7 @@ describe('GET /invoices/{id}/timeline', () => {
           ]);
         } else if (second % 3 === 1) {
           const current = (await findInvoice(trx, workspaceId, invoice.id as InvoiceId))!;
-          await append(
-            trx,
-            workspaceId,
-            invoiceEvent('invoice.processing', current, services.config.publicBaseUrl, at(second)),
-          );
+          await append(trx, workspaceId, invoiceEvent('invoice.processing', current, services.config, at(second)));
         } else {
           const paymentIntent = { id: `pi_${second}`, status: 'failed', failureReason: 'not_found' };
           await append(trx, workspaceId, {

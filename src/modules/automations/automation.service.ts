@@ -36,7 +36,9 @@ export interface AutomationServiceDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly invoices: InvoiceService;
+  /** With invoiceRetentionDays, how its events show an invoice (InvoicePresentation). */
   readonly publicBaseUrl: URL;
+  readonly invoiceRetentionDays: number;
   /** Told of each invoice created and each pause. */
   readonly log: LogTarget;
 }
@@ -261,7 +263,7 @@ export class AutomationService {
       type: 'invoice.scheduled',
       invoiceId: invoice.id,
       data: {
-        invoice: presentInvoice(invoice, this.deps.publicBaseUrl),
+        invoice: presentInvoice(invoice, this.deps, now),
         automationId: automation.id,
         occurrence,
       },

@@ -11,7 +11,7 @@ import { AutomationService } from './automation.service.js';
 export interface AutomationsModuleDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly config: Pick<Config, 'publicBaseUrl'>;
+  readonly config: Pick<Config, 'publicBaseUrl' | 'invoiceRetentionDays'>;
   readonly invoices: InvoiceService;
   readonly log: LogTarget;
 }
@@ -23,6 +23,7 @@ export function automationsModule(deps: AutomationsModuleDeps) {
     clock: deps.clock,
     invoices: deps.invoices,
     publicBaseUrl: deps.config.publicBaseUrl,
+    invoiceRetentionDays: deps.config.invoiceRetentionDays,
     log: deps.log,
   });
   return {

@@ -29,6 +29,7 @@ const SCHEDULED_INVOICE: InvoiceSnapshot & { automationId: string; occurrence: n
   cancelledAt: null,
   automationId: 'aut_01jd6pz3x8m1k5t7v2c9n4b6r0',
   occurrence: 1,
+  archived: false,
 };
 
 /** A payment intent as GET /payment-intents/{id} showed it when it succeeded. */

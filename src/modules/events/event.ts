@@ -36,6 +36,8 @@ export interface InvoiceSnapshot {
   readonly paidAt: string | null;
   readonly expiredAt: string | null;
   readonly cancelledAt: string | null;
+  /** Whether the invoice was archived at the time of the event; absent from events written before invoices were archived. */
+  readonly archived?: boolean;
 }
 
 /** The payment intent as GET /payment-intents/{id} showed it; the fields named here are the ones readers rely on. */

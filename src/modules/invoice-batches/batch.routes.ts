@@ -4,6 +4,7 @@ import { errorResponses } from '../../http/error-examples.js';
 import { BEARER_SECURITY } from '../../http/openapi-operation.js';
 import type { OperationDocs } from '../../http/openapi-examples.js';
 import type { Config } from '../../config/config.js';
+import type { Clock } from '../../shared/clock.js';
 import type { InvoiceBatchService } from './batch.service.js';
 import { MERCHANT_GUARD_ERRORS } from '../../http/workspace-route.js';
 import { presentInvoice } from '../invoices/index.js';
@@ -14,7 +15,8 @@ import { batchExamples } from './batch.examples.js';
 
 /** What these routes call. */
 export interface InvoiceBatchRouteDeps {
-  readonly config: Pick<Config, 'publicBaseUrl'>;
+  readonly config: Pick<Config, 'publicBaseUrl' | 'invoiceRetentionDays'>;
+  readonly clock: Clock;
   readonly invoiceBatches: InvoiceBatchService;
 }
 
@@ -84,9 +86,11 @@ export function invoiceBatchRoutes(services: InvoiceBatchRouteDeps): FastifyPlug
           request.headers['idempotency-key'],
           request.body,
         );
+        // A retried batch replays invoices created when it was first sent: they are shown as they are now.
+        const now = services.clock.now();
         return {
           results: results.map((result) =>
-            'invoice' in result ? { invoice: presentInvoice(result.invoice, services.config.publicBaseUrl) } : result,
+            'invoice' in result ? { invoice: presentInvoice(result.invoice, services.config, now) } : result,
           ),
         };
       },

@@ -8,12 +8,15 @@ import { InvoiceBatchService } from './batch.service.js';
 export interface InvoiceBatchesModuleDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly config: Pick<Config, 'publicBaseUrl'>;
+  readonly config: Pick<Config, 'publicBaseUrl' | 'invoiceRetentionDays'>;
   readonly invoices: InvoiceService;
 }
 
 /** Up to 25 invoices in one request (a merchant API plugin). */
 export function invoiceBatchesModule(deps: InvoiceBatchesModuleDeps) {
   const invoiceBatches = new InvoiceBatchService({ db: deps.db, clock: deps.clock, invoices: deps.invoices });
-  return { invoiceBatches, merchantRoutes: invoiceBatchRoutes({ invoiceBatches, config: deps.config }) };
+  return {
+    invoiceBatches,
+    merchantRoutes: invoiceBatchRoutes({ invoiceBatches, config: deps.config, clock: deps.clock }),
+  };
 }

@@ -7,7 +7,7 @@ import { InvoiceSearchService } from './search.service.js';
 export interface InvoiceSearchModuleDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly config: Pick<Config, 'publicBaseUrl'>;
+  readonly config: Pick<Config, 'publicBaseUrl' | 'invoiceRetentionDays'>;
 }
 
 /** Finding invoices by number, reference, amount or payer. */
@@ -16,6 +16,7 @@ export function invoiceSearchModule(deps: InvoiceSearchModuleDeps) {
     db: deps.db,
     clock: deps.clock,
     publicBaseUrl: deps.config.publicBaseUrl,
+    invoiceRetentionDays: deps.config.invoiceRetentionDays,
   });
   return { invoiceSearch, routes: invoiceSearchRoutes({ invoiceSearch }) };
 }

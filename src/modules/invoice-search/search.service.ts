@@ -2,7 +2,7 @@ import type { Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { invoiceAsRead, type Invoice } from '../invoices/index.js';
+import { invoiceAsRead } from '../invoices/index.js';
 import { presentInvoice } from '../invoices/index.js';
 import { classifyQuery, encodeCursor, hasLookups, parseCursor } from './search.js';
 import { searchInvoices } from './search.repo.js';
@@ -11,6 +11,8 @@ export interface InvoiceSearchDeps {
   readonly db: Executor;
   readonly clock: Clock;
   readonly publicBaseUrl: URL;
+  /** Invoices older than this are shown archived, and still found. */
+  readonly invoiceRetentionDays: number;
 }
 
 export interface SearchRequest {
@@ -47,14 +49,11 @@ export class InvoiceSearchService {
     const found = await searchInvoices(this.deps.db, workspaceId, lookups, before, request.limit + 1);
     const page = found.slice(0, request.limit);
     const last = page.at(-1);
+    // As GET /invoices/{id} shows them now: an open invoice past its deadline reads as expired before the job records it.
+    const now = this.deps.clock.now();
     return {
-      invoices: page.map((invoice) => presentInvoice(this.asSeenNow(invoice), this.deps.publicBaseUrl)),
+      invoices: page.map((invoice) => presentInvoice(invoiceAsRead(invoice, now), this.deps, now)),
       nextCursor: found.length > request.limit && last ? encodeCursor(last.number) : null,
     };
-  }
-
-  /** As GET /invoices/{id} shows it: an open invoice past its deadline reads as expired before the job records it. */
-  private asSeenNow(invoice: Invoice): Invoice {
-    return invoiceAsRead(invoice, this.deps.clock.now());
   }
 }

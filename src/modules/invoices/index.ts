@@ -4,6 +4,7 @@ export {
   INVOICE_STATUSES,
   effectiveStatus,
   invoiceAsRead,
+  isArchived,
   formatInvoiceNumber,
   isInvoiceId,
   type Invoice,
@@ -16,7 +17,7 @@ export {
   type CreateInvoiceInput,
   type ValidInvoiceInput,
 } from '../invoice-input/index.js';
-export { presentInvoice } from './invoice.present.js';
+export { presentInvoice, type InvoicePresentation } from './invoice.present.js';
 export { findInvoice, hasStatus as invoiceHasStatus, toInvoice } from './invoice.repo.js';
 export { InvoiceService, type InvoiceCost } from './invoice.service.js';
 export { transferCandidates, watchedWallets, type TransferCandidate, type WatchedWallet } from './invoice.transfers.js';

@@ -28,6 +28,7 @@ export const INVOICE_EXAMPLE = {
   cancelledAt: null,
   automationId: null,
   occurrence: null,
+  archived: false,
 } as const;
 
 export const PAID_INVOICE_EXAMPLE = {

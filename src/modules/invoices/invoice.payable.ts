@@ -8,6 +8,7 @@ import { findWorkspace } from '../workspaces/index.js';
 import { effectiveStatus, formatInvoiceNumber, transition, type Invoice, type InvoiceId } from './invoice.js';
 import { findInvoice, lockInvoice } from './invoice.repo.js';
 import { persistTransition } from './invoice.service.js';
+import type { InvoicePresentation } from './invoice.present.js';
 
 /** What decides whether an invoice can take a payment: its row and the workspace's wallet now. */
 export interface InvoicePayState {
@@ -18,8 +19,8 @@ export interface InvoicePayState {
 export interface InvoiceOrderBookDeps {
   readonly db: Db;
   readonly networks: readonly Network[];
-  /** Links in invoice events are built on it, as GET /invoices/{id} builds them. */
-  readonly publicBaseUrl: URL;
+  /** Invoice events show the invoice as GET /invoices/{id} does. */
+  readonly presentation: InvoicePresentation;
   readonly receipts: ReceiptBook;
 }
 
@@ -84,7 +85,7 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
     if (!invoice) return undefined;
     const result = transition(invoice, step, at);
     if (!result.ok) return result;
-    await persistTransition(trx, invoice, result, at, this.deps.publicBaseUrl, writes);
+    await persistTransition(trx, invoice, result, at, this.deps.presentation, writes);
     // Numbered after the events, as the workspace's other counters: held for the last statements only.
     if (result.changes.status === 'paid') writes.then((late) => this.deps.receipts.issue(late, workspaceId, id, at));
     return result;
@@ -100,7 +101,7 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
     const invoice = await lockInvoice(trx, workspaceId, id as InvoiceId);
     const result = invoice && transition(invoice, { type: 'payment_reverted' }, at);
     if (!result?.ok) return;
-    await persistTransition(trx, invoice!, result, at, this.deps.publicBaseUrl, writes);
+    await persistTransition(trx, invoice!, result, at, this.deps.presentation, writes);
     await this.deps.receipts.void(trx, workspaceId, id, at);
   }
 

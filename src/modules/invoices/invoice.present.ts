@@ -1,8 +1,10 @@
+import type { Config } from '../../config/config.js';
 import { formatUsdc } from '../../shared/money.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceEventData, NewEvent } from '../events/index.js';
 import {
   formatInvoiceNumber,
+  isArchived,
   openedInvoice,
   type Invoice,
   type InvoiceAutomation,
@@ -10,9 +12,12 @@ import {
   type InvoiceEventType,
 } from './invoice.js';
 
-/** The invoice as the API shows it. Links are built from PUBLIC_BASE_URL (docs/invoices.md). */
-export function presentInvoice(invoice: Invoice, baseUrl: URL) {
-  const workspaceBase = `${baseUrl.origin}/w/${invoice.workspaceId}`;
+/** What showing an invoice takes: its links' origin (docs/invoices.md) and when it is archived. */
+export type InvoicePresentation = Pick<Config, 'publicBaseUrl' | 'invoiceRetentionDays'>;
+
+/** The invoice as the API shows it at `at` (an invoice event: the event's time). */
+export function presentInvoice(invoice: Invoice, presentation: InvoicePresentation, at: Date) {
+  const workspaceBase = `${presentation.publicBaseUrl.origin}/w/${invoice.workspaceId}`;
   return {
     id: invoice.id,
     number: formatInvoiceNumber(invoice.number),
@@ -37,14 +42,15 @@ export function presentInvoice(invoice: Invoice, baseUrl: URL) {
     cancelledAt: invoice.cancelledAt?.toISOString() ?? null,
     automationId: invoice.automation?.id ?? null,
     occurrence: invoice.automation?.occurrence ?? null,
+    archived: isArchived(invoice, at, presentation.invoiceRetentionDays),
   };
 }
 
 export type InvoiceEventKind = 'invoice.created' | InvoiceEventType;
 
 /** An invoice event: its data is the invoice as GET /invoices/{id} shows it right after the change. */
-export function invoiceEvent(type: InvoiceEventKind, invoice: Invoice, baseUrl: URL, at: Date): NewEvent {
-  return { type, invoiceId: invoice.id, data: { invoice: presentInvoice(invoice, baseUrl) }, at };
+export function invoiceEvent(type: InvoiceEventKind, invoice: Invoice, view: InvoicePresentation, at: Date): NewEvent {
+  return { type, invoiceId: invoice.id, data: { invoice: presentInvoice(invoice, view, at) }, at };
 }
 
 /**
@@ -57,8 +63,9 @@ export function invoiceEvent(type: InvoiceEventKind, invoice: Invoice, baseUrl: 
 export function createdEventData(
   workspaceId: WorkspaceId,
   draft: InvoiceDraft,
-  baseUrl: URL,
+  presentation: InvoicePresentation,
   automation: InvoiceAutomation | null = null,
 ): InvoiceEventData {
-  return { invoice: presentInvoice(openedInvoice(workspaceId, draft, { number: 0n, payTo: '' }, automation), baseUrl) };
+  const invoice = openedInvoice(workspaceId, draft, { number: 0n, payTo: '' }, automation);
+  return { invoice: presentInvoice(invoice, presentation, draft.now) };
 }

@@ -6,6 +6,7 @@ import {
   refuseBodyFields,
 } from '../../http/common.schemas.js';
 import type { Config } from '../../config/config.js';
+import type { Clock } from '../../shared/clock.js';
 import type { InvoiceService } from './invoice.service.js';
 import { sharedRoute, type SharedRoute } from '../../http/workspace-route.js';
 import type { ExpiresIn, InvoiceId, InvoiceStatus } from './invoice.js';
@@ -26,7 +27,8 @@ import { invoiceExamples } from './invoice.examples.js';
 
 /** What these routes call. */
 export interface InvoiceRouteDeps {
-  readonly config: Pick<Config, 'publicBaseUrl'>;
+  readonly config: Pick<Config, 'publicBaseUrl' | 'invoiceRetentionDays'>;
+  readonly clock: Clock;
   readonly invoices: InvoiceService;
   /** GET /invoices/export (the invoice-export module's), served in its place among these. */
   readonly exportRoute: SharedRoute;
@@ -37,7 +39,7 @@ const tags = ['Invoices'];
 /** The invoice use cases: the API, and the portal's invoice form and detail. */
 export function invoiceRoutes(services: InvoiceRouteDeps): SharedRoute[] {
   const present = (invoice: Parameters<typeof presentInvoice>[0]) =>
-    presentInvoice(invoice, services.config.publicBaseUrl);
+    presentInvoice(invoice, services.config, services.clock.now());
   return [
     sharedRoute({
       method: 'POST',

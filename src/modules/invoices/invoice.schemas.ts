@@ -37,6 +37,11 @@ export const InvoiceView = Type.Object({
   occurrence: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
     description: "Which of the automation's occurrences created it (1, 2, …); null otherwise.",
   }),
+  archived: Type.Boolean({
+    description:
+      'true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and ' +
+      'GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable.',
+  }),
 });
 
 /** `description`, as POST /invoices and an automation's template take it (checked by the rules of POST /invoices). */

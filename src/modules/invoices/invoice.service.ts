@@ -28,7 +28,7 @@ import {
   type InvoiceRules,
   type ValidInvoiceInput,
 } from '../invoice-input/index.js';
-import { createdEventData, invoiceEvent } from './invoice.present.js';
+import { createdEventData, invoiceEvent, type InvoicePresentation } from './invoice.present.js';
 import {
   createInvoice,
   dueOpenInvoices,
@@ -51,8 +51,8 @@ export interface InvoiceServiceDeps {
   readonly clock: Clock;
   readonly rules: InvoiceRules;
   readonly successFeeCredits: number;
-  /** Links in invoice events are built on it, as GET /invoices/{id} builds them. */
-  readonly publicBaseUrl: URL;
+  /** Invoice events show the invoice as GET /invoices/{id} does. */
+  readonly presentation: InvoicePresentation;
 }
 
 /**
@@ -301,7 +301,7 @@ export class InvoiceService {
         if (result.code === 'noop') return command.type === 'cancel' ? invoice : undefined;
         throw new AppError(result.code, REFUSAL_MESSAGES[result.code]);
       }
-      return persistTransition(trx, invoice, result, now, this.deps.publicBaseUrl);
+      return persistTransition(trx, invoice, result, now, this.deps.presentation);
     });
   }
 
@@ -323,7 +323,7 @@ export class InvoiceService {
       cost: BigInt(cost.creation),
       fee: BigInt(cost.feeReserve),
     });
-    const createdEvent = createdEventData(workspaceId, params, this.deps.publicBaseUrl, automation);
+    const createdEvent = createdEventData(workspaceId, params, this.deps.presentation, automation);
     return Object.assign(params, { createdEvent });
   }
 
@@ -360,12 +360,12 @@ export async function persistTransition(
   invoice: Invoice,
   result: Extract<Transition, { ok: true }>,
   now: Date,
-  publicBaseUrl: URL,
+  presentation: InvoicePresentation,
   writes?: WorkspaceWrites,
 ): Promise<Invoice> {
   const late = writes ?? new WorkspaceWrites();
   const updated = await updateInvoice(trx, invoice.workspaceId, invoice.id, result.changes, now);
-  late.append(invoice.workspaceId, invoiceEvent(result.event, updated, publicBaseUrl, now));
+  late.append(invoice.workspaceId, invoiceEvent(result.event, updated, presentation, now));
   if (result.charge !== 0n || result.reserveChange !== 0n) {
     late.then(async (trx) => {
       const moved = await moveCredits(trx, invoice.workspaceId, {

@@ -113,6 +113,11 @@ export function effectiveStatus(invoice: Pick<Invoice, 'status' | 'expiresAt'>, 
   return invoice.status === 'open' && invoice.expiresAt.getTime() <= now.getTime() ? 'expired' : invoice.status;
 }
 
+/** Older than INVOICE_RETENTION_DAYS from its creation: kept for good, but its lifecycle records are gone. */
+export function isArchived(invoice: Pick<Invoice, 'createdAt'>, at: Date, retentionDays: number): boolean {
+  return invoice.createdAt.getTime() < at.getTime() - retentionDays * 86_400_000;
+}
+
 /** The invoice as readers see it: one open past its deadline reads as expired at its deadline. */
 export function invoiceAsRead(invoice: Invoice, now: Date): Invoice {
   const status = effectiveStatus(invoice, now);

@@ -42,17 +42,17 @@ export function invoicesModule(deps: InvoicesModuleDeps) {
       loopbackHttp: config.webhookAllowPrivate,
     },
     successFeeCredits: config.successFeeCredits,
-    publicBaseUrl: config.publicBaseUrl,
+    presentation: config,
   });
   return {
     invoices,
     orderBook: new InvoiceOrderBook({
       db,
       networks: deps.networks,
-      publicBaseUrl: config.publicBaseUrl,
+      presentation: config,
       receipts: deps.receipts,
     }),
-    routes: invoiceRoutes({ invoices, exportRoute: deps.exportRoute, config }),
+    routes: invoiceRoutes({ invoices, exportRoute: deps.exportRoute, config, clock }),
     jobs: {
       // Moves open invoices past their deadline to `expired` (releasing the success-fee reserve), then
       // sleeps until the next deadline. One durable row that never completes: a restart loses nothing,

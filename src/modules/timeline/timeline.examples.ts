@@ -32,6 +32,7 @@ export const timelineExamples = {
         },
       ],
       truncated: false,
+      snapshot: null,
     },
   },
 } satisfies Record<string, OperationExamples>;

@@ -30,6 +30,10 @@ const DESCRIPTION = [
     'dropped their events (EVENT_RETENTION_DAYS, default 30); webhook attempts are kept 30 days. Once retention has removed any ' +
     'record of an invoice, `truncated` is true; `status` is always the invoice as it is now. ' +
     'An invoice of another workspace answers 404 `not_found`, as an unknown one does.',
+  'An invoice older than INVOICE_RETENTION_DAYS is archived (GET /invoices/{id} says `archived: true`): its timeline ' +
+    'answers its `snapshot` (number, amount, description, order reference, status, dates, network, and the ids of the ' +
+    'payment that paid it and of its receipt) with `truncated: true`, and only such records as are younger than the ' +
+    'retention. The invoice stays readable, listed and found by search, and its receipt (JSON and PDF) stays readable.',
 ].join('\n\n');
 
 /** GET /invoices/{id}/timeline: the API, and the portal's invoice detail. */

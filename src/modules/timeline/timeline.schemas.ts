@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { INVOICE_STATUSES } from '../invoices/index.js';
 import { DELIVERY_ERRORS } from '../webhooks/index.js';
 import { TIMELINE_KINDS, TIMELINE_LIMIT, type TimelineKind } from './timeline.js';
-import { Nullable } from '../../http/common.schemas.js';
+import { Nullable, Timestamp } from '../../http/common.schemas.js';
 
 /**
  * One record. This schema is the whitelist of what leaves the server: the serializer drops any other
@@ -67,6 +67,31 @@ export const TimelineRecordView = Type.Object({
   durationMs: Type.Optional(Type.Integer({ description: '`webhook_attempt`: how long the request took.' })),
 });
 
+/** An archived invoice's own facts, which retention never removes. */
+export const TimelineSnapshotView = Type.Object(
+  {
+    number: Type.String({ description: 'The invoice number (INV-000042).' }),
+    amount: Type.String({ description: 'USDC with 6 decimals.' }),
+    currency: Type.Literal('USDC'),
+    description: Nullable(Type.String()),
+    externalId: Nullable(Type.String({ description: 'Your order reference.' })),
+    status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({ type: 'string', enum: [...INVOICE_STATUSES] }),
+    network: Nullable(Type.String({ description: 'Once paid, the network that paid it.' })),
+    createdAt: Timestamp,
+    expiresAt: Timestamp,
+    paidAt: Nullable(Timestamp),
+    expiredAt: Nullable(Timestamp),
+    cancelledAt: Nullable(Timestamp),
+    paymentIntentId: Nullable(
+      Type.String({ description: 'The payment that paid it (`pi_…`, GET /payment-intents/{id}); null unless paid.' }),
+    ),
+    receiptNumber: Nullable(
+      Type.String({ description: 'Its receipt (RCT-000017, GET /invoices/{id}/receipt); null unless paid.' }),
+    ),
+  },
+  { description: "An archived invoice's own facts." },
+);
+
 export const InvoiceTimelineView = Type.Object({
   invoiceId: Type.String(),
   status: Type.Unsafe<(typeof INVOICE_STATUSES)[number]>({
@@ -80,6 +105,13 @@ export const InvoiceTimelineView = Type.Object({
   }),
   truncated: Type.Boolean({
     description:
-      'true when records are missing: older ones than those returned, or ones retention removed (never false over an empty list).',
+      'true when records are missing: older ones than those returned, or ones retention removed (never false over an empty list; ' +
+      'always true for an archived invoice).',
+  }),
+  snapshot: Type.Union([TimelineSnapshotView, Type.Null()], {
+    description:
+      'Null unless the invoice is archived (GET /invoices/{id} says `archived: true`: it is older than INVOICE_RETENTION_DAYS). ' +
+      'Then its lifecycle records are gone and this stands in their place: what it was for, its status and dates, and the ' +
+      'ids of its payment and receipt. The invoice and its receipt themselves are kept for good.',
   }),
 });

@@ -3,9 +3,10 @@ import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { WEBHOOK_EVENT_TYPES } from '../events/index.js';
-import { effectiveStatus, type InvoiceId, type InvoiceStatus } from '../invoices/index.js';
+import { effectiveStatus, isArchived, type InvoiceId, type InvoiceStatus } from '../invoices/index.js';
 import { TIMELINE_EVENT_TYPES, TIMELINE_LIMIT, attemptRecord, eventRecord, type TimelineRecord } from './timeline.js';
 import { readInvoiceTimeline, type InvoiceTimeline, type TimelineEntry } from './timeline.repo.js';
+import { readSnapshot, type SnapshotSources, type TimelineSnapshot } from './timeline.snapshot.js';
 
 /** How long, in days, the records of an invoice are kept. */
 export interface TimelineRetention {
@@ -19,6 +20,7 @@ export interface TimelineServiceDeps {
   readonly db: Executor;
   readonly clock: Clock;
   readonly retention: TimelineRetention;
+  readonly snapshots: SnapshotSources;
 }
 
 const DAY_MS = 86_400_000;
@@ -30,6 +32,8 @@ export interface InvoiceTimelineView {
   readonly status: InvoiceStatus;
   readonly records: TimelineRecord[];
   readonly truncated: boolean;
+  /** Null unless the invoice is archived: then it stands in place of the records retention removed. */
+  readonly snapshot: TimelineSnapshot | null;
 }
 
 /** GET /invoices/{id}/timeline: what happened to one invoice, and to the webhooks about it. */
@@ -38,8 +42,9 @@ export class TimelineService {
 
   /**
    * The invoice's most recent records, oldest first, at most TIMELINE_LIMIT. `truncated` tells that
-   * records are missing: older ones beyond the limit, or ones retention removed. Answers not_found for an
-   * invoice of another workspace exactly as for none at all.
+   * records are missing: older ones beyond the limit, or ones retention removed; an archived invoice
+   * (older than the invoice retention) adds its snapshot. Answers not_found for an invoice of another
+   * workspace exactly as for none at all.
    */
   async forInvoice(workspaceId: WorkspaceId, invoiceId: InvoiceId): Promise<InvoiceTimelineView> {
     // One entry beyond the limit tells whether older records exist; it is the oldest, so it is dropped.
@@ -54,25 +59,32 @@ export class TimelineService {
     const now = this.deps.clock.now();
     const beyondLimit = timeline.entries.length > TIMELINE_LIMIT;
     const entries = beyondLimit ? timeline.entries.slice(-TIMELINE_LIMIT) : timeline.entries;
+    const records = entries.flatMap((entry) =>
+      entry.source === 'event' ? (eventRecord(entry) ?? []) : [attemptRecord(entry)],
+    );
+    // Archived: its records are gone with the invoice retention (any kept are newer ones), its snapshot stays.
+    const archived = isArchived(timeline, now, this.deps.retention.invoiceDays);
     return {
       invoiceId,
       status: effectiveStatus(timeline, now),
-      records: entries.flatMap((entry) =>
-        entry.source === 'event' ? (eventRecord(entry) ?? []) : [attemptRecord(entry)],
-      ),
-      truncated: beyondLimit || !startsAtCreation(entries) || this.removedByRetention(timeline, now),
+      records,
+      // Every invoice has at least its creation: an empty list is never complete.
+      truncated:
+        records.length === 0 ||
+        beyondLimit ||
+        archived ||
+        !startsAtCreation(entries) ||
+        this.attemptsRemoved(timeline, now),
+      snapshot: archived ? await readSnapshot(this.deps.snapshots, workspaceId, invoiceId) : null,
     };
   }
 
   /**
-   * Whether retention has removed records of this invoice: the attempts to deliver an event sent as a
-   * webhook (while the workspace had an endpoint) once that event is older than the delivery history, or
-   * its records once the invoice is older than the invoice retention.
+   * Whether retention has removed attempts of this invoice: those to deliver an event sent as a webhook
+   * (while the workspace had an endpoint) once that event is older than the delivery history.
    */
-  private removedByRetention(timeline: InvoiceTimeline, now: Date): boolean {
-    const { attemptDays, invoiceDays } = this.deps.retention;
-    const before = (days: number) => now.getTime() - days * DAY_MS;
-    if (timeline.createdAt.getTime() < before(invoiceDays)) return true;
+  private attemptsRemoved(timeline: InvoiceTimeline, now: Date): boolean {
+    const before = now.getTime() - this.deps.retention.attemptDays * DAY_MS;
     const { webhooksSince } = timeline;
     return (
       webhooksSince !== null &&
@@ -81,7 +93,7 @@ export class TimelineService {
           entry.source === 'event' &&
           SENT_AS_WEBHOOKS.has(entry.type) &&
           entry.createdAt >= webhooksSince &&
-          entry.createdAt.getTime() < before(attemptDays),
+          entry.createdAt.getTime() < before,
       )
     );
   }

@@ -598,6 +598,8 @@ export interface paths {
          *     `webhook_attempt`: one attempt to deliver a webhook about this invoice, with the event sent (`eventId`), `attempt` number, the receiver's `statusCode` (null when it did not answer), the safe `error` category (null when acknowledged) and `durationMs`. Response bodies, headers and secrets are never recorded or shown.
          *
          *     Records at the same instant keep the order they were committed in; a webhook attempt comes after the event it sends. Records follow invoice retention: lifecycle records are kept INVOICE_RETENTION_DAYS (default 400), after the change feed has dropped their events (EVENT_RETENTION_DAYS, default 30); webhook attempts are kept 30 days. Once retention has removed any record of an invoice, `truncated` is true; `status` is always the invoice as it is now. An invoice of another workspace answers 404 `not_found`, as an unknown one does.
+         *
+         *     An invoice older than INVOICE_RETENTION_DAYS is archived (GET /invoices/{id} says `archived: true`): its timeline answers its `snapshot` (number, amount, description, order reference, status, dates, network, and the ids of the payment that paid it and of its receipt) with `truncated: true`, and only such records as are younger than the retention. The invoice stays readable, listed and found by search, and its receipt (JSON and PDF) stays readable.
          */
         get: operations["getInvoicesByInvoiceIdTimeline"];
         put?: never;
@@ -1858,6 +1860,8 @@ export interface operations {
                             automationId: string | null;
                             /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                             occurrence: number | null;
+                            /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
+                            archived: boolean;
                         }[];
                         /** @description Pass as `cursor` for the next page; null when there is none. */
                         nextCursor: string | null;
@@ -1986,6 +1990,8 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
+                        /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
+                        archived: boolean;
                     };
                 };
             };
@@ -2164,6 +2170,8 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
+                        /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
+                        archived: boolean;
                     };
                 };
             };
@@ -2261,6 +2269,8 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
+                        /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
+                        archived: boolean;
                     };
                 };
             };
@@ -2388,6 +2398,8 @@ export interface operations {
                         automationId: string | null;
                         /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                         occurrence: number | null;
+                        /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
+                        archived: boolean;
                     };
                 };
             };
@@ -4474,6 +4486,8 @@ export interface operations {
                             automationId: string | null;
                             /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                             occurrence: number | null;
+                            /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
+                            archived: boolean;
                         }[];
                         /** @description Pass as `cursor` to get the next page; null when there is nothing more. Follow it even if a page comes back empty. */
                         nextCursor: string | null;
@@ -4579,8 +4593,31 @@ export interface operations {
                             /** @description `webhook_attempt`: how long the request took. */
                             durationMs?: number;
                         }[];
-                        /** @description true when records are missing: older ones than those returned, or ones retention removed (never false over an empty list). */
+                        /** @description true when records are missing: older ones than those returned, or ones retention removed (never false over an empty list; always true for an archived invoice). */
                         truncated: boolean;
+                        /** @description Null unless the invoice is archived (GET /invoices/{id} says `archived: true`: it is older than INVOICE_RETENTION_DAYS). Then its lifecycle records are gone and this stands in their place: what it was for, its status and dates, and the ids of its payment and receipt. The invoice and its receipt themselves are kept for good. */
+                        snapshot: {
+                            /** @description The invoice number (INV-000042). */
+                            number: string;
+                            /** @description USDC with 6 decimals. */
+                            amount: string;
+                            /** @enum {string} */
+                            currency: "USDC";
+                            description: string | null;
+                            externalId: string | null;
+                            /** @enum {string} */
+                            status: "open" | "processing" | "paid" | "expired" | "cancelled";
+                            network: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            expiresAt: string;
+                            paidAt: string | null;
+                            expiredAt: string | null;
+                            cancelledAt: string | null;
+                            paymentIntentId: string | null;
+                            receiptNumber: string | null;
+                        } | null;
                     };
                 };
             };
@@ -4851,6 +4888,8 @@ export interface operations {
                                 automationId: string | null;
                                 /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                                 occurrence: number | null;
+                                /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
+                                archived: boolean;
                             };
                         } | {
                             error: {
@@ -5382,7 +5421,7 @@ export interface operations {
                 "X-Payment-Timestamp": string;
                 /**
                  * @description `v1=` and the hex HMAC-SHA256 of `<timestamp>.<raw body>` with the signing secret.
-                 * @example v1=fb6967faa5700c95e95d09cde933e019b8303815e7ade1503ee0b63e44a276b8
+                 * @example v1=7be5f065bb73fec06a3f2258763d47e49f31375a1060040337346e661d510514
                  */
                 "X-Payment-Signature": string;
             };
@@ -5441,6 +5480,8 @@ export interface operations {
                             automationId: string | null;
                             /** @description Which of the automation's occurrences created it (1, 2, …); null otherwise. */
                             occurrence: number | null;
+                            /** @description true once older than INVOICE_RETENTION_DAYS (default 400) from `createdAt`: its lifecycle records are gone and GET /invoices/{id}/timeline answers its `snapshot`. It is still read, listed and found by search, and its receipt stays readable. */
+                            archived: boolean;
                         };
                         /** @description The automation (`aut_…`) that created the invoice. */
                         automationId: string;

@@ -90,6 +90,8 @@ export function createInvoiceView({ onChange }: { readonly onChange: () => void 
       ['Cancelled', invoice.cancelledAt ? timeEl(invoice.cancelledAt) : undefined],
       ['Receiving wallet', el('code', {}, invoice.payTo)],
       ['Link version', String(invoice.linkVersion)],
+      // Past the invoice retention the timeline below is only what is left: say so beside the facts that remain.
+      ['Archived', invoice.archived ? 'Older than the invoice retention: its lifecycle records are gone' : undefined],
     ]);
     byId(ids.invoiceCheckoutUrl).textContent = invoice.checkoutUrl;
     byId(ids.invoiceCheckoutOpen, HTMLAnchorElement).href = invoice.checkoutUrl;
