@@ -2,9 +2,14 @@
 -- partition instead of deleting its rows one by one (src/db/partitions.ts makes the coming days'
 -- partitions and drops those past retention, from the webhook retention job).
 --
--- The table as it was becomes the DEFAULT partition, attached as it is: no row is copied and its
--- indexes serve the new table's. It holds the attempts written before this migration, and any dated on
--- a day that has no partition; retention deletes those row by row, so it empties within 30 days.
+-- The table as it was becomes the DEFAULT partition: no row is copied and its indexes serve the new
+-- table's. It holds the attempts written before this migration, and any dated on a day that has no
+-- partition; retention deletes those row by row, so it empties within 30 days.
+--
+-- Attaching a day while the DEFAULT partition holds rows reads all of them, under a lock that holds
+-- every read of attempts. So the next 40 days are made here, before the DEFAULT partition is attached:
+-- it is read once, now, and by the time the service makes a day of its own (eight days ahead, from day
+-- 32) the old rows are gone.
 --
 -- The partitioned table has no primary key: a unique key would have to include `started_at`, and
 -- nothing looks an attempt up by its id (ids only order attempts of the same instant). Ids still come
@@ -38,5 +43,27 @@ ALTER SEQUENCE webhook_attempt_ids OWNED BY webhook_attempts.id;
 CREATE INDEX webhook_attempts_recent_idx ON webhook_attempts (workspace_id, started_at DESC);
 CREATE INDEX webhook_attempts_invoice_idx ON webhook_attempts (workspace_id, invoice_id, started_at DESC) WHERE invoice_id IS NOT NULL;
 
--- Alone, the DEFAULT partition is attached without a scan: no other partition's range can be in it yet.
+-- Today and the next 39 days (UTC), named as src/db/partitions.ts names them.
+DO $$
+DECLARE
+  today date := (now() AT TIME ZONE 'UTC')::date;
+  day   date;
+BEGIN
+  FOR offset_days IN 0..39 LOOP
+    day := today + offset_days;
+    EXECUTE format('CREATE TABLE %I (LIKE webhook_attempts INCLUDING DEFAULTS)', 'webhook_attempts_p' || to_char(day, 'YYYYMMDD'));
+    EXECUTE format('ALTER TABLE webhook_attempts ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)',
+                   'webhook_attempts_p' || to_char(day, 'YYYYMMDD'), day || ' 00:00:00+00', (day + 1) || ' 00:00:00+00');
+  END LOOP;
+END $$;
+
+-- The old rows of those days (today's, and any dated ahead) move to their days; the rest stay.
+WITH moved AS (
+  DELETE FROM webhook_attempts_default
+   WHERE started_at >= ((now() AT TIME ZONE 'UTC')::date || ' 00:00:00+00')::timestamptz
+     AND started_at < (((now() AT TIME ZONE 'UTC')::date + 40) || ' 00:00:00+00')::timestamptz
+  RETURNING *
+)
+INSERT INTO webhook_attempts SELECT * FROM moved;
+
 ALTER TABLE webhook_attempts ATTACH PARTITION webhook_attempts_default DEFAULT;

@@ -29,14 +29,18 @@ export async function addDailyPartitions(db: Db, { table, column }: DailyPartiti
     const end = new Date(start.getTime() + DAY_MS);
     const name = `${table}_p${dayName(start)}`;
     if (existing.has(name)) continue;
-    const { rows } = await sql<{ taken: boolean }>`
-      SELECT EXISTS (SELECT 1 FROM ${sql.table(`${table}_default`)}
-                      WHERE ${sql.ref(column)} >= ${start} AND ${sql.ref(column)} < ${end}) AS taken`.execute(db);
-    if (rows[0]!.taken) continue;
-    const attached = await withLockTimeout(db, async (trx) => {
+    const attached = await changePartitions(db, table, async (trx) => {
+      // Under the table's lock: another process may have made it since the list was read.
+      if (await exists(trx, name)) return false;
+      const { rows } = await sql<{ taken: boolean }>`
+        SELECT EXISTS (SELECT 1 FROM ${sql.table(`${table}_default`)}
+                        WHERE ${sql.ref(column)} >= ${start} AND ${sql.ref(column)} < ${end}) AS taken`.execute(trx);
+      if (rows[0]!.taken) return false;
+      // Attaching creates the parent's indexes on the new, empty table.
       await sql`CREATE TABLE ${sql.table(name)} (LIKE ${sql.table(table)} INCLUDING DEFAULTS)`.execute(trx);
       await sql`ALTER TABLE ${sql.table(table)} ATTACH PARTITION ${sql.table(name)}
                 FOR VALUES FROM (${sql.lit(start.toISOString())}) TO (${sql.lit(end.toISOString())})`.execute(trx);
+      return true;
     });
     if (attached) made.push(name);
   }
@@ -48,35 +52,65 @@ export async function addDailyPartitions(db: Db, { table, column }: DailyPartiti
  * the parent, waiting at most LOCK_TIMEOUT for statements on it to end; a partition that cannot have it
  * is left for the next run) and dropped, with no row read or deleted. Resolves the partitions dropped.
  */
-export async function dropDailyPartitionsBefore(db: Db, { table }: DailyPartitioned, cutoff: Date) {
+export async function dropDailyPartitionsBefore(db: Db, partitioned: DailyPartitioned, cutoff: Date) {
   const dropped: string[] = [];
-  for (const partition of await partitionsOf(db, table)) {
-    if (!partition.day || partition.day.getTime() + DAY_MS > cutoff.getTime()) continue;
-    const detached = await withLockTimeout(db, async (trx) => {
-      await sql`ALTER TABLE ${sql.table(table)} DETACH PARTITION ${sql.table(partition.name)}`.execute(trx);
-      await sql`DROP TABLE ${sql.table(partition.name)}`.execute(trx);
-    });
-    if (detached) dropped.push(partition.name);
-  }
+  for (const partition of await dailyPartitionsBefore(db, partitioned, cutoff))
+    if (await dropPartition(db, partitioned, partition.name)) dropped.push(partition.name);
   return dropped;
 }
 
+/** The daily partitions whose whole day is before `cutoff`, oldest first. */
+async function dailyPartitionsBefore(
+  db: Db,
+  { table }: DailyPartitioned,
+  cutoff: Date,
+): Promise<{ name: string; day: Date }[]> {
+  return (await partitionsOf(db, table)).flatMap(({ name, day }) =>
+    day && day.getTime() + DAY_MS <= cutoff.getTime() ? [{ name, day }] : [],
+  );
+}
+
 /**
- * Runs a change of partitions in a transaction that waits at most LOCK_TIMEOUT for its locks: statements
- * queue behind a lock being waited for, so a long wait would stall the table's readers and writers.
- * Resolves false when a lock was not had in time (the change is left for the next run).
+ * Detaches and drops one partition; resolves false when it is gone already, or when a lock was not had
+ * within LOCK_TIMEOUT (the partition is left for the next run).
  */
-async function withLockTimeout(db: Db, change: (trx: Transaction<Database>) => Promise<void>): Promise<boolean> {
-  try {
-    await db.transaction().execute(async (trx) => {
-      await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(trx);
-      await change(trx);
-    });
+function dropPartition(db: Db, { table }: DailyPartitioned, name: string): Promise<boolean> {
+  return changePartitions(db, table, async (trx) => {
+    if (!(await exists(trx, name))) return false;
+    await sql`ALTER TABLE ${sql.table(table)} DETACH PARTITION ${sql.table(name)}`.execute(trx);
+    await sql`DROP TABLE ${sql.table(name)}`.execute(trx);
     return true;
+  });
+}
+
+/**
+ * Runs a change of `table`'s partitions in a transaction that first takes the table's advisory lock (two
+ * processes never make or drop the same partition at once) and waits at most LOCK_TIMEOUT for any lock:
+ * statements queue behind a lock being waited for, so a long wait would stall the table's readers and
+ * writers. Resolves what `change` resolves; false when a lock was not had in time, or when a row of the
+ * new day reached the DEFAULT partition meanwhile (the change is left for the next run).
+ */
+async function changePartitions(
+  db: Db,
+  table: string,
+  change: (trx: Transaction<Database>) => Promise<boolean>,
+): Promise<boolean> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(trx);
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${`partitions of ${table}`}))`.execute(trx);
+      return change(trx);
+    });
   } catch (error) {
-    if ((error as { code?: string }).code === '55P03') return false; // lock_not_available
+    const code = (error as { code?: string }).code;
+    if (code === '55P03' || code === '23514') return false; // lock_not_available, check_violation
     throw error;
   }
+}
+
+async function exists(trx: Transaction<Database>, name: string): Promise<boolean> {
+  const { rows } = await sql<{ found: boolean }>`SELECT to_regclass(${name}) IS NOT NULL AS found`.execute(trx);
+  return rows[0]!.found;
 }
 
 /** The partitions of `table` in the current schema, with the day of each daily one. */

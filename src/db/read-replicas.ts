@@ -1,6 +1,9 @@
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { DB_TYPES, type Database, type Db } from './database.js';
+import { RoutingPool, type PrimaryReason, type ReadRouter } from './routed-pool.js';
+
+export type { PrimaryReason } from './routed-pool.js';
 
 /** How often the primary's WAL position and each replica's replayed position are read. */
 export const REPLICA_CHECK_MS = 250;
@@ -8,13 +11,16 @@ export const REPLICA_CHECK_MS = 250;
 const CHECK_TIMEOUT_MS = 1_000;
 /** A new connection to a replica that takes longer than this fails, and the read goes to the primary. */
 const CONNECT_TIMEOUT_MS = 2_000;
-/** Primary positions remembered to date a replica's position: 40 × 250 ms, 10 s of history. */
-const SAMPLES = 40;
+/**
+ * A read on a replica that has not answered in this long is taken from it and sent to the primary: a
+ * replica that went silent (a network cut, a frozen host) must not hold a request until TCP gives up.
+ */
+const READ_TIMEOUT_MS = 30_000;
 
 export interface ReplicaStatus {
   /** host:port/database, never the URL (its password). */
   readonly replica: string;
-  /** Its last check answered, as a standby, within the last few checks. */
+  /** Its last check answered, as a standby of the primary, within the last few checks. */
   readonly up: boolean;
   /** At most this far behind the primary at its last check, in ms; undefined while down. */
   readonly lagMs: number | undefined;
@@ -24,9 +30,6 @@ export interface ReplicaStatus {
   readonly reads: number;
 }
 
-/** Why a read that could go to a replica went to the primary. */
-export type PrimaryReason = 'lagging' | 'down' | 'failed';
-
 export interface ReplicaEvents {
   /** A replica stopped or resumed serving reads, with why in words. */
   changed(replica: string, serving: boolean, why: string): void;
@@ -35,34 +38,50 @@ export interface ReplicaEvents {
 interface Replica {
   readonly label: string;
   readonly pool: pg.Pool;
+  /** One connection for the checks, so that reads filling its pool never delay them. */
+  readonly checks: pg.Pool;
   /** When its last check answered (ms since the epoch); 0: never. */
   checkedAt: number;
-  lagMs: number | undefined;
+  lagMs: number;
   /** Until a check answers again after a read on it failed. */
   failed: boolean;
+  /** Undefined until it is known to be a standby of the primary's cluster and database; else why not. */
+  foreign: string | undefined;
+  identified: boolean;
   serving: boolean;
   reads: number;
+}
+
+/** Which cluster and database a server is: a replica must be the primary's, or its positions mean nothing. */
+interface Identity {
+  readonly database: string;
+  /** pg_control_system()'s; undefined where the role may not read it. */
+  readonly system: string | undefined;
 }
 
 /**
  * Reads that may lag the primary by a bounded time, on streaming replicas (DATABASE_READ_URL).
  *
  * `db` is a Kysely whose every statement goes to a replica that is up and at most `maxLagMs` behind,
- * taken in turn, and to the primary when none is. A statement that fails on a replica because the
- * replica went away is sent again to the primary at once (reads only: a statement inside a transaction
- * is not sent again), and the replica is left out until a check answers again.
+ * taken in turn, and to the primary when none is. A statement that fails on a replica by the replica's
+ * own fault (routed-pool.ts) is sent again to the primary at once (a statement inside a transaction is
+ * not), and the replica is left out until a check answers again.
  *
  * Lag is measured in the primary's terms, with no clock shared between servers: every check reads the
- * primary's WAL position, and a replica that has replayed the position read at time t holds every
- * commit made before t. Physical replication replays commits in the primary's order, so a replica
+ * primary's WAL position (on a connection of its own, so a busy pool never delays it), and a replica that
+ * has replayed the position read at time t holds every commit made before t: its lag is at most now − t
+ * for the newest such t. Physical replication replays commits in the primary's order, so a replica
  * always shows a state the primary was in: never a later commit without an earlier one.
  */
-export class ReadReplicas {
+export class ReadReplicas implements ReadRouter<Replica> {
   readonly db: Db;
+  readonly primary: pg.Pool;
   private readonly replicas: Replica[];
-  /** One connection per replica for the checks, so that reads filling its pool never delay them. */
-  private readonly checkPools: pg.Pool[];
+  private readonly primaryChecks: pg.Pool;
+  private primaryIdentity: Identity | undefined;
+  /** The primary's positions, oldest first: enough to date any lag up to the bound, and two more. */
   private readonly samples: { at: number; lsn: bigint }[] = [];
+  private readonly maxSamples: number;
   private readonly primaryReads: Record<PrimaryReason, number> = { lagging: 0, down: 0, failed: 0 };
   private next = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -70,26 +89,37 @@ export class ReadReplicas {
   private events: ReplicaEvents | undefined;
 
   constructor(
-    private readonly primary: pg.Pool,
+    primary: { readonly pool: pg.Pool; readonly connection: pg.PoolConfig },
     urls: readonly string[],
     private readonly maxLagMs: number,
     private readonly now: () => number = Date.now,
   ) {
+    this.primary = primary.pool;
+    this.primaryChecks = checkPool(primary.connection);
+    this.maxSamples = Math.ceil(maxLagMs / REPLICA_CHECK_MS) + 2;
     this.replicas = urls.map((url) => {
       const pool = new pg.Pool({
         connectionString: url,
         max: 8,
         types: DB_TYPES,
         connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        query_timeout: READ_TIMEOUT_MS,
+        keepAlive: true,
       });
       // A replica that goes away errs its idle connections; the pool drops them and the checks notice.
       pool.on('error', () => {});
-      return { label: labelOf(url), pool, checkedAt: 0, lagMs: undefined, failed: false, serving: false, reads: 0 };
-    });
-    this.checkPools = urls.map((url) => {
-      const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: CHECK_TIMEOUT_MS });
-      pool.on('error', () => {});
-      return pool;
+      return {
+        label: labelOf(url),
+        pool,
+        checks: checkPool({ connectionString: url }),
+        checkedAt: 0,
+        lagMs: Number.POSITIVE_INFINITY,
+        failed: false,
+        foreign: undefined,
+        identified: false,
+        serving: false,
+        reads: 0,
+      };
     });
     this.db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new RoutingPool(this) }) });
   }
@@ -112,7 +142,7 @@ export class ReadReplicas {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.checking;
-    const pools = [...this.replicas.map((replica) => replica.pool), ...this.checkPools];
+    const pools = [this.primaryChecks, ...this.replicas.flatMap((replica) => [replica.pool, replica.checks])];
     await Promise.all(pools.map((pool) => pool.end().catch(() => {})));
   }
 
@@ -135,27 +165,32 @@ export class ReadReplicas {
   async check(): Promise<void> {
     const at = this.now();
     try {
-      const { rows } = await withTimeout(
-        this.primary.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn'),
-      );
-      this.samples.push({ at, lsn: parseLsn(rows[0]!.lsn) });
-      if (this.samples.length > SAMPLES) this.samples.shift();
+      this.primaryIdentity ??= await identify(this.primaryChecks);
+      const { rows } = await timed(this.primaryChecks, 'SELECT pg_current_wal_lsn()::text AS lsn');
+      this.samples.push({ at, lsn: parseLsn(rows[0]!.lsn as string) });
+      if (this.samples.length > this.maxSamples) this.samples.shift();
     } catch {
-      // Without the primary's position no lag can be dated; the replicas keep their last.
+      // Without the primary's position the last one ages: a replica's lag grows with it until one is read.
     }
-    await Promise.all(this.replicas.map((replica, index) => this.checkReplica(replica, this.checkPools[index]!)));
+    await Promise.all(this.replicas.map((replica) => this.checkReplica(replica)));
   }
 
-  private async checkReplica(replica: Replica, pool: pg.Pool): Promise<void> {
+  private async checkReplica(replica: Replica): Promise<void> {
     let why: string;
     try {
-      const { rows } = await withTimeout(
-        pool.query<{ standby: boolean; replayed: string | null }>(
-          'SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replayed',
-        ),
+      if (!replica.identified && this.primaryIdentity) {
+        replica.foreign = foreignness(await identify(replica.checks), this.primaryIdentity);
+        replica.identified = true;
+      }
+      const { rows } = await timed(
+        replica.checks,
+        'SELECT pg_is_in_recovery() AS standby, pg_last_wal_replay_lsn()::text AS replayed',
       );
-      const { standby, replayed } = rows[0]!;
-      if (!standby || replayed === null) {
+      const { standby, replayed } = rows[0] as { standby: boolean; replayed: string | null };
+      if (replica.foreign || !replica.identified) {
+        replica.failed = true;
+        why = replica.foreign ?? 'the primary could not be read to check it is its replica';
+      } else if (!standby || replayed === null) {
         replica.failed = true;
         why = 'it is not a streaming replica (pg_is_in_recovery() is false)';
       } else {
@@ -164,7 +199,7 @@ export class ReadReplicas {
         replica.lagMs = this.lagOf(parseLsn(replayed));
         why =
           replica.lagMs > this.maxLagMs
-            ? `it is ${replica.lagMs} ms behind the primary (DATABASE_READ_MAX_LAG_MS=${this.maxLagMs})`
+            ? `it is ${lagWords(replica.lagMs)} behind the primary (DATABASE_READ_MAX_LAG_MS=${this.maxLagMs})`
             : 'it is up and within DATABASE_READ_MAX_LAG_MS';
       }
     } catch (error) {
@@ -179,29 +214,25 @@ export class ReadReplicas {
   }
 
   /**
-   * How far behind a replica at `replayed` is: 0 when it has the primary's latest position, else the
-   * time since the newest position it has; past the remembered history, that history's length.
+   * How far behind a replica at `replayed` is, at most: the time since the newest primary position it
+   * has replayed. Infinite when it has replayed none that is remembered (more than the bound behind).
    */
   private lagOf(replayed: bigint): number {
-    const now = this.now();
-    const latest = this.samples.at(-1);
-    if (!latest || replayed >= latest.lsn) return 0;
-    for (let index = this.samples.length - 2; index >= 0; index--) {
+    for (let index = this.samples.length - 1; index >= 0; index--) {
       const sample = this.samples[index]!;
-      if (replayed >= sample.lsn) return now - this.samples[index + 1]!.at;
+      if (replayed >= sample.lsn) return Math.max(0, this.now() - sample.at);
     }
-    return now - this.samples[0]!.at + REPLICA_CHECK_MS;
+    return Number.POSITIVE_INFINITY;
   }
 
   private isUp(replica: Replica): boolean {
-    return !replica.failed && this.now() - replica.checkedAt <= 4 * REPLICA_CHECK_MS;
+    return !replica.failed && replica.checkedAt > 0 && this.now() - replica.checkedAt <= 4 * REPLICA_CHECK_MS;
   }
 
   private usable(replica: Replica): boolean {
-    return this.isUp(replica) && replica.lagMs !== undefined && replica.lagMs <= this.maxLagMs;
+    return this.isUp(replica) && replica.lagMs <= this.maxLagMs;
   }
 
-  /** The next usable replica in turn, or why there is none. */
   pick(): Replica | PrimaryReason {
     let reason: PrimaryReason = 'down';
     for (let tried = 0; tried < this.replicas.length; tried++) {
@@ -215,10 +246,8 @@ export class ReadReplicas {
     return reason;
   }
 
-  /** A replica failed a read: left out until its next check answers, and said at once. */
   failedRead(replica: Replica, error: unknown): void {
     replica.failed = true;
-    this.primaryReads.failed++;
     if (replica.serving) {
       replica.serving = false;
       this.events?.changed(replica.label, false, `a read on it failed (${describe(error)})`);
@@ -229,93 +258,66 @@ export class ReadReplicas {
     if (typeof target === 'string') this.primaryReads[target]++;
     else target.reads++;
   }
-
-  primaryPool(): pg.Pool {
-    return this.primary;
-  }
 }
 
-/** What Kysely's PostgresDialect takes as its pool: each connection goes where ReadReplicas.pick says. */
-class RoutingPool implements PostgresPool {
-  constructor(private readonly router: ReadReplicas) {}
-
-  async connect(): Promise<PostgresPoolClient> {
-    // Kysely reads rows and counts only, which pg's results carry as its own type declares them.
-    return (await this.routedClient()) as unknown as PostgresPoolClient;
-  }
-
-  private async routedClient(): Promise<RoutedClient> {
-    const target = this.router.pick();
-    if (typeof target !== 'string') {
-      try {
-        return new RoutedClient(this.router, await target.pool.connect(), target);
-      } catch (error) {
-        this.router.failedRead(target, error);
-        return new RoutedClient(this.router, await this.router.primaryPool().connect(), 'failed');
-      }
-    }
-    return new RoutedClient(this.router, await this.router.primaryPool().connect(), target);
-  }
-
-  async end(): Promise<void> {
-    // The pools are the primary's (closed with it) and the replicas' (ReadReplicas.stop).
-  }
+function checkPool(connection: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool({ ...connection, max: 1, connectionTimeoutMillis: CHECK_TIMEOUT_MS, keepAlive: true });
+  pool.on('error', () => {});
+  return pool;
 }
 
 /**
- * A connection on a replica or the primary; a read that fails with the replica's connection goes to the
- * primary. Kysely sends statements as text with parameters (no cursors: `stream()` is not routed).
+ * One check statement on its own connection, given CHECK_TIMEOUT_MS: a connection that does not answer
+ * in time is destroyed, so the next check does not queue behind a statement that will never return.
  */
-class RoutedClient {
-  private inTransaction = false;
-
-  constructor(
-    private readonly router: ReadReplicas,
-    private client: pg.PoolClient,
-    private target: ReturnType<ReadReplicas['pick']> | 'failed',
-  ) {}
-
-  async query(text: string, parameters: readonly unknown[]): Promise<pg.QueryResult> {
-    if (typeof text !== 'string') throw new Error('cursors are not routed to read replicas');
-    if (/^\s*(begin|start)/i.test(text)) this.inTransaction = true;
-    const target = this.target;
-    try {
-      const result = await this.client.query(text, [...parameters]);
-      this.router.servedBy(target === 'failed' ? 'failed' : target);
-      return result;
-    } catch (error) {
-      if (typeof target === 'string' || this.inTransaction || !replicaFailure(error)) throw error;
-      this.router.failedRead(target, error);
-      this.client.release(true);
-      this.client = await this.router.primaryPool().connect();
-      this.target = 'failed';
-      return await this.client.query(text, [...parameters]);
-    } finally {
-      if (/^\s*(commit|rollback)/i.test(text)) this.inTransaction = false;
-    }
-  }
-
-  release(error?: Error | boolean): void {
-    this.client.release(error);
+async function timed(pool: pg.Pool, statement: string): Promise<pg.QueryResult> {
+  const client = await pool.connect();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+  });
+  try {
+    const result = await Promise.race([client.query(statement), timeout]);
+    client.release();
+    return result;
+  } catch (error) {
+    client.release(true);
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
-/**
- * The errors of a replica that went away or refuses new work, or that cancelled the read for a conflict
- * with its replay (40001), as opposed to an error in the statement, which the primary would give too.
- */
-function replicaFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && (/^(08|57P|40001)/.test(code) || /^E(CONN|PIPE|HOSTUNREACH|TIMEDOUT)/.test(code)))
-    return true;
-  const message = error instanceof Error ? error.message : '';
-  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+async function identify(pool: pg.Pool): Promise<Identity> {
+  const { rows } = await timed(pool, 'SELECT current_database() AS database');
+  const database = rows[0]!.database as string;
+  try {
+    const control = await timed(pool, 'SELECT system_identifier::text AS system FROM pg_control_system()');
+    return { database, system: control.rows[0]!.system as string };
+  } catch (error) {
+    // A role without the right to read it is checked by its database's name alone.
+    if ((error as { code?: string }).code === '42501') return { database, system: undefined };
+    throw error;
+  }
+}
+
+/** Why a server is not a replica of the primary's database, or undefined when it is (as far as can be told). */
+function foreignness(replica: Identity, primary: Identity): string | undefined {
+  if (replica.system && primary.system && replica.system !== primary.system)
+    return `it replicates another cluster (system identifier ${replica.system}, the primary's is ${primary.system})`;
+  if (replica.database !== primary.database)
+    return `its URL names database "${replica.database}", the primary's is "${primary.database}"`;
+  return undefined;
 }
 
 /** `16/B374D848` as a number: the position in the WAL, comparable between servers of one cluster. */
 export function parseLsn(text: string): bigint {
   const [high, low] = text.split('/');
   return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
+}
+
+function lagWords(lagMs: number): string {
+  return Number.isFinite(lagMs) ? `${Math.round(lagMs)} ms` : 'more than DATABASE_READ_MAX_LAG_MS';
 }
 
 function labelOf(url: string): string {
@@ -329,17 +331,9 @@ function describe(error: unknown): string {
   return message.split('\n')[0]!.slice(0, 200);
 }
 
-function withTimeout<T>(promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 const routers = new WeakMap<Db, ReadReplicas>();
 
-/** Makes `replicas` the place reads of the primary's `db` may go (see readsOf). */
+/** Makes `replicas` the place reads of the primary's `db` may go (see readReplicasOf). */
 export function useReadReplicas(db: Db, replicas: ReadReplicas): void {
   routers.set(db, replicas);
 }

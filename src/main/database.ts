@@ -50,7 +50,7 @@ export async function startDatabase(config: Config, log: (line: string) => void)
   // A worker serves none of the reads they take (lists, search, exports, the feed), so it opens none.
   const replicas =
     config.databaseReadUrls.length > 0 && config.role !== 'worker'
-      ? new ReadReplicas(handle.pool, config.databaseReadUrls, config.databaseReadMaxLagMs)
+      ? new ReadReplicas({ pool: handle.pool, connection }, config.databaseReadUrls, config.databaseReadMaxLagMs)
       : undefined;
   try {
     const appliedMigrations = await migrateThrough(directConnection);

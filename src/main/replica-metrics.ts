@@ -36,7 +36,9 @@ export function registerReplicaMetrics(registry: Registry, services: Pick<Servic
     registers: [registry],
     collect() {
       this.reset();
-      for (const { replica, lagMs } of replicas.status()) if (lagMs !== undefined) this.set({ replica }, lagMs / 1000);
+      for (const { replica, lagMs } of replicas.status())
+        if (lagMs !== undefined)
+          this.set({ replica }, Number.isFinite(lagMs) ? lagMs / 1000 : Number.POSITIVE_INFINITY);
     },
   });
   new Gauge({
@@ -58,7 +60,7 @@ export function replicaWarnings(services: Pick<Services, 'readReplicas'>): strin
       ? []
       : [
           up
-            ? `read replica ${replica} is ${lagMs} ms behind the primary: its reads go to the primary until it catches up`
+            ? `read replica ${replica} is ${Number.isFinite(lagMs) ? `${lagMs} ms` : 'far'} behind the primary: its reads go to the primary until it catches up`
             : `read replica ${replica} does not answer: its reads go to the primary`,
         ],
   );

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { openDatabase } from '../../src/db/database.js';
+import { ReadReplicas } from '../../src/db/read-replicas.js';
 import { ChangeFeedService } from '../../src/modules/events/change-feed.service.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { buildApp } from '../../src/main/app.js';
@@ -19,6 +20,8 @@ const config = loadConfig({
   DATABASE_READ_URL: replica.url,
   API_RATE_LIMIT_PER_MINUTE: '10000000',
   NEW_WORKSPACE_CREDITS: '100000',
+  // Long enough that a list read right after a write is surely within it on a loaded machine.
+  DATABASE_READ_MAX_LAG_MS: '3000',
   ...GENEROUS_LIMITS,
 });
 const database = await startDatabase(config, () => {});
@@ -134,6 +137,20 @@ describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
       const read = await call('GET', `/invoices/${created.id}`);
       expect(read.statusCode).toBe(200);
       expect(read.json()).toMatchObject({ id: created.id, number: created.number });
+      // The list reads the replica, which is within the bound and has not replayed the create yet.
+      const stale = (await call('GET', '/invoices?limit=5')).json<{ invoices: { id: string }[] }>();
+      expect(services.readReplicas!.status()[0]!.serving).toBe(true);
+      expect(stale.invoices.map((invoice) => invoice.id)).not.toContain(created.id);
+
+      // A process that starts now finds the replica behind every position it has read: not serving.
+      const starting = new ReadReplicas(
+        { pool: database.pool, connection: { connectionString: primary.url } },
+        [replica.url],
+        3000,
+      );
+      await starting.start();
+      expect(starting.status()[0]).toMatchObject({ up: true, serving: false });
+      await starting.stop();
 
       // A feed reader whose cursor came from the primary, then meets the replica behind it: the primary
       // answers, never `invalid_cursor` and never an event again.

@@ -115,7 +115,7 @@ describe('migration 0011 on a database with attempts', () => {
     await upgraded.query(
       `INSERT INTO workspaces (id, name, wallet_address) VALUES ('ws_old', 'Old', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')`,
     );
-    for (const at of ['2026-10-01T10:00:00Z', '2026-11-20T10:00:00Z'])
+    for (const at of ['2026-10-01T10:00:00Z', '2026-11-20T10:00:00Z', new Date().toISOString()])
       await upgraded.query(
         `INSERT INTO webhook_attempts (workspace_id, event_id, attempt, started_at, duration_ms) VALUES ('ws_old', 'evt_1', 1, $1, 5)`,
         [at],
@@ -127,6 +127,22 @@ describe('migration 0011 on a database with attempts', () => {
       { relkind: 'p' },
     ]);
     expect((await upgraded.query(`SELECT id, started_at FROM webhook_attempts ORDER BY id`)).rows).toEqual(old);
+    // Today's attempt moved to today's partition; the older ones stay in the DEFAULT partition.
+    const where = await upgraded.query<{ partition: string }>(
+      `SELECT tableoid::regclass::text AS partition FROM webhook_attempts ORDER BY id`,
+    );
+    const today = new Date().toISOString().slice(0, 10).replaceAll('-', '');
+    expect(where.rows.map((row) => row.partition)).toEqual([
+      'webhook_attempts_default',
+      'webhook_attempts_default',
+      `webhook_attempts_p${today}`,
+    ]);
+    const days = await upgraded.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'webhook_attempts'::regclass AND c.relname LIKE 'webhook_attempts_p%' ORDER BY 1`,
+    );
+    expect(days.rows).toHaveLength(40);
+    expect(days.rows[0]!.name).toBe(`webhook_attempts_p${today}`);
     await upgraded.query(
       `INSERT INTO webhook_attempts (workspace_id, event_id, attempt, started_at, duration_ms) VALUES ('ws_old', 'evt_2', 1, now(), 5)`,
     );

@@ -57,9 +57,9 @@ export function webhookRetentionHandler(db: Db, clock: Clock): JobHandler {
     await requeueOrphanedDeliveries(db);
     const now = clock.now();
     const cutoff = new Date(now.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000);
+    await pruneWebhookHistory(db, cutoff);
     await addDailyPartitions(db, ATTEMPT_PARTITIONS, now, PARTITION_DAYS_AHEAD);
     await dropDailyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff);
-    await pruneWebhookHistory(db, cutoff);
     throw new RetryLater(3600, 'next webhook history retention in an hour');
   };
 }
