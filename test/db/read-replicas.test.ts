@@ -132,6 +132,10 @@ describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
 
   it('reads what the client just wrote on the primary, even while the replica replays nothing', async () => {
     await onReplica('SELECT pg_wal_replay_pause()');
+    // The pause is a request: replay stops at its next record, so wait until it has.
+    await expect
+      .poll(async () => (await onReplica<{ state: string }>('SELECT pg_get_wal_replay_pause_state() AS state')).state)
+      .toBe('paused');
     try {
       const created = await createInvoice('order-paused');
       const read = await call('GET', `/invoices/${created.id}`);
