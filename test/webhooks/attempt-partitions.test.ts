@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/index.js';
 import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.js';
-import { addDailyPartitions, dropDailyPartitionsBefore, partitionsOf } from '../../src/db/partitions.js';
+import { addWeeklyPartitions, dropWeeklyPartitionsBefore, partitionsOf } from '../../src/db/partitions.js';
 import { webhookRetentionHandler } from '../../src/modules/webhooks/webhook.jobs.js';
 import { ATTEMPT_PARTITIONS } from '../../src/modules/webhooks/webhook.repo.js';
 import { ManualClock } from '../../src/shared/clock.js';
@@ -41,54 +41,66 @@ async function runRetention(): Promise<void> {
   );
 }
 
-const dailyNames = async () =>
-  (await partitionsOf(db, 'webhook_attempts')).filter((partition) => partition.day).map((partition) => partition.name);
+const weeklyNames = async () =>
+  (await partitionsOf(db, 'webhook_attempts')).filter((partition) => partition.week).map((partition) => partition.name);
 
-describe('the webhook attempt history, a partition a day', () => {
-  it('retention drops the days past 30 whole and touches nothing newer', async () => {
-    expect(await addDailyPartitions(db, ATTEMPT_PARTITIONS, new Date('2031-02-01T00:00:00Z'), 40)).toHaveLength(40);
-    for (let day = 1; day <= 40; day++) await insertAttempt(new Date(Date.UTC(2031, 1, day, 9, 30)).toISOString()); // Feb 1 … Mar 12
-    await insertAttempt('2020-01-01T00:00:00Z'); // in no day's partition: the DEFAULT one
+describe('the webhook attempt history, a partition a week', () => {
+  it('retention drops the weeks wholly past 30 days and touches nothing newer', async () => {
+    // Mondays from 2030-12-30 to 2031-03-10: eleven weeks.
+    const made = await addWeeklyPartitions(
+      db,
+      ATTEMPT_PARTITIONS,
+      new Date('2031-01-01T00:00:00Z'),
+      new Date('2031-03-12T00:00:00Z'),
+    );
+    expect(made).toHaveLength(11);
+    for (let day = 0; day <= 70; day++) await insertAttempt(new Date(Date.UTC(2031, 0, 1 + day, 9, 30)).toISOString()); // Jan 1 … Mar 12
+    await insertAttempt('2020-01-01T00:00:00Z'); // in no week's partition: the DEFAULT one
     await insertAttempt('2031-09-01T00:00:00Z'); // dated ahead of every partition: DEFAULT too
 
-    // The cutoff is 2031-02-08T12:00Z: Feb 1–7 are whole days before it, Feb 8 is not.
-    const newer = await rows(`started_at >= '2031-02-08'`);
+    // The cutoff is 2031-02-08T12:00Z: the weeks up to Monday 2031-01-27 end before it, that of 02-03 does not.
+    const newer = await rows(`started_at >= '2031-02-03'`);
     await runRetention();
 
-    const names = await dailyNames();
-    expect(names[0]).toBe('webhook_attempts_p20310208');
-    expect(names.at(-1)).toBe('webhook_attempts_p20310317'); // eight days from today are made
-    expect(names).toHaveLength(38);
-    expect(await rows(`started_at >= '2031-02-08'`)).toEqual(newer);
-    expect(await rows(`started_at < '2031-02-08'`)).toEqual([]);
+    const names = await weeklyNames();
+    expect(names[0]).toBe('webhook_attempts_p20310203');
+    expect(names.at(-1)).toBe('webhook_attempts_p20310317'); // the week eight days from now is made
+    expect(names).toHaveLength(7);
+    expect(await rows(`started_at >= '2031-02-03'`)).toEqual(newer);
+    expect(await rows(`started_at < '2031-02-03'`)).toEqual([]);
     const inDefault = await pool.query(`SELECT started_at FROM webhook_attempts_default`);
     expect(inDefault.rows).toEqual([{ started_at: new Date('2031-09-01T00:00:00Z') }]);
 
     // Again: nothing to do, nothing touched.
     await runRetention();
-    expect(await dailyNames()).toEqual(names);
-    expect(await rows(`started_at >= '2031-02-08'`)).toEqual(newer);
+    expect(await weeklyNames()).toEqual(names);
+    expect(await rows(`started_at >= '2031-02-03'`)).toEqual(newer);
   });
 
-  it('leaves a day in the DEFAULT partition when rows dated ahead are there already', async () => {
-    expect(await addDailyPartitions(db, ATTEMPT_PARTITIONS, new Date('2031-09-01T00:00:00Z'), 2)).toEqual([
-      'webhook_attempts_p20310902',
-    ]);
+  it('leaves a week in the DEFAULT partition when rows dated ahead are there already', async () => {
+    expect(
+      await addWeeklyPartitions(
+        db,
+        ATTEMPT_PARTITIONS,
+        new Date('2031-09-01T00:00:00Z'),
+        new Date('2031-09-10T00:00:00Z'),
+      ),
+    ).toEqual(['webhook_attempts_p20310908']);
   });
 
   it('waits at most a second for a reader of the table, and drops the partition on the next run', async () => {
-    clock.set(new Date('2031-03-11T12:00:00Z'));
+    clock.set(new Date('2031-03-17T12:00:00Z'));
     const reader = new pg.Client(database.connection);
     await reader.connect();
     try {
       await reader.query('BEGIN');
-      await reader.query(`SELECT count(*) FROM webhook_attempts WHERE started_at >= '2031-02-08'`);
+      await reader.query(`SELECT count(*) FROM webhook_attempts WHERE started_at >= '2031-02-03'`);
       const started = Date.now();
-      const cutoff = new Date('2031-02-09T12:00:00Z');
-      expect(await dropDailyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual([]);
+      const cutoff = new Date('2031-02-10T12:00:00Z');
+      expect(await dropWeeklyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual([]);
       expect(Date.now() - started).toBeLessThan(10_000);
       await reader.query('COMMIT');
-      expect(await dropDailyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual(['webhook_attempts_p20310208']);
+      expect(await dropWeeklyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual(['webhook_attempts_p20310203']);
     } finally {
       await reader.end();
     }
@@ -115,7 +127,10 @@ describe('migration 0011 on a database with attempts', () => {
     await upgraded.query(
       `INSERT INTO workspaces (id, name, wallet_address) VALUES ('ws_old', 'Old', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')`,
     );
-    for (const at of ['2026-10-01T10:00:00Z', '2026-11-20T10:00:00Z', new Date().toISOString()])
+    // Two weeks and more ago (before this week's Monday, whatever today is), and now.
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    // …and one dated next week by a clock ahead, which moves to its week.
+    for (const at of [daysAgo(60), daysAgo(20), new Date().toISOString(), daysAgo(-8)])
       await upgraded.query(
         `INSERT INTO webhook_attempts (workspace_id, event_id, attempt, started_at, duration_ms) VALUES ('ws_old', 'evt_1', 1, $1, 5)`,
         [at],
@@ -127,22 +142,29 @@ describe('migration 0011 on a database with attempts', () => {
       { relkind: 'p' },
     ]);
     expect((await upgraded.query(`SELECT id, started_at FROM webhook_attempts ORDER BY id`)).rows).toEqual(old);
-    // Today's attempt moved to today's partition; the older ones stay in the DEFAULT partition.
+    // The old attempts stay in the DEFAULT partition (weeks begin next Monday); the one dated ahead moves to its week.
+    const week = 7 * 86_400_000;
+    const mondayOf = (at: number) =>
+      new Date(Math.floor((at - 4 * 86_400_000) / week) * week + 4 * 86_400_000)
+        .toISOString()
+        .slice(0, 10)
+        .replaceAll('-', '');
+    const nextMonday = mondayOf(Date.now() + week);
     const where = await upgraded.query<{ partition: string }>(
       `SELECT tableoid::regclass::text AS partition FROM webhook_attempts ORDER BY id`,
     );
-    const today = new Date().toISOString().slice(0, 10).replaceAll('-', '');
     expect(where.rows.map((row) => row.partition)).toEqual([
       'webhook_attempts_default',
       'webhook_attempts_default',
-      `webhook_attempts_p${today}`,
+      'webhook_attempts_default',
+      `webhook_attempts_p${mondayOf(Date.now() + 8 * 86_400_000)}`,
     ]);
     const days = await upgraded.query<{ name: string }>(
       `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
         WHERE i.inhparent = 'webhook_attempts'::regclass AND c.relname LIKE 'webhook_attempts_p%' ORDER BY 1`,
     );
-    expect(days.rows).toHaveLength(40);
-    expect(days.rows[0]!.name).toBe(`webhook_attempts_p${today}`);
+    expect(days.rows).toHaveLength(7);
+    expect(days.rows[0]!.name).toBe(`webhook_attempts_p${nextMonday}`);
     await upgraded.query(
       `INSERT INTO webhook_attempts (workspace_id, event_id, attempt, started_at, duration_ms) VALUES ('ws_old', 'evt_2', 1, now(), 5)`,
     );

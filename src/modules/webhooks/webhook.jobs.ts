@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { addDailyPartitions, dropDailyPartitionsBefore } from '../../db/partitions.js';
+import { addWeeklyPartitions, dropWeeklyPartitionsBefore } from '../../db/partitions.js';
 import { JOB_DELETED, RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
@@ -43,12 +43,12 @@ export async function scheduleWebhookRetention(db: Db): Promise<void> {
   await enqueueJob(db, { kind: WEBHOOK_RETENTION_JOB, uniqueKey: WEBHOOK_RETENTION_JOB });
 }
 
-/** Days of attempt partitions made ahead: a week without a retention run still writes into days of their own. */
-const PARTITION_DAYS_AHEAD = 8;
+/** Attempt partitions are made this far ahead: a week without a retention run still writes into weeks of their own. */
+const PARTITIONS_AHEAD_MS = 8 * 86_400_000;
 
 /**
- * Hourly: makes the coming days' partitions of the attempt history and drops the days older than 30
- * (whole partitions: an attempt is kept 30 to 31 days), deletes older attempts left in the DEFAULT
+ * Hourly: makes the coming weeks' partitions of the attempt history and drops the weeks wholly older than
+ * 30 days (whole partitions: an attempt is kept 30 to 37 days), deletes older attempts left in the DEFAULT
  * partition and finished deliveries older than 30 days, and gives a job back to any pending delivery that
  * lost its own (its job failed for good, e.g. after repeated database errors).
  */
@@ -58,8 +58,8 @@ export function webhookRetentionHandler(db: Db, clock: Clock): JobHandler {
     const now = clock.now();
     const cutoff = new Date(now.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000);
     await pruneWebhookHistory(db, cutoff);
-    await addDailyPartitions(db, ATTEMPT_PARTITIONS, now, PARTITION_DAYS_AHEAD);
-    await dropDailyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff);
+    await addWeeklyPartitions(db, ATTEMPT_PARTITIONS, now, new Date(now.getTime() + PARTITIONS_AHEAD_MS));
+    await dropWeeklyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff);
     throw new RetryLater(3600, 'next webhook history retention in an hour');
   };
 }

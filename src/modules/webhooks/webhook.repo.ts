@@ -1,6 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
-import type { DailyPartitioned } from '../../db/partitions.js';
+import type { WeeklyPartitioned } from '../../db/partitions.js';
 import type { JobClaim } from '../../jobs/index.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { DELIVER_WEBHOOK_JOB, type AttemptOutcome } from './webhook.js';
@@ -260,12 +260,12 @@ export function attemptTotalsByDay(db: Executor, workspaceId: WorkspaceId, from:
     .execute();
 }
 
-/** The attempt history, a partition a day (migration 0011); retention drops whole days. */
-export const ATTEMPT_PARTITIONS: DailyPartitioned = { table: 'webhook_attempts', column: 'started_at' };
+/** The attempt history, a partition a week (migration 0011); retention drops whole weeks. */
+export const ATTEMPT_PARTITIONS: WeeklyPartitioned = { table: 'webhook_attempts', column: 'started_at' };
 
 /**
  * Deletes the attempts older than `cutoff` that are in no day's partition (written before the table was
- * partitioned, or dated on a day that had none) and finished deliveries older than `cutoff`. Resolves
+ * partitioned, or dated in a week that had none) and finished deliveries older than `cutoff`. Resolves
  * the rows deleted.
  */
 export async function pruneWebhookHistory(db: Executor, cutoff: Date): Promise<number> {
