@@ -166,7 +166,9 @@ export class ReadReplicas implements ReadRouter<Replica> {
     const at = this.now();
     try {
       this.primaryIdentity ??= await identify(this.primaryChecks);
-      const { rows } = await timed(this.primaryChecks, 'SELECT pg_current_wal_lsn()::text AS lsn');
+      // The insert position, not the write position: a commit is visible before its WAL is written
+      // (synchronous_commit = off), and the replica has it only once it has replayed past it.
+      const { rows } = await timed(this.primaryChecks, 'SELECT pg_current_wal_insert_lsn()::text AS lsn');
       this.samples.push({ at, lsn: parseLsn(rows[0]!.lsn as string) });
       if (this.samples.length > this.maxSamples) this.samples.shift();
     } catch {
