@@ -6,7 +6,7 @@ import { RoutingPool, type PrimaryReason, type ReadRouter } from './routed-pool.
 export type { PrimaryReason } from './routed-pool.js';
 
 /** How often the primary's WAL position and each replica's replayed position are read. */
-export const REPLICA_CHECK_MS = 250;
+const REPLICA_CHECK_MS = 250;
 /** A check that takes longer than this counts as a failure: the replica is down until one answers. */
 const CHECK_TIMEOUT_MS = 1_000;
 /** A new connection to a replica that takes longer than this fails, and the read goes to the primary. */
@@ -125,8 +125,7 @@ export class ReadReplicas implements ReadRouter<Replica> {
   }
 
   /** Checks at once, then every REPLICA_CHECK_MS until stop. */
-  async start(events?: ReplicaEvents): Promise<void> {
-    this.events = events;
+  async start(): Promise<void> {
     await this.check();
     this.timer = setInterval(() => {
       this.checking ??= this.check().finally(() => (this.checking = undefined));
@@ -313,7 +312,7 @@ function foreignness(replica: Identity, primary: Identity): string | undefined {
 }
 
 /** `16/B374D848` as a number: the position in the WAL, comparable between servers of one cluster. */
-export function parseLsn(text: string): bigint {
+function parseLsn(text: string): bigint {
   const [high, low] = text.split('/');
   return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
 }

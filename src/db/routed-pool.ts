@@ -4,7 +4,7 @@ import type pg from 'pg';
 /** Why a read that could go to a replica went to the primary. */
 export type PrimaryReason = 'lagging' | 'down' | 'failed';
 
-/** A replica's pool and its count of statements served, as the router keeps them. */
+/** What the routing pool needs of a replica: its pool of connections. */
 export interface RoutedReplica {
   readonly pool: pg.Pool;
 }
@@ -98,7 +98,7 @@ class RoutedClient<R extends RoutedReplica> {
  * not answer in time, or cancelled the read for a conflict with its replay (40001, 40P01). An error in
  * the statement is the caller's, and is not sent again.
  */
-export function replicaFault(error: unknown): boolean {
+function replicaFault(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (
     typeof code === 'string' &&
