@@ -19,7 +19,7 @@ import { PURCHASE_SPACING_BLOCKS } from './settings.js';
 import { markdownTable } from './table.js';
 import { startRpcCounter } from './rpc-counter.js';
 import { latencyRow, monotonicMs } from './timing.js';
-import { startBenchReceiver, type BenchReceiver } from './webhook-receiver.js';
+import { startReceiverProcess, type BenchReceiver } from './webhook-receiver.js';
 
 const BLOCK_MS = 1000;
 /** Every wait is bounded: a payment that is never recorded fails the run instead of hanging it. */
@@ -98,7 +98,7 @@ export async function runPaymentBench(count: number, progress: Progress): Promis
     for (const [index, { kind }] of PAYERS_AT_ONCE.entries())
       if (kind === 'transfer')
         for (const account of manyPayers[index]!) await setEthBalance(rpcUrl, account.address, 10n ** 20n);
-    const receiver = await startBenchReceiver();
+    const receiver = await startReceiverProcess();
     stops.push(() => receiver.close());
     // Every call of the service goes through it; the runner's own (mining, the payers' transfers) do not.
     const counter = await startRpcCounter(rpcUrl);

@@ -87,6 +87,11 @@ export interface ChainPort {
   readonly relayer: `0x${string}`;
   /** The number of the network's latest block. */
   blockNumber(network: Network): Promise<bigint>;
+  /**
+   * A new block came and payments wait for it: its receipts may be read now, while those payments are
+   * being woken, rather than when the first of them asks. Optional: a port without it reads on demand.
+   */
+  blockArrived?(network: Network, height: bigint): void;
   /** The canonical block at `height` (or the latest), hashes lowercase; undefined past the head. */
   blockHeader(network: Network, height: bigint | 'latest'): Promise<BlockHeader | undefined>;
   /** The relayer's transaction count on the network, counting transactions still in the mempool. */
@@ -152,3 +157,10 @@ export interface ChainPort {
     toBlock: bigint,
   ): Promise<ChainTransfer[]>;
 }
+
+/** Where a mined receipt's transaction is: its block's number, hash and time. */
+export const blockOf = ({ blockNumber, blockHash, blockTime }: Extract<ReceiptStatus, { kind: 'mined' }>) => ({
+  blockNumber,
+  blockHash,
+  blockTime,
+});

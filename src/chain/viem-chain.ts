@@ -120,6 +120,10 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       return client(network).getBlockNumber();
     },
 
+    blockArrived(network, height) {
+      void newestReceipts(network, height);
+    },
+
     pendingNonce(network) {
       return client(network).getTransactionCount({ address: relayer.address, blockTag: 'pending' });
     },

@@ -13,8 +13,11 @@ export interface ExecutionContext {
   readonly leaseSeconds: number;
   readonly backoff: (attempts: number) => number;
   readonly logger: JobLogger;
-  /** Told when a job is given back to wait for a signal (RetryLater's `wakeOn`), e.g. to watch for it. */
-  readonly onWait?: (signal: string) => void;
+  /**
+   * Told when a job is given back to wait for a signal (RetryLater's `wakeOn`), e.g. to watch for it, with
+   * when its run began (performance.now()). True when the signal came since: it is given back due at once.
+   */
+  readonly onWait?: (signal: string, since: number) => boolean;
 }
 
 /** `deleted`: the handler deleted its job itself (JOB_DELETED). */
@@ -36,7 +39,7 @@ export class JobExecution {
     private readonly context: ExecutionContext,
     row: ClaimedJob,
     handler: JobHandler,
-    acquiredAt: number,
+    private readonly acquiredAt: number,
   ) {
     this.claim = { id: row.id, workerId: context.workerId, attempts: row.attempts };
     this.job = {
@@ -117,9 +120,11 @@ export class JobExecution {
     }
     const { error } = outcome;
     if (error instanceof RetryLater || this.interrupted) {
-      const delay = error instanceof RetryLater ? error.delaySeconds : 0;
-      const wakeOn = error instanceof RetryLater ? error.wakeOn : undefined;
-      if (wakeOn) this.context.onWait?.(wakeOn);
+      let delay = error instanceof RetryLater ? error.delaySeconds : 0;
+      let wakeOn = error instanceof RetryLater ? error.wakeOn : undefined;
+      // A wake-up sent while the job ran passed it by (only waiting jobs are woken), and the handler may
+      // have looked before what was signalled: it runs again now rather than at the next signal.
+      if (wakeOn && this.context.onWait?.(wakeOn, this.acquiredAt)) [delay, wakeOn] = [0, undefined];
       if (!(await releaseJob(db, this.claim, delay, wakeOn)))
         logger.warn(this.fields({}), 'could not release a job: its lease was lost');
       return;

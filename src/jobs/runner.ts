@@ -47,8 +47,8 @@ export interface JobRunnerOptions {
   /** Seconds before retrying after the n-th failed attempt. Default: exponential with jitter. */
   readonly backoff?: (attempts: number) => number;
   readonly logger?: JobLogger;
-  /** Told when a handler gives its job back to wait for a signal (RetryLater's `wakeOn`). */
-  readonly onWait?: (signal: string) => void;
+  /** Told when a handler gives its job back to wait for a signal (RetryLater's `wakeOn`): ExecutionContext's. */
+  readonly onWait?: (signal: string, since: number) => boolean;
 }
 
 /** After `stop` aborts handlers, how long they get to return before being abandoned. */

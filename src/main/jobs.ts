@@ -40,8 +40,10 @@ export function createWorkers(services: Services, connection: pg.ClientConfig, l
   const others = pick(rest, (kind) => !services.paymentJobKinds.includes(kind));
   // Payment jobs that wait for a block are woken when it arrives, by whichever worker sees it first.
   const blocks = services.payments.newBlockWatcher(logger ?? silentJobLogger);
-  const onWait = (signal: string) => {
-    if (signal === NEW_BLOCK) blocks.expect();
+  const onWait = (signal: string, since: number) => {
+    if (signal !== NEW_BLOCK) return false;
+    blocks.expect();
+    return blocks.sawBlockSince(since);
   };
   const common = { db: services.db, connection, onWait, ...(logger && { logger }) };
   const runners = [

@@ -188,6 +188,39 @@ describe('JobRunner', () => {
     expect(attempts).toEqual([1, 1, 1]);
   });
 
+  it('runs a job again at once when the signal it waits for came while it ran (`onWait` says so)', async () => {
+    const runs: number[] = [];
+    const told: { signal: string; since: number }[] = [];
+    let signalledAt = -Infinity;
+    const id = (await enqueueJob(db, { kind: 'test' }))!;
+    await startRunner(
+      {
+        test: async () => {
+          runs.push(runs.length + 1);
+          // The signal comes while the first run looks: a wake-up sent now passes the running job by.
+          if (runs.length === 1) signalledAt = performance.now();
+          if (runs.length < 3) throw new RetryLater(60, 'waiting for the signal', 'sig');
+        },
+      },
+      {
+        onWait: (signal, since) => {
+          told.push({ signal, since });
+          return signalledAt > since;
+        },
+      },
+    );
+    // Run 1 missed the signal and runs again at once; run 2 began after it, so it waits its 60 s.
+    await waitFor(() => (runs.length === 2 ? true : undefined), 5_000, 'the second run');
+    await waitFor(async () => ((await findJob(db, id))?.locked_by === null ? true : undefined), 5_000, 'the release');
+    expect(told.map((entry) => entry.signal)).toEqual(['sig', 'sig']);
+    expect(told[0]!.since).toBeLessThan(signalledAt);
+    expect(told[1]!.since).toBeGreaterThan(signalledAt);
+    expect(await findJob(db, id)).toMatchObject({ wake_on: 'sig' });
+    expect(await secondsUntilRun(db, id)).toBeGreaterThan(50);
+    await delay(300);
+    expect(runs).toEqual([1, 2]);
+  });
+
   it('runs at most `concurrency` handlers at once', async () => {
     let active = 0;
     let peak = 0;

@@ -38,8 +38,15 @@ export class NewBlockWatcher {
   /** When each network's last new block was seen (performance.now()). */
   private readonly seenAt = new Map<string, number>();
   private stopped = false;
+  /** When this watcher last saw a new block on any network (performance.now()), before waking the jobs. */
+  private lastBlockAt = -Infinity;
 
   constructor(private readonly deps: NewBlockWatcherDeps) {}
+
+  /** Whether a new block was seen after `since` (performance.now()): a job that looked before it missed its wake-up. */
+  sawBlockSince(since: number): boolean {
+    return this.lastBlockAt > since;
+  }
 
   /** A job began to wait for a block: read block numbers for the next minute. */
   expect(): void {
@@ -65,7 +72,11 @@ export class NewBlockWatcher {
         this.heights.set(network.name, height);
         return true;
       });
-      if (moved.length > 0) await wakeJobs(db, NEW_BLOCK);
+      if (moved.length > 0) {
+        this.lastBlockAt = performance.now();
+        moved.forEach((network) => chain.blockArrived?.(network, this.heights.get(network.name)!));
+        await wakeJobs(db, NEW_BLOCK);
+      }
     } catch (error) {
       logger.warn({ err: error }, 'could not wake the payments waiting for a block; their retry delay applies');
     }

@@ -9,9 +9,9 @@ import { AppError, type ErrorCode } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import { isOrderNonce } from '../../shared/payment-request.js';
-import { WorkspaceWrites } from '../events/index.js';
+import { GroupedWrites, WorkspaceWrites } from '../events/index.js';
 import type { LogTarget } from '../../shared/operator-log.js';
-import type { ChainPort, ChainTransfer, ReceiptStatus } from '../../chain/chain-port.js';
+import { blockOf, type ChainPort, type ChainTransfer, type ReceiptStatus } from '../../chain/chain-port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import {
   heldByAnother,
@@ -118,6 +118,7 @@ const MAX_LOOK_INTERVAL_SECONDS = 15;
 
 export class PaymentService {
   private readonly orders: Orders;
+  private readonly outcomes: GroupedWrites<{ intent: PaymentIntent; outcome: Outcome; at: Date }>;
 
   /**
    * Who follows the changes of orders as they happen (checkout event streams, the portal's invoice list),
@@ -129,6 +130,12 @@ export class PaymentService {
 
   constructor(private readonly deps: PaymentServiceDeps) {
     this.orders = new Orders(deps.orders, deps.clock);
+    this.outcomes = new GroupedWrites({
+      db: deps.db,
+      log: deps.log,
+      write: (trx, writes, { intent, outcome, at }) => this.record(trx, writes, intent, outcome, at),
+      lockOrder: ({ intent }) => `${intent.order.kind} ${intent.order.id} ${intent.id}`,
+    });
   }
 
   /**
@@ -410,7 +417,7 @@ export class PaymentService {
     if (!intent || intent.status !== 'processing' || intent.method !== 'transaction' || !intent.txHash) return;
     const order = await this.orders.find(this.deps.db, workspaceId, intent.order);
     if (!order) return;
-    const network = this.network(intent.network);
+    const network = this.networkNamed(intent.network);
     const receipt = await this.deps.chain.receipt(network, intent.txHash);
     const bindings = await this.bindingsOf(network, receipt);
     const verdict = judgeTransfer(
@@ -500,7 +507,7 @@ export class PaymentService {
   async settle(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<void> {
     let intent = await findIntent(this.deps.db, workspaceId, intentId);
     if (!intent || intent.status !== 'processing' || !intent.authorization) return;
-    const network = this.network(intent.network);
+    const network = this.networkNamed(intent.network);
     const { authorization, signature } = intent.authorization;
     let seen: ReceiptStatus | undefined;
     if (!intent.settlementRaw) {
@@ -807,9 +814,9 @@ export class PaymentService {
     return found;
   }
 
-  private async finish(intent: PaymentIntent, outcome: Outcome): Promise<void> {
-    const at = this.deps.clock.now();
-    await this.transact((trx, writes) => this.record(trx, writes, intent, outcome, at));
+  /** Recorded with the other outcomes of the moment (those of one block): one transaction for them all. */
+  private finish(intent: PaymentIntent, outcome: Outcome): Promise<void> {
+    return this.outcomes.write(intent.workspaceId, { intent, outcome, at: this.deps.clock.now() });
   }
 
   /** One transaction whose events and credit movements go last (WorkspaceWrites), told to the log once committed. */
@@ -961,10 +968,6 @@ export class PaymentService {
   }
 
   networkNamed(name: string): Network {
-    return this.network(name);
-  }
-
-  private network(name: string): Network {
     const network = this.deps.networks.find((candidate) => candidate.name === name);
     if (!network) throw new Error(`network ${name} is not configured any more`);
     return network;
@@ -986,12 +989,6 @@ type Outcome =
         txHash?: `0x${string}`;
       };
     };
-
-const blockOf = ({ blockNumber, blockHash, blockTime }: Extract<ReceiptStatus, { kind: 'mined' }>) => ({
-  blockNumber,
-  blockHash,
-  blockTime,
-});
 
 /**
  * An authorization pays the order it was made for: a nonce made for an order (orderNonce: the checkout

@@ -4,6 +4,7 @@ import type { Network } from '../../chain/networks.js';
 import type { Db, Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
+import { Turns } from '../../shared/turns.js';
 import { gweiToWei } from './relayer-funds.js';
 import { nextRelayerNonce } from './relayer-nonce.js';
 import { lockRelayerNonces, saveRelayerNonces } from './relayer-nonce.repo.js';
@@ -40,6 +41,11 @@ export class SettlementSender {
   /** Settlements a replacement of which would pass the fee cap, by hash: their network. */
   private readonly overCap = new Map<string, string>();
   private logger: RelayerLogger | undefined;
+  /**
+   * Per network, as many signings at once as there are accounts: the others wait here, not on the nonce
+   * rows' locks with a pooled connection each (twenty payers at once would take the whole pool).
+   */
+  private readonly signing = new Map<number, Turns>();
 
   constructor(private readonly deps: SettlementSenderDeps) {}
 
@@ -63,22 +69,26 @@ export class SettlementSender {
     const { db, clock, signers } = this.deps;
     const funded = signers.length > 1 ? await this.deps.watch.payers(network) : signers;
     const candidates = (funded.length > 0 ? funded : signers).map((signer) => signer.relayer);
-    const signed = await db.transaction().execute(async (trx) => {
-      const { relayer, nonces } = await lockRelayerNonces(trx, network.chainId, candidates);
-      const instead = await keeper.superseded(trx);
-      if (instead !== undefined) return { value: instead, raw: undefined };
-      const signer = this.signer(relayer)!;
-      const next = nextRelayerNonce(nonces, await signer.pendingNonce(network), clock.now());
-      const settlement = await signer.signSettlement(
-        network,
-        authorization,
-        signature,
-        next.nonce,
-        this.feeCap(network),
-      );
-      await saveRelayerNonces(trx, network.chainId, relayer, next.stored);
-      return { value: await keeper.keep(trx, settlement), raw: settlement.raw };
-    });
+    let turns = this.signing.get(network.chainId);
+    if (!turns) this.signing.set(network.chainId, (turns = new Turns(signers.length)));
+    const signed = await turns.run(() =>
+      db.transaction().execute(async (trx) => {
+        const { relayer, nonces } = await lockRelayerNonces(trx, network.chainId, candidates);
+        const instead = await keeper.superseded(trx);
+        if (instead !== undefined) return { value: instead, raw: undefined };
+        const signer = this.signer(relayer)!;
+        const next = nextRelayerNonce(nonces, await signer.pendingNonce(network), clock.now());
+        const settlement = await signer.signSettlement(
+          network,
+          authorization,
+          signature,
+          next.nonce,
+          this.feeCap(network),
+        );
+        await saveRelayerNonces(trx, network.chainId, relayer, next.stored);
+        return { value: await keeper.keep(trx, settlement), raw: settlement.raw };
+      }),
+    );
     this.deps.watch.noteSettlement(network);
     if (signed.raw) await signers[0]!.broadcast(network, signed.raw);
     return signed.value;

@@ -1,0 +1,79 @@
+import type { Db, Executor } from '../../db/database.js';
+import type { LogTarget } from '../../shared/operator-log.js';
+import { WorkspaceWrites } from './workspace-writes.js';
+
+/** At most this many use cases share one transaction. */
+const MOST_IN_A_GROUP = 64;
+
+interface Waiting<Item> {
+  readonly item: Item;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+export interface GroupedWritesOptions<Item> {
+  readonly db: Db;
+  readonly log: LogTarget;
+  /** One use case, in the group's transaction; its events and credit movements join `writes`. */
+  readonly write: (trx: Executor, writes: WorkspaceWrites, item: Item) => Promise<void>;
+  /**
+   * A group's use cases are written in the order of this key, so that every group takes their row locks
+   * in one order and two groups never wait for each other the other way round (e.g. order, then attempt).
+   */
+  readonly lockOrder: (item: Item) => string;
+}
+
+/**
+ * Group commit for the use cases of one workspace that come together, such as the payments one block
+ * confirms. Every write of a workspace's events holds its event counter until commit, so twenty payments
+ * recorded in twenty transactions wait for each other's commits, and while they wait they hold twenty
+ * pooled connections that the rest of the process (webhook claims, API requests) also needs. Written
+ * together they take the counter once, on one connection.
+ *
+ * The use cases of a workspace that arrive in the same turn of the event loop form a group, written at
+ * once: a lone use case waits for nothing, and a later group never waits for an earlier one to finish
+ * (only for its commit, on the counter). A group that fails is written again one use case a transaction,
+ * so each fails or succeeds on its own, as if it had never been grouped.
+ */
+export class GroupedWrites<Item> {
+  private readonly forming = new Map<string, Waiting<Item>[]>();
+
+  constructor(private readonly options: GroupedWritesOptions<Item>) {}
+
+  /** Writes `item` with whatever else of the workspace comes at the same time; settles once it committed. */
+  write(workspaceId: string, item: Item): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const group = this.forming.get(workspaceId);
+      if (group && group.length < MOST_IN_A_GROUP) return void group.push({ item, resolve, reject });
+      const next = [{ item, resolve, reject }];
+      this.forming.set(workspaceId, next);
+      setImmediate(() => {
+        if (this.forming.get(workspaceId) === next) this.forming.delete(workspaceId);
+        void this.writeGroup(next);
+      });
+    });
+  }
+
+  private async writeGroup(group: readonly Waiting<Item>[]): Promise<void> {
+    const { db, log, write, lockOrder } = this.options;
+    if (group.length > 1) {
+      const items = group.map((waiting) => waiting.item);
+      items.sort((a, b) => (lockOrder(a) < lockOrder(b) ? -1 : lockOrder(a) > lockOrder(b) ? 1 : 0));
+      const written = await WorkspaceWrites.transaction(db, log, async (trx, writes) => {
+        for (const item of items) await write(trx, writes, item);
+      }).then(
+        () => true,
+        () => false,
+      );
+      if (written) return group.forEach((waiting) => waiting.resolve());
+    }
+    await Promise.all(
+      group.map((waiting) =>
+        WorkspaceWrites.transaction(db, log, (trx, writes) => write(trx, writes, waiting.item)).then(
+          waiting.resolve,
+          waiting.reject,
+        ),
+      ),
+    );
+  }
+}
