@@ -63,7 +63,7 @@ export async function startRealApp(
     await registry!.start((error) => benchLogger.warn({ err: error }, 'service process heartbeat failed'));
     stops.push(() => registry!.stop());
     // Payment links answer their 402 from copies kept while order changes are heard.
-    const orderChanges = services.payments.listenForOrderChanges(connection, benchLogger);
+    const orderChanges = services.payments.orderChanges.listen(connection, benchLogger);
     stops.push(() => orderChanges.stop());
     await orderChanges.start();
     services.relayer.watch.start(benchLogger);

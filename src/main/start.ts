@@ -127,9 +127,7 @@ async function main(): Promise<void> {
     const workers = config.role === 'api' ? undefined : createWorkers(services, database.directConnection, app.log);
     // Payment links answer their 402 from copies of order states while this hears every change of them.
     const orderChanges =
-      config.role === 'worker'
-        ? undefined
-        : services.payments.listenForOrderChanges(database.directConnection, app.log);
+      config.role === 'worker' ? undefined : services.payments.orderChanges.listen(database.directConnection, app.log);
     services.log.use(app.log);
     operatorLog.use(app.log);
     // The relayer's funds are read once a minute and a change between low and funded is logged once.

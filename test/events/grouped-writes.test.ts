@@ -117,4 +117,26 @@ describe('GroupedWrites', () => {
     await first;
     expect((await eventsOf('d1', 'd2')).map((event) => event.mark)).toEqual(['d2', 'd1']);
   });
+
+  it('waits for the use cases `more` says are on their way, but not for ever', async () => {
+    let coming = true;
+    const waiting = new GroupedWrites<Item>({
+      db,
+      log: { info: () => {}, warn: () => {} } as never,
+      write: writeItem,
+      lockOrder: (item) => item.mark,
+      more: () => coming,
+    });
+    const first = waiting.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark: 'e1' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = waiting.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark: 'e2' });
+    coming = false;
+    await Promise.all([first, second]);
+    expect(transactionOf('e1')).toBe(transactionOf('e2'));
+
+    // Something said to be coming that never comes holds a group up only briefly.
+    coming = true;
+    await waiting.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark: 'e3' });
+    expect(await eventsOf('e3')).toHaveLength(1);
+  });
 });

@@ -45,7 +45,7 @@ export async function startPayingApp(
   }
   if (options.orderChanges) {
     // As `npm start` does in processes that serve HTTP: 402 challenges answer from copies of order states.
-    const listener = testApp.services.payments.listenForOrderChanges(testApp.database.connection, { warn() {} });
+    const listener = testApp.services.payments.orderChanges.listen(testApp.database.connection, { warn() {} });
     await listener.start();
     afterAll(() => listener.stop());
   }

@@ -11,7 +11,7 @@ const origin = `http://127.0.0.1:${(app.server.address() as { port: number }).po
 
 /** As `npm start` serves the portal: the process hears every change of an order. */
 async function listen(): Promise<ChannelListener> {
-  const listener = services.payments.listenForOrderChanges(database.connection, { warn() {} });
+  const listener = services.payments.orderChanges.listen(database.connection, { warn() {} });
   await listener.start();
   afterAll(() => listener.stop());
   return listener;

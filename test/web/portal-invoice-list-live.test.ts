@@ -6,7 +6,7 @@ import { signedInWithWorkspace, startPortalApp } from '../support/portal-browser
 
 const portal = await startPortalApp();
 // As `npm start` serves pages: the process hears every change of an order.
-const listener = portal.services.payments.listenForOrderChanges(portal.database.connection, { warn() {} });
+const listener = portal.services.payments.orderChanges.listen(portal.database.connection, { warn() {} });
 await listener.start();
 afterAll(() => listener.stop());
 const browser = await launchBrowser();

@@ -3,7 +3,7 @@ import { launchBrowser } from '../support/browser.js';
 import { signedInWithWorkspace, startPortalApp } from '../support/portal-browser.js';
 const portal = await startPortalApp();
 // As `npm start` serves pages: the process hears every change of an order.
-const listener = portal.services.payments.listenForOrderChanges(portal.database.connection, { warn() {} });
+const listener = portal.services.payments.orderChanges.listen(portal.database.connection, { warn() {} });
 await listener.start();
 afterAll(() => listener.stop());
 const browser = await launchBrowser();

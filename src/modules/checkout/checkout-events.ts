@@ -5,7 +5,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceId } from '../invoices/index.js';
 import type { CheckoutService } from './checkout.service.js';
 import { CheckoutView } from './checkout.schemas.js';
-import { invoiceOrder, type PaymentService } from '../payment-engine/index.js';
+import type { PaymentService } from '../payment-engine/index.js';
 
 /** After these the invoice's public state no longer changes by itself: the stream ends. */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(['paid', 'expired', 'cancelled']);
@@ -75,7 +75,7 @@ export async function streamInvoiceState(
 
   try {
     // Watching starts before the first read, so that no change falls between the two.
-    stopWatching = deps.payments.watchOrder(workspaceId, invoiceOrder(invoiceId), (event) =>
+    stopWatching = deps.payments.orderChanges.watchOrder(workspaceId, invoiceId, (event) =>
       event === 'deaf' ? end() : void refresh(),
     );
     const first = await deps.checkout.details(workspaceId, invoiceId);

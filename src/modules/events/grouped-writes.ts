@@ -4,6 +4,8 @@ import { WorkspaceWrites } from './workspace-writes.js';
 
 /** At most this many use cases share one transaction. */
 const MOST_IN_A_GROUP = 64;
+/** The longest a group waits for the use cases `more` says are on their way. */
+const MOST_WAIT_MS = 25;
 
 interface Waiting<Item> {
   readonly item: Item;
@@ -21,6 +23,11 @@ export interface GroupedWritesOptions<Item> {
    * in one order and two groups never wait for each other the other way round (e.g. order, then attempt).
    */
   readonly lockOrder: (item: Item) => string;
+  /**
+   * Whether more use cases are on their way (e.g. the other payments a block confirms are still reading
+   * it): a group waits for them, looking again every millisecond, for at most MOST_WAIT_MS.
+   */
+  readonly more?: () => boolean;
 }
 
 /**
@@ -47,10 +54,14 @@ export class GroupedWrites<Item> {
       if (group && group.length < MOST_IN_A_GROUP) return void group.push({ item, resolve, reject });
       const next = [{ item, resolve, reject }];
       this.forming.set(workspaceId, next);
-      setImmediate(() => {
+      const until = performance.now() + MOST_WAIT_MS;
+      const close = () => {
+        if (this.options.more?.() && performance.now() < until && next.length < MOST_IN_A_GROUP)
+          return void setTimeout(close, 1);
         if (this.forming.get(workspaceId) === next) this.forming.delete(workspaceId);
         void this.writeGroup(next);
-      });
+      };
+      setImmediate(close);
     });
   }
 

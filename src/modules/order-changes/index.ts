@@ -8,3 +8,4 @@ export {
   type WorkspaceOrderWatcher,
 } from './order-watchers.js';
 export { waitForChange } from './wait-for-change.js';
+export { OrderChanges } from './order-changes.js';

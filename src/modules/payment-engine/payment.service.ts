@@ -1,8 +1,6 @@
 import { keccak256 } from 'viem';
 import { blockSeconds, type Network } from '../../chain/networks.js';
-import type pg from 'pg';
 import type { Db, Executor } from '../../db/database.js';
-import { ChannelListener, type ListenerLogger } from '../../db/listener.js';
 import { RetryLater, enqueueJob, type JobLogger } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
@@ -21,14 +19,7 @@ import {
   type OrderRef,
   type PayableOrder,
 } from './order.js';
-import {
-  ORDER_CHANGES_CHANNEL,
-  OrderWatchers,
-  waitForChange,
-  type OrderChangeFollower,
-  type OrderWatcher,
-  type WorkspaceOrderWatcher,
-} from '../order-changes/index.js';
+import { OrderChanges, waitForChange } from '../order-changes/index.js';
 import { Orders, type OrderState } from './orders.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {
@@ -119,14 +110,12 @@ const MAX_LOOK_INTERVAL_SECONDS = 15;
 export class PaymentService {
   private readonly orders: Orders;
   private readonly outcomes: GroupedWrites<{ intent: PaymentIntent; outcome: Outcome; at: Date }>;
+  /** Settlements looking at the chain for their block, and outcomes waiting to be written (`outcomes`). */
+  private looking = 0;
+  private finishing = 0;
 
-  /**
-   * Who follows the changes of orders as they happen (checkout event streams, the portal's invoice list),
-   * and whoever else the listener of listenForOrderChanges tells (the x402 challenges' copies of orders).
-   */
-  private readonly orderWatchers = new OrderWatchers();
-  private readonly followers = new Set<OrderChangeFollower>([this.orderWatchers]);
-  private hearing = false;
+  /** The changes of orders as this process hears them, for whoever follows orders as they change. */
+  readonly orderChanges = new OrderChanges();
 
   constructor(private readonly deps: PaymentServiceDeps) {
     this.orders = new Orders(deps.orders, deps.clock);
@@ -135,61 +124,9 @@ export class PaymentService {
       log: deps.log,
       write: (trx, writes, { intent, outcome, at }) => this.record(trx, writes, intent, outcome, at),
       lockOrder: ({ intent }) => `${intent.order.kind} ${intent.order.id} ${intent.id}`,
+      // A block wakes its settlements at once, and their outcomes come within milliseconds of each other.
+      more: () => this.looking > this.finishing,
     });
-  }
-
-  /**
-   * A listener that tells the watchers of orders and every follower (the x402 challenges' copies of order
-   * states) each change; while it cannot hear (not yet started, reconnecting, or behind a transaction
-   * pooler without DATABASE_DIRECT_URL) watches are refused and every challenge reads the database.
-   * Start it in processes that serve HTTP.
-   */
-  listenForOrderChanges(connection: pg.ClientConfig, logger: ListenerLogger): ChannelListener {
-    const tell = (event: 'heard' | 'deaf') => {
-      this.hearing = event === 'heard';
-      for (const follower of [...this.followers]) follower[event]();
-    };
-    return new ChannelListener(
-      connection,
-      ORDER_CHANGES_CHANNEL,
-      'changes of orders (payment links answer from the database meanwhile)',
-      {
-        onMessage: (payload) => {
-          for (const follower of [...this.followers]) follower.changed(payload);
-        },
-        onListening: () => tell('heard'),
-        onDeaf: () => tell('deaf'),
-      },
-      logger,
-    );
-  }
-
-  /**
-   * Tells `follower` what the listener of listenForOrderChanges hears from now on (it is told `heard` at
-   * once if the listener hears every change now). Returns how to stop.
-   */
-  followOrderChanges(follower: OrderChangeFollower): () => void {
-    this.followers.add(follower);
-    if (this.hearing) follower.heard();
-    return () => void this.followers.delete(follower);
-  }
-
-  /**
-   * Tells `watcher` of every committed change of the order (at least once; it reads the order again),
-   * through the listener of listenForOrderChanges. Returns how to stop watching, or undefined while that
-   * listener does not hear every change (the caller polls instead).
-   */
-  watchOrder(workspaceId: WorkspaceId, ref: OrderRef, watcher: OrderWatcher): (() => void) | undefined {
-    return this.orderWatchers.watch(workspaceId, ref.id, watcher);
-  }
-
-  /**
-   * As watchOrder, for every order of the workspace (invoices and credit purchases alike): `watcher` is
-   * told the id of each order that changed, or no id when any of them may have. Undefined while the
-   * listener does not hear every change.
-   */
-  watchWorkspaceOrders(workspaceId: WorkspaceId, watcher: WorkspaceOrderWatcher): (() => void) | undefined {
-    return this.orderWatchers.watchWorkspace(workspaceId, watcher);
   }
 
   /**
@@ -505,12 +442,25 @@ export class PaymentService {
    * use of the authorization — money moves at most once.
    */
   async settle(workspaceId: WorkspaceId, intentId: PaymentIntentId): Promise<void> {
+    // Counted among the settlements looking at the chain until it turns out to be a new one (it signs).
+    let counted = true;
+    const uncount = () => void (counted && ((counted = false), (this.looking -= 1)));
+    this.looking += 1;
+    try {
+      await this.settleCounted(workspaceId, intentId, uncount);
+    } finally {
+      uncount();
+    }
+  }
+
+  private async settleCounted(workspaceId: WorkspaceId, intentId: PaymentIntentId, uncount: () => void) {
     let intent = await findIntent(this.deps.db, workspaceId, intentId);
     if (!intent || intent.status !== 'processing' || !intent.authorization) return;
     const network = this.networkNamed(intent.network);
     const { authorization, signature } = intent.authorization;
     let seen: ReceiptStatus | undefined;
     if (!intent.settlementRaw) {
+      uncount();
       const reason = await this.deps.chain.simulateSettlement(network, authorization, signature);
       if (reason === 'nonce_already_used') return this.followAuthorizationUse(intent, network);
       if (reason)
@@ -646,7 +596,7 @@ export class PaymentService {
       async () => (await findIntent(this.deps.db, workspaceId, intentId))!,
       (intent) => intent.order.id,
       (intent) => intent.status !== 'processing',
-      (orderId, watcher) => this.orderWatchers.watch(workspaceId, orderId, watcher),
+      (orderId, watcher) => this.orderChanges.watchOrder(workspaceId, orderId, watcher),
       timeoutMs,
     );
   }
@@ -816,7 +766,10 @@ export class PaymentService {
 
   /** Recorded with the other outcomes of the moment (those of one block): one transaction for them all. */
   private finish(intent: PaymentIntent, outcome: Outcome): Promise<void> {
-    return this.outcomes.write(intent.workspaceId, { intent, outcome, at: this.deps.clock.now() });
+    this.finishing += 1;
+    return this.outcomes
+      .write(intent.workspaceId, { intent, outcome, at: this.deps.clock.now() })
+      .finally(() => (this.finishing -= 1));
   }
 
   /** One transaction whose events and credit movements go last (WorkspaceWrites), told to the log once committed. */

@@ -49,7 +49,7 @@ export function streamInvoiceChanges(
   };
 
   // Watching starts before the stream opens, so that a client which sees it open misses no change after.
-  const stopWatching = deps.payments.watchWorkspaceOrders(workspaceId, (event, orderId) => {
+  const stopWatching = deps.payments.orderChanges.watchWorkspace(workspaceId, (event, orderId) => {
     if (event === 'deaf') return end();
     if (orderId === undefined) anyChanged = true;
     // Credit purchases are orders of the workspace too; the invoice list does not show them.

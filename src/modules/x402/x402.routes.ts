@@ -52,7 +52,7 @@ const SETTLEMENT_WAIT_MS = 25_000;
 export function registerX402(app: FastifyInstance, deps: X402RouteDeps): void {
   // What the 402 challenges read of orders, kept while the engine's listener hears their changes.
   const orderStates = new OrderStateCache();
-  const unfollow = deps.payments.followOrderChanges(orderStates);
+  const unfollow = deps.payments.orderChanges.follow(orderStates);
   app.addHook('onClose', async () => unfollow());
   const services = { ...deps, orderStates };
   const hide = { hide: true } as const;
