@@ -247,8 +247,43 @@ describe('races with a running attempt', () => {
       .execute();
 
     expect(await requeueOrphanedDeliveries(db)).toBeGreaterThanOrEqual(1);
-    // A liveness bound, not a timing: under a loaded run the first attempt once took longer than 10 s.
-    await waitFor(() => (receiver.received.length === 1 ? true : undefined), 30_000, 'the requeued delivery');
+    // A liveness bound, not a timing. This wait has timed out in loaded full runs only; should it again, the
+    // error says what the delivery, its job and the worker's other jobs were doing.
+    await waitFor(() => (receiver.received.length === 1 ? true : undefined), 30_000, 'the requeued delivery').catch(
+      async (error: Error) => {
+        const state = {
+          delivery: await db
+            .selectFrom('webhook_deliveries')
+            .selectAll()
+            .where('workspace_id', '=', shop.workspaceId)
+            .execute(),
+          endpoint: await db
+            .selectFrom('webhook_endpoints')
+            .select(['enabled', 'paused_at', 'url'])
+            .where('workspace_id', '=', shop.workspaceId)
+            .execute(),
+          jobs: await db
+            .selectFrom('jobs')
+            .select([
+              'id',
+              'kind',
+              'workspace_id',
+              'unique_key',
+              'run_at',
+              'attempts',
+              'locked_by',
+              'locked_until',
+              'last_error',
+              'failed_at',
+            ])
+            .where((eb) => eb.or([eb('workspace_id', '=', shop.workspaceId), eb('locked_by', 'is not', null)]))
+            .execute(),
+        };
+        throw new Error(
+          `${error.message}: ${JSON.stringify(state, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))}`,
+        );
+      },
+    );
     expect(receiver.received[0]!.eventId).toBe(eventId);
   }, 60_000);
 });
