@@ -37,9 +37,9 @@ export interface GroupedWritesOptions<Item> {
  * pooled connections that the rest of the process (webhook claims, API requests) also needs. Written
  * together they take the counter once, on one connection.
  *
- * The use cases of a workspace that arrive in the same turn of the event loop form a group, written at
- * once: a lone use case waits for nothing, and a later group never waits for an earlier one to finish
- * (only for its commit, on the counter). A group that fails is written again one use case a transaction,
+ * The use cases of a workspace that arrive in the same turn of the event loop form a group, as do those
+ * that arrive while `more` says they are on their way: a lone use case waits for nothing else, and a
+ * later group never waits for an earlier one to finish (only for its commit, on the counter). A group that fails is written again one use case a transaction,
  * so each fails or succeeds on its own, as if it had never been grouped.
  */
 export class GroupedWrites<Item> {
