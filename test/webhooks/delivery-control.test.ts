@@ -247,9 +247,11 @@ describe('races with a running attempt', () => {
       .execute();
 
     expect(await requeueOrphanedDeliveries(db)).toBeGreaterThanOrEqual(1);
-    // A liveness bound, not a timing. This wait has timed out in loaded full runs only; should it again, the
-    // error says what the delivery, its job and the worker's other jobs were doing.
-    await waitFor(() => (receiver.received.length === 1 ? true : undefined), 30_000, 'the requeued delivery').catch(
+    // At least once, and possibly twice: under load the lost job's own attempt, claimed while the endpoint
+    // was disabled, can read the delivery only after it was enabled and send it beside the requeued job
+    // (both arriving between two looks here, which waited for exactly one in vain). Should the wait time
+    // out, the error says what the delivery, its job and the worker's other jobs were doing.
+    await waitFor(() => (receiver.received.length > 0 ? true : undefined), 30_000, 'the requeued delivery').catch(
       async (error: Error) => {
         const state = {
           delivery: await db
@@ -284,6 +286,6 @@ describe('races with a running attempt', () => {
         );
       },
     );
-    expect(receiver.received[0]!.eventId).toBe(eventId);
+    expect(new Set(receiver.received.map((request) => request.eventId))).toEqual(new Set([eventId]));
   }, 60_000);
 });
