@@ -4,6 +4,7 @@ import type { Executor } from '../../src/db/database.js';
 import { GroupedWrites, type WorkspaceWrites } from '../../src/modules/events/index.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, merchant } from '../support/app.js';
+import { deferred } from '../support/deferred.js';
 
 const { app, database } = await createTestApp();
 const { db } = database;
@@ -104,8 +105,7 @@ describe('GroupedWrites', () => {
   });
 
   it('never makes a later group wait for an earlier one that is still being written', async () => {
-    let release!: () => void;
-    const hold = new Promise<void>((resolve) => (release = resolve));
+    const { promise: hold, release } = deferred();
     const first = write({ workspaceId: shop.workspaceId, mark: 'd1', hold });
     await new Promise((resolve) => setImmediate(resolve));
     await new Promise((resolve) => setImmediate(resolve));

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Batcher } from '../../src/shared/batcher.js';
-
-function deferred() {
-  let release!: () => void;
-  const promise = new Promise<void>((resolve) => (release = resolve));
-  return { promise, release };
-}
+import { deferred } from '../support/deferred.js';
 
 describe('Batcher', () => {
   it('sends an item at once when idle and gathers the items that arrive meanwhile into the next batch', async () => {

@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Turns } from '../../src/shared/turns.js';
-
-/** A piece of work that runs until released, noting when it started and how many ran with it. */
-function gate() {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  return { release, released };
-}
+import { deferred } from '../support/deferred.js';
 
 describe('Turns', () => {
   it('lets `width` callers run at once and the others in order of arrival', async () => {
     const turns = new Turns(2);
-    const gates = [gate(), gate(), gate(), gate()];
+    const gates = [deferred(), deferred(), deferred(), deferred()];
     const started: number[] = [];
     let running = 0;
     let most = 0;
@@ -19,7 +13,7 @@ describe('Turns', () => {
       turns.run(async () => {
         started.push(index);
         most = Math.max(most, ++running);
-        await g.released;
+        await g.promise;
         running -= 1;
         return index;
       }),
