@@ -76,7 +76,8 @@ async function shop() {
   };
 }
 
-const [lifecycleShop, pagingShop, otherShop, retentionShop, emptyShop, snapshotShop, gapShop] = await Promise.all([
+const [lifecycleShop, pagingShop, otherShop, retentionShop, emptyShop, snapshotShop, gapShop, shapeShop] = await Promise.all([
+  shop(),
   shop(),
   shop(),
   shop(),
@@ -216,6 +217,37 @@ describe('GET /changes', () => {
       id: string;
     }>`SELECT id FROM invoices WHERE workspace_id = ${pagingShop.workspaceId}`.execute(db);
     expect(new Set(rows.map((row) => row.id))).toEqual(mineInvoices);
+  });
+
+  it('writes each event in the documented shape: UTC milliseconds, ids only when set, data as stored', async () => {
+    const s = shapeShop;
+    const invoiceId = await s.create();
+    await s.create();
+    // Microseconds are cut as Date.toISOString cuts them (webhooks date the same event so), and data
+    // that needs escaping goes out as the JSON text it was stored as. (A future date: the retention test
+    // below prunes every old event.)
+    await sql`UPDATE events SET created_at = '2099-01-02 03:04:05.123999+00',
+                               data = ${String.raw`{"note":"caf\u00e9 \"q\" \\ /","n":[1,2.50,{"x":null}]}`}::json
+               WHERE workspace_id = ${s.workspaceId} AND id = 1`.execute(db);
+    const response = await s.changes('?limit=1');
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    const page = response.json<Page>();
+    expect(page).toEqual({
+      events: [
+        {
+          id: '1',
+          type: 'invoice.created',
+          createdAt: '2099-01-02T03:04:05.123Z',
+          invoiceId,
+          data: { note: 'café "q" \\ /', n: [1, 2.5, { x: null }] },
+        },
+      ],
+      nextCursor: '1',
+      hasMore: true,
+    });
+    expect(Object.keys(page.events[0]!)).toEqual(['id', 'type', 'createdAt', 'invoiceId', 'data']);
+    const [event] = (await s.page('?after=1&limit=1')).events;
+    expect(new Date(event!.createdAt).toISOString()).toBe(event!.createdAt);
   });
 
   it('answers an empty page for a workspace without events', async () => {

@@ -2,43 +2,33 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 
-/** An event as the feed serves it: `data` as its JSON text, never parsed on the way through. */
-export interface StoredEvent {
-  readonly id: bigint;
-  readonly type: string;
-  readonly invoiceId: string | null;
-  readonly paymentIntentId: string | null;
-  /** JSON text of the stored `data`. */
-  readonly dataJson: string;
-  readonly createdAt: Date;
-}
-
 export interface FeedPage {
   /** The last event id allocated in the workspace (committed, as this snapshot sees it). */
   readonly latestId: bigint;
   /** Every event with id <= this was deleted by retention. */
   readonly prunedThrough: bigint;
-  /** Up to `limit` events with id > after, in id order. */
-  readonly events: StoredEvent[];
+  /** How many events the page holds: up to `limit`, with id > after. */
+  readonly count: number;
+  /** The id of the page's last event; undefined when the page is empty. */
+  readonly lastId: bigint | undefined;
+  /** More events than `limit` were committed after the cursor. */
+  readonly more: boolean;
+  /** The page's events in id order as the API shows them: JSON objects joined by commas. */
+  readonly eventsJson: string;
 }
 
 interface PageRow {
   event_seq: bigint;
   events_pruned_through: bigint;
-  id: bigint | null;
-  type: string | null;
-  invoice_id: string | null;
-  payment_intent_id: string | null;
-  data_json: string | null;
-  created_at: Date | null;
+  found: number;
+  last_id: bigint | null;
+  events_json: string | null;
 }
 
 /**
  * Reads a page of the feed and the workspace's counters in one statement, so in one snapshot: the
  * retention bound and the events can never disagree. Ids are allocated under the workspace row lock
  * held to commit, so a snapshot that sees id n sees every id below n too (no gap appears later).
- * `data` comes as the text it is stored as (json, not jsonb: table events) and is served so: a page of
- * 1,000 events is neither parsed nor serialized again on its way through.
  * Resolves undefined when the workspace does not exist.
  */
 export async function readFeedPage(
@@ -48,11 +38,11 @@ export async function readFeedPage(
   limit: number,
 ): Promise<FeedPage | undefined> {
   // A cursor so large that the range's end passes bigint finds nothing either way (it is refused as never issued).
-  const page = await selectPage(db, workspaceId, after, limit, after <= MAX_BIGINT - BigInt(limit));
+  const page = await selectPage(db, workspaceId, after, limit, after <= MAX_BIGINT - BigInt(limit + 1));
   // Never expected: the counter rolls back with the transaction that took an id, and retention deletes
   // prefixes only. Should a gap ever appear, the range held fewer events than exist, and the page is read
   // again without it.
-  if (page && page.events.length < eventsAfter(page, after, limit))
+  if (page && page.count + (page.more ? 1 : 0) < eventsAfter(page, after, limit + 1))
     return selectPage(db, workspaceId, after, limit, false);
   return page;
 }
@@ -60,9 +50,15 @@ export async function readFeedPage(
 const MAX_BIGINT = 2n ** 63n - 1n;
 
 /**
- * A workspace's retained ids are consecutive, so a page is the range of `limit` ids after the cursor (or
- * after the retention bound). The range keeps a page's cost at its size whatever the planner believes
- * of the table: before its first ANALYZE, it read every later event and sorted them for each page.
+ * A workspace's retained ids are consecutive, so a page is the range of ids after the cursor (or after
+ * the retention bound). The range keeps a page's cost at its size whatever the planner believes of the
+ * table: before its first ANALYZE, it read every later event and sorted them for each page.
+ *
+ * PostgreSQL writes the page's JSON itself, in the exact shape the API documents: `data` is stored as
+ * json (not jsonb, table events) and goes out as the text it came as, and `createdAt` is the UTC
+ * millisecond form of Date.toISOString (both truncate microseconds). A page of 1,000 events arrives as
+ * one text value, parsed and rendered by nothing in this process: that was most of the page's time here.
+ * One event beyond `limit` is read to tell whether more are committed, and left out of the text.
  */
 async function selectPage(
   db: Executor,
@@ -72,35 +68,36 @@ async function selectPage(
   bounded: boolean,
 ): Promise<FeedPage | undefined> {
   const { rows } = await sql<PageRow>`
-    SELECT w.event_seq, w.events_pruned_through, e.id, e.type, e.invoice_id, e.payment_intent_id,
-           e.data::text AS data_json, e.created_at
+    SELECT w.event_seq, w.events_pruned_through, p.found, p.last_id, p.events_json
       FROM workspaces w
       LEFT JOIN LATERAL (
-        SELECT id, type, invoice_id, payment_intent_id, data, created_at FROM events
-         WHERE workspace_id = w.id AND id > ${after.toString()}::bigint
-           ${bounded ? sql`AND id <= greatest(${after.toString()}::bigint, w.events_pruned_through) + ${limit}` : sql``}
-         ORDER BY id LIMIT ${limit}
-      ) e ON true
+        SELECT count(*)::int AS found,
+               max(e.id) FILTER (WHERE e.n <= ${limit}) AS last_id,
+               string_agg(
+                 '{"id":"' || e.id || '","type":' || to_json(e.type)::text
+                   || ',"createdAt":"' || to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'
+                   || coalesce(',"invoiceId":' || to_json(e.invoice_id)::text, '')
+                   || coalesce(',"paymentIntentId":' || to_json(e.payment_intent_id)::text, '')
+                   || ',"data":' || e.data::text || '}',
+                 ',' ORDER BY e.id) FILTER (WHERE e.n <= ${limit}) AS events_json
+          FROM (
+            SELECT id, type, invoice_id, payment_intent_id, data, created_at, row_number() OVER (ORDER BY id) AS n
+              FROM events
+             WHERE workspace_id = w.id AND id > ${after.toString()}::bigint
+               ${bounded ? sql`AND id <= greatest(${after.toString()}::bigint, w.events_pruned_through) + ${limit + 1}` : sql``}
+             ORDER BY id LIMIT ${limit + 1}
+          ) e
+      ) p ON true
      WHERE w.id = ${workspaceId}`.execute(db);
-  const first = rows[0];
-  if (!first) return undefined;
-  // The lateral page comes in id order through the nested loop over the one workspace row; an outer ORDER BY
-  // would sort the wide rows again (a quarter of the statement's time for 1,000 events). SQL does not
-  // promise that order, so it is checked, and sorted only if a plan ever broke it.
-  if (!inIdOrder(rows)) rows.sort((a, b) => (a.id! < b.id! ? -1 : a.id! > b.id! ? 1 : 0));
+  const row = rows[0];
+  if (!row) return undefined;
   return {
-    latestId: first.event_seq,
-    prunedThrough: first.events_pruned_through,
-    events: rows
-      .filter((row) => row.id !== null)
-      .map((row) => ({
-        id: row.id!,
-        type: row.type!,
-        invoiceId: row.invoice_id,
-        paymentIntentId: row.payment_intent_id,
-        dataJson: row.data_json!,
-        createdAt: row.created_at!,
-      })),
+    latestId: row.event_seq,
+    prunedThrough: row.events_pruned_through,
+    count: Math.min(row.found, limit),
+    lastId: row.last_id ?? undefined,
+    more: row.found > limit,
+    eventsJson: row.events_json ?? '',
   };
 }
 
@@ -109,11 +106,6 @@ function eventsAfter(page: FeedPage, after: bigint, limit: number): number {
   const from = after > page.prunedThrough ? after : page.prunedThrough;
   const retained = page.latestId - from;
   return retained <= 0n ? 0 : Number(retained < BigInt(limit) ? retained : BigInt(limit));
-}
-
-function inIdOrder(rows: readonly PageRow[]): boolean {
-  for (let index = 1; index < rows.length; index += 1) if (rows[index - 1]!.id! >= rows[index]!.id!) return false;
-  return true;
 }
 
 /** Workspaces whose oldest retained event is older than `cutoff` (one index probe per workspace). */

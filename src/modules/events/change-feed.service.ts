@@ -3,7 +3,7 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { cursorExpired, invalidCursor, parseCursor } from './change-feed.js';
 import { ReadAhead } from './change-feed.read-ahead.js';
-import { readFeedBounds, readFeedPage, type StoredEvent } from './change-feed.repo.js';
+import { readFeedBounds, readFeedPage } from './change-feed.repo.js';
 
 export interface ChangeFeedDeps {
   /** The primary. */
@@ -70,24 +70,21 @@ export class ChangeFeedService {
   }
 
   private async read(workspaceId: WorkspaceId, after: bigint, rawAfter: string, limit: number): Promise<Answer> {
-    // One extra row tells whether more events are committed beyond this page.
     const reads = this.deps.reads ?? this.deps.db;
-    let page = await readFeedPage(reads, workspaceId, after, limit + 1);
+    let page = await readFeedPage(reads, workspaceId, after, limit);
     // A replica behind the reader's cursor (read earlier on the primary or a replica further on), or one
     // that has not seen the workspace yet, cannot judge the cursor: the primary answers.
     if (reads !== this.deps.db && (!page || after > page.latestId))
-      page = await readFeedPage(this.deps.db, workspaceId, after, limit + 1);
+      page = await readFeedPage(this.deps.db, workspaceId, after, limit);
     if (!page) throw new AppError('not_found', 'No such workspace.');
     if (after > page.latestId) throw invalidCursor(rawAfter);
     if (after > 0n && after < page.prunedThrough) throw cursorExpired(page.prunedThrough);
-    const events = page.events.slice(0, limit);
-    const hasMore = page.events.length > limit;
-    const nextCursor = events.length > 0 ? events[events.length - 1]!.id : after;
+    const nextCursor = page.lastId ?? after;
     return {
-      json: `{"events":[${events.map(present).join(',')}],"nextCursor":"${nextCursor}","hasMore":${hasMore}}`,
+      json: `{"events":[${page.eventsJson}],"nextCursor":"${nextCursor}","hasMore":${page.more}}`,
       latestId: page.latestId,
       prunedThrough: page.prunedThrough,
-      hasMore,
+      hasMore: page.more,
       nextCursor,
     };
   }
@@ -103,12 +100,4 @@ export class ChangeFeedService {
 
 function pageKey(workspaceId: WorkspaceId, after: bigint, limit: number): string {
   return `${workspaceId} ${after} ${limit}`;
-}
-
-/** Events are stored in the API's shape: `data` is served as it was written, as the text it came as. */
-function present(event: StoredEvent): string {
-  const invoiceId = event.invoiceId === null ? '' : `,"invoiceId":${JSON.stringify(event.invoiceId)}`;
-  const paymentIntentId =
-    event.paymentIntentId === null ? '' : `,"paymentIntentId":${JSON.stringify(event.paymentIntentId)}`;
-  return `{"id":"${event.id}","type":${JSON.stringify(event.type)},"createdAt":"${event.createdAt.toISOString()}"${invoiceId}${paymentIntentId},"data":${event.dataJson}}`;
 }
