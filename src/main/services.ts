@@ -22,7 +22,7 @@ import { invoiceSearchModule, type InvoiceSearchService } from '../modules/invoi
 import { invoicesModule, type InvoiceService } from '../modules/invoices/index.js';
 import { paymentEngineModule, type PaymentService } from '../modules/payment-engine/index.js';
 import { paymentViewsModule } from '../modules/payment-views/index.js';
-import { issueReceipt, receiptsModule, voidReceipt, type ReceiptService } from '../modules/receipts/index.js';
+import { receiptIssues, receiptsModule, voidReceipt, type ReceiptService } from '../modules/receipts/index.js';
 import { rateLimitsModule } from '../modules/rate-limits/index.js';
 import { relayerModule, type RelayerWatch, type SettlementSender } from '../modules/relayer/index.js';
 import { paymentFinalityModule } from '../modules/payment-finality/index.js';
@@ -154,7 +154,7 @@ export function createServices(
     reads,
     networks,
     exportRoute: invoiceExport.route,
-    receipts: { issue: issueReceipt, void: voidReceipt },
+    receipts: { issues: receiptIssues, void: voidReceipt },
   });
   const creditPurchases = creditPurchasesModule({
     ...base,

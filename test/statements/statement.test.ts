@@ -75,12 +75,9 @@ async function pay(owner: typeof shop, invoiceId: string, network: string, overp
   const paidAt = clock.now();
   await db.transaction().execute(async (trx) => {
     expect(
-      await moveCredits(trx, owner.workspaceId as WorkspaceId, {
-        kind: 'invoice.paid',
-        charge: 1n,
-        reserveChange: -1n,
-        reference: invoiceId,
-      }),
+      await moveCredits(trx, owner.workspaceId as WorkspaceId, [
+        { kind: 'invoice.paid', charge: 1n, reserveChange: -1n, reference: invoiceId },
+      ]),
     ).toBe(true);
     await sql`UPDATE invoices SET status = 'paid', paid_at = ${paidAt}, fee_reserved = 0
                WHERE workspace_id = ${owner.workspaceId} AND id = ${invoiceId}`.execute(trx);

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { CreditKind, LedgerEntry } from './credits.js';
 
@@ -46,46 +48,75 @@ export function findAccount(db: Executor, workspaceId: WorkspaceId) {
     .executeTakeFirst();
 }
 
+/** A change of a workspace's balance and reserve, recorded in its ledger as one entry. */
+export interface CreditMovement {
+  readonly kind: string;
+  /** Taken from the balance (negative: added). */
+  readonly charge: bigint;
+  /** Added to the reserve (negative: released). */
+  readonly reserveChange: bigint;
+  readonly reference: string;
+}
+
 /**
- * Moves credits inside the caller's transaction and records the movement in the ledger. Returns false
- * (changing nothing) when the available credits (balance − reserved) would not cover what the movement
- * takes from them. Only that is checked: capturing a reserved fee takes from the balance and the reserve
- * alike and leaves the available credits as they were, so it succeeds at 0 available — a payment that
- * moved money is never held for want of a free credit.
+ * Moves credits inside the caller's transaction and records each movement in the ledger, in the order
+ * given. Returns false (changing nothing) when the available credits (balance − reserved) would not
+ * cover what a movement takes from them, as left by the movements before it. Only that is checked:
+ * capturing a reserved fee takes from the balance and the reserve alike and leaves the available
+ * credits as they were, so it succeeds at 0 available — a payment that moved money is never held for
+ * want of a free credit.
+ *
+ * Two statements whatever the number of movements (the payments of a block move credits together).
+ * The account row is changed first, which locks it; only then are the ledger's positions read, by a
+ * statement that sees every entry committed before that lock, and each entry's `balance_after` is the
+ * balance as the movements up to it left it.
  */
 export async function moveCredits(
   db: Executor,
   workspaceId: WorkspaceId,
-  movement: { kind: string; charge: bigint; reserveChange: bigint; reference: string },
+  movements: readonly CreditMovement[],
 ): Promise<boolean> {
-  const updated = await db
-    .updateTable('credit_accounts')
-    .set((eb) => ({
-      balance: eb('balance', '-', movement.charge),
-      reserved: eb('reserved', '+', movement.reserveChange),
-    }))
-    .where('workspace_id', '=', workspaceId)
-    .where((eb) => eb(eb('balance', '-', eb.ref('reserved')), '>=', availableTaken(movement)))
-    .executeTakeFirst();
-  if (updated.numUpdatedRows === 0n) return false;
-  await db
-    .insertInto('credit_ledger')
-    .values({
-      workspace_id: workspaceId,
-      kind: movement.kind,
-      balance_change: -movement.charge,
-      reserve_change: movement.reserveChange,
-      reference: movement.reference,
-    })
-    .execute();
+  if (movements.length === 0) return true;
+  const charges = movements.map((movement) => movement.charge.toString());
+  const reserves = movements.map((movement) => movement.reserveChange.toString());
+  const { rows } = await sql<{ balance: bigint }>`
+    WITH m AS (
+      SELECT charge, reserve_change,
+             coalesce(sum(charge + reserve_change) OVER (ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+        FROM unnest(${charges}::bigint[], ${reserves}::bigint[]) WITH ORDINALITY AS t(charge, reserve_change, ord)
+    )
+    UPDATE credit_accounts a
+       SET balance = a.balance - (SELECT sum(charge) FROM m), reserved = a.reserved + (SELECT sum(reserve_change) FROM m)
+     WHERE a.workspace_id = ${workspaceId}
+       AND NOT EXISTS (SELECT 1 FROM m WHERE a.balance - a.reserved - m.before < greatest(m.charge + m.reserve_change, 0))
+    RETURNING a.balance`.execute(db);
+  const account = rows[0];
+  if (!account) return false;
+  const totalCharge = movements.reduce((sum, movement) => sum + movement.charge, 0n);
+  let balance = account.balance + totalCharge;
+  const balancesAfter = movements.map((movement) => (balance -= movement.charge).toString());
+  await sql`
+    INSERT INTO credit_ledger (workspace_id, kind, balance_change, reserve_change, reference, seq, balance_after)
+    SELECT ${workspaceId}, t.kind, -t.charge, t.reserve_change, t.reference,
+           (SELECT coalesce(max(seq), 0) FROM credit_ledger WHERE workspace_id = ${workspaceId}) + t.ord, t.balance_after
+      FROM unnest(${movements.map((movement) => movement.kind)}::text[], ${charges}::bigint[], ${reserves}::bigint[],
+                  ${movements.map((movement) => movement.reference)}::text[], ${balancesAfter}::bigint[])
+           WITH ORDINALITY AS t(kind, charge, reserve_change, reference, balance_after, ord)
+     ORDER BY t.ord`.execute(db);
   return true;
 }
 
-/** What a movement takes from the available credits; a release or a capture takes nothing. */
-function availableTaken(movement: { charge: bigint; reserveChange: bigint }): bigint {
-  const taken = movement.charge + movement.reserveChange;
-  return taken > 0n ? taken : 0n;
-}
+/**
+ * Credit movements written after a transaction's events (WorkspaceWrites.then): those of one
+ * transaction are written together, a workspace at a time.
+ */
+export const creditMovements = {
+  async write(db: Executor, items: readonly (CreditMovement & { readonly workspaceId: WorkspaceId })[]) {
+    for (const workspaceId of new Set(items.map((item) => item.workspaceId)))
+      if (!(await moveCredits(db, workspaceId, items.filter((item) => item.workspaceId === workspaceId))))
+        throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');
+  },
+};
 
 /**
  * Adds credits inside the caller's transaction, with their ledger entry. Resolves the new balance and

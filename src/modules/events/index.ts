@@ -10,7 +10,7 @@ export {
   type TimelineEventKind,
 } from './event.js';
 export { append, findWebhookEvent } from './event.repo.js';
-export { WorkspaceWrites } from './workspace-writes.js';
+export { WorkspaceWrites, type LateWrites } from './workspace-writes.js';
 export { GroupedWrites } from './grouped-writes.js';
 export { EVENT_RETENTION_JOB } from './change-feed.jobs.js';
 export { EVENT_EXAMPLES, EXAMPLE_WORKSPACE_ID } from './event.examples.js';

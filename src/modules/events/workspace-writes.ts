@@ -5,7 +5,13 @@ import type { NewEvent, WorkspaceEvent } from './event.js';
 import { logPaymentEvents } from './event-log.js';
 import { appendAll } from './event.repo.js';
 
-type LateWrite = (trx: Executor) => Promise<void>;
+/**
+ * A kind of write that locks after the event counter (credit movements, receipt numbers): the items of
+ * one kind a transaction gathers are written by one call, so twenty payments take as many statements as one.
+ */
+export interface LateWrites<Item> {
+  write(trx: Executor, items: readonly Item[]): Promise<void>;
+}
 
 /**
  * The writes of one transaction that lock a whole workspace until commit: its feed events (the
@@ -33,7 +39,7 @@ export class WorkspaceWrites {
   }
 
   private readonly events: WorkspaceEvent[] = [];
-  private readonly afterEvents: LateWrite[] = [];
+  private readonly afterEvents: { readonly kind: LateWrites<never>; readonly item: unknown }[] = [];
   private readonly afterCommit: ((log: LogTarget) => void)[] = [];
   private written: { events: WorkspaceEvent[]; ids: bigint[] } = { events: [], ids: [] };
 
@@ -42,9 +48,12 @@ export class WorkspaceWrites {
     this.events.push({ ...event, workspaceId });
   }
 
-  /** A write that locks after the event counter (a credit movement), run after the events in the order given. */
-  then(write: LateWrite): void {
-    this.afterEvents.push(write);
+  /**
+   * A write that locks after the event counter (a credit movement), run after the events: the items of a
+   * kind are written together, in the order given, where its first item was added.
+   */
+  then<Item>(kind: LateWrites<Item>, item: Item): void {
+    this.afterEvents.push({ kind, item });
   }
 
   /** A line for the operator, written once the transaction committed. */
@@ -56,7 +65,9 @@ export class WorkspaceWrites {
   async write(trx: Executor): Promise<void> {
     const events = this.events.splice(0);
     this.written = { events, ids: await appendAll(trx, events) };
-    for (const write of this.afterEvents.splice(0)) await write(trx);
+    const late = this.afterEvents.splice(0);
+    for (const kind of new Set(late.map((entry) => entry.kind)))
+      await kind.write(trx, late.filter((entry) => entry.kind === kind).map((entry) => entry.item as never));
   }
 
   /** The transaction committed: the operator's lines, for its payment events and what was told. */

@@ -3,7 +3,7 @@ import type { Db, Executor } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { InvoiceBook, InvoiceLabel, PayableOrder, PaymentStep, StepResult } from '../payment-engine/index.js';
-import type { WorkspaceWrites } from '../events/index.js';
+import type { LateWrites, WorkspaceWrites } from '../events/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import { effectiveStatus, formatInvoiceNumber, transition, type Invoice, type InvoiceId } from './invoice.js';
 import { findInvoice, lockInvoice } from './invoice.repo.js';
@@ -26,7 +26,8 @@ export interface InvoiceOrderBookDeps {
 
 /** Numbers an invoice's receipt as it is paid and voids it when the chain takes the payment back. */
 export interface ReceiptBook {
-  issue(trx: Executor, workspaceId: WorkspaceId, invoiceId: string, at: Date): Promise<void>;
+  /** Numbered after the events (WorkspaceWrites.then), the receipts of one transaction together. */
+  readonly issues: LateWrites<{ workspaceId: WorkspaceId; invoiceId: string; at: Date }>;
   void(trx: Executor, workspaceId: WorkspaceId, invoiceId: string, at: Date): Promise<void>;
 }
 
@@ -85,10 +86,10 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
     if (!invoice) return undefined;
     const result = transition(invoice, step, at);
     if (!result.ok) return result;
-    await persistTransition(trx, invoice, result, at, this.deps.presentation, writes);
+    const updated = await persistTransition(trx, invoice, result, at, this.deps.presentation, writes);
     // Numbered after the events, as the workspace's other counters: held for the last statements only.
-    if (result.changes.status === 'paid') writes.then((late) => this.deps.receipts.issue(late, workspaceId, id, at));
-    return result;
+    if (result.changes.status === 'paid') writes.then(this.deps.receipts.issues, { workspaceId, invoiceId: id, at });
+    return { ok: true, label: labelOf(updated) };
   }
 
   async revertPayment(
@@ -107,15 +108,7 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
 
   async label(db: Executor, workspaceId: WorkspaceId, id: string): Promise<InvoiceLabel | undefined> {
     const invoice = await findInvoice(db, workspaceId, id as InvoiceId);
-    return (
-      invoice && {
-        number: formatInvoiceNumber(invoice.number),
-        externalId: invoice.externalId,
-        description: invoice.description,
-        paidAt: invoice.paidAt,
-        paid: invoice.status === 'paid',
-      }
-    );
+    return invoice && labelOf(invoice);
   }
 
   private payableOf(invoice: Invoice): PayableOrder {
@@ -132,4 +125,14 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
       description: `Invoice ${formatInvoiceNumber(invoice.number)}`,
     };
   }
+}
+
+function labelOf(invoice: Invoice): InvoiceLabel {
+  return {
+    number: formatInvoiceNumber(invoice.number),
+    externalId: invoice.externalId,
+    description: invoice.description,
+    paidAt: invoice.paidAt,
+    paid: invoice.status === 'paid',
+  };
 }

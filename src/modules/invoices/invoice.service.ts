@@ -3,7 +3,7 @@ import type { Pipeline } from '../../db/pipeline.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { moveCredits } from '../billing/index.js';
+import { creditMovements } from '../billing/index.js';
 import { WorkspaceWrites } from '../events/index.js';
 import { IDEMPOTENCY_TTL_SECONDS, checkIdempotencyKey, requestHash } from '../idempotency/index.js';
 import { findWorkspace } from '../workspaces/index.js';
@@ -367,15 +367,12 @@ export async function persistTransition(
   const updated = await updateInvoice(trx, invoice.workspaceId, invoice.id, result.changes, now);
   late.append(invoice.workspaceId, invoiceEvent(result.event, updated, presentation, now));
   if (result.charge !== 0n || result.reserveChange !== 0n) {
-    late.then(async (trx) => {
-      const moved = await moveCredits(trx, invoice.workspaceId, {
-        kind: result.event,
-        charge: result.charge,
-        reserveChange: result.reserveChange,
-        reference: invoice.id,
-      });
-      if (!moved)
-        throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');
+    late.then(creditMovements, {
+      workspaceId: invoice.workspaceId,
+      kind: result.event,
+      charge: result.charge,
+      reserveChange: result.reserveChange,
+      reference: invoice.id,
     });
   }
   if (!writes) await late.write(trx);

@@ -46,8 +46,13 @@ export type PaymentStep =
   | { readonly type: 'payment_failed' }
   | { readonly type: 'payment_succeeded'; readonly network: string };
 
-/** A payment step refused by the order's state machine: the code names why (or `noop`). */
-export type StepResult = { readonly ok: true } | { readonly ok: false; readonly code: string };
+/**
+ * A payment step taken (with the invoice's label as the step left it, for an invoice) or refused by the
+ * order's state machine: the code names why (or `noop`).
+ */
+export type StepResult =
+  | { readonly ok: true; readonly label?: InvoiceLabel }
+  | { readonly ok: false; readonly code: string };
 
 /** Another payment of the order already holds it `processing`. */
 export function heldByAnother(result: StepResult): boolean {

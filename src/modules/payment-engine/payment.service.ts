@@ -844,6 +844,7 @@ export class PaymentService {
       succeeded,
       overpayment ? 'payment_intent.overpaid' : 'payment_intent.succeeded',
       at,
+      paid.ok ? paid.label : undefined,
     );
     // The order is unchanged, so no trigger tells its watchers (an x402 payer waiting for this outcome).
     if (overpayment) await announcePaymentChange(trx, intent.workspaceId, intent.order);
@@ -903,11 +904,13 @@ export class PaymentService {
     intent: PaymentIntent,
     type: `payment_intent.${'processing' | 'succeeded' | 'overpaid' | 'failed' | 'reverted'}`,
     at: Date,
+    /** The invoice's label, when the caller has it as this transaction left it. */
+    label?: InvoiceLabel,
   ): Promise<void> {
     // A credit purchase is the workspace's own order: its payments reach no feed and no webhook.
     if (intent.order.kind !== 'invoice') return;
     const invoiceId = intent.order.id;
-    const invoice = await this.deps.orders.invoice.label(trx, intent.workspaceId, invoiceId);
+    const invoice = label ?? (await this.deps.orders.invoice.label(trx, intent.workspaceId, invoiceId));
     writes.append(intent.workspaceId, {
       type,
       invoiceId,

@@ -2,7 +2,7 @@
  * What other modules may use of receipts: numbering one as its invoice is paid (the invoices' order book
  * calls these inside the paying transaction), reading one (the API, the buyer's checkout link), and its PDF; everything else is the module's own.
  */
-export { findReceipt, issueReceipt, voidReceipt } from './receipt.repo.js';
+export { findReceipt, receiptIssues, voidReceipt, type ReceiptIssue } from './receipt.repo.js';
 export { ReceiptService } from './receipt.service.js';
 export { formatReceiptNumber, type Receipt } from './receipt.js';
 export { presentReceipt } from './receipt.present.js';
