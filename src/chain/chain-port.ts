@@ -57,6 +57,13 @@ export interface BlockHeader {
 }
 
 /** A settlement transaction signed by the relayer, kept before it is sent so a retry resends the same bytes. */
+/** A settlement's gas and the network's EIP-1559 fees when it was priced (fees not capped yet). */
+export interface SettlementPrice {
+  readonly gas: bigint;
+  readonly maxFeePerGas: bigint;
+  readonly maxPriorityFeePerGas: bigint;
+}
+
 export interface SignedSettlement {
   readonly hash: `0x${string}`;
   readonly raw: `0x${string}`;
@@ -114,8 +121,18 @@ export interface ChainPort {
     signature: `0x${string}`,
   ): Promise<string | undefined>;
   /**
+   * What the relayer's transferWithAuthorization transaction takes: its gas (estimated, with headroom)
+   * and the network's fees now. Node calls that do not depend on the nonce, so they are made before a
+   * nonce is taken (settlements hold their account's nonce sequence one at a time).
+   */
+  priceSettlement(
+    network: Network,
+    authorization: TransferAuthorization,
+    signature: `0x${string}`,
+  ): Promise<SettlementPrice>;
+  /**
    * Signs (does not send) the relayer's transferWithAuthorization transaction with this nonce, at the
-   * network's fee but never above `maxFeePerGasWei` (when given).
+   * network's fee but never above `maxFeePerGasWei` (when given). Priced now unless `price` is given.
    */
   signSettlement(
     network: Network,
@@ -123,6 +140,7 @@ export interface ChainPort {
     signature: `0x${string}`,
     nonce: number,
     maxFeePerGasWei?: bigint,
+    price?: SettlementPrice,
   ): Promise<SignedSettlement>;
   /**
    * A settlement whose fee cap is below the latest block's base fee cannot be mined: signs the same

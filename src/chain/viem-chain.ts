@@ -17,6 +17,7 @@ import type {
   ChainTransfer,
   ReceiptStatus,
   SettlementReplacement,
+  SettlementPrice,
   SignedSettlement,
   TransferAuthorization,
   TransferLog,
@@ -99,6 +100,27 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
   }
 
   /** The relayer's EIP-1559 transaction to the network's USDC, signed. */
+  async function priceSettlement(
+    network: Network,
+    authorization: TransferAuthorization,
+    signature: Hex,
+  ): Promise<SettlementPrice> {
+    const data = calldata(authorization, signature);
+    const [gas, fee] = await Promise.all([
+      client(network).estimateGas({ account: relayer.address, to: network.usdc, data }),
+      fees(network),
+    ]).catch((error: unknown) => {
+      throw new Error(`cannot sign a settlement on ${network.name}: ${revertReason(error) ?? nodeMessage(error)}`, {
+        cause: error,
+      });
+    });
+    return {
+      gas: (gas * GAS_HEADROOM_PERCENT) / 100n,
+      maxFeePerGas: fee.maxFeePerGas,
+      maxPriorityFeePerGas: fee.maxPriorityFeePerGas,
+    };
+  }
+
   async function signed(
     network: Network,
     fields: { data: Hex; nonce: number; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
@@ -179,24 +201,18 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       }
     },
 
-    async signSettlement(network, authorization, signature, nonce, maxFeePerGasWei): Promise<SignedSettlement> {
-      const c = client(network);
-      const data = calldata(authorization, signature);
-      const [gas, fee] = await Promise.all([
-        c.estimateGas({ account: relayer.address, to: network.usdc, data }),
-        fees(network),
-      ]).catch((error: unknown) => {
-        throw new Error(`cannot sign a settlement on ${network.name}: ${revertReason(error) ?? nodeMessage(error)}`, {
-          cause: error,
-        });
-      });
-      const maxFeePerGas = maxFeePerGasWei === undefined ? fee.maxFeePerGas : min(fee.maxFeePerGas, maxFeePerGasWei);
+    priceSettlement,
+
+    async signSettlement(network, authorization, signature, nonce, maxFeePerGasWei, price): Promise<SignedSettlement> {
+      const { gas, maxFeePerGas: fee, maxPriorityFeePerGas } =
+        price ?? (await priceSettlement(network, authorization, signature));
+      const maxFeePerGas = maxFeePerGasWei === undefined ? fee : min(fee, maxFeePerGasWei);
       return signed(network, {
-        data,
+        data: calldata(authorization, signature),
         nonce,
-        gas: (gas * GAS_HEADROOM_PERCENT) / 100n,
+        gas,
         maxFeePerGas,
-        maxPriorityFeePerGas: min(fee.maxPriorityFeePerGas, maxFeePerGas),
+        maxPriorityFeePerGas: min(maxPriorityFeePerGas, maxFeePerGas),
       });
     },
 

@@ -40,6 +40,7 @@ export function scriptedChain(): ScriptedChain {
     verifyAuthorization: unsupported,
     authorizationUsed: unsupported,
     simulateSettlement: unsupported,
+    priceSettlement: unsupported,
     signSettlement: unsupported,
     replaceSettlement: unsupported,
     relayerFunds: unsupported,

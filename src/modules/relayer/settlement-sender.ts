@@ -69,6 +69,15 @@ export class SettlementSender {
     const { db, clock, signers } = this.deps;
     const funded = signers.length > 1 ? await this.deps.watch.payers(network) : signers;
     const candidates = (funded.length > 0 ? funded : signers).map((signer) => signer.relayer);
+    // The node calls that need no nonce are made before one is taken: settlements take their account's
+    // sequence one at a time, so whatever is done holding it is done twenty times over at twenty payers.
+    // With one account, its pending count is read now too: a count read early is at most lower than the
+    // one under the lock, and the stored sequence covers what was signed meanwhile.
+    const only = candidates.length === 1 ? this.signer(candidates[0]!)! : undefined;
+    const [price, early] = await Promise.all([
+      signers[0]!.priceSettlement(network, authorization, signature),
+      only?.pendingNonce(network),
+    ]);
     let turns = this.signing.get(network.chainId);
     if (!turns) this.signing.set(network.chainId, (turns = new Turns(signers.length)));
     const signed = await turns.run(() =>
@@ -77,13 +86,15 @@ export class SettlementSender {
         const instead = await keeper.superseded(trx);
         if (instead !== undefined) return { value: instead, raw: undefined };
         const signer = this.signer(relayer)!;
-        const next = nextRelayerNonce(nonces, await signer.pendingNonce(network), clock.now());
+        const onChain = signer === only && early !== undefined ? early : await signer.pendingNonce(network);
+        const next = nextRelayerNonce(nonces, onChain, clock.now());
         const settlement = await signer.signSettlement(
           network,
           authorization,
           signature,
           next.nonce,
           this.feeCap(network),
+          price,
         );
         await saveRelayerNonces(trx, network.chainId, relayer, next.stored);
         return { value: await keeper.keep(trx, settlement), raw: settlement.raw };
