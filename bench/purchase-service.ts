@@ -23,7 +23,14 @@ export interface PurchaseService {
 
 /** Forks bench/purchase-process.ts, sends it `options` and resolves once it is ready. */
 export async function startPurchaseService(options: Omit<PurchaseProcessOptions, 'type'>): Promise<PurchaseService> {
-  const child = fork(ENTRY, [], { execArgv: ['--import', 'tsx', ...(process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(ENTRY, [], {
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env['BENCH_CPU_PROF'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF']}`] : []),
+    ],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

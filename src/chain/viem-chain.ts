@@ -204,8 +204,11 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
     priceSettlement,
 
     async signSettlement(network, authorization, signature, nonce, maxFeePerGasWei, price): Promise<SignedSettlement> {
-      const { gas, maxFeePerGas: fee, maxPriorityFeePerGas } =
-        price ?? (await priceSettlement(network, authorization, signature));
+      const {
+        gas,
+        maxFeePerGas: fee,
+        maxPriorityFeePerGas,
+      } = price ?? (await priceSettlement(network, authorization, signature));
       const maxFeePerGas = maxFeePerGasWei === undefined ? fee : min(fee, maxFeePerGasWei);
       return signed(network, {
         data: calldata(authorization, signature),

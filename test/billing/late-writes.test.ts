@@ -99,14 +99,12 @@ describe('credit movements written together', () => {
       await firstHolds;
     });
     await locked;
-    const second = db
-      .transaction()
-      .execute((trx) =>
-        moveCredits(trx, ws, [
-          { kind: 'second', charge: 1n, reserveChange: 0n, reference: 'y' },
-          { kind: 'third', charge: 1n, reserveChange: 0n, reference: 'z' },
-        ]),
-      );
+    const second = db.transaction().execute((trx) =>
+      moveCredits(trx, ws, [
+        { kind: 'second', charge: 1n, reserveChange: 0n, reference: 'y' },
+        { kind: 'third', charge: 1n, reserveChange: 0n, reference: 'z' },
+      ]),
+    );
     // The second waits on the account row; its ledger positions are read only once it holds it.
     await new Promise((resolve) => setTimeout(resolve, 100));
     releaseFirst();

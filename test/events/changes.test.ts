@@ -76,16 +76,8 @@ async function shop() {
   };
 }
 
-const [lifecycleShop, pagingShop, otherShop, retentionShop, emptyShop, snapshotShop, gapShop, shapeShop] = await Promise.all([
-  shop(),
-  shop(),
-  shop(),
-  shop(),
-  shop(),
-  shop(),
-  shop(),
-  shop(),
-]);
+const [lifecycleShop, pagingShop, otherShop, retentionShop, emptyShop, snapshotShop, gapShop, shapeShop] =
+  await Promise.all([shop(), shop(), shop(), shop(), shop(), shop(), shop(), shop()]);
 
 describe('GET /changes', () => {
   it('shows every invoice event kind with the invoice as GET /invoices/{id} shows it', async () => {

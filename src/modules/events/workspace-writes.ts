@@ -67,7 +67,10 @@ export class WorkspaceWrites {
     this.written = { events, ids: await appendAll(trx, events) };
     const late = this.afterEvents.splice(0);
     for (const kind of new Set(late.map((entry) => entry.kind)))
-      await kind.write(trx, late.filter((entry) => entry.kind === kind).map((entry) => entry.item as never));
+      await kind.write(
+        trx,
+        late.filter((entry) => entry.kind === kind).map((entry) => entry.item as never),
+      );
   }
 
   /** The transaction committed: the operator's lines, for its payment events and what was told. */

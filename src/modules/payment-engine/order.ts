@@ -51,8 +51,7 @@ export type PaymentStep =
  * order's state machine: the code names why (or `noop`).
  */
 export type StepResult =
-  | { readonly ok: true; readonly label?: InvoiceLabel }
-  | { readonly ok: false; readonly code: string };
+  { readonly ok: true; readonly label?: InvoiceLabel } | { readonly ok: false; readonly code: string };
 
 /** Another payment of the order already holds it `processing`. */
 export function heldByAnother(result: StepResult): boolean {
