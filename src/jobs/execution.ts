@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 import type { WorkspaceId } from '../shared/ids.js';
 import { JOB_DELETED, RetryLater, type Job, type JobClaim, type JobHandler, type JobLogger } from './job.js';
 import type { ClaimedJob } from './claim.js';
-import { expireLease, failJob, releaseJob } from './job.repo.js';
+import { expireLease, failJob, releaseJob, wakeJob } from './job.repo.js';
 import { Lease } from './lease.js';
 
 export interface ExecutionContext {
@@ -16,6 +16,7 @@ export interface ExecutionContext {
   /**
    * Told when a job is given back to wait for a signal (RetryLater's `wakeOn`), e.g. to watch for it, with
    * when its run began (performance.now()). True when the signal came since: it is given back due at once.
+   * Asked again once the job waits, in case the signal came while it was being given back.
    */
   readonly onWait?: (signal: string, since: number) => boolean;
 }
@@ -126,7 +127,10 @@ export class JobExecution {
       // have looked before what was signalled: it runs again now rather than at the next signal.
       if (wakeOn && this.context.onWait?.(wakeOn, this.acquiredAt)) [delay, wakeOn] = [0, undefined];
       if (!(await releaseJob(db, this.claim, delay, wakeOn)))
-        logger.warn(this.fields({}), 'could not release a job: its lease was lost');
+        return void logger.warn(this.fields({}), 'could not release a job: its lease was lost');
+      // The signal may also have come while the release was on its way: its wake-up then found the job
+      // still running, and passed it by. Asked again now that it waits, it is woken here.
+      if (wakeOn && this.context.onWait?.(wakeOn, this.acquiredAt)) await wakeJob(db, this.job.id, wakeOn);
       return;
     }
     const result = await failJob(db, this.claim, describe(error), this.context.backoff(this.job.attempts));

@@ -198,6 +198,16 @@ export async function wakeJobs(db: Executor, signal: string): Promise<number> {
   return rows[0]!.woken;
 }
 
+/** Makes one job waiting for `signal` due now and wakes the runners, as wakeJobs does for all of them. */
+export async function wakeJob(db: Executor, id: bigint, signal: string): Promise<void> {
+  await sql`
+    WITH woken AS (
+      UPDATE jobs SET run_at = now(), wake_on = NULL
+       WHERE id = ${id} AND wake_on = ${signal} AND locked_by IS NULL RETURNING 1
+    )
+    SELECT CASE WHEN count(*) > 0 THEN pg_notify(${JOBS_CHANNEL}, '') END AS notified FROM woken`.execute(db);
+}
+
 /**
  * Wakes every runner listening, as a new job does: for jobs made due by an update (the trigger fires on
  * insert only), which would otherwise wait for the next poll.
