@@ -112,15 +112,11 @@ export async function moveCredits(
  */
 export const creditMovements = {
   async write(db: Executor, items: readonly (CreditMovement & { readonly workspaceId: WorkspaceId })[]) {
-    for (const workspaceId of new Set(items.map((item) => item.workspaceId)))
-      if (
-        !(await moveCredits(
-          db,
-          workspaceId,
-          items.filter((item) => item.workspaceId === workspaceId),
-        ))
-      )
+    for (const workspaceId of new Set(items.map((item) => item.workspaceId))) {
+      const movements = items.filter((item) => item.workspaceId === workspaceId);
+      if (!(await moveCredits(db, workspaceId, movements)))
         throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');
+    }
   },
 };
 
