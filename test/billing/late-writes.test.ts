@@ -128,12 +128,12 @@ describe('receipts numbered together', () => {
     const at = new Date('2026-03-04T05:06:07.000Z');
     const log = { info() {}, warn() {} };
     await WorkspaceWrites.transaction(db, log, async (_trx, writes) => {
-      writes.then(receiptIssues, { workspaceId: one, invoiceId: mine[0]!, at });
+      writes.then(receiptIssues, one, { invoiceId: mine[0]!, at });
     });
     await WorkspaceWrites.transaction(db, log, async (_trx, writes) => {
-      writes.then(receiptIssues, { workspaceId: one, invoiceId: mine[2]!, at });
-      writes.then(receiptIssues, { workspaceId: two, invoiceId: theirs[0]!, at });
-      writes.then(receiptIssues, { workspaceId: one, invoiceId: mine[1]!, at });
+      writes.then(receiptIssues, one, { invoiceId: mine[2]!, at });
+      writes.then(receiptIssues, two, { invoiceId: theirs[0]!, at });
+      writes.then(receiptIssues, one, { invoiceId: mine[1]!, at });
     });
     const { rows } = await sql<{ workspace_id: string; number: bigint; invoice_id: string; issued_at: Date }>`
       SELECT workspace_id, number, invoice_id, issued_at FROM receipts WHERE workspace_id IN (${one}, ${two})

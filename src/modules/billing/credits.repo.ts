@@ -106,17 +106,11 @@ export async function moveCredits(
   return true;
 }
 
-/**
- * Credit movements written after a transaction's events (WorkspaceWrites.then): those of one
- * transaction are written together, a workspace at a time.
- */
+/** Credit movements written after a transaction's events (WorkspaceWrites.then), those of a workspace together. */
 export const creditMovements = {
-  async write(db: Executor, items: readonly (CreditMovement & { readonly workspaceId: WorkspaceId })[]) {
-    for (const workspaceId of new Set(items.map((item) => item.workspaceId))) {
-      const movements = items.filter((item) => item.workspaceId === workspaceId);
-      if (!(await moveCredits(db, workspaceId, movements)))
-        throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');
-    }
+  async write(db: Executor, workspaceId: WorkspaceId, movements: readonly CreditMovement[]): Promise<void> {
+    if (!(await moveCredits(db, workspaceId, movements)))
+      throw new AppError('insufficient_credits', 'Not enough available credits for this change. See GET /billing.');
   },
 };
 

@@ -7,10 +7,11 @@ import { appendAll } from './event.repo.js';
 
 /**
  * A kind of write that locks after the event counter (credit movements, receipt numbers): the items of
- * one kind a transaction gathers are written by one call, so twenty payments take as many statements as one.
+ * one kind a transaction gathers for a workspace are written by one call, so twenty payments take as
+ * many statements as one.
  */
 export interface LateWrites<Item> {
-  write(trx: Executor, items: readonly Item[]): Promise<void>;
+  write(trx: Executor, workspaceId: WorkspaceId, items: readonly Item[]): Promise<void>;
 }
 
 /**
@@ -39,7 +40,11 @@ export class WorkspaceWrites {
   }
 
   private readonly events: WorkspaceEvent[] = [];
-  private readonly afterEvents: { readonly kind: LateWrites<never>; readonly item: unknown }[] = [];
+  private readonly afterEvents: {
+    readonly kind: LateWrites<never>;
+    readonly workspaceId: WorkspaceId;
+    readonly item: unknown;
+  }[] = [];
   private readonly afterCommit: ((log: LogTarget) => void)[] = [];
   private written: { events: WorkspaceEvent[]; ids: bigint[] } = { events: [], ids: [] };
 
@@ -50,10 +55,10 @@ export class WorkspaceWrites {
 
   /**
    * A write that locks after the event counter (a credit movement), run after the events: the items of a
-   * kind are written together, in the order given, where its first item was added.
+   * kind are written together a workspace at a time, in the order given, where its first item was added.
    */
-  then<Item>(kind: LateWrites<Item>, item: Item): void {
-    this.afterEvents.push({ kind, item });
+  then<Item>(kind: LateWrites<Item>, workspaceId: WorkspaceId, item: Item): void {
+    this.afterEvents.push({ kind, workspaceId, item });
   }
 
   /** A line for the operator, written once the transaction committed. */
@@ -66,11 +71,15 @@ export class WorkspaceWrites {
     const events = this.events.splice(0);
     this.written = { events, ids: await appendAll(trx, events) };
     const late = this.afterEvents.splice(0);
-    for (const kind of new Set(late.map((entry) => entry.kind)))
-      await kind.write(
-        trx,
-        late.filter((entry) => entry.kind === kind).map((entry) => entry.item as never),
-      );
+    for (const kind of new Set(late.map((entry) => entry.kind))) {
+      const ofKind = late.filter((entry) => entry.kind === kind);
+      for (const workspaceId of new Set(ofKind.map((entry) => entry.workspaceId)))
+        await kind.write(
+          trx,
+          workspaceId,
+          ofKind.filter((entry) => entry.workspaceId === workspaceId).map((entry) => entry.item as never),
+        );
+    }
   }
 
   /** The transaction committed: the operator's lines, for its payment events and what was told. */

@@ -27,7 +27,7 @@ export interface InvoiceOrderBookDeps {
 /** Numbers an invoice's receipt as it is paid and voids it when the chain takes the payment back. */
 export interface ReceiptBook {
   /** Numbered after the events (WorkspaceWrites.then), the receipts of one transaction together. */
-  readonly issues: LateWrites<{ workspaceId: WorkspaceId; invoiceId: string; at: Date }>;
+  readonly issues: LateWrites<{ invoiceId: string; at: Date }>;
   void(trx: Executor, workspaceId: WorkspaceId, invoiceId: string, at: Date): Promise<void>;
 }
 
@@ -88,7 +88,7 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
     if (!result.ok) return result;
     const updated = await persistTransition(trx, invoice, result, at, this.deps.presentation, writes);
     // Numbered after the events, as the workspace's other counters: held for the last statements only.
-    if (result.changes.status === 'paid') writes.then(this.deps.receipts.issues, { workspaceId, invoiceId: id, at });
+    if (result.changes.status === 'paid') writes.then(this.deps.receipts.issues, workspaceId, { invoiceId: id, at });
     return { ok: true, label: labelOf(updated) };
   }
 

@@ -367,8 +367,7 @@ export async function persistTransition(
   const updated = await updateInvoice(trx, invoice.workspaceId, invoice.id, result.changes, now);
   late.append(invoice.workspaceId, invoiceEvent(result.event, updated, presentation, now));
   if (result.charge !== 0n || result.reserveChange !== 0n) {
-    late.then(creditMovements, {
-      workspaceId: invoice.workspaceId,
+    late.then(creditMovements, invoice.workspaceId, {
       kind: result.event,
       charge: result.charge,
       reserveChange: result.reserveChange,

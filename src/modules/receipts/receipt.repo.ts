@@ -4,36 +4,32 @@ import type { WorkspaceId } from '../../shared/ids.js';
 
 /** An invoice just paid, whose receipt is numbered in the paying transaction. */
 export interface ReceiptIssue {
-  readonly workspaceId: WorkspaceId;
   readonly invoiceId: string;
   readonly at: Date;
 }
 
 /**
- * Numbers the receipts of invoices just paid, in the paying transaction, in the order given: the
- * workspace's receipt counter is taken and raised in the same statement that writes the receipts, so
- * numbers follow commit order and a rolled-back payment consumes none. One statement a workspace
- * (the payments of a block are numbered together). Used as a late write (WorkspaceWrites.then): the
- * counter locks after the events, as the workspace's other counters.
+ * Numbers the receipts of a workspace's invoices just paid, in the paying transaction, in the order
+ * given: the workspace's receipt counter is taken and raised in the same statement that writes the
+ * receipts, so numbers follow commit order and a rolled-back payment consumes none. One statement for
+ * all of them (the payments of a block are numbered together). Used as a late write
+ * (WorkspaceWrites.then): the counter locks after the events, as the workspace's other counters.
  */
 export const receiptIssues = {
-  async write(trx: Executor, issues: readonly ReceiptIssue[]): Promise<void> {
-    for (const workspaceId of new Set(issues.map((issue) => issue.workspaceId))) {
-      const mine = issues.filter((issue) => issue.workspaceId === workspaceId);
-      await sql`
-        WITH counter AS (
-          INSERT INTO receipt_counters (workspace_id, last_number) VALUES (${workspaceId}, ${mine.length})
-          ON CONFLICT (workspace_id) DO UPDATE SET last_number = receipt_counters.last_number + ${mine.length}
-          RETURNING last_number
-        )
-        INSERT INTO receipts (workspace_id, number, invoice_id, issued_at)
-        SELECT ${workspaceId}, counter.last_number - ${mine.length} + t.ord, t.invoice_id, t.issued_at
-          FROM counter,
-               unnest(${mine.map((issue) => issue.invoiceId)}::text[], ${mine.map((issue) => issue.at.toISOString())}::timestamptz[])
-               WITH ORDINALITY AS t(invoice_id, issued_at, ord)
-         ORDER BY t.ord
-      `.execute(trx);
-    }
+  async write(trx: Executor, workspaceId: WorkspaceId, issues: readonly ReceiptIssue[]): Promise<void> {
+    await sql`
+      WITH counter AS (
+        INSERT INTO receipt_counters (workspace_id, last_number) VALUES (${workspaceId}, ${issues.length})
+        ON CONFLICT (workspace_id) DO UPDATE SET last_number = receipt_counters.last_number + ${issues.length}
+        RETURNING last_number
+      )
+      INSERT INTO receipts (workspace_id, number, invoice_id, issued_at)
+      SELECT ${workspaceId}, counter.last_number - ${issues.length} + t.ord, t.invoice_id, t.issued_at
+        FROM counter,
+             unnest(${issues.map((issue) => issue.invoiceId)}::text[], ${issues.map((issue) => issue.at.toISOString())}::timestamptz[])
+             WITH ORDINALITY AS t(invoice_id, issued_at, ord)
+       ORDER BY t.ord
+    `.execute(trx);
   },
 };
 

@@ -86,7 +86,8 @@ export class SettlementSender {
         const instead = await keeper.superseded(trx);
         if (instead !== undefined) return { value: instead, raw: undefined };
         const signer = this.signer(relayer)!;
-        const onChain = signer === only && early !== undefined ? early : await signer.pendingNonce(network);
+        // With one candidate, the account locked is the one whose count was read early.
+        const onChain = early ?? (await signer.pendingNonce(network));
         const next = nextRelayerNonce(nonces, onChain, clock.now());
         const settlement = await signer.signSettlement(
           network,
