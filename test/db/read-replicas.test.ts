@@ -162,14 +162,16 @@ describe('reads on a streaming replica (DATABASE_READ_URL)', () => {
       try {
         const feed = new ChangeFeedService({ db: database.db, reads: replicaDb.db });
         const workspaceId = shop.workspaceId as WorkspaceId;
-        const onPrimary = JSON.parse(await new ChangeFeedService({ db: database.db }).page(workspaceId, '0', 1000));
-        const behind = JSON.parse(await feed.page(workspaceId, onPrimary.nextCursor, 10));
+        const onPrimary = JSON.parse(
+          (await new ChangeFeedService({ db: database.db }).page(workspaceId, '0', 1000)).toString(),
+        );
+        const behind = JSON.parse((await feed.page(workspaceId, onPrimary.nextCursor, 10)).toString());
         expect(behind).toEqual({ events: [], nextCursor: onPrimary.nextCursor, hasMore: false });
         const last = onPrimary.events.at(-1);
         expect(last.data.invoice.id).toBe(created.id);
         // A cursor the replica knows reads there: a shorter page than the primary's, never a different one.
         const before = String(BigInt(last.id) - 1n);
-        expect(JSON.parse(await feed.page(workspaceId, before, 10))).toEqual({
+        expect(JSON.parse((await feed.page(workspaceId, before, 10)).toString())).toEqual({
           events: [],
           nextCursor: before,
           hasMore: false,

@@ -55,8 +55,8 @@ export function changeFeedRoutes(services: ChangeFeedRouteDeps): FastifyPluginAs
       },
       async (request, reply) => {
         const page = await feed.page(request.apiKey!.workspaceId, request.query.after, request.query.limit);
-        // JSON text in the ChangePage shape: Fastify sends a string with a JSON content type as it is, and
-        // the type provider, which knows only the object, is told so.
+        // JSON in the ChangePage shape, as UTF-8 bytes: Fastify sends a Buffer as it is, and the type
+        // provider, which knows only the object, is told so.
         return reply.type('application/json; charset=utf-8').send(page as unknown as Static<typeof ChangePage>);
       },
     );
