@@ -10,7 +10,7 @@ import {
   UNMINED_WINDOW_MS,
   judgeTransfer,
   type TransferExpectation,
-} from '../../src/modules/payment-engine/transactions.js';
+} from '../../src/modules/transfer-rules/transfer-rules.js';
 
 const PAY_TO = '0x00000000000000000000000000000000000000aa';
 const OTHER = '0x00000000000000000000000000000000000000bb';

@@ -13,11 +13,19 @@ interface Waiting<Item> {
   readonly reject: (error: unknown) => void;
 }
 
-export interface GroupedWritesOptions<Item> {
+export interface GroupedWritesOptions<Item, Prepared> {
   readonly db: Db;
   readonly log: LogTarget;
-  /** One use case, in the group's transaction; its events and credit movements join `writes`. */
-  readonly write: (trx: Executor, writes: WorkspaceWrites, item: Item) => Promise<void>;
+  /**
+   * One use case, in the group's transaction; its events and credit movements join `writes`. `prepared`
+   * is what `prepare` gave its group; undefined when the use case is written alone.
+   */
+  readonly write: (trx: Executor, writes: WorkspaceWrites, item: Item, prepared?: Prepared) => Promise<void>;
+  /**
+   * Runs first in a group's transaction, given its use cases in lock order: what every use case would
+   * otherwise do alone, done for all of them at once (e.g. locking their rows, one statement a table).
+   */
+  readonly prepare?: (trx: Executor, items: readonly Item[]) => Promise<Prepared>;
   /**
    * A group's use cases are written in the order of this key, so that every group takes their row locks
    * in one order and two groups never wait for each other the other way round (e.g. order, then attempt).
@@ -42,10 +50,10 @@ export interface GroupedWritesOptions<Item> {
  * later group never waits for an earlier one to finish (only for its commit, on the counter). A group that fails is written again one use case a transaction,
  * so each fails or succeeds on its own, as if it had never been grouped.
  */
-export class GroupedWrites<Item> {
+export class GroupedWrites<Item, Prepared = undefined> {
   private readonly forming = new Map<string, Waiting<Item>[]>();
 
-  constructor(private readonly options: GroupedWritesOptions<Item>) {}
+  constructor(private readonly options: GroupedWritesOptions<Item, Prepared>) {}
 
   /** Writes `item` with whatever else of the workspace comes at the same time; settles once it committed. */
   write(workspaceId: string, item: Item): Promise<void> {
@@ -66,12 +74,13 @@ export class GroupedWrites<Item> {
   }
 
   private async writeGroup(group: readonly Waiting<Item>[]): Promise<void> {
-    const { db, log, write, lockOrder } = this.options;
+    const { db, log, write, prepare, lockOrder } = this.options;
     if (group.length > 1) {
       const items = group.map((waiting) => waiting.item);
       items.sort((a, b) => (lockOrder(a) < lockOrder(b) ? -1 : lockOrder(a) > lockOrder(b) ? 1 : 0));
       const written = await WorkspaceWrites.transaction(db, log, async (trx, writes) => {
-        for (const item of items) await write(trx, writes, item);
+        const prepared = await prepare?.(trx, items);
+        for (const item of items) await write(trx, writes, item, prepared);
       }).then(
         () => true,
         () => false,

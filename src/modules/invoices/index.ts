@@ -20,7 +20,6 @@ export {
 export { presentInvoice, type InvoicePresentation } from './invoice.present.js';
 export { findInvoice, hasStatus as invoiceHasStatus, toInvoice } from './invoice.repo.js';
 export { InvoiceService, type InvoiceCost } from './invoice.service.js';
-export { transferCandidates, watchedWallets, type TransferCandidate, type WatchedWallet } from './invoice.transfers.js';
 export {
   CREATE_FIELD_CODES,
   CreateInvoiceBody,

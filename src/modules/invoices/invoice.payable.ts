@@ -2,11 +2,12 @@ import type { Network } from '../../chain/networks.js';
 import type { Db, Executor } from '../../db/database.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import type { LockedRows } from '../../db/locked-rows.js';
 import type { InvoiceBook, InvoiceLabel, PayableOrder, PaymentStep, StepResult } from '../payment-engine/index.js';
 import type { LateWrites, WorkspaceWrites } from '../events/index.js';
 import { findWorkspace } from '../workspaces/index.js';
 import { effectiveStatus, formatInvoiceNumber, transition, type Invoice, type InvoiceId } from './invoice.js';
-import { findInvoice, lockInvoice } from './invoice.repo.js';
+import { findInvoice, lockInvoice, lockInvoices } from './invoice.repo.js';
 import { persistTransition } from './invoice.service.js';
 import type { InvoicePresentation } from './invoice.present.js';
 
@@ -74,6 +75,11 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
     return (await lockInvoice(trx, workspaceId, id as InvoiceId)) !== undefined;
   }
 
+  async lockAll(trx: Executor, workspaceId: WorkspaceId, ids: readonly string[], into: LockedRows): Promise<void> {
+    for (const invoice of await lockInvoices(trx, workspaceId, ids as readonly InvoiceId[]))
+      into.keep('invoice', invoice.id, invoice);
+  }
+
   async apply(
     trx: Executor,
     workspaceId: WorkspaceId,
@@ -81,8 +87,9 @@ export class InvoiceOrderBook implements InvoiceBook<InvoicePayState> {
     step: PaymentStep,
     at: Date,
     writes: WorkspaceWrites,
+    locked?: LockedRows,
   ): Promise<StepResult | undefined> {
-    const invoice = await lockInvoice(trx, workspaceId, id as InvoiceId);
+    const invoice = locked?.take<Invoice>('invoice', id) ?? (await lockInvoice(trx, workspaceId, id as InvoiceId));
     if (!invoice) return undefined;
     const result = transition(invoice, step, at);
     if (!result.ok) return result;

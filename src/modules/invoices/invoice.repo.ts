@@ -232,8 +232,24 @@ export async function lockInvoice(
   workspaceId: WorkspaceId,
   invoiceId: InvoiceId,
 ): Promise<Invoice | undefined> {
-  const row = await selectInvoice(db, workspaceId, invoiceId).forUpdate().executeTakeFirst();
-  return row && toInvoice(row as unknown as StoredInvoice);
+  return (await lockInvoices(db, workspaceId, [invoiceId]))[0];
+}
+
+/** Locks these invoices of the workspace, in id order (one statement); those that exist, as locked. */
+export async function lockInvoices(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  invoiceIds: readonly InvoiceId[],
+): Promise<Invoice[]> {
+  const rows = await db
+    .selectFrom('invoices')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', invoiceIds)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  return rows.map((row) => toInvoice(row as unknown as StoredInvoice));
 }
 
 export type { InvoiceChanges };

@@ -11,11 +11,12 @@ export {
   type StepResult,
 } from './order.js';
 export type { OrderState } from './orders.js';
+export type { LockedRows } from '../../db/locked-rows.js';
 export type { OrderChangeFollower } from '../order-changes/index.js';
 export type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 export type { SignedAuthorization } from './signed-authorization.js';
 export { paymentsInFlight, paymentTransactions } from './payment.repo.js';
-export { CLOCK_SKEW_MS } from './transactions.js';
+export { CLOCK_SKEW_MS } from '../transfer-rules/index.js';
 export {
   PaymentService,
   VALIDITY_MARGIN_SECONDS,

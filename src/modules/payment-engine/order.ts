@@ -1,5 +1,6 @@
 import type { Network } from '../../chain/networks.js';
 import type { Executor } from '../../db/database.js';
+import type { LockedRows } from '../../db/locked-rows.js';
 import type { WorkspaceWrites } from '../events/index.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 
@@ -75,6 +76,12 @@ export interface OrderBook<State = unknown> {
   /** Locks the order's row for the engine's transaction (the payments of one order are ordered by it); false: none. */
   lock(trx: Executor, workspaceId: WorkspaceId, id: string): Promise<boolean>;
   /**
+   * Locks the rows of these orders in one statement, in id order, and keeps each in `into` (under the
+   * order's kind) for `apply`, which takes it instead of locking and reading it again. Optional: a kind
+   * that rarely comes in groups locks its row in `apply`.
+   */
+  lockAll?(trx: Executor, workspaceId: WorkspaceId, ids: readonly string[], into: LockedRows): Promise<void>;
+  /**
    * Applies a payment step to the order inside the engine's transaction, persisting it (with whatever the
    * order records beside it) when its state machine allows; answers the verdict, undefined when there is
    * no such order. Its feed events and credit movements join `writes`, which the engine writes last.
@@ -86,6 +93,7 @@ export interface OrderBook<State = unknown> {
     step: PaymentStep,
     at: Date,
     writes: WorkspaceWrites,
+    locked?: LockedRows,
   ): Promise<StepResult | undefined>;
   /**
    * The payment that paid the order was reverted by a reorganisation of the chain: inside the engine's

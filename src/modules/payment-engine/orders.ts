@@ -3,6 +3,7 @@ import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceWrites } from '../events/index.js';
+import type { LockedRows } from '../../db/locked-rows.js';
 import type { OrderBooks, OrderKind, OrderRef, PayableOrder, PaymentStep, StepResult } from './order.js';
 
 /** An order's state as its book read it, with the kind that book judges it by. */
@@ -51,7 +52,18 @@ export class Orders {
     if (!(await this.books[ref.kind].lock(trx, workspaceId, ref.id))) throw notFound(ref);
   }
 
-  /** Applies a payment step to the locked order; answers the state machine's verdict (persisted when allowed). */
+  /** Locks the rows of these orders, one statement a kind, and keeps them in `into` for `apply` (OrderBook.lockAll). */
+  async lockAll(trx: Executor, workspaceId: WorkspaceId, refs: readonly OrderRef[], into: LockedRows): Promise<void> {
+    for (const kind of ['invoice', 'credit_purchase'] as const) {
+      const ids = refs.filter((ref) => ref.kind === kind).map((ref) => ref.id);
+      if (ids.length > 0) await this.books[kind].lockAll?.(trx, workspaceId, ids, into);
+    }
+  }
+
+  /**
+   * Applies a payment step to the locked order; answers the state machine's verdict (persisted when
+   * allowed). The order's row is taken from `locked` when it was locked with others (lockAll).
+   */
   async apply(
     trx: Executor,
     workspaceId: WorkspaceId,
@@ -59,8 +71,9 @@ export class Orders {
     step: PaymentStep,
     at: Date,
     writes: WorkspaceWrites,
+    locked?: LockedRows,
   ): Promise<StepResult> {
-    const result = await this.books[ref.kind].apply(trx, workspaceId, ref.id, step, at, writes);
+    const result = await this.books[ref.kind].apply(trx, workspaceId, ref.id, step, at, writes, locked);
     if (!result) throw notFound(ref);
     return result;
   }

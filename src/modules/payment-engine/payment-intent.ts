@@ -7,21 +7,8 @@ export type PaymentIntentId = Branded<string, 'PaymentIntentId'>;
 /** `reverted`: it had succeeded, then a reorganisation took its transaction out of the chain (payment-finality). */
 export type PaymentIntentStatus = 'processing' | 'succeeded' | 'failed' | 'reverted';
 
-/** Named reasons a payment attempt fails (docs/checkout.md). */
-export type FailureReason =
-  | 'amount_mismatch'
-  | 'recipient_mismatch'
-  | 'wrong_token'
-  | 'expired'
-  | 'reverted'
-  | 'already_used'
-  | 'not_found'
-  | 'predates_invoice'
-  | 'insufficient_balance'
-  | 'invalid_signature'
-  | 'settlement_failed'
-  /** The transfer executed a payment authorization made for another invoice or credit purchase: it pays that one. */
-  | 'authorized_for_another_order';
+export type { FailureReason } from '../transfer-rules/index.js';
+import type { FailureReason } from '../transfer-rules/index.js';
 
 export interface PaymentIntent {
   readonly workspaceId: WorkspaceId;

@@ -68,8 +68,24 @@ export async function lockIntent(
   workspaceId: WorkspaceId,
   intentId: PaymentIntentId,
 ): Promise<PaymentIntent | undefined> {
-  const row = await selectIntent(db, workspaceId, intentId).forUpdate().executeTakeFirst();
-  return row && toIntent(row);
+  return (await lockIntents(db, workspaceId, [intentId]))[0];
+}
+
+/** Locks these payment intents of the workspace, in id order (one statement); those that exist. */
+export async function lockIntents(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  intentIds: readonly PaymentIntentId[],
+): Promise<PaymentIntent[]> {
+  const rows = await db
+    .selectFrom('payment_intents')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', 'in', intentIds)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  return rows.map(toIntent);
 }
 
 export async function succeededIntentOf(

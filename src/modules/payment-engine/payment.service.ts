@@ -20,6 +20,7 @@ import {
   type PayableOrder,
 } from './order.js';
 import { OrderChanges, waitForChange } from '../order-changes/index.js';
+import { LockedRows } from '../../db/locked-rows.js';
 import { Orders, type OrderState } from './orders.js';
 import { newPaymentIntentId, type FailureReason, type PaymentIntent, type PaymentIntentId } from './payment-intent.js';
 import {
@@ -32,6 +33,7 @@ import {
   latestPurchaseAttempts,
   isSettlementTransaction,
   lockIntent,
+  lockIntents,
   otherHolderOf,
   releaseClaim,
   succeededIntentOf,
@@ -56,7 +58,7 @@ import {
   type SettlementSender,
 } from '../relayer/index.js';
 import { NEW_BLOCK, NewBlockWatcher } from '../new-blocks/index.js';
-import { judgeTransfer } from './transactions.js';
+import { judgeTransfer } from '../transfer-rules/index.js';
 import type { SignedAuthorization } from './signed-authorization.js';
 
 export const SETTLE_JOB = 'payments.settle';
@@ -109,7 +111,7 @@ const MAX_LOOK_INTERVAL_SECONDS = 15;
 
 export class PaymentService {
   private readonly orders: Orders;
-  private readonly outcomes: GroupedWrites<{ intent: PaymentIntent; outcome: Outcome; at: Date }>;
+  private readonly outcomes: GroupedWrites<{ intent: PaymentIntent; outcome: Outcome; at: Date }, LockedRows>;
   /** Settlements looking at the chain for their block, and outcomes waiting to be written (`outcomes`). */
   private looking = 0;
   private finishing = 0;
@@ -122,7 +124,13 @@ export class PaymentService {
     this.outcomes = new GroupedWrites({
       db: deps.db,
       log: deps.log,
-      write: (trx, writes, { intent, outcome, at }) => this.record(trx, writes, intent, outcome, at),
+      write: (trx, writes, { intent, outcome, at }, locked) => this.record(trx, writes, intent, outcome, at, locked),
+      // A group's intents and orders are locked one statement a table, not one a payment.
+      prepare: (trx, items) =>
+        this.lockAll(
+          trx,
+          items.map(({ intent }) => intent),
+        ),
       lockOrder: ({ intent }) => `${intent.order.kind} ${intent.order.id} ${intent.id}`,
       // A block wakes its settlements at once, and their outcomes come within milliseconds of each other.
       more: () => this.looking > this.finishing,
@@ -344,8 +352,8 @@ export class PaymentService {
   }
 
   /**
-   * The verification job of a submitted transaction (rules in transactions.ts). Waits by RetryLater while
-   * the transaction is unseen, unmined or short of confirmations; records a failure with its reason, or
+   * The verification job of a submitted transaction (rules in modules/transfer-rules). Waits by RetryLater
+   * while the transaction is unseen, unmined or short of confirmations; records a failure with its reason, or
    * claims the transfer and marks the order paid. Safe to run again: a finished intent is left alone,
    * and the claim is unique per (network, tx_hash, log_index) across all workspaces.
    */
@@ -747,6 +755,7 @@ export class PaymentService {
     intent: PaymentIntent,
     blockTime: Date,
     at: Date,
+    locked?: LockedRows,
   ): Promise<PaymentIntent> {
     const startedAt = blockTime < intent.submittedAt ? blockTime : intent.submittedAt;
     const taken = await this.orders.apply(
@@ -756,6 +765,7 @@ export class PaymentService {
       { type: 'begin_payment', startedAt },
       at,
       writes,
+      locked,
     );
     // Another attempt holds it already: this one holds it too, so the order stays processing while either does.
     const holds = taken.ok || heldByAnother(taken);
@@ -777,21 +787,40 @@ export class PaymentService {
     return WorkspaceWrites.transaction(this.deps.db, this.deps.log, work);
   }
 
-  /** The outcome of a processing intent, in the caller's transaction; events and credits join `writes`. */
+  /**
+   * The intents of one workspace's group of outcomes and their orders, locked and kept for `record`:
+   * intents first, then orders, each in id order, as every group takes them.
+   */
+  private async lockAll(trx: Executor, intents: readonly PaymentIntent[]): Promise<LockedRows> {
+    const workspaceId = intents[0]!.workspaceId;
+    const locked = new LockedRows();
+    const ids = intents.map((intent) => intent.id);
+    for (const intent of await lockIntents(trx, workspaceId, ids)) locked.keep('intent', intent.id, intent);
+    const orders = intents.map((intent) => intent.order);
+    await this.orders.lockAll(trx, workspaceId, orders, locked);
+    return locked;
+  }
+
+  /**
+   * The outcome of a processing intent, in the caller's transaction; events and credits join `writes`.
+   * `locked`: the rows its group locked together (lockAll), taken instead of being locked again.
+   */
   private async record(
     trx: Executor,
     writes: WorkspaceWrites,
     intent: PaymentIntent,
     outcome: Outcome,
     at: Date,
+    locked?: LockedRows,
   ): Promise<void> {
-    let current = await lockIntent(trx, intent.workspaceId, intent.id);
+    let current =
+      locked?.take<PaymentIntent>('intent', intent.id) ?? (await lockIntent(trx, intent.workspaceId, intent.id));
     if (!current || current.status !== 'processing') return;
     if ('failed' in outcome) {
       // The order is reopened only when no other payment still holds it. A claim that was never
       // found in a block held nothing and was never announced: it fails quietly.
       if (current.holdsOrder && !(await otherHolderOf(trx, intent.workspaceId, intent.order, intent.id)))
-        await this.orders.apply(trx, intent.workspaceId, intent.order, { type: 'payment_failed' }, at, writes);
+        await this.orders.apply(trx, intent.workspaceId, intent.order, { type: 'payment_failed' }, at, writes, locked);
       const failed = await updateIntent(trx, intent.workspaceId, intent.id, {
         status: 'failed',
         failureReason: outcome.failed,
@@ -816,10 +845,10 @@ export class PaymentService {
       // it pays that one only. A settlement's hash is refused as a submitted transfer, so nothing else
       // can claim our own settlement: that stays loud.
       if (intent.method === 'transaction' || outcome.succeeded.txHash)
-        return this.record(trx, writes, intent, { failed: 'already_used' }, at);
+        return this.record(trx, writes, intent, { failed: 'already_used' }, at, locked);
       throw new Error(`transfer ${intent.txHash}#${outcome.succeeded.logIndex} is already claimed`);
     }
-    if (!current.foundAt) current = await this.announce(trx, writes, current, outcome.succeeded.blockTime, at);
+    if (!current.foundAt) current = await this.announce(trx, writes, current, outcome.succeeded.blockTime, at, locked);
     const paid = await this.orders.apply(
       trx,
       intent.workspaceId,
@@ -827,6 +856,7 @@ export class PaymentService {
       { type: 'payment_succeeded', network: intent.network },
       at,
       writes,
+      locked,
     );
     // The order was not processing: another payment had paid it, or the invoice was cancelled before
     // this one landed. The money arrived all the same; it is recorded beside the order, never lost.

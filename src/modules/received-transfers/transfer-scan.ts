@@ -5,7 +5,7 @@ import type { JobLogger } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import { transferCandidates, watchedWallets, type WatchedWallet } from '../invoices/index.js';
+import { transferCandidates, watchedWallets, type WatchedWallet } from './transfer-candidates.repo.js';
 import { invoiceOrder, paymentTransactions, type PaymentService } from '../payment-engine/index.js';
 import { matchTransfer, type IncomingTransfer } from './received-transfer.js';
 import { saveScanPosition, scanPosition } from './received-transfer.repo.js';

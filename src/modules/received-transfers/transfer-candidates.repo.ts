@@ -1,7 +1,10 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
-import type { InvoiceId } from './invoice.js';
+import type { InvoiceId } from '../invoices/index.js';
+
+// The scan's reads of the invoices table (as search, export and statements read it): which wallets to
+// watch, and which invoices a transfer of an amount may pay. Invoices are written by their own module only.
 
 /** A receiving wallet (lowercase) of a workspace's open or recently closed invoices, and the oldest one's creation. */
 export interface WatchedWallet {

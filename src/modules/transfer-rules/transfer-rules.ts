@@ -1,5 +1,20 @@
 import type { ReceiptStatus, TransferLog } from '../../chain/chain-port.js';
-import type { FailureReason } from './payment-intent.js';
+
+/** Named reasons a payment attempt fails (docs/checkout.md). */
+export type FailureReason =
+  | 'amount_mismatch'
+  | 'recipient_mismatch'
+  | 'wrong_token'
+  | 'expired'
+  | 'reverted'
+  | 'already_used'
+  | 'not_found'
+  | 'predates_invoice'
+  | 'insufficient_balance'
+  | 'invalid_signature'
+  | 'settlement_failed'
+  /** The transfer executed a payment authorization made for another invoice or credit purchase: it pays that one. */
+  | 'authorized_for_another_order';
 
 /** A known transaction still unmined this long after submission is failed `not_found` (it was never mined in time). */
 export const UNMINED_WINDOW_MS = 24 * 3600_000;
