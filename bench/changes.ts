@@ -103,7 +103,7 @@ interface FeedPage {
  * 20 ms of the client's own start and a new connection): a merchant's feed reader is a running process.
  * It reads nothing of the feed.
  */
-export async function warmClient(server: ServerProcess): Promise<void> {
+async function warmClient(server: ServerProcess): Promise<void> {
   const response = await fetch(`${server.origin}/readyz`);
   await response.arrayBuffer();
 }

@@ -64,7 +64,7 @@ export class ChangeFeedService {
       ahead && (await this.stillAnswers(workspaceId, ahead))
         ? ahead
         : await this.read(workspaceId, after, rawAfter, limit);
-    if (answer.hasMore) this.readAheadFrom(workspaceId, answer.nextCursor, limit);
+    if (answer !== ahead && answer.hasMore) this.readAheadFrom(workspaceId, answer.nextCursor, limit);
     return answer.json;
   }
 

@@ -11,7 +11,6 @@ export {
   type StepResult,
 } from './order.js';
 export type { OrderState } from './orders.js';
-export type { LockedRows } from '../../db/locked-rows.js';
 export type { OrderChangeFollower } from '../order-changes/index.js';
 export type { FailureReason, PaymentIntent, PaymentIntentId } from './payment-intent.js';
 export type { SignedAuthorization } from './signed-authorization.js';

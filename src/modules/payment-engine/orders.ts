@@ -54,9 +54,9 @@ export class Orders {
 
   /** Locks the rows of these orders, one statement a kind, and keeps them in `into` for `apply` (OrderBook.lockAll). */
   async lockAll(trx: Executor, workspaceId: WorkspaceId, refs: readonly OrderRef[], into: LockedRows): Promise<void> {
-    for (const kind of ['invoice', 'credit_purchase'] as const) {
+    for (const kind of new Set(refs.map((ref) => ref.kind))) {
       const ids = refs.filter((ref) => ref.kind === kind).map((ref) => ref.id);
-      if (ids.length > 0) await this.books[kind].lockAll?.(trx, workspaceId, ids, into);
+      await this.books[kind].lockAll?.(trx, workspaceId, ids, into);
     }
   }
 

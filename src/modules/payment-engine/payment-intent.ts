@@ -1,5 +1,6 @@
 import { randomToken, type Branded, type WorkspaceId } from '../../shared/ids.js';
 import type { TransferAuthorization } from '../../chain/chain-port.js';
+import type { FailureReason } from '../transfer-rules/index.js';
 import type { OrderRef } from './order.js';
 
 export type PaymentIntentId = Branded<string, 'PaymentIntentId'>;
@@ -7,8 +8,7 @@ export type PaymentIntentId = Branded<string, 'PaymentIntentId'>;
 /** `reverted`: it had succeeded, then a reorganisation took its transaction out of the chain (payment-finality). */
 export type PaymentIntentStatus = 'processing' | 'succeeded' | 'failed' | 'reverted';
 
-export type { FailureReason } from '../transfer-rules/index.js';
-import type { FailureReason } from '../transfer-rules/index.js';
+export type { FailureReason };
 
 export interface PaymentIntent {
   readonly workspaceId: WorkspaceId;

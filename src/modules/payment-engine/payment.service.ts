@@ -126,11 +126,7 @@ export class PaymentService {
       log: deps.log,
       write: (trx, writes, { intent, outcome, at }, locked) => this.record(trx, writes, intent, outcome, at, locked),
       // A group's intents and orders are locked one statement a table, not one a payment.
-      prepare: (trx, items) =>
-        this.lockAll(
-          trx,
-          items.map(({ intent }) => intent),
-        ),
+      prepare: (trx, items) => this.lockAll(trx, items),
       lockOrder: ({ intent }) => `${intent.order.kind} ${intent.order.id} ${intent.id}`,
       // A block wakes its settlements at once, and their outcomes come within milliseconds of each other.
       more: () => this.looking > this.finishing,
@@ -791,7 +787,8 @@ export class PaymentService {
    * The intents of one workspace's group of outcomes and their orders, locked and kept for `record`:
    * intents first, then orders, each in id order, as every group takes them.
    */
-  private async lockAll(trx: Executor, intents: readonly PaymentIntent[]): Promise<LockedRows> {
+  private async lockAll(trx: Executor, items: readonly { intent: PaymentIntent }[]): Promise<LockedRows> {
+    const intents = items.map(({ intent }) => intent);
     const workspaceId = intents[0]!.workspaceId;
     const locked = new LockedRows();
     const ids = intents.map((intent) => intent.id);
