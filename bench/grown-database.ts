@@ -118,7 +118,9 @@ async function bytesPerRow(server: ServerProcess): Promise<string[]> {
     const { rows } = await client.query<{ name: string; rows: string; bytes: string }>(`
       SELECT name, rows, bytes FROM (VALUES
         ('invoices', (SELECT count(*) FROM invoices), pg_total_relation_size('invoices')),
-        ('events', (SELECT count(*) FROM events), pg_total_relation_size('events')),
+        ('events', (SELECT count(*) FROM events),
+          -- A partitioned table stores nothing itself: its partitions hold the rows and the indexes.
+          (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('events'))),
         ('idempotency_keys', (SELECT count(*) FROM idempotency_keys), pg_total_relation_size('idempotency_keys'))
       ) t(name, rows, bytes)`);
     return [

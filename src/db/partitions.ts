@@ -17,23 +17,35 @@ const LOCK_TIMEOUT = '1s';
 export interface WeeklyPartitioned {
   readonly table: string;
   readonly column: string;
+  /**
+   * Columns of a primary key each week's partition has of its own, when the partitioned table has none
+   * (a key of the partitioned table would have to include `column`).
+   */
+  readonly primaryKey?: readonly string[];
 }
 
 /**
- * Makes the partitions of the weeks from `from`'s to `until`'s that do not exist yet. Each is created as
+ * Makes the partitions of the weeks from `from`'s to `until`'s that do not exist yet and that no other
+ * partition's range takes. Each is created as
  * a table of its own and then attached, which locks the parent only against other schema changes (SHARE
  * UPDATE EXCLUSIVE), not against reads and writes; the DEFAULT partition is checked for rows of the new
  * week under an exclusive lock on it, a moment once it is empty. A week that already has rows in the
  * DEFAULT partition (written dated ahead) is left there: attaching it would fail. Resolves the
  * partitions made.
  */
-export async function addWeeklyPartitions(db: Db, { table, column }: WeeklyPartitioned, from: Date, until: Date) {
-  const existing = new Set((await partitionsOf(db, table)).map((partition) => partition.name));
+export async function addWeeklyPartitions(
+  db: Db,
+  { table, column, primaryKey }: WeeklyPartitioned,
+  from: Date,
+  until: Date,
+) {
+  const existing = await partitionsOf(db, table);
   const made: string[] = [];
   for (let start = weekStart(from); start <= until; start = new Date(start.getTime() + WEEK_MS)) {
     const end = new Date(start.getTime() + WEEK_MS);
     const name = `${table}_p${dayName(start)}`;
-    if (existing.has(name)) continue;
+    // Made already, or part of another partition's range (the time before the first week, for one).
+    if (existing.some((partition) => overlaps(partition, start, end))) continue;
     const attached = await changePartitions(db, table, async (trx) => {
       // Under the table's lock: another process may have made it since the list was read.
       if (await exists(trx, name)) return false;
@@ -43,6 +55,10 @@ export async function addWeeklyPartitions(db: Db, { table, column }: WeeklyParti
       if (rows[0]!.taken) return false;
       // Attaching creates the parent's indexes on the new, empty table.
       await sql`CREATE TABLE ${sql.table(name)} (LIKE ${sql.table(table)} INCLUDING DEFAULTS)`.execute(trx);
+      if (primaryKey)
+        await sql`ALTER TABLE ${sql.table(name)} ADD PRIMARY KEY (${sql.join(primaryKey.map((key) => sql.ref(key)))})`.execute(
+          trx,
+        );
       await sql`ALTER TABLE ${sql.table(table)} ATTACH PARTITION ${sql.table(name)}
                 FOR VALUES FROM (${sql.lit(start.toISOString())}) TO (${sql.lit(end.toISOString())})`.execute(trx);
       return true;
@@ -52,33 +68,62 @@ export async function addWeeklyPartitions(db: Db, { table, column }: WeeklyParti
   return made;
 }
 
+/** What must happen around a partition's drop, for a table whose rows must not simply vanish. */
+export interface DropSteps {
+  /** Runs before the drop (what must outlive the rows); false: nothing more is dropped this time. */
+  readonly before?: (partition: Partition) => Promise<boolean>;
+  /**
+   * Checked on the partition once detached, under the drop's lock, so nothing can be written to it
+   * meanwhile: false leaves it attached, for the next run.
+   */
+  readonly mayDrop?: (trx: Transaction<Database>, partition: string) => Promise<boolean>;
+}
+
 /**
- * Drops every weekly partition whose whole week is before `cutoff`: detached (a moment's exclusive lock
- * on the parent, waiting at most LOCK_TIMEOUT for statements on it to end; a partition that cannot have
- * it is left for the next run) and dropped, with no row read or deleted. Resolves the partitions dropped.
+ * Drops every weekly partition whose whole week is before `cutoff`, oldest first: detached (a moment's
+ * exclusive lock on the parent, waiting at most LOCK_TIMEOUT for statements on it to end; a partition
+ * that cannot have it is left for the next run) and dropped, with no row deleted. `steps` run around each
+ * drop (see DropSteps); `before` runs again for a partition whose drop was left. Resolves the partitions
+ * dropped.
  */
-export async function dropWeeklyPartitionsBefore(db: Db, partitioned: WeeklyPartitioned, cutoff: Date) {
+export async function dropWeeklyPartitionsBefore(
+  db: Db,
+  partitioned: WeeklyPartitioned,
+  cutoff: Date,
+  steps: DropSteps = {},
+) {
   const dropped: string[] = [];
-  for (const partition of await weeksBefore(db, partitioned, cutoff))
-    if (await dropPartition(db, partitioned, partition.name)) dropped.push(partition.name);
+  for (const partition of await weeksBefore(db, partitioned, cutoff)) {
+    if (steps.before && !(await steps.before(partition))) break;
+    if (await dropPartition(db, partitioned, partition.name, steps.mayDrop)) dropped.push(partition.name);
+  }
   return dropped;
 }
 
 /** The weekly partitions whose whole week is before `cutoff`, oldest first. */
-async function weeksBefore(db: Db, { table }: WeeklyPartitioned, cutoff: Date): Promise<{ name: string }[]> {
+async function weeksBefore(db: Db, { table }: WeeklyPartitioned, cutoff: Date): Promise<Partition[]> {
   return (await partitionsOf(db, table)).filter(
     ({ week }) => week !== undefined && week.getTime() + WEEK_MS <= cutoff.getTime(),
   );
 }
 
+/** Thrown inside a change of partitions to roll it back and leave it for the next run. */
+class LeftForNextRun extends Error {}
+
 /**
- * Detaches and drops one partition; resolves false when it is gone already, or when a lock was not had
- * within LOCK_TIMEOUT (the partition is left for the next run).
+ * Detaches and drops one partition; resolves false when it is gone already, when a lock was not had
+ * within LOCK_TIMEOUT, or when `mayDrop` says no (the partition is left for the next run).
  */
-function dropPartition(db: Db, { table }: WeeklyPartitioned, name: string): Promise<boolean> {
+function dropPartition(
+  db: Db,
+  { table }: WeeklyPartitioned,
+  name: string,
+  mayDrop?: DropSteps['mayDrop'],
+): Promise<boolean> {
   return changePartitions(db, table, async (trx) => {
     if (!(await exists(trx, name))) return false;
     await sql`ALTER TABLE ${sql.table(table)} DETACH PARTITION ${sql.table(name)}`.execute(trx);
+    if (mayDrop && !(await mayDrop(trx, name))) throw new LeftForNextRun();
     await sql`DROP TABLE ${sql.table(name)}`.execute(trx);
     return true;
   });
@@ -103,6 +148,7 @@ async function changePartitions(
       return change(trx);
     });
   } catch (error) {
+    if (error instanceof LeftForNextRun) return false;
     const code = (error as { code?: string }).code;
     if (code === '55P03' || code === '23514') return false; // lock_not_available, check_violation
     throw error;
@@ -114,20 +160,47 @@ async function exists(trx: Transaction<Database>, name: string): Promise<boolean
   return rows[0]!.found;
 }
 
-/** The partitions of `table` in the current schema, with the Monday of each weekly one. */
-export async function partitionsOf(db: Db, table: string): Promise<{ name: string; week: Date | undefined }[]> {
-  const { rows } = await sql<{ name: string }>`
-    SELECT c.relname AS name
+/** A partition of a table partitioned by range, as the catalog has it. */
+export interface Partition {
+  readonly name: string;
+  /** The Monday of a weekly partition (named `<table>_pYYYYMMDD`); undefined for any other. */
+  readonly week: Date | undefined;
+  /** Its range [from, to): null where it is unbounded (MINVALUE, MAXVALUE) and for the DEFAULT partition. */
+  readonly from: Date | null;
+  readonly to: Date | null;
+  readonly isDefault: boolean;
+}
+
+/** The partitions of `table` in the current schema, oldest week first, with their ranges. */
+export async function partitionsOf(db: Db, table: string): Promise<Partition[]> {
+  // The bounds are read back as timestamptz from their text, whatever the session's time zone renders.
+  const { rows } = await sql<{ name: string; range_from: Date | null; range_to: Date | null; is_default: boolean }>`
+    SELECT c.relname AS name,
+           (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz AS range_from,
+           (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz AS range_to,
+           pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT' AS is_default
       FROM pg_inherits i
       JOIN pg_class c ON c.oid = i.inhrelid
       JOIN pg_class p ON p.oid = i.inhparent
      WHERE p.relname = ${table} AND p.relnamespace = current_schema()::regnamespace
      ORDER BY c.relname`.execute(db);
   const weekly = new RegExp(`^${table}_p(\\d{4})(\\d{2})(\\d{2})$`);
-  return rows.map(({ name }) => {
-    const match = weekly.exec(name);
-    return { name, week: match ? new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00Z`) : undefined };
+  return rows.map((row) => {
+    const match = weekly.exec(row.name);
+    return {
+      name: row.name,
+      week: match ? new Date(`${match[1]}-${match[2]}-${match[3]}T00:00:00Z`) : undefined,
+      from: row.range_from,
+      to: row.range_to,
+      isDefault: row.is_default,
+    };
   });
+}
+
+/** Whether a range partition other than the DEFAULT one takes some of [start, end). */
+function overlaps(partition: Partition, start: Date, end: Date): boolean {
+  if (partition.isDefault) return false;
+  return (partition.from === null || partition.from < end) && (partition.to === null || partition.to > start);
 }
 
 function weekStart(at: Date): Date {

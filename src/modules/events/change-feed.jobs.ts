@@ -1,13 +1,26 @@
 import type { Db } from '../../db/database.js';
+import { addWeeklyPartitions, dropWeeklyPartitionsBefore, partitionsOf, type Partition } from '../../db/partitions.js';
 import { RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
-import { pruneEventPrefix, pruneInvoiceHistory, workspacesWithEventsBefore } from './change-feed.repo.js';
+import {
+  EVENT_PARTITIONS,
+  copyWeekToHistory,
+  isWeekRetired,
+  lastIdsIn,
+  pruneEventPrefixIn,
+  pruneInvoiceHistory,
+  raiseEventBound,
+  workspacesWithOldEventsIn,
+} from './event-retention.repo.js';
 
 export const EVENT_RETENTION_JOB = 'events.retention';
 
 const DAY_MS = 86_400_000;
-/** Rows per delete statement: bounds how long one workspace's writers wait for its row lock. */
+const WEEK_MS = 7 * DAY_MS;
+/** Event ids retired or rows deleted a statement: bounds how long one workspace's writers wait for its row lock. */
 const PRUNE_BATCH = 1000;
+/** Weeks are made this far ahead: a week without a retention run still writes into weeks of their own. */
+const PARTITIONS_AHEAD_MS = 8 * DAY_MS;
 
 /** Creates the recurring job unless it exists (a unique key makes this safe on every start). */
 export async function scheduleEventRetention(db: Db): Promise<void> {
@@ -21,27 +34,62 @@ export interface Retention {
 }
 
 /**
- * Deletes change-feed events older than `retention.eventDays`, a prefix of each workspace's feed at a
- * time, recording how far it deleted so that readers behind it get 410 cursor_expired; the invoices'
- * events among them move to the invoice history, which keeps them until `retention.invoiceDays`.
- * Idempotent; stops between batches when the signal aborts. Returns the number of events deleted.
+ * Retires change-feed events older than `retention.eventDays`, recording how far each workspace's feed
+ * is retired so that readers behind it get 410 cursor_expired; the invoices' events among them move to
+ * the invoice history, which keeps them until `retention.invoiceDays`.
+ *
+ * - The coming weeks' partitions are made.
+ * - A week wholly older than the cutoff is retired (its invoices' events copied to the history, then each
+ *   workspace's bound raised to its last id of the week), then its partition is detached and dropped: no
+ *   row is deleted. An event is kept 30 to 37 days (with the default retention).
+ * - Events of the partitions that are not weeks (those written before the first week, and those dated
+ *   in a week without a partition) are deleted a prefix of each workspace's feed at a time.
+ *
+ * Idempotent; stops between statements when the signal aborts. Returns the partitions dropped and the
+ * number of rows deleted one by one.
  */
-export async function pruneEvents(db: Db, now: Date, retention: Retention, signal?: AbortSignal): Promise<number> {
+export async function pruneEvents(
+  db: Db,
+  now: Date,
+  retention: Retention,
+  signal?: AbortSignal,
+): Promise<{ droppedWeeks: string[]; deletedRows: number }> {
   const cutoff = new Date(now.getTime() - retention.eventDays * DAY_MS);
   const historyCutoff = new Date(now.getTime() - retention.invoiceDays * DAY_MS);
-  let total = 0;
-  for (const workspaceId of await workspacesWithEventsBefore(db, cutoff)) {
-    for (;;) {
-      if (signal?.aborted) return total;
-      const deleted = await pruneEventPrefix(db, workspaceId, cutoff, PRUNE_BATCH, historyCutoff);
-      total += deleted;
-      if (deleted === 0) break;
-    }
+  await addWeeklyPartitions(db, EVENT_PARTITIONS, now, new Date(now.getTime() + PARTITIONS_AHEAD_MS));
+  const droppedWeeks = await dropWeeklyPartitionsBefore(db, EVENT_PARTITIONS, cutoff, {
+    before: (partition) => retireWeek(db, partition, historyCutoff, signal),
+    mayDrop: isWeekRetired,
+  });
+  let deletedRows = 0;
+  for (const { name } of (await partitionsOf(db, EVENT_PARTITIONS.table)).filter((partition) => !partition.week))
+    for (const workspaceId of await workspacesWithOldEventsIn(db, name, cutoff))
+      for (;;) {
+        if (signal?.aborted) return { droppedWeeks, deletedRows };
+        const deleted = await pruneEventPrefixIn(db, name, workspaceId, cutoff, PRUNE_BATCH, historyCutoff);
+        deletedRows += deleted;
+        if (deleted === 0) break;
+      }
+  for (let deleted = PRUNE_BATCH; deleted > 0 && !signal?.aborted;)
+    deleted = await pruneInvoiceHistory(db, historyCutoff, PRUNE_BATCH);
+  return { droppedWeeks, deletedRows };
+}
+
+/**
+ * Retires a week before its partition is dropped: its invoices' events copied to the history, then each
+ * workspace's bound raised to its last id of the week. Resolves false when the signal aborted it.
+ */
+export async function retireWeek(db: Db, partition: Partition, historyCutoff: Date, signal?: AbortSignal) {
+  const week = { from: partition.week!, to: new Date(partition.week!.getTime() + WEEK_MS) };
+  // The last ids first: an event written into the week after them stays above its bound, and the week is
+  // not dropped (isWeekRetired) until a later run retires it too.
+  const lastIds = await lastIdsIn(db, partition.name);
+  await copyWeekToHistory(db, partition.name, historyCutoff);
+  for (const last of lastIds) {
+    if (signal?.aborted) return false;
+    await raiseEventBound(db, last.workspaceId, last.id, week, historyCutoff);
   }
-  for (;;) {
-    if (signal?.aborted) return total;
-    if ((await pruneInvoiceHistory(db, historyCutoff, PRUNE_BATCH)) === 0) return total;
-  }
+  return true;
 }
 
 /** Runs the retention hourly: one durable row that never completes. */

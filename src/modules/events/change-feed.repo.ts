@@ -5,9 +5,9 @@ import type { WorkspaceId } from '../../shared/ids.js';
 export interface FeedPage {
   /** The last event id allocated in the workspace (committed, as this snapshot sees it). */
   readonly latestId: bigint;
-  /** Every event with id <= this was deleted by retention. */
+  /** Every event with id <= this is gone: retention retired it (event-retention.repo.ts), whether or not its row is stored still. */
   readonly prunedThrough: bigint;
-  /** How many events the page holds: up to `limit`, with id > after. */
+  /** How many events the page holds: up to `limit`, with id > after and id > prunedThrough. */
   readonly count: number;
   /** The id of the page's last event; undefined when the page is empty. */
   readonly lastId: bigint | undefined;
@@ -83,7 +83,7 @@ async function selectPage(
           FROM (
             SELECT id, type, invoice_id, payment_intent_id, data, created_at, row_number() OVER (ORDER BY id) AS n
               FROM events
-             WHERE workspace_id = w.id AND id > ${after.toString()}::bigint
+             WHERE workspace_id = w.id AND id > greatest(${after.toString()}::bigint, w.events_pruned_through)
                ${bounded ? sql`AND id <= greatest(${after.toString()}::bigint, w.events_pruned_through) + ${limit + 1}` : sql``}
              ORDER BY id LIMIT ${limit + 1}
           ) e
@@ -106,66 +106,6 @@ function eventsAfter(page: FeedPage, after: bigint, limit: number): number {
   const from = after > page.prunedThrough ? after : page.prunedThrough;
   const retained = page.latestId - from;
   return retained <= 0n ? 0 : Number(retained < BigInt(limit) ? retained : BigInt(limit));
-}
-
-/** Workspaces whose oldest retained event is older than `cutoff` (one index probe per workspace). */
-export async function workspacesWithEventsBefore(db: Executor, cutoff: Date): Promise<WorkspaceId[]> {
-  const { rows } = await sql<{ id: WorkspaceId }>`
-    SELECT w.id FROM workspaces w
-     CROSS JOIN LATERAL (SELECT created_at FROM events e WHERE e.workspace_id = w.id ORDER BY e.id LIMIT 1) oldest
-     WHERE oldest.created_at < ${cutoff}
-     ORDER BY w.id`.execute(db);
-  return rows.map((row) => row.id);
-}
-
-/**
- * Deletes a prefix of one workspace's feed: through the highest id among the first `batchSize` events
- * created before `cutoff`, and raises `events_pruned_through` to it in the same statement. Deleting a
- * prefix (not every old row) keeps "everything at or below prunedThrough is gone, everything above is
- * there" true even when clocks made created_at non-monotonic in id. The invoices' events among them move
- * to `invoice_history` in the same statement (unless older than `historyCutoff`): the timeline of an
- * invoice outlives the feed. Returns the number of rows deleted.
- */
-export async function pruneEventPrefix(
-  db: Executor,
-  workspaceId: WorkspaceId,
-  cutoff: Date,
-  batchSize: number,
-  historyCutoff: Date,
-): Promise<number> {
-  const { rows } = await sql<{ deleted: bigint }>`
-    WITH through AS (
-      SELECT max(id) AS id FROM (
-        SELECT id FROM events WHERE workspace_id = ${workspaceId} AND created_at < ${cutoff} ORDER BY id LIMIT ${batchSize}
-      ) old
-    ), gone AS (
-      DELETE FROM events e USING through
-       WHERE e.workspace_id = ${workspaceId} AND e.id <= through.id
-      RETURNING e.*
-    ), kept AS (
-      INSERT INTO invoice_history (workspace_id, event_id, invoice_id, type, payment_intent_id, data, created_at)
-      SELECT workspace_id, id, invoice_id, type, payment_intent_id, data, created_at
-        FROM gone
-       WHERE invoice_id IS NOT NULL AND created_at >= ${historyCutoff}
-      ON CONFLICT DO NOTHING
-    ), raised AS (
-      UPDATE workspaces w SET events_pruned_through = greatest(w.events_pruned_through, through.id)
-        FROM through
-       WHERE w.id = ${workspaceId} AND through.id IS NOT NULL
-      RETURNING w.id
-    )
-    SELECT count(*) AS deleted FROM gone`.execute(db);
-  return Number(rows[0]?.deleted ?? 0n);
-}
-
-/** Deletes up to `batchSize` of the oldest invoice history records from before `cutoff`; returns how many. */
-export async function pruneInvoiceHistory(db: Executor, cutoff: Date, batchSize: number): Promise<number> {
-  const { numAffectedRows } = await sql`
-    DELETE FROM invoice_history h
-     USING (SELECT workspace_id, event_id FROM invoice_history WHERE created_at < ${cutoff}
-             ORDER BY created_at LIMIT ${batchSize}) old
-     WHERE h.workspace_id = old.workspace_id AND h.event_id = old.event_id`.execute(db);
-  return Number(numAffectedRows ?? 0n);
 }
 
 /**

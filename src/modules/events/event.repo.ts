@@ -63,6 +63,10 @@ export async function findWebhookEvent(
     .selectAll()
     .where('workspace_id', '=', workspaceId)
     .where('id', '=', id)
+    // Retired by retention, whether or not its row is dropped yet (event-retention.repo.ts).
+    .where('id', '>', (eb) =>
+      eb.selectFrom('workspaces').select('events_pruned_through').where('workspaces.id', '=', workspaceId),
+    )
     .executeTakeFirst();
   if (!row || !isWebhookKind(row.type)) return undefined;
   return { eventId: row.id, type: row.type, invoiceId: row.invoice_id, data: row.data, at: row.created_at };

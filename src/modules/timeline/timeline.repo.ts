@@ -37,9 +37,9 @@ interface Row {
 
 /**
  * The invoice and its `limit` most recent timeline entries in one statement: its feed events of
- * `eventTypes` (those the feed still has, and those its retention moved to the invoice history) and its
- * webhook attempts, merged by time. Each branch is cut to `limit` first, so the
- * merge never sorts more than 2 × limit rows. Resolves undefined when the workspace has no such invoice.
+ * `eventTypes` (those the feed still has, above its retention bound, and those its retention moved to the
+ * invoice history, at or below it) and its webhook attempts, merged by time. Each branch is cut to `limit`
+ * first, so the merge never sorts more than 2 × limit rows. Resolves undefined when the workspace has no such invoice.
  * The attempt columns read are the safe diagnostics only; no response body is stored anyway.
  */
 export async function readInvoiceTimeline(
@@ -60,6 +60,7 @@ export async function readInvoiceTimeline(
                   NULL::text AS error, NULL::integer AS duration_ms
              FROM (SELECT id, created_at, type, payment_intent_id, data FROM events
                     WHERE workspace_id = i.workspace_id AND invoice_id = i.id
+                      AND id > (SELECT events_pruned_through FROM workspaces WHERE id = i.workspace_id)
                    UNION ALL
                    SELECT event_id, created_at, type, payment_intent_id, data FROM invoice_history
                     WHERE workspace_id = i.workspace_id AND invoice_id = i.id) e

@@ -8,6 +8,8 @@ export interface WorkspaceTable {
   created_at: ColumnType<Date, never, never>;
   invoice_seq: Generated<bigint>;
   event_seq: Generated<bigint>;
+  /** The change feed's retention bound: every event with id <= this is gone (events module). */
+  events_pruned_through: Generated<bigint>;
   return_origins: Generated<string[]>;
   support_contact: string | null;
   accent_color: string | null;
