@@ -1,9 +1,6 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
-import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.js';
+import { describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.js';
 import { addWeeklyPartitions, dropWeeklyPartitionsBefore, partitionsOf } from '../../src/db/partitions.js';
 import { pruneEvents, retireWeek } from '../../src/modules/events/change-feed.jobs.js';
 import { EVENT_PARTITIONS, isWeekRetired } from '../../src/modules/events/event-retention.repo.js';
@@ -11,6 +8,7 @@ import { findWebhookEvent } from '../../src/modules/events/index.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, GENEROUS_LIMITS, merchant } from '../support/app.js';
+import { databaseBeforeMigration } from '../support/database.js';
 
 const clock = new ManualClock();
 const { app, database } = await createTestApp(GENEROUS_LIMITS, clock);
@@ -194,21 +192,7 @@ describe('an event written into a week after its retirement (a writer whose cloc
 
 describe('migration 0012 on a database with events', () => {
   it('keeps every event (the old table becomes the partition of all time before next Monday) and appends go on', async () => {
-    const name = `upgrade_${Date.now()}`;
-    const admin = new pg.Client({ ...database.connection, database: 'postgres' });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const upgraded = new pg.Pool({ ...database.connection, database: name, max: 1 });
-    const before = mkdtempSync(path.join(os.tmpdir(), 'migrations-0011-'));
-    afterAll(async () => {
-      await upgraded.end();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-      rmSync(before, { recursive: true, force: true });
-    });
-    for (const file of readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.sql') && file < '0012'))
-      cpSync(path.join(MIGRATIONS_DIR, file), path.join(before, file));
-    await migrate(upgraded, before);
+    const upgraded = await databaseBeforeMigration(database.connection, '0012');
     await upgraded.query(
       `INSERT INTO workspaces (id, name, wallet_address) VALUES ('ws_old', 'Old', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')`,
     );

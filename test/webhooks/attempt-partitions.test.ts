@@ -1,15 +1,13 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/index.js';
-import { MIGRATIONS_DIR, migrate } from '../../src/db/migrate.js';
+import { migrate } from '../../src/db/migrate.js';
 import { addWeeklyPartitions, dropWeeklyPartitionsBefore, partitionsOf } from '../../src/db/partitions.js';
 import { webhookRetentionHandler } from '../../src/modules/webhooks/webhook.jobs.js';
 import { ATTEMPT_PARTITIONS } from '../../src/modules/webhooks/webhook.repo.js';
 import { ManualClock } from '../../src/shared/clock.js';
 import { createTestApp, merchant } from '../support/app.js';
+import { databaseBeforeMigration } from '../support/database.js';
 
 const clock = new ManualClock();
 const { app, database } = await createTestApp({}, clock);
@@ -109,21 +107,7 @@ describe('the webhook attempt history, a partition a week', () => {
 
 describe('migration 0011 on a database with attempts', () => {
   it('keeps every attempt (the old table becomes the DEFAULT partition) and ids go on from where they were', async () => {
-    const name = `upgrade_${Date.now()}`;
-    const admin = new pg.Client({ ...database.connection, database: 'postgres' });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const upgraded = new pg.Pool({ ...database.connection, database: name, max: 1 });
-    const before = mkdtempSync(path.join(os.tmpdir(), 'migrations-0010-'));
-    afterAll(async () => {
-      await upgraded.end();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-      rmSync(before, { recursive: true, force: true });
-    });
-    for (const file of readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.sql') && file < '0011'))
-      cpSync(path.join(MIGRATIONS_DIR, file), path.join(before, file));
-    await migrate(upgraded, before);
+    const upgraded = await databaseBeforeMigration(database.connection, '0011');
     await upgraded.query(
       `INSERT INTO workspaces (id, name, wallet_address) VALUES ('ws_old', 'Old', '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')`,
     );
