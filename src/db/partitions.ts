@@ -173,8 +173,12 @@ export interface Partition {
 
 /** The partitions of `table` in the current schema, oldest week first, with their ranges. */
 export async function partitionsOf(db: Db, table: string): Promise<Partition[]> {
-  // The bounds are read back as timestamptz from their text, whatever the session's time zone renders.
-  const { rows } = await sql<{ name: string; range_from: Date | null; range_to: Date | null; is_default: boolean }>`
+  // The bounds are read back as timestamptz from the text pg_get_expr renders, in ISO style and UTC: a
+  // zone abbreviation of another DateStyle could be read back as another zone.
+  const { rows } = await db.transaction().execute(async (trx) => {
+    await sql`SET LOCAL DateStyle = 'ISO'`.execute(trx);
+    await sql`SET LOCAL TimeZone = 'UTC'`.execute(trx);
+    return sql<{ name: string; range_from: Date | null; range_to: Date | null; is_default: boolean }>`
     SELECT c.relname AS name,
            (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz AS range_from,
            (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz AS range_to,
@@ -183,7 +187,8 @@ export async function partitionsOf(db: Db, table: string): Promise<Partition[]> 
       JOIN pg_class c ON c.oid = i.inhrelid
       JOIN pg_class p ON p.oid = i.inhparent
      WHERE p.relname = ${table} AND p.relnamespace = current_schema()::regnamespace
-     ORDER BY c.relname`.execute(db);
+     ORDER BY c.relname`.execute(trx);
+  });
   const weekly = new RegExp(`^${table}_p(\\d{4})(\\d{2})(\\d{2})$`);
   return rows.map((row) => {
     const match = weekly.exec(row.name);

@@ -57,19 +57,21 @@ export async function pruneEvents(
   const cutoff = new Date(now.getTime() - retention.eventDays * DAY_MS);
   const historyCutoff = new Date(now.getTime() - retention.invoiceDays * DAY_MS);
   await addWeeklyPartitions(db, EVENT_PARTITIONS, now, new Date(now.getTime() + PARTITIONS_AHEAD_MS));
-  const droppedWeeks = await dropWeeklyPartitionsBefore(db, EVENT_PARTITIONS, cutoff, {
-    before: (partition) => retireWeek(db, partition, historyCutoff, signal),
-    mayDrop: isWeekRetired,
-  });
+  // The partitions that are not weeks first: raising a bound for a week then never has their backlog
+  // to copy in one statement.
   let deletedRows = 0;
   for (const { name } of (await partitionsOf(db, EVENT_PARTITIONS.table)).filter((partition) => !partition.week))
     for (const workspaceId of await workspacesWithOldEventsIn(db, name, cutoff))
       for (;;) {
-        if (signal?.aborted) return { droppedWeeks, deletedRows };
+        if (signal?.aborted) return { droppedWeeks: [], deletedRows };
         const deleted = await pruneEventPrefixIn(db, name, workspaceId, cutoff, PRUNE_BATCH, historyCutoff);
         deletedRows += deleted;
         if (deleted === 0) break;
       }
+  const droppedWeeks = await dropWeeklyPartitionsBefore(db, EVENT_PARTITIONS, cutoff, {
+    before: (partition) => retireWeek(db, partition, historyCutoff, signal),
+    mayDrop: isWeekRetired,
+  });
   for (let deleted = PRUNE_BATCH; deleted > 0 && !signal?.aborted;)
     deleted = await pruneInvoiceHistory(db, historyCutoff, PRUNE_BATCH);
   return { droppedWeeks, deletedRows };

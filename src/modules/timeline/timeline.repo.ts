@@ -63,7 +63,9 @@ export async function readInvoiceTimeline(
                       AND id > (SELECT events_pruned_through FROM workspaces WHERE id = i.workspace_id)
                    UNION ALL
                    SELECT event_id, created_at, type, payment_intent_id, data FROM invoice_history
-                    WHERE workspace_id = i.workspace_id AND invoice_id = i.id) e
+                    WHERE workspace_id = i.workspace_id AND invoice_id = i.id
+                      -- Retention copies a week before it raises the bound: above it, the feed's copy counts.
+                      AND event_id <= (SELECT events_pruned_through FROM workspaces WHERE id = i.workspace_id)) e
             WHERE e.type = ANY (${eventTypes}::text[])
             ORDER BY e.created_at DESC, e.id DESC LIMIT ${limit})
           UNION ALL
