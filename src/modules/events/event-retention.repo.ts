@@ -17,9 +17,9 @@ export const EVENT_PARTITIONS: WeeklyPartitioned = {
 
 /**
  * What retention keeps true, whether it drops a week or deletes rows of another partition:
- * `workspaces.events_pruned_through` is raised to an id only after (in the same statement as) every
- * invoice event at or below it is copied to `invoice_history` (unless older than the history's own
- * retention). From then on those events are gone for every reader: the feed, the timeline and the
+ * `workspaces.events_pruned_through` is raised to an id only once every invoice event at or below it is
+ * copied to `invoice_history` (unless older than the history's own retention): a week's in a statement
+ * before, the rest in the statement that raises it. From then on those events are gone for every reader: the feed, the timeline and the
  * webhook outbox read only ids above the bound, whatever rows are still stored at or below it (a
  * week's rows until its partition is dropped; an event whose time and id order differ by a
  * transaction's length may sit in the next week).
