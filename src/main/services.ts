@@ -184,7 +184,14 @@ export function createServices(
     payments,
     logger: base.log,
   });
-  const paymentFinality = paymentFinalityModule({ db, clock, chain: chain.chain, networks, payments });
+  const paymentFinality = paymentFinalityModule({
+    db,
+    clock,
+    chain: chain.chain,
+    networks,
+    payments,
+    logger: base.log,
+  });
   const auth = authModule({ ...base, limits });
   const apiKeys = apiKeysModule({ ...base, limits });
   const workspaces = workspacesModule({ ...base, limits });

@@ -17,7 +17,19 @@ const FINALITY_BLOCKS = 20;
 
 const chain = await createTestChain({ confirmations: 1 });
 const network = { ...chain.network, finalityBlocks: FINALITY_BLOCKS };
-const paying = await startPayingApp({ ...chain, networks: [network] }, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+/** The warnings and errors of the runners and the watch, the latest last: a wait that times out shows them. */
+const warnings: string[] = [];
+const keep = (fields: Record<string, unknown>, message: string) => {
+  const err = fields.err instanceof Error ? `: ${fields.err.message}` : '';
+  warnings.push(`${new Date().toISOString()} ${message}${err}`);
+  if (warnings.length > 20) warnings.shift();
+};
+const logger = { info() {}, warn: keep, error: keep };
+const paying = await startPayingApp(
+  { ...chain, networks: [network] },
+  { env: { WEBHOOK_ALLOW_PRIVATE: 'true' }, logger },
+);
+paying.services.log.use(logger);
 const db = paying.database.db;
 const receiver = await startTestReceiver();
 // The network's finality watch, as every start schedules it (the transfer scan is not: payments here are submitted).
@@ -95,10 +107,29 @@ function intentRow(id: string) {
     .executeTakeFirstOrThrow();
 }
 
+/** Where the finality watch stood, for a wait that timed out: its job row, the chain's head, the warnings. */
+async function watchState(): Promise<string> {
+  const job = await db
+    .selectFrom('jobs')
+    .select(['run_at', 'attempts', 'locked_by', 'locked_until', 'last_error', 'wake_on', 'failed_at'])
+    .where('kind', '=', FINALITY_JOB)
+    .executeTakeFirst();
+  const head = await rpc<string>('eth_blockNumber').catch((error: Error) => error.message);
+  return JSON.stringify({ job, head, now: new Date(), warnings });
+}
+
+/** waitFor, with the watch's state in the error when it times out. */
+async function waitForWatch<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  try {
+    return await waitFor(probe, 30_000, what);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; the finality watch: ${await watchState()}`);
+  }
+}
+
 const reverted = (id: string) =>
-  waitFor(
+  waitForWatch(
     () => intentRow(id).then((row) => (row.status === 'reverted' ? row : undefined)),
-    30_000,
     'the payment to be reverted',
   );
 
@@ -246,9 +277,8 @@ describe('a recorded payment taken out of the chain by a reorganisation before f
 it('never reverts a payment deeper than finalityBlocks, and stops re-checking it', { timeout: 120_000 }, async () => {
   const deep = await paidInvoice(4_330_000n);
   await rpc('anvil_mine', [`0x${FINALITY_BLOCKS.toString(16)}`]);
-  const final = await waitFor(
+  const final = await waitForWatch(
     () => intentRow(deep.intentId).then((row) => (row.finalized_at ? row : undefined)),
-    30_000,
     'the payment to be final',
   );
   expect(final.status).toBe('succeeded');

@@ -8,6 +8,7 @@ import { usdcBalance } from '../../src/chain/local-chain.js';
 import { createWorkers } from '../../src/main/jobs.js';
 import type { ChainDeps } from '../../src/main/services.js';
 import { systemClock } from '../../src/shared/clock.js';
+import type { JobLogger } from '../../src/jobs/index.js';
 import { BASE_URL, createTestApp, merchant, type TestApp } from './app.js';
 import { signPaymentHeader } from './x402.js';
 
@@ -20,11 +21,12 @@ export interface PayingApp extends TestApp {
  * The real app on a real port with the settlement worker running (unless `worker: false`: the test plays
  * the worker), on the wall clock (the x402 clients sign with the wall clock). Stopped after the file's tests.
  * With `orderChanges`, the listener that lets 402 challenges answer from copies runs too; without it
- * every challenge reads the database, so a test may change an order and ask at once.
+ * every challenge reads the database, so a test may change an order and ask at once. `logger` hears the
+ * job runners' warnings and errors (silent by default).
  */
 export async function startPayingApp(
   chain: ChainDeps,
-  options: { worker?: boolean; env?: Record<string, string>; orderChanges?: boolean } = {},
+  options: { worker?: boolean; env?: Record<string, string>; orderChanges?: boolean; logger?: JobLogger } = {},
 ): Promise<PayingApp> {
   const testApp = await createTestApp(
     {
@@ -39,7 +41,7 @@ export async function startPayingApp(
   await testApp.app.listen({ port: 0, host: '127.0.0.1' });
   if (options.worker ?? true) {
     // The workers of a service process: its job runners and the watcher that wakes payments on new blocks.
-    const workers = createWorkers(testApp.services, testApp.database.connection);
+    const workers = createWorkers(testApp.services, testApp.database.connection, options.logger);
     await workers.start();
     afterAll(() => workers.stop());
   }
