@@ -7,6 +7,12 @@ const WEEK_MS = 7 * DAY_MS;
 const FIRST_MONDAY_MS = 4 * DAY_MS;
 /** A change of partitions waits at most this long for its locks; otherwise it runs next time. */
 const LOCK_TIMEOUT = '1s';
+/**
+ * And runs each statement at most this long: the table's readers and writers wait behind its exclusive
+ * lock meanwhile. Far above what its statements take (an empty table attached, a week's workspaces
+ * checked: milliseconds), so it bounds only a stall nobody foresaw; such a change runs next time.
+ */
+const STATEMENT_TIMEOUT = '10s';
 
 /**
  * A table partitioned by week on a timestamp column (migrations make it, with a DEFAULT partition named
@@ -80,31 +86,31 @@ export interface DropSteps {
 }
 
 /**
- * Drops every weekly partition whose whole week is before `cutoff`, oldest first: detached (a moment's
- * exclusive lock on the parent, waiting at most LOCK_TIMEOUT for statements on it to end; a partition
- * that cannot have it is left for the next run) and dropped, with no row deleted. `steps` run around each
- * drop (see DropSteps); `before` runs again for a partition whose drop was left. Resolves the partitions
- * dropped.
+ * Drops every range partition whose whole range is before `cutoff` (the weeks, and a partition of the
+ * time before the first week once that time is), oldest first: detached (a moment's exclusive lock on the
+ * parent, waiting at most LOCK_TIMEOUT for statements on it to end; a partition that cannot have it is
+ * left for the next run) and dropped, with no row deleted. `steps` run around each drop (see DropSteps);
+ * `before` runs again for a partition whose drop was left. Resolves the partitions dropped.
  */
-export async function dropWeeklyPartitionsBefore(
+export async function dropPartitionsBefore(
   db: Db,
   partitioned: WeeklyPartitioned,
   cutoff: Date,
   steps: DropSteps = {},
 ) {
   const dropped: string[] = [];
-  for (const partition of await weeksBefore(db, partitioned, cutoff)) {
+  for (const partition of await rangesBefore(db, partitioned, cutoff)) {
     if (steps.before && !(await steps.before(partition))) break;
     if (await dropPartition(db, partitioned, partition.name, steps.mayDrop)) dropped.push(partition.name);
   }
   return dropped;
 }
 
-/** The weekly partitions whose whole week is before `cutoff`, oldest first. */
-async function weeksBefore(db: Db, { table }: WeeklyPartitioned, cutoff: Date): Promise<Partition[]> {
-  return (await partitionsOf(db, table)).filter(
-    ({ week }) => week !== undefined && week.getTime() + WEEK_MS <= cutoff.getTime(),
-  );
+/** The range partitions whose whole range is before `cutoff`, oldest first. */
+async function rangesBefore(db: Db, { table }: WeeklyPartitioned, cutoff: Date): Promise<Partition[]> {
+  return (await partitionsOf(db, table))
+    .filter(({ to }) => to !== null && to.getTime() <= cutoff.getTime())
+    .sort((a, b) => a.to!.getTime() - b.to!.getTime());
 }
 
 /** Thrown inside a change of partitions to roll it back and leave it for the next run. */
@@ -133,8 +139,9 @@ function dropPartition(
  * Runs a change of `table`'s partitions in a transaction that first takes the table's advisory lock (two
  * processes never make or drop the same partition at once) and waits at most LOCK_TIMEOUT for any lock:
  * statements queue behind a lock being waited for, so a long wait would stall the table's readers and
- * writers. Resolves what `change` resolves; false when a lock was not had in time, or when a row of the
- * new week reached the DEFAULT partition meanwhile (the change is left for the next run).
+ * writers; no statement runs longer than STATEMENT_TIMEOUT, for the same reason. Resolves what `change`
+ * resolves; false when a lock was not had in time, a statement ran out of time, or a row of the new week
+ * reached the DEFAULT partition meanwhile (the change is left for the next run).
  */
 async function changePartitions(
   db: Db,
@@ -144,13 +151,15 @@ async function changePartitions(
   try {
     return await db.transaction().execute(async (trx) => {
       await sql`SET LOCAL lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(trx);
+      await sql`SET LOCAL statement_timeout = ${sql.lit(STATEMENT_TIMEOUT)}`.execute(trx);
       await sql`SELECT pg_advisory_xact_lock(hashtext(${`partitions of ${table}`}))`.execute(trx);
       return change(trx);
     });
   } catch (error) {
     if (error instanceof LeftForNextRun) return false;
     const code = (error as { code?: string }).code;
-    if (code === '55P03' || code === '23514') return false; // lock_not_available, check_violation
+    // lock_not_available, query_canceled (STATEMENT_TIMEOUT), check_violation
+    if (code === '55P03' || code === '57014' || code === '23514') return false;
     throw error;
   }
 }

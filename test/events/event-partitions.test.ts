@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
-import { addWeeklyPartitions, dropWeeklyPartitionsBefore, partitionsOf } from '../../src/db/partitions.js';
-import { pruneEvents, retireWeek } from '../../src/modules/events/change-feed.jobs.js';
+import { addWeeklyPartitions, dropPartitionsBefore, partitionsOf } from '../../src/db/partitions.js';
+import { pruneEvents, retirePartition } from '../../src/modules/events/change-feed.jobs.js';
 import { EVENT_PARTITIONS, copyWeekToHistory, isWeekRetired } from '../../src/modules/events/event-retention.repo.js';
 import { findWebhookEvent } from '../../src/modules/events/index.js';
 import { ManualClock } from '../../src/shared/clock.js';
@@ -97,11 +97,14 @@ describe('the change feed, a partition a week', () => {
 
     // The cutoff is 2031-01-18T12:00Z: the week of Monday 01-06 ends before it, that of 01-13 does not.
     clock.set(new Date('2031-02-17T12:00:00Z'));
-    const { droppedWeeks } = await pruneEvents(db, clock.now(), retention);
+    const { dropped } = await pruneEvents(db, clock.now(), retention);
 
-    // Every week before it goes, those the migration made for the weeks after it ran included.
-    expect(droppedWeeks.at(-1)).toBe('events_p20310106');
-    expect(droppedWeeks.filter((week) => week > 'events_p20310106')).toEqual([]);
+    // Every week before it goes, those the migration made for the weeks after it ran included, and first
+    // the partition of the time before them, emptied row by row by then.
+    expect(dropped[0]).toBe('events_legacy');
+    expect(dropped.at(-1)).toBe('events_p20310106');
+    expect((await partitionsOf(db, 'events')).map((partition) => partition.name)).not.toContain('events_legacy');
+    expect(dropped.filter((week) => week > 'events_p20310106')).toEqual([]);
     expect(await weeks()).not.toContain('events_p20310106');
     expect(await weeks()).toContain('events_p20310113');
     expect(await weeks()).toContain('events_p20310224'); // eight days ahead of the clock
@@ -117,7 +120,7 @@ describe('the change feed, a partition a week', () => {
     for (const invoice of [...first, ...second]) expect(await createdRecords(invoice.id)).toBe(1);
 
     // Again: nothing to do, nothing touched.
-    expect(await pruneEvents(db, clock.now(), retention)).toEqual({ droppedWeeks: [], deletedRows: 0 });
+    expect(await pruneEvents(db, clock.now(), retention)).toEqual({ dropped: [], deletedRows: 0 });
     expect(await rows(`created_at >= '2031-01-13'`)).toEqual(newer);
   });
 
@@ -136,7 +139,7 @@ describe('the change feed, a partition a week', () => {
     try {
       await reader.query('BEGIN');
       await reader.query(`SELECT count(*) FROM events WHERE workspace_id = $1`, [shop.workspaceId]);
-      expect((await pruneEvents(db, clock.now(), retention)).droppedWeeks).toEqual([]);
+      expect((await pruneEvents(db, clock.now(), retention)).dropped).toEqual([]);
       // Its rows are stored still, and gone for every reader.
       expect(await rows(`created_at >= '2031-01-13' AND created_at < '2031-01-20'`)).toHaveLength(4);
       expect(await bound()).toBe(webhookEventId);
@@ -144,7 +147,7 @@ describe('the change feed, a partition a week', () => {
       expect(await lookUp()).toBeUndefined();
       for (const invoice of [...first, ...second]) expect(await createdRecords(invoice.id)).toBe(1);
       await reader.query('COMMIT');
-      expect((await pruneEvents(db, clock.now(), retention)).droppedWeeks).toEqual(['events_p20310113']);
+      expect((await pruneEvents(db, clock.now(), retention)).dropped).toEqual(['events_p20310113']);
       for (const invoice of second) expect(await createdRecords(invoice.id)).toBe(1);
     } finally {
       await reader.end();
@@ -164,9 +167,9 @@ describe('an event written into a week after its retirement (a writer whose cloc
     await copyWeekToHistory(db, 'events_p20310303', historyCutoff);
     expect(await createdRecords(invoice.id)).toBe(1);
     let late: bigint | undefined;
-    const dropped = await dropWeeklyPartitionsBefore(db, EVENT_PARTITIONS, cutoff, {
+    const dropped = await dropPartitionsBefore(db, EVENT_PARTITIONS, cutoff, {
       before: async (partition) => {
-        const retired = await retireWeek(db, partition, historyCutoff);
+        const retired = await retirePartition(db, partition, historyCutoff);
         if (partition.name === 'events_p20310303') {
           const { rows } = await pool.query<{ id: string }>(
             `SELECT append_event($1, 'invoice.cancelled', $2, NULL, '{}'::jsonb, '2031-03-05T10:00:00Z')::text AS id`,
@@ -183,7 +186,7 @@ describe('an event written into a week after its retirement (a writer whose cloc
     expect(await bound()).toBe(invoice.eventId);
     expect(await feedIds()).toEqual([late!.toString()]);
 
-    expect((await pruneEvents(db, clock.now(), retention)).droppedWeeks).toEqual(['events_p20310303']);
+    expect((await pruneEvents(db, clock.now(), retention)).dropped).toEqual(['events_p20310303']);
     expect(await bound()).toBe(late);
     const history = await pool.query<{ type: string }>(
       `SELECT type FROM invoice_history WHERE workspace_id = $1 AND invoice_id = $2 ORDER BY event_id`,

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/index.js';
 import { migrate } from '../../src/db/migrate.js';
-import { addWeeklyPartitions, dropWeeklyPartitionsBefore, partitionsOf } from '../../src/db/partitions.js';
+import { addWeeklyPartitions, dropPartitionsBefore, partitionsOf } from '../../src/db/partitions.js';
 import { webhookRetentionHandler } from '../../src/modules/webhooks/webhook.jobs.js';
 import { ATTEMPT_PARTITIONS } from '../../src/modules/webhooks/webhook.repo.js';
 import { ManualClock } from '../../src/shared/clock.js';
@@ -95,10 +95,10 @@ describe('the webhook attempt history, a partition a week', () => {
       await reader.query(`SELECT count(*) FROM webhook_attempts WHERE started_at >= '2031-02-03'`);
       const started = Date.now();
       const cutoff = new Date('2031-02-10T12:00:00Z');
-      expect(await dropWeeklyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual([]);
+      expect(await dropPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual([]);
       expect(Date.now() - started).toBeLessThan(10_000);
       await reader.query('COMMIT');
-      expect(await dropWeeklyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual(['webhook_attempts_p20310203']);
+      expect(await dropPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual(['webhook_attempts_p20310203']);
     } finally {
       await reader.end();
     }

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { addWeeklyPartitions, dropWeeklyPartitionsBefore, partitionsOf, type Partition } from '../../db/partitions.js';
+import { addWeeklyPartitions, dropPartitionsBefore, partitionsOf, type Partition } from '../../db/partitions.js';
 import { RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import {
@@ -16,7 +16,6 @@ import {
 export const EVENT_RETENTION_JOB = 'events.retention';
 
 const DAY_MS = 86_400_000;
-const WEEK_MS = 7 * DAY_MS;
 /** Event ids retired or rows deleted a statement: bounds how long one workspace's writers wait for its row lock. */
 const PRUNE_BATCH = 1000;
 /** Weeks are made this far ahead: a week without a retention run still writes into weeks of their own. */
@@ -39,11 +38,12 @@ export interface Retention {
  * the invoice history, which keeps them until `retention.invoiceDays`.
  *
  * - The coming weeks' partitions are made.
- * - A week wholly older than the cutoff is retired (its invoices' events copied to the history, then each
- *   workspace's bound raised to its last id of the week), then its partition is detached and dropped: no
- *   row is deleted. An event is kept 30 to 37 days (with the default retention).
  * - Events of the partitions that are not weeks (those written before the first week, and those dated
  *   in a week without a partition) are deleted a prefix of each workspace's feed at a time.
+ * - A week wholly older than the cutoff is retired (its invoices' events copied to the history, then each
+ *   workspace's bound raised to its last id of the week), then its partition is detached and dropped: no
+ *   row is deleted. An event is kept 30 to 37 days (with the default retention). So is the partition of
+ *   the time before the first week, emptied by then, once that time is wholly older than the cutoff.
  *
  * Idempotent; stops between statements when the signal aborts. Returns the partitions dropped and the
  * number of rows deleted one by one.
@@ -53,7 +53,7 @@ export async function pruneEvents(
   now: Date,
   retention: Retention,
   signal?: AbortSignal,
-): Promise<{ droppedWeeks: string[]; deletedRows: number }> {
+): Promise<{ dropped: string[]; deletedRows: number }> {
   const cutoff = new Date(now.getTime() - retention.eventDays * DAY_MS);
   const historyCutoff = new Date(now.getTime() - retention.invoiceDays * DAY_MS);
   await addWeeklyPartitions(db, EVENT_PARTITIONS, now, new Date(now.getTime() + PARTITIONS_AHEAD_MS));
@@ -63,33 +63,34 @@ export async function pruneEvents(
   for (const { name } of (await partitionsOf(db, EVENT_PARTITIONS.table)).filter((partition) => !partition.week))
     for (const workspaceId of await workspacesWithOldEventsIn(db, name, cutoff))
       for (;;) {
-        if (signal?.aborted) return { droppedWeeks: [], deletedRows };
+        if (signal?.aborted) return { dropped: [], deletedRows };
         const deleted = await pruneEventPrefixIn(db, name, workspaceId, cutoff, PRUNE_BATCH, historyCutoff);
         deletedRows += deleted;
         if (deleted === 0) break;
       }
-  const droppedWeeks = await dropWeeklyPartitionsBefore(db, EVENT_PARTITIONS, cutoff, {
-    before: (partition) => retireWeek(db, partition, historyCutoff, signal),
+  const dropped = await dropPartitionsBefore(db, EVENT_PARTITIONS, cutoff, {
+    before: (partition) => retirePartition(db, partition, historyCutoff, signal),
     mayDrop: isWeekRetired,
   });
   for (let deleted = PRUNE_BATCH; deleted > 0 && !signal?.aborted;)
     deleted = await pruneInvoiceHistory(db, historyCutoff, PRUNE_BATCH);
-  return { droppedWeeks, deletedRows };
+  return { dropped, deletedRows };
 }
 
 /**
- * Retires a week before its partition is dropped: its invoices' events copied to the history, then each
- * workspace's bound raised to its last id of the week. Resolves false when the signal aborted it.
+ * Retires a week (or another range partition) before its partition is dropped: its invoices' events
+ * copied to the history, then each workspace's bound raised to its last id there. Resolves false when the
+ * signal aborted it.
  */
-export async function retireWeek(db: Db, partition: Partition, historyCutoff: Date, signal?: AbortSignal) {
-  const week = { from: partition.week!, to: new Date(partition.week!.getTime() + WEEK_MS) };
+export async function retirePartition(db: Db, partition: Partition, historyCutoff: Date, signal?: AbortSignal) {
+  const range = { from: partition.from, to: partition.to! };
   // The last ids first: an event written into the week after them stays above its bound, and the week is
   // not dropped (isWeekRetired) until a later run retires it too.
   const lastIds = await lastIdsIn(db, partition.name);
   await copyWeekToHistory(db, partition.name, historyCutoff);
   for (const last of lastIds) {
     if (signal?.aborted) return false;
-    await raiseEventBound(db, last.workspaceId, last.id, week, historyCutoff);
+    await raiseEventBound(db, last.workspaceId, last.id, range, historyCutoff);
   }
   return true;
 }

@@ -6,8 +6,8 @@ import type { WorkspaceId } from '../../shared/ids.js';
 /**
  * The change feed's events, a partition a week (migration 0012), each with its own primary key. Two
  * partitions are not weeks, and retention deletes their rows one by one: `events_legacy`, every time
- * before the first week (the table as it was before partitions), and `events_default`, the rows dated in
- * a week without a partition (a clock far off).
+ * before the first week (the table as it was before partitions; dropped once that time is past the
+ * retention), and `events_default`, the rows dated in a week without a partition (a clock far off).
  */
 export const EVENT_PARTITIONS: WeeklyPartitioned = {
   table: 'events',
@@ -58,10 +58,14 @@ export async function raiseEventBound(
   db: Executor,
   workspaceId: WorkspaceId,
   through: bigint,
-  week: { readonly from: Date; readonly to: Date },
+  week: { readonly from: Date | null; readonly to: Date },
   historyCutoff: Date,
 ): Promise<void> {
-  const outsideWeek = sql`AND (e.created_at < ${week.from} OR e.created_at >= ${week.to})`;
+  // `from` is null for the partition of all time before the first week.
+  const outsideWeek =
+    week.from === null
+      ? sql`AND e.created_at >= ${week.to}`
+      : sql`AND (e.created_at < ${week.from} OR e.created_at >= ${week.to})`;
   await sql`
     WITH bound AS (
       SELECT events_pruned_through AS id, ${through.toString()}::bigint AS upto FROM workspaces WHERE id = ${workspaceId}

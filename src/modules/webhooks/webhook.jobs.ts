@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { addWeeklyPartitions, dropWeeklyPartitionsBefore } from '../../db/partitions.js';
+import { addWeeklyPartitions, dropPartitionsBefore } from '../../db/partitions.js';
 import { JOB_DELETED, RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { WorkspaceId } from '../../shared/ids.js';
@@ -59,7 +59,7 @@ export function webhookRetentionHandler(db: Db, clock: Clock): JobHandler {
     const cutoff = new Date(now.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000);
     await pruneWebhookHistory(db, cutoff);
     await addWeeklyPartitions(db, ATTEMPT_PARTITIONS, now, new Date(now.getTime() + PARTITIONS_AHEAD_MS));
-    await dropWeeklyPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff);
+    await dropPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff);
     throw new RetryLater(3600, 'next webhook history retention in an hour');
   };
 }
