@@ -31,12 +31,19 @@ export interface WeeklyPartitioned {
 }
 
 /**
+ * A week's rows found in the DEFAULT partition (written dated ahead, or while no retention ran for more
+ * than the weeks made ahead) are moved into its new partition up to this many; with more, the week stays
+ * in the DEFAULT partition, whose rows retention deletes one by one. Moving them holds the week's writers.
+ */
+const MOVE_LIMIT = 10_000;
+
+/**
  * Makes the partitions of the weeks from `from`'s to `until`'s that do not exist yet and that no other
- * partition's range takes. Each is created as
- * a table of its own and then attached, which locks the parent only against other schema changes (SHARE
- * UPDATE EXCLUSIVE), not against reads and writes; the DEFAULT partition is checked for rows of the new
- * week under an exclusive lock on it, a moment once it is empty. A week that already has rows in the
- * DEFAULT partition (written dated ahead) is left there: attaching it would fail. Resolves the
+ * partition's range takes. Each is created as a table of its own and then attached, which locks the
+ * parent only against other schema changes (SHARE UPDATE EXCLUSIVE), not against reads and writes; the
+ * DEFAULT partition is checked for rows of the new week under an exclusive lock on it, a moment once it
+ * is empty. Rows of the week already in the DEFAULT partition, up to MOVE_LIMIT, are moved into the new
+ * partition first, with the DEFAULT partition locked against writes (not reads) meanwhile. Resolves the
  * partitions made.
  */
 export async function addWeeklyPartitions(
@@ -55,12 +62,21 @@ export async function addWeeklyPartitions(
     const attached = await changePartitions(db, table, async (trx) => {
       // Under the table's lock: another process may have made it since the list was read.
       if (await exists(trx, name)) return false;
-      const { rows } = await sql<{ taken: boolean }>`
-        SELECT EXISTS (SELECT 1 FROM ${sql.table(`${table}_default`)}
-                        WHERE ${sql.ref(column)} >= ${start} AND ${sql.ref(column)} < ${end}) AS taken`.execute(trx);
-      if (rows[0]!.taken) return false;
-      // Attaching creates the parent's indexes on the new, empty table.
+      const fallen = sql`${sql.table(`${table}_default`)} WHERE ${sql.ref(column)} >= ${start} AND ${sql.ref(column)} < ${end}`;
+      const { rows } = await sql<{ taken: number }>`
+        SELECT count(*)::int AS taken FROM (SELECT 1 FROM ${fallen} LIMIT ${MOVE_LIMIT + 1}) rows`.execute(trx);
+      const taken = rows[0]!.taken;
+      if (taken > MOVE_LIMIT) return false;
+      // Attaching creates the parent's indexes on the new table.
       await sql`CREATE TABLE ${sql.table(name)} (LIKE ${sql.table(table)} INCLUDING DEFAULTS)`.execute(trx);
+      if (taken > 0) {
+        // No row of the week may reach the DEFAULT partition between the move and the attach's check.
+        await sql`LOCK TABLE ${sql.table(`${table}_default`)} IN SHARE MODE`.execute(trx);
+        // By name: the DEFAULT partition may be an older table whose columns are in another order.
+        const columns = sql.join((await columnsOf(trx, table)).map((column) => sql.ref(column)));
+        await sql`WITH moved AS (DELETE FROM ${fallen} RETURNING ${columns})
+                  INSERT INTO ${sql.table(name)} (${columns}) SELECT ${columns} FROM moved`.execute(trx);
+      }
       if (primaryKey)
         await sql`ALTER TABLE ${sql.table(name)} ADD PRIMARY KEY (${sql.join(primaryKey.map((key) => sql.ref(key)))})`.execute(
           trx,
@@ -162,6 +178,13 @@ async function changePartitions(
     if (code === '55P03' || code === '57014' || code === '23514') return false;
     throw error;
   }
+}
+
+async function columnsOf(trx: Transaction<Database>, table: string): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    SELECT attname AS name FROM pg_attribute
+     WHERE attrelid = ${table}::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`.execute(trx);
+  return rows.map((row) => row.name);
 }
 
 async function exists(trx: Transaction<Database>, name: string): Promise<boolean> {

@@ -196,6 +196,27 @@ describe('an event written into a week after its retirement (a writer whose cloc
   });
 });
 
+describe('an event dated in a week that has no partition yet (a clock ahead)', () => {
+  it('lands in the DEFAULT partition and moves into its week when the week is made', async () => {
+    const { rows: appended } = await pool.query<{ id: string }>(
+      `SELECT append_event($1, 'invoice.created', 'inv_ahead', NULL, '{}'::jsonb, '2032-06-08T10:00:00Z')::text AS id`,
+      [shop.workspaceId],
+    );
+    const id = appended[0]!.id;
+    expect(await rows(`id = ${id}`)).toEqual([expect.stringMatching(new RegExp(`^${id} events_default `))]);
+
+    expect(
+      await addWeeklyPartitions(db, EVENT_PARTITIONS, new Date('2032-06-07T00:00:00Z'), new Date('2032-06-07')),
+    ).toEqual(['events_p20320607']);
+    expect(await rows(`id = ${id}`)).toEqual([expect.stringMatching(new RegExp(`^${id} events_p20320607 `))]);
+    // The week has its own primary key, as every week made empty does.
+    const { rows: keys } = await pool.query(
+      `SELECT conname FROM pg_constraint WHERE conrelid = 'events_p20320607'::regclass AND contype = 'p'`,
+    );
+    expect(keys).toHaveLength(1);
+  });
+});
+
 describe('migration 0012 on a database with events', () => {
   it('keeps every event (the old table becomes the partition of all time before next Monday) and appends go on', async () => {
     const upgraded = await databaseBeforeMigration(database.connection, '0012');

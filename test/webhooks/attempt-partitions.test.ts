@@ -75,7 +75,8 @@ describe('the webhook attempt history, a partition a week', () => {
     expect(await rows(`started_at >= '2031-02-03'`)).toEqual(newer);
   });
 
-  it('leaves a week in the DEFAULT partition when rows dated ahead are there already', async () => {
+  it('moves the few rows of a week dated ahead from the DEFAULT partition into the week once it is made', async () => {
+    const before = await pool.query(`SELECT id, started_at FROM webhook_attempts WHERE started_at >= '2031-09-01'`);
     expect(
       await addWeeklyPartitions(
         db,
@@ -83,7 +84,31 @@ describe('the webhook attempt history, a partition a week', () => {
         new Date('2031-09-01T00:00:00Z'),
         new Date('2031-09-10T00:00:00Z'),
       ),
-    ).toEqual(['webhook_attempts_p20310908']);
+    ).toEqual(['webhook_attempts_p20310901', 'webhook_attempts_p20310908']);
+    expect(await rows(`started_at >= '2031-09-01'`)).toEqual([expect.stringMatching(/^webhook_attempts_p20310901 /)]);
+    expect(
+      (await pool.query(`SELECT id, started_at FROM webhook_attempts WHERE started_at >= '2031-09-01'`)).rows,
+    ).toEqual(before.rows);
+    const left = await pool.query(
+      `SELECT count(*)::int AS n FROM webhook_attempts_default WHERE started_at >= '2031-09-01'`,
+    );
+    expect(left.rows).toEqual([{ n: 0 }]);
+  });
+
+  it('leaves a week in the DEFAULT partition when more than 10,000 of its rows are there: they are pruned one by one', async () => {
+    await pool.query(
+      `INSERT INTO webhook_attempts (workspace_id, event_id, attempt, started_at, duration_ms, status_code)
+       SELECT $1, 'evt_' || n, 1, '2031-10-06T10:00:00Z'::timestamptz + n * interval '1 second', 12, 200
+         FROM generate_series(1, 10001) n`,
+      [shop.workspaceId],
+    );
+    expect(
+      await addWeeklyPartitions(db, ATTEMPT_PARTITIONS, new Date('2031-10-06T00:00:00Z'), new Date('2031-10-13')),
+    ).toEqual(['webhook_attempts_p20311013']);
+    const { rows: inDefault } = await pool.query(
+      `SELECT count(*)::int AS n FROM webhook_attempts_default WHERE started_at >= '2031-10-06'`,
+    );
+    expect(inDefault).toEqual([{ n: 10001 }]);
   });
 
   it('waits at most a second for a reader of the table, and drops the partition on the next run', async () => {
