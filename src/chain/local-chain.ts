@@ -197,6 +197,12 @@ export async function revertToSnapshot(rpcUrl: string, id: Hex): Promise<void> {
 export interface BlockProducer {
   /** Stops mining and waits for a block in flight. Idempotent; never throws. */
   stop(): Promise<void>;
+  /**
+   * Runs `work` with no block mined meanwhile (a block in flight is waited for first), then mines on. For
+   * what must not race a new block: anvil_reorg with a block mined at the same moment loses blocks below
+   * its head for good.
+   */
+  paused<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -208,6 +214,7 @@ export function startBlockProducer(rpcUrl: string, everySeconds: number): BlockP
   const client = testClient(rpcUrl);
   const intervalMs = everySeconds * 1000;
   let stopped = false;
+  let pauses = 0;
   let inFlight: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout;
 
@@ -221,7 +228,7 @@ export function startBlockProducer(rpcUrl: string, everySeconds: number): BlockP
       // A failed mine only delays confirmations by one interval; the next tick tries again.
       .catch(() => {})
       .then(() => {
-        if (!stopped) schedule();
+        if (!stopped && pauses === 0) schedule();
       });
   };
   schedule();
@@ -231,6 +238,17 @@ export function startBlockProducer(rpcUrl: string, everySeconds: number): BlockP
       stopped = true;
       clearTimeout(timer);
       await inFlight;
+    },
+    paused: async (work) => {
+      pauses += 1;
+      clearTimeout(timer);
+      await inFlight;
+      try {
+        return await work();
+      } finally {
+        pauses -= 1;
+        if (!stopped && pauses === 0) schedule();
+      }
     },
   };
 }

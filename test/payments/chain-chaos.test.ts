@@ -8,7 +8,7 @@ import {
   setEthBalance,
 } from '../../src/chain/local-chain.js';
 import { scheduleRecurringJobs } from '../../src/main/jobs.js';
-import { createTestChain, jsonRpc, reorganiseChain, type TestChain } from '../support/chain.js';
+import { createTestChain, jsonRpc, type TestChain } from '../support/chain.js';
 import { signCheckoutAuthorization, signTransfer } from '../support/checkout.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { BASE_URL } from '../support/app.js';
@@ -210,7 +210,7 @@ async function reorganise(s: Side, list: readonly Payment[], from: bigint): Prom
     .map((payment) => [payment.raw!, 1] as const);
   // Two blocks deeper than the round's first: the block producer may mine one before the reorganisation.
   const depth = Number((await head(s)) - from) + 3;
-  await reorganiseChain(s.chain.rpcUrl, depth, remine);
+  await s.chain.reorganise(depth, remine);
   await waitFor(async () => ((await countReverted()) > before ? true : undefined), 60_000, 'payments to be reverted');
   reverted += 1;
 }

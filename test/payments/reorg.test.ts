@@ -7,7 +7,7 @@ import { enqueueJob } from '../../src/jobs/index.js';
 import { FINALITY_JOB } from '../../src/modules/payment-finality/index.js';
 import { waitFor } from '../jobs/support.js';
 import { TEST_OPERATOR_WALLET, merchant } from '../support/app.js';
-import { createTestChain, jsonRpc, reorganiseChain } from '../support/chain.js';
+import { createTestChain, jsonRpc } from '../support/chain.js';
 import { fundGas, transfer } from '../support/checkout.js';
 import { startPayingApp } from '../support/paying-app.js';
 import { startTestReceiver } from '../support/webhook-receiver.js';
@@ -48,8 +48,7 @@ const rpc = <T>(method: string, params: unknown[] = []) => jsonRpc<T>(chain.rpcU
 async function reorgFrom(fromBlock: bigint, remine: Hash[] = []): Promise<void> {
   const head = BigInt(await rpc<string>('eth_blockNumber', []));
   const depth = Number(head - fromBlock) + 3;
-  await reorganiseChain(
-    chain.rpcUrl,
+  await chain.reorganise(
     depth,
     remine.map((raw) => [raw, 1] as const),
   );

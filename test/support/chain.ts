@@ -17,6 +17,11 @@ import type { ChainDeps } from '../../src/main/services.js';
 export interface TestChain extends ChainDeps {
   readonly rpcUrl: string;
   readonly network: Network;
+  /**
+   * Replaces the newest `depth` blocks by as many new ones (anvil_reorg), with `remine` (raw transaction,
+   * block offset) put back, while the block producer mines nothing.
+   */
+  reorganise(depth: number, remine?: readonly (readonly [string, number])[]): Promise<void>;
   /** A new payer holding `usdc` micro-units. */
   payer(usdc: bigint): Promise<PrivateKeyAccount>;
 }
@@ -59,6 +64,8 @@ export async function createTestChain(
     networks: [network!],
     chain: createViemChain({ relayerPrivateKey: relayerKey, rpc }),
     rpc,
+    // anvil_reorg racing a block being mined loses blocks below the head for good (anvil 1.x).
+    reorganise: (depth, remine = []) => producer.paused(() => reorganiseChain(anvil.rpcUrl, depth, remine)),
     async payer(usdc) {
       const account = privateKeyToAccount(generatePrivateKey());
       await fundWithUsdc(anvil.rpcUrl, account.address, usdc);
@@ -83,9 +90,9 @@ export async function jsonRpc<T>(rpcUrl: string, method: string, params: unknown
  * Replaces the newest `depth` blocks by as many new ones (anvil_reorg), with `remine` (raw transaction,
  * block offset) put back. anvil then goes on stamping blocks from the replaced blocks' times, behind the
  * wall clock by as long as they were old; a real chain's next blocks carry the time they are made, so the
- * clock is set back to now.
+ * clock is set back to now. Nothing may mine meanwhile (TestChain.reorganise pauses its producer).
  */
-export async function reorganiseChain(
+async function reorganiseChain(
   rpcUrl: string,
   depth: number,
   remine: readonly (readonly [string, number])[] = [],
