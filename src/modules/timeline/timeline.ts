@@ -49,7 +49,9 @@ export interface TimelineAttempt {
 
 /**
  * An invoice's feed event as a timeline record; undefined for kinds the timeline does not show. Only
- * named facts are copied out of `data` (it holds the whole invoice), never the rest of it.
+ * named facts are copied out of `data` (it holds the whole invoice), never the rest of it. The invoice
+ * history keeps only these facts of an event (HISTORY_FIELDS in event-retention.repo.ts): a new one read
+ * here must be kept there too, or records read from the history lack it.
  */
 export function eventRecord(event: TimelineEvent): TimelineRecord | undefined {
   const kind = (TIMELINE_RECORD_OF as Record<string, TimelineEventKind | undefined>)[event.type];
