@@ -2,7 +2,8 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import { addWeeklyPartitions, dropPartitionsBefore, partitionsOf } from '../../src/db/partitions.js';
-import { pruneEvents, retirePartition } from '../../src/modules/events/change-feed.jobs.js';
+import type { Job } from '../../src/jobs/index.js';
+import { eventRetentionHandler, pruneEvents, retirePartition } from '../../src/modules/events/change-feed.jobs.js';
 import { EVENT_PARTITIONS, copyWeekToHistory, isWeekRetired } from '../../src/modules/events/event-retention.repo.js';
 import { findWebhookEvent } from '../../src/modules/events/index.js';
 import { ManualClock } from '../../src/shared/clock.js';
@@ -120,7 +121,7 @@ describe('the change feed, a partition a week', () => {
     for (const invoice of [...first, ...second]) expect(await createdRecords(invoice.id)).toBe(1);
 
     // Again: nothing to do, nothing touched.
-    expect(await pruneEvents(db, clock.now(), retention)).toEqual({ dropped: [], deletedRows: 0 });
+    expect(await pruneEvents(db, clock.now(), retention)).toEqual({ dropped: [], deletedRows: 0, left: [] });
     expect(await rows(`created_at >= '2031-01-13'`)).toEqual(newer);
   });
 
@@ -139,7 +140,13 @@ describe('the change feed, a partition a week', () => {
     try {
       await reader.query('BEGIN');
       await reader.query(`SELECT count(*) FROM events WHERE workspace_id = $1`, [shop.workspaceId]);
-      expect((await pruneEvents(db, clock.now(), retention)).dropped).toEqual([]);
+      // The hourly job tells the operator what it had to leave.
+      const lines: string[] = [];
+      const log = { info: () => {}, warn: (_fields: object, line: string) => void lines.push(line) };
+      await expect(
+        eventRetentionHandler(db, clock, retention, log)({} as Job, new AbortController().signal),
+      ).rejects.toThrow(/next event retention/);
+      expect(lines).toEqual([expect.stringMatching(/^event retention left events_p20310113 for its next run: /)]);
       // Its rows are stored still, and gone for every reader.
       expect(await rows(`created_at >= '2031-01-13' AND created_at < '2031-01-20'`)).toHaveLength(4);
       expect(await bound()).toBe(webhookEventId);
@@ -147,7 +154,7 @@ describe('the change feed, a partition a week', () => {
       expect(await lookUp()).toBeUndefined();
       for (const invoice of [...first, ...second]) expect(await createdRecords(invoice.id)).toBe(1);
       await reader.query('COMMIT');
-      expect((await pruneEvents(db, clock.now(), retention)).dropped).toEqual(['events_p20310113']);
+      expect(await pruneEvents(db, clock.now(), retention)).toMatchObject({ dropped: ['events_p20310113'], left: [] });
       for (const invoice of second) expect(await createdRecords(invoice.id)).toBe(1);
     } finally {
       await reader.end();

@@ -2,6 +2,7 @@ import type { Db } from '../../db/database.js';
 import { addWeeklyPartitions, dropPartitionsBefore, partitionsOf, type Partition } from '../../db/partitions.js';
 import { RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import {
   EVENT_PARTITIONS,
   copyWeekToHistory,
@@ -45,15 +46,16 @@ export interface Retention {
  *   row is deleted. An event is kept 30 to 37 days (with the default retention). So is the partition of
  *   the time before the first week, emptied by then, once that time is wholly older than the cutoff.
  *
- * Idempotent; stops between statements when the signal aborts. Returns the partitions dropped and the
- * number of rows deleted one by one.
+ * Idempotent; stops between statements when the signal aborts. Returns the partitions dropped, the
+ * number of rows deleted one by one, and the partitions past the cutoff left for the next run (a lock on
+ * the table not had in time, or events written into them after they were retired).
  */
 export async function pruneEvents(
   db: Db,
   now: Date,
   retention: Retention,
   signal?: AbortSignal,
-): Promise<{ dropped: string[]; deletedRows: number }> {
+): Promise<RetentionRun> {
   const cutoff = new Date(now.getTime() - retention.eventDays * DAY_MS);
   const historyCutoff = new Date(now.getTime() - retention.invoiceDays * DAY_MS);
   await addWeeklyPartitions(db, EVENT_PARTITIONS, now, new Date(now.getTime() + PARTITIONS_AHEAD_MS));
@@ -63,7 +65,7 @@ export async function pruneEvents(
   for (const { name } of (await partitionsOf(db, EVENT_PARTITIONS.table)).filter((partition) => !partition.week))
     for (const workspaceId of await workspacesWithOldEventsIn(db, name, cutoff))
       for (;;) {
-        if (signal?.aborted) return { dropped: [], deletedRows };
+        if (signal?.aborted) return { dropped: [], deletedRows, left: [] };
         const deleted = await pruneEventPrefixIn(db, name, workspaceId, cutoff, PRUNE_BATCH, historyCutoff);
         deletedRows += deleted;
         if (deleted === 0) break;
@@ -74,7 +76,10 @@ export async function pruneEvents(
   });
   for (let deleted = PRUNE_BATCH; deleted > 0 && !signal?.aborted;)
     deleted = await pruneInvoiceHistory(db, historyCutoff, PRUNE_BATCH);
-  return { dropped, deletedRows };
+  const left = (await partitionsOf(db, EVENT_PARTITIONS.table))
+    .filter(({ to }) => to !== null && to.getTime() <= cutoff.getTime())
+    .map(({ name }) => name);
+  return { dropped, deletedRows, left };
 }
 
 /**
@@ -95,10 +100,27 @@ export async function retirePartition(db: Db, partition: Partition, historyCutof
   return true;
 }
 
-/** Runs the retention hourly: one durable row that never completes. */
-export function eventRetentionHandler(db: Db, clock: Clock, retention: Retention): JobHandler {
+/** What one run of the event retention did. */
+export interface RetentionRun {
+  readonly dropped: string[];
+  readonly deletedRows: number;
+  readonly left: string[];
+}
+
+/** Runs the retention hourly: one durable row that never completes. Tells the operator what it did. */
+export function eventRetentionHandler(db: Db, clock: Clock, retention: Retention, log: LogTarget): JobHandler {
   return async (_job, signal) => {
-    await pruneEvents(db, clock.now(), retention, signal);
+    const { dropped, deletedRows, left } = await pruneEvents(db, clock.now(), retention, signal);
+    if (dropped.length > 0 || deletedRows > 0)
+      log.info(
+        { dropped, deletedRows },
+        `event retention dropped ${dropped.length} partition(s) of events and deleted ${deletedRows} event(s) one by one`,
+      );
+    if (left.length > 0)
+      log.warn(
+        { left },
+        `event retention left ${left.join(', ')} for its next run: a lock on events was not had within 1 s, or events were written there after it was retired`,
+      );
     throw new RetryLater(3600, 'next event retention in an hour');
   };
 }

@@ -2,6 +2,7 @@ import type { Config } from '../../config/config.js';
 import type { Db } from '../../db/database.js';
 import type { JobHandlers } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import { EVENT_RETENTION_JOB, eventRetentionHandler, scheduleEventRetention } from './change-feed.jobs.js';
 import { changeFeedRoutes } from './change-feed.routes.js';
 
@@ -11,6 +12,8 @@ export interface EventsModuleDeps {
   readonly reads?: Db;
   readonly clock: Clock;
   readonly config: Pick<Config, 'eventRetentionDays' | 'invoiceRetentionDays'>;
+  /** The operator's log: what each retention run dropped, and what it had to leave. */
+  readonly log: LogTarget;
 }
 
 /** The change feed (a merchant API plugin) and the retention of its events. */
@@ -18,10 +21,12 @@ export function eventsModule(deps: EventsModuleDeps) {
   return {
     merchantRoutes: changeFeedRoutes({ db: deps.db, reads: deps.reads ?? deps.db }),
     jobs: {
-      [EVENT_RETENTION_JOB]: eventRetentionHandler(deps.db, deps.clock, {
-        eventDays: deps.config.eventRetentionDays,
-        invoiceDays: deps.config.invoiceRetentionDays,
-      }),
+      [EVENT_RETENTION_JOB]: eventRetentionHandler(
+        deps.db,
+        deps.clock,
+        { eventDays: deps.config.eventRetentionDays, invoiceDays: deps.config.invoiceRetentionDays },
+        deps.log,
+      ),
     } satisfies JobHandlers,
     schedule: scheduleEventRetention,
   };
