@@ -115,15 +115,15 @@ export async function dropPartitionsBefore(
   steps: DropSteps = {},
 ) {
   const dropped: string[] = [];
-  for (const partition of await rangesBefore(db, partitioned, cutoff)) {
+  for (const partition of await partitionsBefore(db, partitioned, cutoff)) {
     if (steps.before && !(await steps.before(partition))) break;
     if (await dropPartition(db, partitioned, partition.name, steps.mayDrop)) dropped.push(partition.name);
   }
   return dropped;
 }
 
-/** The range partitions whose whole range is before `cutoff`, oldest first. */
-async function rangesBefore(db: Db, { table }: WeeklyPartitioned, cutoff: Date): Promise<Partition[]> {
+/** The range partitions whose whole range is before `cutoff`, oldest first (what retention drops). */
+export async function partitionsBefore(db: Db, { table }: WeeklyPartitioned, cutoff: Date): Promise<Partition[]> {
   return (await partitionsOf(db, table))
     .filter(({ to }) => to !== null && to.getTime() <= cutoff.getTime())
     .sort((a, b) => a.to!.getTime() - b.to!.getTime());

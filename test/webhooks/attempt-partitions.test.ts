@@ -32,11 +32,15 @@ async function rows(where = 'true'): Promise<string[]> {
   return rows.map((row) => row.row);
 }
 
-async function runRetention(): Promise<void> {
+/** Runs the hourly job once; resolves the warnings it wrote to the operator's log. */
+async function runRetention(): Promise<string[]> {
+  const warnings: string[] = [];
+  const log = { info: () => {}, warn: (_fields: object, line: string) => void warnings.push(line) };
   // The job reschedules itself an hour later by throwing RetryLater.
-  await expect(webhookRetentionHandler(db, clock)({} as Job, new AbortController().signal)).rejects.toThrow(
+  await expect(webhookRetentionHandler(db, clock, log)({} as Job, new AbortController().signal)).rejects.toThrow(
     /next webhook history retention/,
   );
+  return warnings;
 }
 
 const weeklyNames = async () =>
@@ -122,6 +126,10 @@ describe('the webhook attempt history, a partition a week', () => {
       const cutoff = new Date('2031-02-10T12:00:00Z');
       expect(await dropPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual([]);
       expect(Date.now() - started).toBeLessThan(10_000);
+      // The hourly job says what it had to leave.
+      expect(await runRetention()).toEqual([
+        expect.stringMatching(/^webhook retention left webhook_attempts_p20310203 for its next run: /),
+      ]);
       await reader.query('COMMIT');
       expect(await dropPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).toEqual(['webhook_attempts_p20310203']);
     } finally {

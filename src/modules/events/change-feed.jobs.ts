@@ -1,5 +1,11 @@
 import type { Db } from '../../db/database.js';
-import { addWeeklyPartitions, dropPartitionsBefore, partitionsOf, type Partition } from '../../db/partitions.js';
+import {
+  addWeeklyPartitions,
+  dropPartitionsBefore,
+  partitionsBefore,
+  partitionsOf,
+  type Partition,
+} from '../../db/partitions.js';
 import { RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { LogTarget } from '../../shared/operator-log.js';
@@ -76,9 +82,7 @@ export async function pruneEvents(
   });
   for (let deleted = PRUNE_BATCH; deleted > 0 && !signal?.aborted;)
     deleted = await pruneInvoiceHistory(db, historyCutoff, PRUNE_BATCH);
-  const left = (await partitionsOf(db, EVENT_PARTITIONS.table))
-    .filter(({ to }) => to !== null && to.getTime() <= cutoff.getTime())
-    .map(({ name }) => name);
+  const left = (await partitionsBefore(db, EVENT_PARTITIONS, cutoff)).map(({ name }) => name);
   return { dropped, deletedRows, left };
 }
 

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/database.js';
-import { addWeeklyPartitions, dropPartitionsBefore } from '../../db/partitions.js';
+import { addWeeklyPartitions, dropPartitionsBefore, partitionsBefore } from '../../db/partitions.js';
 import { JOB_DELETED, RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
+import type { LogTarget } from '../../shared/operator-log.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { WebhookDeliverer } from './webhook.delivery.js';
 import { DELIVERY_HISTORY_DAYS } from './webhook.js';
@@ -52,14 +53,21 @@ const PARTITIONS_AHEAD_MS = 8 * 86_400_000;
  * partition and finished deliveries older than 30 days, and gives a job back to any pending delivery that
  * lost its own (its job failed for good, e.g. after repeated database errors).
  */
-export function webhookRetentionHandler(db: Db, clock: Clock): JobHandler {
+export function webhookRetentionHandler(db: Db, clock: Clock, log: LogTarget): JobHandler {
   return async () => {
     await requeueOrphanedDeliveries(db);
     const now = clock.now();
     const cutoff = new Date(now.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000);
     await pruneWebhookHistory(db, cutoff);
     await addWeeklyPartitions(db, ATTEMPT_PARTITIONS, now, new Date(now.getTime() + PARTITIONS_AHEAD_MS));
-    await dropPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff);
+    const dropped = await dropPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff);
+    if (dropped.length > 0) log.info({ dropped }, `webhook retention dropped ${dropped.join(', ')}`);
+    const left = (await partitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).map(({ name }) => name);
+    if (left.length > 0)
+      log.warn(
+        { left },
+        `webhook retention left ${left.join(', ')} for its next run: a lock on webhook_attempts was not had within 1 s`,
+      );
     throw new RetryLater(3600, 'next webhook history retention in an hour');
   };
 }

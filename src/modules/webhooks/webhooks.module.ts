@@ -58,7 +58,7 @@ export function webhooksModule(deps: WebhooksModuleDeps) {
     routes: webhookRoutes({ webhooks, webhookEndpoint: deps.webhookEndpoint }),
     jobs: {
       [DELIVER_WEBHOOK_JOB]: deliverWebhookHandler(webhookDeliverer),
-      [WEBHOOK_RETENTION_JOB]: webhookRetentionHandler(db, clock),
+      [WEBHOOK_RETENTION_JOB]: webhookRetentionHandler(db, clock, deps.log),
     } satisfies JobHandlers,
     schedule: scheduleWebhookRetention,
   };
