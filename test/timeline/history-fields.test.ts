@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { EVENT_EXAMPLES, TIMELINE_RECORD_OF } from '../../src/modules/events/index.js';
-import { historyData } from '../../src/modules/events/event-retention.repo.js';
+import { HISTORY_DATA } from '../../src/modules/events/event-retention.repo.js';
 import { eventRecord, type TimelineEvent } from '../../src/modules/timeline/timeline.js';
 import { createTestDatabase } from '../support/database.js';
 
@@ -10,7 +10,7 @@ const { db } = await createTestDatabase();
 /** An event's data as retention copies it to the invoice history, by the same SQL. */
 async function kept(data: unknown): Promise<unknown> {
   const { rows } = await sql<{ data: unknown }>`
-    SELECT ${historyData()} AS data FROM (SELECT ${JSON.stringify(data)}::json AS data) e`.execute(db);
+    SELECT ${HISTORY_DATA} AS data FROM (SELECT ${JSON.stringify(data)}::json AS data) e`.execute(db);
   return rows[0]!.data;
 }
 

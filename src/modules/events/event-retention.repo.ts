@@ -43,14 +43,14 @@ const HISTORY_TYPES = Object.keys(TIMELINE_RECORD_OF);
  * `data` (of the events aliased `e`) as the history keeps it: HISTORY_FIELDS, absent ones left out. The
  * stored text is parsed once (as jsonb), not once a field: that tripled the time of a week's copy.
  */
-export const historyData = () => {
+export const HISTORY_DATA = (() => {
   const object = (name: keyof typeof HISTORY_FIELDS) =>
     sql`nullif(jsonb_strip_nulls(jsonb_build_object(${sql.join(
       HISTORY_FIELDS[name].map((key) => sql`${sql.lit(key)}::text, d -> ${sql.lit(name)} -> ${sql.lit(key)}`),
     )})), '{}'::jsonb)`;
   return sql`(SELECT jsonb_strip_nulls(jsonb_build_object('invoice', ${object('invoice')}, 'paymentIntent', ${object('paymentIntent')}))::json
                 FROM (SELECT e.data::jsonb AS d OFFSET 0) parsed)`;
-};
+})();
 
 /** The highest id of each workspace in one partition, read with no lock on any workspace. */
 export async function lastIdsIn(db: Executor, partition: string): Promise<{ workspaceId: WorkspaceId; id: bigint }[]> {
@@ -69,7 +69,7 @@ export async function lastIdsIn(db: Executor, partition: string): Promise<{ work
 export async function copyWeekToHistory(db: Executor, partition: string, historyCutoff: Date): Promise<void> {
   await sql`
     INSERT INTO invoice_history (workspace_id, event_id, invoice_id, type, payment_intent_id, data, created_at)
-    SELECT e.workspace_id, e.id, e.invoice_id, e.type, e.payment_intent_id, ${historyData()}, e.created_at
+    SELECT e.workspace_id, e.id, e.invoice_id, e.type, e.payment_intent_id, ${HISTORY_DATA}, e.created_at
       FROM ${sql.table(partition)} e
      WHERE e.invoice_id IS NOT NULL AND e.created_at >= ${historyCutoff} AND e.type = ANY (${HISTORY_TYPES}::text[])
     ON CONFLICT DO NOTHING`.execute(db);
@@ -85,14 +85,14 @@ export async function raiseEventBound(
   db: Executor,
   workspaceId: WorkspaceId,
   through: bigint,
-  week: { readonly from: Date | null; readonly to: Date },
+  range: { readonly from: Date | null; readonly to: Date },
   historyCutoff: Date,
 ): Promise<void> {
   // `from` is null for the partition of all time before the first week.
   const outsideWeek =
-    week.from === null
-      ? sql`AND e.created_at >= ${week.to}`
-      : sql`AND (e.created_at < ${week.from} OR e.created_at >= ${week.to})`;
+    range.from === null
+      ? sql`AND e.created_at >= ${range.to}`
+      : sql`AND (e.created_at < ${range.from} OR e.created_at >= ${range.to})`;
   await sql`
     WITH bound AS (
       SELECT events_pruned_through AS id, ${through.toString()}::bigint AS upto FROM workspaces WHERE id = ${workspaceId}
@@ -132,7 +132,7 @@ export async function isWeekRetired(db: Executor, partition: string): Promise<bo
 function copyToHistory(workspaceId: WorkspaceId, historyCutoff: Date, also = sql``) {
   return sql`
       INSERT INTO invoice_history (workspace_id, event_id, invoice_id, type, payment_intent_id, data, created_at)
-      SELECT e.workspace_id, e.id, e.invoice_id, e.type, e.payment_intent_id, ${historyData()}, e.created_at
+      SELECT e.workspace_id, e.id, e.invoice_id, e.type, e.payment_intent_id, ${HISTORY_DATA}, e.created_at
         FROM events e, bound
        WHERE e.workspace_id = ${workspaceId} AND e.id > bound.id AND e.id <= bound.upto
          AND e.invoice_id IS NOT NULL AND e.created_at >= ${historyCutoff}
