@@ -98,7 +98,7 @@ export interface ChainPort {
    * A new block came and payments wait for it: its receipts may be read now, while those payments are
    * being woken, rather than when the first of them asks. Optional: a port without it reads on demand.
    */
-  blockArrived?(network: Network, height: bigint): void;
+  blockArrived?(network: Network): void;
   /** The canonical block at `height` (or the latest), hashes lowercase; undefined past the head. */
   blockHeader(network: Network, height: bigint | 'latest'): Promise<BlockHeader | undefined>;
   /** The relayer's transaction count on the network, counting transactions still in the mempool. */

@@ -58,9 +58,9 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
 
   // What many payments at once would each ask the node: fees (shared for half a block: the 20 % headroom
   // of viem's estimate covers a base fee that moves meanwhile), the latest block that says whether a
-  // settlement is stuck (a quarter block: replaced a block later at worst), the head (shared by the callers
-  // of one moment only, so a new block's confirmation counts at once), and the time of a block by its
-  // hash, which never changes.
+  // settlement is stuck (a quarter block: replaced a block later at worst), the head block's number and
+  // hash (shared by the callers of one moment only, so a new block's confirmation counts at once), and the
+  // time of a block by its hash, which never changes.
   const fees = sharedFor(
     (network) => blockMs(network) / 2,
     (network) => client(network).estimateFeesPerGas({ type: 'eip1559' }),
@@ -71,21 +71,31 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
   );
   const head = sharedFor(
     () => 0,
-    (network) => client(network).getBlockNumber(),
+    (network) =>
+      client(network)
+        .getBlock({ blockTag: 'latest' })
+        .then((block) => {
+          // The head's payments need its time next: no second read of the same block.
+          keepBlockTime(network, block.hash, Promise.resolve(blockDate(block.timestamp)));
+          return { number: block.number, hash: block.hash };
+        }),
   );
   const newestReceipts = headReceipts(client);
   const blockTimes = new Map<string, Promise<Date>>();
   function blockTime(network: Network, blockHash: Hex): Promise<Date> {
-    const key = `${network.name}:${blockHash}`;
-    const known = blockTimes.get(key);
+    const known = blockTimes.get(`${network.name}:${blockHash}`);
     if (known) return known;
     const time = client(network)
       .getBlock({ blockHash })
-      .then((block) => new Date(Number(block.timestamp) * 1000));
+      .then((block) => blockDate(block.timestamp));
+    keepBlockTime(network, blockHash, time);
+    return time;
+  }
+  function keepBlockTime(network: Network, blockHash: Hex, time: Promise<Date>): void {
+    const key = `${network.name}:${blockHash}`;
     blockTimes.set(key, time);
     time.catch(() => blockTimes.delete(key));
     if (blockTimes.size > BLOCK_TIMES_KEPT) blockTimes.delete(blockTimes.keys().next().value!);
-    return time;
   }
 
   /** Whether the node knows the transaction at all (pending or mined). Throws when it cannot tell. */
@@ -142,8 +152,11 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       return client(network).getBlockNumber();
     },
 
-    blockArrived(network, height) {
-      void newestReceipts(network, height);
+    blockArrived(network) {
+      void head(network).then(
+        (block) => newestReceipts(network, block),
+        () => undefined,
+      );
     },
 
     pendingNonce(network) {
@@ -290,8 +303,9 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
 
     async receipt(network, hash): Promise<ReceiptStatus> {
       // The payments a new block confirms find their receipts in it, read once for all of them.
-      const latest = await head(network);
-      let receipt = (await newestReceipts(network, latest))?.get(hash.toLowerCase());
+      const newest = await head(network);
+      const latest = newest.number;
+      let receipt = (await newestReceipts(network, newest))?.get(hash.toLowerCase());
       try {
         receipt ??= await client(network).getTransactionReceipt({ hash });
       } catch (error) {
@@ -427,4 +441,8 @@ function sharedFor<T>(ttlMs: (network: Network) => number, read: (network: Netwo
     );
     return entry.value;
   };
+}
+
+function blockDate(timestamp: bigint): Date {
+  return new Date(Number(timestamp) * 1000);
 }

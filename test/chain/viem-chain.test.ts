@@ -35,6 +35,7 @@ import type { Network } from '../../src/chain/networks.js';
 import { transferWithAuthorizationTypes } from '../../src/chain/usdc-eip3009.js';
 import { testUsdcAbi } from '../../src/chain/test-usdc.artifact.js';
 import { BroadcastError, createViemChain } from '../../src/chain/viem-chain.js';
+import { jsonRpc } from '../support/chain.js';
 import type { ChainPort, TransferAuthorization } from '../../src/chain/chain-port.js';
 
 // Fixed keys: a failing run can be replayed exactly.
@@ -395,11 +396,32 @@ describe('receipt', () => {
       );
       expect(receipts.map((receipt) => receipt.kind === 'mined' && receipt.transfers[0]!.value)).toEqual([1n, 2n, 3n]);
       expect(new Set(receipts.map((receipt) => receipt.kind === 'mined' && receipt.blockNumber)).size).toBe(1);
-      expect(proxy.calls()).toMatchObject({ eth_getBlockReceipts: 1 });
+      expect(proxy.calls()).toMatchObject({ eth_getBlockReceipts: 1, eth_getBlockByNumber: 1 });
+      // The head's time came with the head read.
+      expect(proxy.calls().eth_getBlockByHash).toBeUndefined();
       expect(proxy.calls().eth_getTransactionReceipt).toBeUndefined();
     } finally {
       await proxy.close();
     }
+  });
+
+  it('serves no receipt of a head block that a reorganisation replaced by another of the same height', async () => {
+    const wallet = createWalletClient({ account: payer, chain: localChain(rpcUrl), transport: http(rpcUrl) });
+    const hash = await wallet.writeContract({
+      address: BASE_SEPOLIA_USDC,
+      abi: testUsdcAbi,
+      functionName: 'transfer',
+      args: [payee.address, 4_000_000n],
+    });
+    await mined(hash);
+    const before = await chain.receipt(network, hash);
+    expect(before).toMatchObject({ kind: 'mined', confirmations: 1 });
+    // The head block, kept with its receipts, becomes another block at the same height without the transfer.
+    await jsonRpc(rpcUrl, 'anvil_reorg', [1, []]);
+    const replaced = await reader.getBlock();
+    expect(replaced.number).toBe(before.kind === 'mined' && before.blockNumber);
+    expect(replaced.hash).not.toBe(before.kind === 'mined' && before.blockHash);
+    expect(await chain.receipt(network, hash)).toEqual({ kind: 'not_found' });
   });
 
   it('reads each receipt alone from a node without eth_getBlockReceipts, and stops asking for it', async () => {

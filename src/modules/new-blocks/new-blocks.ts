@@ -74,7 +74,7 @@ export class NewBlockWatcher {
       });
       if (moved.length > 0) {
         this.lastBlockAt = performance.now();
-        moved.forEach((network) => chain.blockArrived?.(network, this.heights.get(network.name)!));
+        moved.forEach((network) => chain.blockArrived?.(network));
         await wakeJobs(db, NEW_BLOCK);
       }
     } catch (error) {
