@@ -463,6 +463,7 @@ export class PaymentService {
     const network = this.networkNamed(intent.network);
     const { authorization, signature } = intent.authorization;
     let seen: ReceiptStatus | undefined;
+    let sentNow = false;
     if (!intent.settlementRaw) {
       uncount();
       const reason = await this.deps.chain.simulateSettlement(network, authorization, signature);
@@ -472,6 +473,7 @@ export class PaymentService {
           failed: reason === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed',
         });
       intent = await this.deps.relayer.sender.signAndSend(network, authorization, signature, this.keeper(intent));
+      sentNow = true;
     } else {
       // Sent before: sent again only when the node does not know it (a lost broadcast, a block dropped by
       // a reorganisation), so a settlement waiting for its block costs a receipt read, not a broadcast too.
@@ -491,8 +493,11 @@ export class PaymentService {
       }
     }
     if (intent.status !== 'processing' || !intent.txHash) return;
-    const receipt = seen ?? (await this.deps.chain.receipt(network, intent.txHash));
     const wait = network.blockTimeSeconds ?? 1;
+    // Just sent at the current fees: neither mined nor stuck yet, so the node is not asked (three calls a
+    // payment) until a block comes. A block that came while it was being sent runs the job again at once.
+    if (sentNow) throw new RetryLater(wait, 'settlement sent, waiting for its block', NEW_BLOCK);
+    const receipt = seen ?? (await this.deps.chain.receipt(network, intent.txHash));
     if (receipt.kind !== 'mined') {
       const sender = this.deps.relayer.sender;
       throw new RetryLater(wait, await sender.unmined(network, intent.settlementRaw!, this.keeper(intent)), NEW_BLOCK);
