@@ -22,6 +22,14 @@ export interface NewWorkspaceDelivery extends NewDelivery {
 }
 
 /**
+ * The arbiter of a delivery's insert, named rather than inferred from `(workspace_id, event_id)`: once the
+ * table is partitioned by week, its key must hold `created_at` too (always the event's time, so still one
+ * row an event), and a statement naming the key runs on either layout. Processes of this release then go
+ * on writing deliveries, in the events' own transactions, while a later release's migration partitions it.
+ */
+const ONE_DELIVERY_AN_EVENT = sql`ON CONFLICT ON CONSTRAINT webhook_deliveries_pkey DO NOTHING`;
+
+/**
  * Records a delivery when the workspace has an endpoint (enabled or paused: a paused endpoint keeps
  * its backlog). Resolves true when a row was written. An existing row for the event is left alone.
  * `webhook_endpoints` is the webhook-endpoint module's table: read here, never written, so that the
@@ -32,7 +40,7 @@ export async function insertDelivery(trx: Executor, workspaceId: WorkspaceId, de
     INSERT INTO webhook_deliveries (workspace_id, event_id, type, invoice_id, body, status, next_attempt_at, window_started_at, created_at)
     SELECT ${workspaceId}, ${delivery.eventId}, ${delivery.type}, ${delivery.invoiceId}, ${delivery.body}, 'pending', ${delivery.at}, ${delivery.at}, ${delivery.at}
       FROM webhook_endpoints WHERE workspace_id = ${workspaceId}
-    ON CONFLICT (workspace_id, event_id) DO NOTHING
+    ${ONE_DELIVERY_AN_EVENT}
     RETURNING event_id`.execute(trx);
   return rows.length > 0;
 }
@@ -54,7 +62,7 @@ export async function insertDeliveriesWithJobs(
         FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
           AS d("workspaceId" text, "eventId" text, type text, "invoiceId" text, body text, at timestamptz)
         JOIN webhook_endpoints e ON e.workspace_id = d."workspaceId"
-      ON CONFLICT (workspace_id, event_id) DO NOTHING
+      ${ONE_DELIVERY_AN_EVENT}
       RETURNING workspace_id, event_id
     )
     INSERT INTO jobs (kind, workspace_id, payload, unique_key)
