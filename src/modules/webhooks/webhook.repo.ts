@@ -271,19 +271,52 @@ export function attemptTotalsByDay(db: Executor, workspaceId: WorkspaceId, from:
 /** The attempt history, a partition a week (migration 0011); retention drops whole weeks. */
 export const ATTEMPT_PARTITIONS: WeeklyPartitioned = { table: 'webhook_attempts', column: 'started_at' };
 
+/** Workspaces whose finished deliveries one statement of the retention deletes. */
+const WORKSPACES_A_PRUNE = 1_000;
+
 /**
- * Deletes the attempts older than `cutoff` that are in no day's partition (written before the table was
- * partitioned, or dated in a week that had none) and finished deliveries older than `cutoff`. Resolves
- * the rows deleted.
+ * Deletes the attempts older than `cutoff` that are in no week's partition (written before the table was
+ * partitioned, or dated in a week that had none) and finished deliveries older than `cutoff`, the
+ * deliveries `workspacesAStatement` workspaces at a time (see pruneDeliveries). Resolves the rows deleted.
  */
-export async function pruneWebhookHistory(db: Executor, cutoff: Date): Promise<number> {
+export async function pruneWebhookHistory(
+  db: Executor,
+  cutoff: Date,
+  workspacesAStatement = WORKSPACES_A_PRUNE,
+): Promise<number> {
   const attempts = await sql`DELETE FROM webhook_attempts_default WHERE started_at < ${cutoff}`.execute(db);
-  const deliveries = await db
+  let deleted = Number(attempts.numAffectedRows ?? 0n);
+  for (let after = ''; ;) {
+    const batch = await db
+      .selectFrom('workspaces')
+      .select('id')
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(workspacesAStatement)
+      .execute();
+    if (batch.length === 0) return deleted;
+    deleted += await pruneDeliveries(
+      db,
+      batch.map((workspace) => workspace.id as WorkspaceId),
+      cutoff,
+    );
+    after = batch.at(-1)!.id;
+  }
+}
+
+/**
+ * Deletes the finished deliveries of `workspaceIds` older than `cutoff`. Named by workspace so that it
+ * reads only their old entries of `webhook_deliveries_recent_idx`: by time alone, the hourly run read the
+ * whole index, 30 days of deliveries to delete an hour of them. Resolves the rows deleted.
+ */
+export async function pruneDeliveries(db: Executor, workspaceIds: readonly WorkspaceId[], cutoff: Date) {
+  const result = await db
     .deleteFrom('webhook_deliveries')
-    .where('status', '!=', 'pending')
+    .where('workspace_id', 'in', workspaceIds)
     .where('created_at', '<', cutoff)
+    .where('status', '!=', 'pending')
     .executeTakeFirst();
-  return Number((attempts.numAffectedRows ?? 0n) + deliveries.numDeletedRows);
+  return Number(result.numDeletedRows);
 }
 
 /**
