@@ -94,8 +94,22 @@ export function blockNeeded(method: string, params: unknown): bigint | undefined
   return undefined;
 }
 
+/** A block number in hex; not a block's 32-byte hash, which a read may name instead (EIP-1898). */
 function blockNumber(value: unknown): bigint | undefined {
-  return typeof value === 'string' && /^0x[0-9a-f]+$/i.test(value) ? BigInt(value) : undefined;
+  return typeof value === 'string' && /^0x[0-9a-f]{1,16}$/i.test(value) ? BigInt(value) : undefined;
+}
+
+/** Whether a read's answer tells the provider's head: an eth_blockNumber, or the latest block itself. */
+export function readsHead(method: string, params: unknown): boolean {
+  return (
+    method === 'eth_blockNumber' ||
+    (method === 'eth_getBlockByNumber' && Array.isArray(params) && params[0] === 'latest')
+  );
+}
+
+/** The head told by the answer of a read that `readsHead`. */
+export function headOf(method: string, value: unknown): bigint | undefined {
+  return blockNumber(method === 'eth_blockNumber' ? value : (value as { number?: unknown } | null)?.number);
 }
 
 /**

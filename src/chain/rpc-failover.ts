@@ -1,8 +1,10 @@
 import { createTransport, http, webSocket, type EIP1193RequestFn, type Transport } from 'viem';
 import {
   blockNeeded,
+  headOf,
   preference,
   providerFailure,
+  readsHead,
   skipMs,
   type ProviderFailure,
   type ProviderState,
@@ -94,14 +96,15 @@ export function failoverTransport(urls: readonly string[], options: FailoverOpti
   async function ask(provider: Provider, args: Args): Promise<Outcome> {
     const { state } = provider;
     state.calls += 1;
-    const headAsk = args.method === 'eth_blockNumber' ? ++provider.headAsks : 0;
+    const headAsk = readsHead(args.method, args.params) ? ++provider.headAsks : 0;
     try {
       const value = await provider.request(args);
       answered(state);
       // Answers may come back out of order: one to an older call must not set the head back.
-      if (headAsk > provider.headAnswered && typeof value === 'string') {
+      const head = headAsk > provider.headAnswered ? headOf(args.method, value) : undefined;
+      if (head !== undefined) {
         provider.headAnswered = headAsk;
-        state.head = BigInt(value);
+        state.head = head;
       }
       return { kind: 'answer', value };
     } catch (error) {
@@ -139,7 +142,7 @@ export function failoverTransport(urls: readonly string[], options: FailoverOpti
       const provider = providers[state.index]!;
       const outcome = await ask(provider, args);
       if (outcome.kind === 'answer') {
-        if (args.method === 'eth_blockNumber') probeHeads(provider);
+        if (readsHead(args.method, args.params)) probeHeads(provider);
         return outcome.value;
       }
       if (outcome.kind === 'refusal') throw outcome.error;

@@ -2,9 +2,11 @@ import { HttpRequestError, InternalRpcError, RpcRequestError, TimeoutError } fro
 import { describe, expect, it } from 'vitest';
 import {
   blockNeeded,
+  headOf,
   MAX_RETRY_AFTER_MS,
   preference,
   providerFailure,
+  readsHead,
   retryAfterMs,
   skipMs,
   type ProviderState,
@@ -91,5 +93,17 @@ describe('the order providers are asked in', () => {
     expect(blockNeeded('eth_getLogs', [{ fromBlock: '0x1', toBlock: 'latest' }])).toBeUndefined();
     expect(blockNeeded('eth_getBlockByNumber', ['0x5f', false])).toBe(95n);
     expect(blockNeeded('eth_getTransactionReceipt', ['0x01'])).toBeUndefined();
+    // A block named by its hash says nothing of its height.
+    expect(blockNeeded('eth_getBlockReceipts', [`0x${'ab'.repeat(32)}`])).toBeUndefined();
+  });
+
+  it('reads a provider’s head from its eth_blockNumber and from its latest block, from nothing else', () => {
+    expect(readsHead('eth_blockNumber', [])).toBe(true);
+    expect(headOf('eth_blockNumber', '0x5f')).toBe(95n);
+    expect(readsHead('eth_getBlockByNumber', ['latest', false])).toBe(true);
+    expect(headOf('eth_getBlockByNumber', { number: '0x5f', hash: `0x${'ab'.repeat(32)}` })).toBe(95n);
+    expect(readsHead('eth_getBlockByNumber', ['0x5f', false])).toBe(false);
+    expect(readsHead('eth_getBlockReceipts', ['latest'])).toBe(false);
+    expect(headOf('eth_getBlockByNumber', null)).toBeUndefined();
   });
 });

@@ -198,6 +198,19 @@ describe('the failover transport', () => {
     expect(lagging.calls).toEqual(['eth_blockNumber', 'eth_chainId']);
   });
 
+  it('learns a provider’s head from its latest block as from eth_blockNumber', async () => {
+    const node = await scriptedNode((call) =>
+      Promise.resolve({
+        result: call.method === 'eth_getBlockByNumber' ? { number: '0x30', hash: `0x${'cd'.repeat(32)}` } : '0x1',
+      }),
+    );
+    const { request, failover } = clientOver([node.url]);
+    await request('eth_getBlockByNumber', ['0x2', false]);
+    expect(failover.status()[0]?.head).toBeUndefined();
+    await request('eth_getBlockByNumber', ['latest', false]);
+    expect(failover.status()[0]?.head).toBe(0x30n);
+  });
+
   it('keeps the head of the latest eth_blockNumber it sent when answers come back out of order', async () => {
     let releaseFirst!: () => void;
     const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));

@@ -30,7 +30,7 @@ it('a relayer settlement cannot pay another invoice submitted as a plain transfe
     invoiceOrder(victims.id as InvoiceId),
     submission,
   );
-  await paying.services.payments.settle(workspaceId, settlement.id).catch(() => {}); // mined, 1 of 3 confirmations
+  await paying.services.payments.settle(workspaceId, settlement.id).catch(() => {}); // sent (automine: mined at once); 3 confirmations needed
   const { tx_hash: txHash } = await paying.database.db
     .selectFrom('payment_intents')
     .select('tx_hash')

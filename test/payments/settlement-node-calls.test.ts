@@ -39,6 +39,9 @@ it('settlements made together read fees and their block once, and one waiting is
   proxy.reset();
   await settleAll();
   expect(proxy.calls().eth_sendRawTransaction).toBe(3);
+  // Just sent, a settlement is not looked for before a block comes.
+  expect(proxy.calls().eth_getTransactionReceipt).toBeUndefined();
+  expect(proxy.calls().eth_getTransactionByHash).toBeUndefined();
   // One fee estimate for all three, or none: the one read for the checks before them may still be fresh.
   expect(proxy.calls().eth_maxPriorityFeePerGas ?? 0).toBeLessThanOrEqual(1);
 

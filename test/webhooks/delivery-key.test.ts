@@ -8,7 +8,8 @@ import { webhookShop } from '../support/webhooks.js';
 
 // The deliveries table laid out as a release that partitions it by week would have it: its key must then
 // hold the partition column. This release's writes of a delivery must run on that layout as well as on
-// today's, so that its processes go on working while a later release's migration changes the table.
+// today's, so that its processes go on working while a later release's migration changes the table
+// (`ON CONFLICT (workspace_id, event_id)`, as releases before this one wrote it, fails there: 42P10).
 const testApp = await createTestApp({ WEBHOOK_ALLOW_PRIVATE: 'true' }, systemClock);
 const { db } = testApp.database;
 await sql`
@@ -50,13 +51,5 @@ describe('a delivery written on the deliveries table partitioned by week', () =>
     await insertDeliveriesWithJobs(db, [{ ...delivery('102'), workspaceId }]);
     expect(await rows('102')).toEqual(['webhook_deliveries_p20260105']);
     expect(await jobs('102')).toBe(1);
-  });
-
-  it('could not be written by the key inferred from its columns, as releases before this one wrote it', async () => {
-    await expect(
-      sql`INSERT INTO webhook_deliveries (workspace_id, event_id, type, body, status, window_started_at, created_at)
-          VALUES (${workspaceId}, '103', 'invoice.paid', '{}', 'pending', ${at}, ${at})
-          ON CONFLICT (workspace_id, event_id) DO NOTHING`.execute(db),
-    ).rejects.toMatchObject({ code: '42P10' });
   });
 });

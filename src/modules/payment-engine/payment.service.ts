@@ -494,8 +494,9 @@ export class PaymentService {
     }
     if (intent.status !== 'processing' || !intent.txHash) return;
     const wait = network.blockTimeSeconds ?? 1;
-    // Just sent at the current fees: neither mined nor stuck yet, so the node is not asked (three calls a
-    // payment) until a block comes. A block that came while it was being sent runs the job again at once.
+    // Just sent: it needs a block to be mined, so the node is not asked (three calls a payment) until one
+    // comes; a block that came while it was being sent runs the job again at once. One signed below the
+    // base fee (a fee cap under it) is found stuck and reported at that next look.
     if (sentNow) throw new RetryLater(wait, 'settlement sent, waiting for its block', NEW_BLOCK);
     const receipt = seen ?? (await this.deps.chain.receipt(network, intent.txHash));
     if (receipt.kind !== 'mined') {
