@@ -66,6 +66,17 @@ export function providerFailure(error: unknown, nowMs: number): ProviderFailure 
   return undefined;
 }
 
+/**
+ * Whether `error`, or the first chain error among its causes, is a node that did not answer (as
+ * providerFailure judges one) rather than one that answered no. Reached past the transport's retries of
+ * every provider: the network could not be read just now.
+ */
+export function isNodeFailure(error: unknown): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause)
+    if (cause instanceof BaseError) return providerFailure(cause, Date.now()) !== undefined;
+  return false;
+}
+
 /** `Retry-After` as seconds or an HTTP date, in ms from now, at most MAX_RETRY_AFTER_MS. */
 export function retryAfterMs(headers: Headers | undefined, nowMs: number): number | undefined {
   const value = headers?.get('retry-after')?.trim();

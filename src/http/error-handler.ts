@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isNodeFailure } from '../chain/rpc-failover-rules.js';
 import { AppError, type ErrorCode, type ErrorDetail } from '../shared/errors.js';
 import { ERROR_STATUS } from './error-status.js';
 import type { FieldRefusal } from './fastify-types.js';
@@ -44,6 +45,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.code === 'ECONNRESET' && request.raw.destroyed) {
       request.log.info({ err: error }, 'client aborted the request before its body arrived');
       return sendError(reply, new AppError('invalid_request', 'The request body was not received in full.'));
+    }
+    // The chain's nodes did not answer a read the request needed, on any provider: a retry may work.
+    if (isNodeFailure(error)) {
+      request.log.warn({ err: error }, 'the nodes of a network did not answer');
+      return sendError(
+        reply,
+        new AppError(
+          'service_unavailable',
+          'The payment network could not be read just now, so the request was not carried out: nothing was signed or sent. Send the same request again in a moment.',
+          { retryAfterSeconds: 1 },
+        ),
+      );
     }
     // Unknown: log everything, tell the client nothing internal.
     request.log.error({ err: error }, 'unhandled error');

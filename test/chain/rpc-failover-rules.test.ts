@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   blockNeeded,
   headOf,
+  isNodeFailure,
   MAX_RETRY_AFTER_MS,
   preference,
   providerFailure,
@@ -27,6 +28,17 @@ const state = (index: number, change: Partial<ProviderState> = {}): ProviderStat
   errors: 0,
   lastError: undefined,
   ...change,
+});
+
+describe('a request that failed because no node answered', () => {
+  it('is told from a node that answered no, through the errors that wrap it', () => {
+    const wrapped = (cause: unknown) => new Error('simulating a settlement on base failed', { cause });
+    expect(isNodeFailure(wrapped(new HttpRequestError({ url, status: 502 })))).toBe(true);
+    expect(isNodeFailure(new TimeoutError({ body: {}, url }))).toBe(true);
+    expect(isNodeFailure(wrapped(rpcError(3)))).toBe(false); // a revert
+    expect(isNodeFailure(wrapped(new Error('a bug')))).toBe(false);
+    expect(isNodeFailure('not an error')).toBe(false);
+  });
 });
 
 describe('which errors are provider failures', () => {

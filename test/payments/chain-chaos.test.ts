@@ -99,36 +99,63 @@ async function pay(payment: Payment): Promise<void> {
   const { side: s, invoice, payer } = payment;
   const amount = micro(invoice.amount);
   if (payment.kind === 'x402') {
-    const response = await payV2(payer, fetch, s.caip)(invoice.payUrl);
+    const response = await sentAgainWhileUnavailable(async () => {
+      const answer = await payV2(payer, fetch, s.caip)(invoice.payUrl);
+      return { status: answer.status, retryAfter: answer.headers.get('retry-after'), body: await answer.text() };
+    });
     statuses.push(response.status);
     // 202: the settlement took longer than the request waits for it; it is recorded all the same.
-    const body = await response.clone().text();
+    const { body } = response;
     expect([200, 202], response.status >= 500 ? `${body}\n${paying.errorLog()}` : body).toContain(response.status);
   } else if (payment.kind === 'gasless') {
     const view = (
       await paying.app.inject({ method: 'GET', url: checkoutPath(invoice), headers: { accept: 'application/json' } })
     ).json<{ recipient: string; amount: string; authorizationNonce: Hex }>();
-    const response = await paying.app.inject({
-      method: 'POST',
-      url: `${checkoutPath(invoice)}/authorizations`,
-      payload: await signCheckoutAuthorization(payer, view, view.authorizationNonce, s.chain.network),
+    const payload = await signCheckoutAuthorization(payer, view, view.authorizationNonce, s.chain.network);
+    const response = await sentAgainWhileUnavailable(async () => {
+      const answer = await paying.app.inject({
+        method: 'POST',
+        url: `${checkoutPath(invoice)}/authorizations`,
+        payload,
+      });
+      return { status: answer.statusCode, retryAfter: answer.headers['retry-after'] ?? null, body: answer.body };
     });
-    statuses.push(response.statusCode);
-    expect(response.statusCode, response.body).toBe(202);
+    statuses.push(response.status);
+    expect(response.status, response.body).toBe(202);
   } else {
     // The buyer's wallet sends to its own node (the anvil itself), not through the service's providers.
     const signed = await signTransfer(s.chain.rpcUrl, payer, invoice.payTo as Hex, amount);
     payment.raw = signed.raw;
     const txHash = await rpc<Hash>(s, 'eth_sendRawTransaction', [signed.raw]);
     if (payment.kind === 'submittedHash') {
-      const response = await paying.app.inject({
-        method: 'POST',
-        url: `${checkoutPath(invoice)}/transactions`,
-        payload: { network: s.chain.network.name, txHash },
+      const response = await sentAgainWhileUnavailable(async () => {
+        const answer = await paying.app.inject({
+          method: 'POST',
+          url: `${checkoutPath(invoice)}/transactions`,
+          payload: { network: s.chain.network.name, txHash },
+        });
+        return { status: answer.statusCode, retryAfter: answer.headers['retry-after'] ?? null, body: answer.body };
       });
-      statuses.push(response.statusCode);
-      expect(response.statusCode, response.body).toBe(202);
+      statuses.push(response.status);
+      expect(response.status, response.body).toBe(202);
     }
+  }
+}
+
+/**
+ * The 503s answered while a network could not be read (every provider failing at once, past the
+ * transport's retries): the buyer sends the same payment again after Retry-After, as a client should.
+ */
+const unavailable: { retryAfter: string | null; body: string }[] = [];
+
+async function sentAgainWhileUnavailable(
+  send: () => Promise<{ status: number; retryAfter: string | null; body: string }>,
+) {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await send();
+    if (answer.status !== 503 || attempt === 3) return answer;
+    unavailable.push(answer);
+    await new Promise((resolve) => setTimeout(resolve, Number(answer.retryAfter ?? 1) * 1000));
   }
 }
 
@@ -272,6 +299,10 @@ it(
     expect(payments.length).toBeGreaterThanOrEqual(100);
     expect(reverted).toBeGreaterThanOrEqual(3);
     expect(statuses.filter((status) => status >= 500)).toEqual([]);
+    for (const answer of unavailable) {
+      expect(answer.retryAfter).toBe('1');
+      expect(JSON.parse(answer.body)).toMatchObject({ code: 'service_unavailable' });
+    }
     await noPaymentInFlight();
 
     const intents = await db

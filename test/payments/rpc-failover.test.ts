@@ -1,3 +1,4 @@
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLocalPublicClient } from '../../src/chain/local-chain.js';
 import { scheduleRecurringJobs } from '../../src/main/jobs.js';
@@ -61,7 +62,11 @@ const micro = (amount: string) => BigInt(Math.round(Number(amount) * 1e6));
 const checkoutPath = (invoice: InvoiceView) => `/w/${shop.workspaceId}/i/${invoice.id}`;
 
 async function viaX402(invoice: InvoiceView & { payUrl: string }) {
-  const response = await payV2(await payer(10_000_000n))(invoice.payUrl);
+  await viaX402Paying(invoice, await payer(10_000_000n));
+}
+
+async function viaX402Paying(invoice: InvoiceView & { payUrl: string }, account: PrivateKeyAccount) {
+  const response = await payV2(account)(invoice.payUrl);
   statuses.push(response.status);
   expect(response.status, await response.clone().text()).toBe(200);
 }
@@ -225,6 +230,34 @@ describe('a network with two providers', () => {
 
       expect(statuses.filter((status) => status >= 500)).toEqual([]);
       first.set({});
+    },
+  );
+
+  it(
+    'answers a payment 503 with Retry-After while no provider answers, signing nothing; the same buyer pays once one does',
+    { timeout: 120_000 },
+    async () => {
+      const invoice = await shop.invoice(nextAmount());
+      const account = await payer(10_000_000n);
+      await Promise.all([first.down(), second.down()]);
+      const refused = await payV2(account)(invoice.payUrl);
+      await Promise.all([first.up(), second.up()]);
+      expect(refused.status, paying.errorLog()).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await refused.json()).toMatchObject({
+        code: 'service_unavailable',
+        message: expect.stringContaining('nothing was signed or sent'),
+        requestId: expect.any(String),
+      });
+      const attempts = await paying.database.db
+        .selectFrom('payment_intents')
+        .select('id')
+        .where('invoice_id', '=', invoice.id)
+        .execute();
+      expect(attempts).toEqual([]);
+
+      await viaX402Paying(invoice, account);
+      await expectPaidOnce([invoice]);
     },
   );
 });
