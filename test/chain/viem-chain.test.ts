@@ -338,19 +338,25 @@ describe('settling', () => {
 });
 
 describe('receipt', () => {
-  it('reports a hash the node never saw as not found', async () => {
-    expect(await chain.receipt(network, keccak256(toHex('never sent')))).toEqual({ kind: 'not_found' });
-  });
-
-  it('decodes a plain ERC-20 transfer, and only the Transfer logs of the network’s USDC', async () => {
+  /** A plain USDC transfer from the payer to the payee, mined; its hash. */
+  async function payeeTransfer(value: bigint): Promise<Hex> {
     const wallet = createWalletClient({ account: payer, chain: localChain(rpcUrl), transport: http(rpcUrl) });
     const hash = await wallet.writeContract({
       address: BASE_SEPOLIA_USDC,
       abi: testUsdcAbi,
       functionName: 'transfer',
-      args: [payee.address, 3_000_000n],
+      args: [payee.address, value],
     });
-    await reader.waitForTransactionReceipt({ hash });
+    await mined(hash);
+    return hash;
+  }
+
+  it('reports a hash the node never saw as not found', async () => {
+    expect(await chain.receipt(network, keccak256(toHex('never sent')))).toEqual({ kind: 'not_found' });
+  });
+
+  it('decodes a plain ERC-20 transfer, and only the Transfer logs of the network’s USDC', async () => {
+    const hash = await payeeTransfer(3_000_000n);
     expect(await chain.receipt(network, hash)).toMatchObject({
       kind: 'mined',
       success: true,
@@ -406,14 +412,7 @@ describe('receipt', () => {
   });
 
   it('serves no receipt of a head block that a reorganisation replaced by another of the same height', async () => {
-    const wallet = createWalletClient({ account: payer, chain: localChain(rpcUrl), transport: http(rpcUrl) });
-    const hash = await wallet.writeContract({
-      address: BASE_SEPOLIA_USDC,
-      abi: testUsdcAbi,
-      functionName: 'transfer',
-      args: [payee.address, 4_000_000n],
-    });
-    await mined(hash);
+    const hash = await payeeTransfer(4_000_000n);
     const before = await chain.receipt(network, hash);
     expect(before).toMatchObject({ kind: 'mined', confirmations: 1 });
     // The head block, kept with its receipts, becomes another block at the same height without the transfer.
