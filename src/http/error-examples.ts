@@ -289,7 +289,11 @@ export const ERROR_EXAMPLES = {
     summary: 'Something went wrong on our side',
     message: 'Something went wrong on our side. Retry with the same request.',
   },
-  service_unavailable: { summary: 'The service cannot answer now', message: 'The database is not reachable.' },
+  service_unavailable: {
+    summary:
+      'The service, or the payment network it reads, cannot answer now: send the request again after Retry-After',
+    message: 'The database is not reachable.',
+  },
 } as const satisfies Record<ErrorCode, ErrorExample>;
 
 /** The error statuses of an operation, for its route's `response`: one body shape, whatever the code. */

@@ -186,6 +186,8 @@ export const PAYMENT_BODY_ERRORS: readonly ErrorCode[] = [
   'invalid_json',
   'unsupported_network',
   'invalid_payment',
+  // The network could not be read (every RPC provider failing): nothing was signed or sent; retry.
+  'service_unavailable',
 ];
 
 /** A string in the API document; the handler sends a stream, which Fastify passes through unserialized. */

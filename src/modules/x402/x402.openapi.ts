@@ -158,6 +158,7 @@ const ORDERS: readonly Order[] = [
       'invoice_cancelled',
       'payment_identifier_conflict',
       'rate_limited',
+      'service_unavailable',
     ],
   },
   {
@@ -195,6 +196,7 @@ const ORDERS: readonly Order[] = [
       'payment_identifier_conflict',
       'rate_limited',
       'purchases_unavailable',
+      'service_unavailable',
     ],
   },
 ];
