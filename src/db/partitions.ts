@@ -67,8 +67,10 @@ export async function addWeeklyPartitions(
         SELECT count(*)::int AS taken FROM (SELECT 1 FROM ${fallen} LIMIT ${MOVE_LIMIT + 1}) rows`.execute(trx);
       const taken = rows[0]!.taken;
       if (taken > MOVE_LIMIT) return false;
-      // Attaching creates the parent's indexes on the new table.
-      await sql`CREATE TABLE ${sql.table(name)} (LIKE ${sql.table(table)} INCLUDING DEFAULTS)`.execute(trx);
+      // Attaching creates the parent's indexes on the new table; its CHECK constraints must be there already.
+      await sql`CREATE TABLE ${sql.table(name)} (LIKE ${sql.table(table)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(
+        trx,
+      );
       if (taken > 0) {
         // No row of the week may reach the DEFAULT partition between the move and the attach's check.
         await sql`LOCK TABLE ${sql.table(`${table}_default`)} IN SHARE MODE`.execute(trx);
@@ -180,7 +182,8 @@ async function changePartitions(
   }
 }
 
-async function columnsOf(trx: Transaction<Database>, table: string): Promise<string[]> {
+/** The columns of `table`, in their order. */
+export async function columnsOf(trx: Transaction<Database>, table: string): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
     SELECT attname AS name FROM pg_attribute
      WHERE attrelid = ${table}::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`.execute(trx);

@@ -57,7 +57,9 @@ describe('the retention of finished deliveries', () => {
 
   it('reads only the old entries of the workspaces it names, through the index', async () => {
     // Planned by running it: after the test above, it deletes nothing.
-    const plan = await planOf(database.pool, (recording) => pruneDeliveries(recording, WORKSPACES, cutoff));
+    const plan = await planOf(database.pool, (recording) =>
+      pruneDeliveries(recording, 'webhook_deliveries_default', WORKSPACES, cutoff),
+    );
     expect(plan).not.toMatch(/Seq Scan/);
     expect(plan).toMatch(/Index Cond: \(\(workspace_id = ANY .*created_at < /);
   });

@@ -1,5 +1,11 @@
 import type { Db } from '../../db/database.js';
-import { addWeeklyPartitions, dropPartitionsBefore, partitionsBefore } from '../../db/partitions.js';
+import {
+  addWeeklyPartitions,
+  dropPartitionsBefore,
+  partitionsBefore,
+  type DropSteps,
+  type WeeklyPartitioned,
+} from '../../db/partitions.js';
 import { JOB_DELETED, RetryLater, enqueueJob, type JobHandler } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { LogTarget } from '../../shared/operator-log.js';
@@ -8,7 +14,9 @@ import type { WebhookDeliverer } from './webhook.delivery.js';
 import { DELIVERY_HISTORY_DAYS } from './webhook.js';
 import {
   ATTEMPT_PARTITIONS,
+  DELIVERY_PARTITIONS,
   deliveryFromClaim,
+  keepPendingDeliveries,
   pruneWebhookHistory,
   requeueOrphanedDeliveries,
 } from './webhook.repo.js';
@@ -44,14 +52,21 @@ export async function scheduleWebhookRetention(db: Db): Promise<void> {
   await enqueueJob(db, { kind: WEBHOOK_RETENTION_JOB, uniqueKey: WEBHOOK_RETENTION_JOB });
 }
 
-/** Attempt partitions are made this far ahead: a week without a retention run still writes into weeks of their own. */
+/** The webhook tables partitioned by week, each with what must happen around a week's drop. */
+const WEEKLY: readonly (readonly [WeeklyPartitioned, DropSteps])[] = [
+  [ATTEMPT_PARTITIONS, {}],
+  [DELIVERY_PARTITIONS, { mayDrop: keepPendingDeliveries }],
+];
+
+/** Partitions are made this far ahead: a week without a retention run still writes into weeks of their own. */
 const PARTITIONS_AHEAD_MS = 8 * 86_400_000;
 
 /**
- * Hourly: makes the coming weeks' partitions of the attempt history and drops the weeks wholly older than
- * 30 days (whole partitions: an attempt is kept 30 to 37 days), deletes older attempts left in the DEFAULT
- * partition and finished deliveries older than 30 days, and gives a job back to any pending delivery that
- * lost its own (its job failed for good, e.g. after repeated database errors).
+ * Hourly: gives a job back to any pending delivery that lost its own (its job failed for good, e.g. after
+ * repeated database errors); deletes the history past 30 days that is not in a week of its own one by one
+ * (pruneWebhookHistory); makes the coming weeks' partitions of the attempts and of the deliveries and
+ * drops the weeks wholly older than 30 days, so that an attempt or a finished delivery is kept 30 to 37
+ * days. A dropped week's pending deliveries (a paused endpoint's backlog) are kept (keepPendingDeliveries).
  */
 export function webhookRetentionHandler(db: Db, clock: Clock, log: LogTarget): JobHandler {
   return async () => {
@@ -59,14 +74,20 @@ export function webhookRetentionHandler(db: Db, clock: Clock, log: LogTarget): J
     const now = clock.now();
     const cutoff = new Date(now.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000);
     await pruneWebhookHistory(db, cutoff);
-    await addWeeklyPartitions(db, ATTEMPT_PARTITIONS, now, new Date(now.getTime() + PARTITIONS_AHEAD_MS));
-    const dropped = await dropPartitionsBefore(db, ATTEMPT_PARTITIONS, cutoff);
+    const ahead = new Date(now.getTime() + PARTITIONS_AHEAD_MS);
+    const dropped: string[] = [];
+    const left: string[] = [];
+    for (const [partitioned, steps] of WEEKLY) {
+      await addWeeklyPartitions(db, partitioned, now, ahead);
+      dropped.push(...(await dropPartitionsBefore(db, partitioned, cutoff, steps)));
+      left.push(...(await partitionsBefore(db, partitioned, cutoff)).map(({ name }) => name));
+    }
     if (dropped.length > 0) log.info({ dropped }, `webhook retention dropped ${dropped.join(', ')}`);
-    const left = (await partitionsBefore(db, ATTEMPT_PARTITIONS, cutoff)).map(({ name }) => name);
     if (left.length > 0)
       log.warn(
         { left },
-        `webhook retention left ${left.join(', ')} for its next run: a lock on webhook_attempts was not had within 1 s`,
+        `webhook retention left ${left.join(', ')} for its next run: a lock on the table was not had within 1 s, ` +
+          `or a week of deliveries holds more than 10,000 pending ones (a paused endpoint's backlog)`,
       );
     throw new RetryLater(3600, 'next webhook history retention in an hour');
   };
