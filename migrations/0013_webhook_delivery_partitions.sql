@@ -99,3 +99,132 @@ BEGIN
   EXECUTE format('ALTER TABLE webhook_deliveries ATTACH PARTITION webhook_deliveries_legacy FOR VALUES FROM (MINVALUE) TO (%L)',
                  (date_trunc('week', now() AT TIME ZONE 'UTC')::date + 7) || ' 00:00:00+00');
 END $$;
+
+
+-- == Looking a delivery up in its week ====================================================================
+-- A delivery looked up by its event id alone is probed for in every partition. Its job's payload now
+-- carries its created_at (`at`), which the claim gives as the key's third column: only that week's
+-- partition is read. Each delivery the claim and webhook_deliveries_to_send give carries its created_at in
+-- the database's own text (no precision lost on the way), which the delivery's attempt hands back to
+-- record_webhook_attempts, so that its update reads that partition alone too.
+
+-- == function claim_webhook_deliveries (0013) =============================================================
+-- As in 0001, and each delivery read in its week when the job names it (the payload's `at`); a job from a
+-- release before this one, or one whose `at` finds nothing, reads every partition. The delivery's
+-- created_at is the array's ninth element (processes of the release before this one read the first eight).
+CREATE OR REPLACE FUNCTION claim_webhook_deliveries(
+  p_kinds text[], p_worker text, p_lease_seconds float8, p_limit integer,
+  p_cap integer, p_running text[], p_room integer[], p_others boolean
+) RETURNS TABLE (
+  id bigint, kind text, workspace_id text, payload jsonb, unique_key text, run_at timestamptz,
+  attempts integer, max_attempts integer, locked_by text, locked_until timestamptz, last_error text,
+  failed_at timestamptz, created_at timestamptz, wake_on text,
+  next_due_seconds float8, passed_over integer, others_found integer, details json
+)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
+#variable_conflict use_column
+DECLARE
+  v_ids bigint[];
+  v_next float8;
+  v_passed_over integer;
+  v_others_found integer;
+BEGIN
+  SELECT coalesce(array_agg(c.id) FILTER (WHERE c.id IS NOT NULL), '{}'), max(c.next_due_seconds),
+         max(c.passed_over), max(c.others_found)
+    INTO v_ids, v_next, v_passed_over, v_others_found
+    FROM claim_jobs(p_kinds, p_worker, p_lease_seconds, p_limit, p_cap, p_running, p_room, p_others) AS c;
+
+  -- The claimed rows as the claim left them (this transaction's own update), each with its delivery.
+  RETURN QUERY
+    SELECT j.id, j.kind, j.workspace_id, j.payload, j.unique_key, j.run_at, j.attempts, j.max_attempts,
+           j.locked_by, j.locked_until, j.last_error, j.failed_at, j.created_at, j.wake_on,
+           v_next, NULL::integer, NULL::integer,
+           coalesce(
+             (SELECT json_build_array(d.invoice_id, d.body, d.attempts, d.status, d.window_started_at,
+                                      e.url, e.enabled, e.secret, d.created_at)
+                FROM webhook_deliveries d
+                JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id
+               WHERE d.workspace_id = j.workspace_id AND d.event_id = j.payload->>'eventId'
+                 AND d.created_at = (j.payload->>'at')::timestamptz),
+             (SELECT json_build_array(d.invoice_id, d.body, d.attempts, d.status, d.window_started_at,
+                                      e.url, e.enabled, e.secret, d.created_at)
+                FROM webhook_deliveries d
+                JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id
+               WHERE d.workspace_id = j.workspace_id AND d.event_id = j.payload->>'eventId'))
+      FROM jobs j
+     WHERE j.id = ANY(v_ids);
+  RETURN QUERY SELECT NULL::bigint, NULL::text, NULL::text, NULL::jsonb, NULL::text, NULL::timestamptz,
+    NULL::integer, NULL::integer, NULL::text, NULL::timestamptz, NULL::text, NULL::timestamptz,
+    NULL::timestamptz, NULL::text, v_next, v_passed_over, v_others_found, NULL::json;
+END $$;
+
+-- == function webhook_deliveries_to_send (0013) ===========================================================
+-- As in 0001, with each delivery's created_at as text (processes of the release before this one read the
+-- other columns by name).
+DROP FUNCTION webhook_deliveries_to_send(text[], text[]);
+CREATE FUNCTION webhook_deliveries_to_send(p_workspace_ids text[], p_event_ids text[])
+RETURNS TABLE (
+  workspace_id text, event_id text, invoice_id text, body text, attempts integer, status text,
+  window_started_at timestamptz, url text, enabled boolean, secret text, created_at text
+)
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  RETURN QUERY
+    SELECT d.workspace_id, d.event_id, d.invoice_id, d.body, d.attempts, d.status, d.window_started_at,
+           e.url, e.enabled, e.secret, to_json(d.created_at)#>>'{}'
+      FROM unnest(p_workspace_ids, p_event_ids) AS k(workspace_id, event_id)
+      JOIN webhook_deliveries d ON d.workspace_id = k.workspace_id AND d.event_id = k.event_id
+      JOIN webhook_endpoints e ON e.workspace_id = k.workspace_id;
+END $$;
+
+-- == function record_webhook_attempts (0013) ==============================================================
+-- As in 0001, with each delivery's created_at (p_created_at), so that a result is written to the
+-- delivery's own week. The function of 0001 stays for processes of the release before this one.
+-- Each delivery and job is found by its key, one index lookup each, in the week the key names: the
+-- planner is kept from hash joins and scans, which read every partition whole when it took the weeks for
+-- small (a week not yet analyzed), where a lookup reads one.
+CREATE FUNCTION record_webhook_attempts(
+  p_workspace_ids text[], p_event_ids text[], p_invoice_ids text[], p_attempts integer[],
+  p_started_at timestamptz[], p_duration_ms integer[], p_status_codes integer[], p_errors text[],
+  p_statuses text[], p_next_attempt_at timestamptz[], p_window_started_at timestamptz[],
+  p_job_ids bigint[], p_job_workers text[], p_job_attempts integer[], p_created_at timestamptz[]
+) RETURNS TABLE (n integer, job_deleted boolean)
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan
+  SET enable_hashjoin = off SET enable_mergejoin = off SET enable_seqscan = off AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+    WITH r AS (
+      SELECT * FROM unnest(p_workspace_ids, p_event_ids, p_invoice_ids, p_attempts, p_started_at, p_duration_ms,
+                           p_status_codes, p_errors, p_statuses, p_next_attempt_at, p_window_started_at,
+                           p_job_ids, p_job_workers, p_job_attempts, p_created_at)
+             WITH ORDINALITY AS r(workspace_id, event_id, invoice_id, attempt, started_at, duration_ms,
+                                  status_code, error, status, next_attempt_at, window_started_at,
+                                  job_id, job_worker, job_attempts, created_at, n)
+    ), appended AS (
+      INSERT INTO webhook_attempts (workspace_id, event_id, invoice_id, attempt, started_at, duration_ms, status_code, error)
+      SELECT r.workspace_id, r.event_id, r.invoice_id, r.attempt, r.started_at, r.duration_ms, r.status_code, r.error FROM r
+    ), recorded AS (
+      UPDATE webhook_deliveries d
+         SET status = r.status,
+             attempts = r.attempt,
+             next_attempt_at = r.next_attempt_at,
+             last_attempt_at = r.started_at,
+             last_status_code = r.status_code,
+             last_error = r.error,
+             last_duration_ms = r.duration_ms,
+             delivered_at = CASE WHEN r.error IS NULL THEN r.started_at END
+        FROM r
+       WHERE d.workspace_id = r.workspace_id AND d.event_id = r.event_id AND d.created_at = r.created_at
+         AND d.status <> 'succeeded'
+         AND (r.window_started_at IS NULL OR d.window_started_at = r.window_started_at)
+      RETURNING r.n, r.status, r.job_id, r.job_worker, r.job_attempts
+    ), deleted AS (
+      DELETE FROM jobs j
+       USING recorded c
+       WHERE c.status <> 'pending' AND j.id = c.job_id AND j.locked_by = c.job_worker AND j.attempts = c.job_attempts
+      RETURNING j.id
+    )
+    SELECT c.n::integer, c.job_id IS NOT NULL AND c.job_id IN (SELECT id FROM deleted)
+      FROM recorded c;
+END $$;

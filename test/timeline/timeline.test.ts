@@ -243,6 +243,7 @@ describe('GET /invoices/{id}/timeline', () => {
               workspaceId,
               eventId: '999',
               invoiceId: invoice.id,
+              createdAt: at(0).toISOString(),
               attempt: second / 3,
               startedAt: at(second),
               outcome: { ok: false, status: 500, error: 'http_status', durationMs: second },

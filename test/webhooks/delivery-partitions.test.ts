@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/migrate.js';
 import { addWeeklyPartitions, partitionsOf } from '../../src/db/partitions.js';
@@ -134,6 +135,57 @@ describe('a paused endpoint’s backlog whose week is dropped', () => {
   });
 });
 
+describe('a delivery job of the release before this one', () => {
+  it('names no week: its delivery is found in any, sent, and its result written to the microsecond', async () => {
+    const other = await webhookShop(testApp);
+    const otherReceiver = await startTestReceiver();
+    await other.configure(otherReceiver.url);
+    // Written as SQL writes a time (to the microsecond, where a Date has milliseconds), with a job whose
+    // payload has the event id alone, as that release queued it.
+    await pool.query(
+      `WITH d AS (
+         INSERT INTO webhook_deliveries (workspace_id, event_id, type, body, status, next_attempt_at, window_started_at, created_at)
+         VALUES ($1, 'legacy_job', 'invoice.paid', '{}', 'pending', now(), now(), now() - interval '1 day 0.000123 second')
+         RETURNING workspace_id, event_id)
+       INSERT INTO jobs (kind, workspace_id, payload, unique_key)
+       SELECT 'webhooks.deliver', workspace_id, jsonb_build_object('eventId', event_id), workspace_id || '/' || event_id FROM d`,
+      [other.workspaceId],
+    );
+    await waitFor(() => (otherReceiver.received.length === 1 ? true : undefined), 10_000, 'the delivery');
+    expect(otherReceiver.received[0]!.eventId).toBe('legacy_job');
+    const recorded = async () => {
+      const { rows } = await pool.query(
+        `SELECT status, attempts FROM webhook_deliveries WHERE workspace_id = $1 AND event_id = 'legacy_job'`,
+        [other.workspaceId],
+      );
+      return rows[0]?.status === 'succeeded' ? rows[0] : undefined;
+    };
+    expect(await waitFor(recorded, 10_000, 'the result')).toEqual({ status: 'succeeded', attempts: 1 });
+    const { rows: jobs } = await pool.query(`SELECT id FROM jobs WHERE unique_key = $1`, [
+      `${other.workspaceId}/legacy_job`,
+    ]);
+    expect(jobs).toEqual([]);
+  });
+
+  it('naming a week the delivery is not in, still finds it', async () => {
+    const other = await webhookShop(testApp);
+    const otherReceiver = await startTestReceiver();
+    await other.configure(otherReceiver.url);
+    await pool.query(
+      `WITH d AS (
+         INSERT INTO webhook_deliveries (workspace_id, event_id, type, body, status, next_attempt_at, window_started_at, created_at)
+         VALUES ($1, 'elsewhere', 'invoice.paid', '{}', 'pending', now(), now(), now())
+         RETURNING workspace_id, event_id)
+       INSERT INTO jobs (kind, workspace_id, payload, unique_key)
+       SELECT 'webhooks.deliver', workspace_id, jsonb_build_object('eventId', event_id, 'at', '2020-01-01T00:00:00Z'),
+              workspace_id || '/' || event_id FROM d`,
+      [other.workspaceId],
+    );
+    await waitFor(() => (otherReceiver.received.length === 1 ? true : undefined), 10_000, 'the delivery');
+    expect(otherReceiver.received[0]!.eventId).toBe('elsewhere');
+  });
+});
+
 describe('the retention of deliveries, a week at a time', () => {
   const now = new Date('2031-03-10T12:00:00Z'); // the cutoff is 2031-02-08T12:00Z
 
@@ -208,6 +260,67 @@ describe('the retention of deliveries, a week at a time', () => {
     );
     expect(left).toEqual([{ status: 'pending', n: 10001 }]);
     await pool.query(`DELETE FROM webhook_deliveries WHERE workspace_id = $1 AND event_id LIKE 'p%'`, [workspaceId]);
+  });
+});
+
+describe('a delivery job of this release', () => {
+  it('reads and writes its delivery in the delivery’s week alone', async () => {
+    // The worker is stopped (above): this test claims the job itself.
+    await pool.query(`DELETE FROM jobs WHERE kind = 'webhooks.deliver'`);
+    await addWeeklyPartitions(
+      db,
+      DELIVERY_PARTITIONS,
+      new Date('2030-06-03T00:00:00Z'),
+      new Date('2030-06-03T00:00:00Z'),
+    );
+    const at = new Date('2030-06-05T08:00:00.123Z');
+    await insertDeliveriesWithJobs(db, [{ ...delivery('hinted', at), workspaceId }]);
+    // A connection of its own: a pooled one may hold counts of earlier statements not yet reported.
+    const client = new pg.Client(testApp.database.connection);
+    await client.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query(
+        `SELECT payload, details FROM claim_webhook_deliveries(ARRAY['webhooks.deliver'], 'probe', 30, 10, NULL, '{}', '{}', true)
+          WHERE id IS NOT NULL`,
+      );
+      expect(rows).toEqual([
+        {
+          payload: { eventId: 'hinted', at: '2030-06-05T08:00:00.123+00:00' },
+          details: [
+            null,
+            '{}',
+            0,
+            'pending',
+            expect.any(String),
+            receiver.url,
+            false, // paused (above)
+            expect.any(String),
+            '2030-06-05T08:00:00.123+00:00',
+          ],
+        },
+      ]);
+      // The attempt's result, as recordAttemptResults writes it, with the created_at the claim gave.
+      await client.query(
+        `SELECT * FROM record_webhook_attempts($1::text[], $2::text[], '{NULL}', '{1}', $3::timestamptz[], '{5}', '{200}',
+                 '{NULL}', '{succeeded}', '{NULL}', '{NULL}', '{NULL}', '{NULL}', '{NULL}', $4::timestamptz[])`,
+        [[workspaceId], ['hinted'], [new Date()], [rows[0].details[8]]],
+      );
+      // This transaction's reads of each partition of the deliveries: the week of the delivery alone.
+      const { rows: read } = await client.query(
+        `SELECT relname AS partition FROM pg_stat_xact_user_tables
+          WHERE relname LIKE 'webhook_deliveries%' AND idx_scan + seq_scan > 0 ORDER BY 1`,
+      );
+      expect(read).toEqual([{ partition: 'webhook_deliveries_p20300603' }]);
+      const { rows: written } = await client.query(
+        `SELECT status FROM webhook_deliveries WHERE workspace_id = $1 AND event_id = 'hinted'`,
+        [workspaceId],
+      );
+      expect(written).toEqual([{ status: 'succeeded' }]);
+      await client.query('ROLLBACK');
+    } finally {
+      await client.end();
+    }
   });
 });
 

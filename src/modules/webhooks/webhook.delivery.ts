@@ -61,7 +61,7 @@ export async function queueWebhookDelivery(
     body: JSON.stringify(body),
     at: event.at,
   });
-  if (recorded) await scheduleDelivery(trx, workspaceId, eventId);
+  if (recorded) await scheduleDelivery(trx, workspaceId, eventId, event.at);
 }
 
 /**
@@ -89,10 +89,19 @@ export async function queueNewEventDeliveries(
   );
 }
 
-/** Makes sure a job will attempt the delivery now: a new one, or the waiting one brought forward. */
-export async function scheduleDelivery(trx: Executor, workspaceId: WorkspaceId, eventId: string): Promise<void> {
+/**
+ * Makes sure a job will attempt the delivery now: a new one, or the waiting one brought forward. `at` is
+ * the delivery's created_at, which the job's claim reads it by (its week's partition alone).
+ */
+export async function scheduleDelivery(
+  trx: Executor,
+  workspaceId: WorkspaceId,
+  eventId: string,
+  at: Date,
+): Promise<void> {
   const uniqueKey = `${workspaceId}/${eventId}`;
-  const created = await enqueueJob(trx, { kind: DELIVER_WEBHOOK_JOB, workspaceId, payload: { eventId }, uniqueKey });
+  const payload = { eventId, at: at.toISOString() };
+  const created = await enqueueJob(trx, { kind: DELIVER_WEBHOOK_JOB, workspaceId, payload, uniqueKey });
   if (created === undefined) await expediteJob(trx, DELIVER_WEBHOOK_JOB, uniqueKey);
 }
 
@@ -102,7 +111,7 @@ export async function scheduleDelivery(trx: Executor, workspaceId: WorkspaceId, 
  */
 export async function resumeWaitingDeliveries(trx: Executor, workspaceId: WorkspaceId, at: Date): Promise<number> {
   const backlog = await renewPendingDeliveries(trx, workspaceId, at);
-  for (const eventId of backlog) await scheduleDelivery(trx, workspaceId, eventId);
+  for (const delivery of backlog) await scheduleDelivery(trx, workspaceId, delivery.eventId, delivery.at);
   return backlog.length;
 }
 
@@ -176,6 +185,7 @@ export class WebhookDeliverer {
       workspaceId,
       eventId,
       invoiceId: delivery.invoice_id,
+      createdAt: delivery.created_at,
       attempt: attempts,
       startedAt,
       outcome,

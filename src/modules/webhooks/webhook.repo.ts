@@ -63,10 +63,10 @@ export async function insertDeliveriesWithJobs(
           AS d("workspaceId" text, "eventId" text, type text, "invoiceId" text, body text, at timestamptz)
         JOIN webhook_endpoints e ON e.workspace_id = d."workspaceId"
       ${ONE_DELIVERY_AN_EVENT}
-      RETURNING workspace_id, event_id
+      RETURNING workspace_id, event_id, created_at
     )
     INSERT INTO jobs (kind, workspace_id, payload, unique_key)
-    SELECT ${DELIVER_WEBHOOK_JOB}, workspace_id, jsonb_build_object('eventId', event_id), workspace_id || '/' || event_id
+    SELECT ${DELIVER_WEBHOOK_JOB}, workspace_id, jsonb_build_object('eventId', event_id, 'at', created_at), workspace_id || '/' || event_id
       FROM recorded
     ON CONFLICT (kind, unique_key) WHERE unique_key IS NOT NULL AND failed_at IS NULL DO NOTHING`.execute(trx);
 }
@@ -96,15 +96,19 @@ export function reopenDelivery(trx: Executor, workspaceId: WorkspaceId, eventId:
  * Pending deliveries of a workspace (the backlog a resume sends), due now with fresh retry windows:
  * time spent paused does not count against a delivery.
  */
-export async function renewPendingDeliveries(trx: Executor, workspaceId: WorkspaceId, at: Date): Promise<string[]> {
+export async function renewPendingDeliveries(
+  trx: Executor,
+  workspaceId: WorkspaceId,
+  at: Date,
+): Promise<{ eventId: string; at: Date }[]> {
   const rows = await trx
     .updateTable('webhook_deliveries')
     .set({ next_attempt_at: at, window_started_at: at })
     .where('workspace_id', '=', workspaceId)
     .where('status', '=', 'pending')
-    .returning('event_id')
+    .returning(['event_id', 'created_at'])
     .execute();
-  return rows.map((row) => row.event_id);
+  return rows.map((row) => ({ eventId: row.event_id, at: row.created_at }));
 }
 
 /** One delivery of one workspace: what the delivery jobs of many workspaces read and write together. */
@@ -118,6 +122,11 @@ export type DeliveryToSend = Pick<DeliveryRow, 'workspace_id' | 'event_id' | 'in
     readonly url: string;
     readonly enabled: boolean;
     readonly secret: string;
+    /**
+     * The delivery's created_at as the database wrote it out (to the microsecond, which a Date would
+     * lose): its attempt's result is written to that week's partition alone.
+     */
+    readonly created_at: string;
   };
 
 /**
@@ -145,7 +154,7 @@ export const CLAIM_WITH_DELIVERY = 'claim_webhook_deliveries';
 /** The delivery `CLAIM_WITH_DELIVERY` read for a job; undefined where the delivery or the endpoint is gone. */
 export function deliveryFromClaim(key: DeliveryKey, details: unknown): DeliveryToSend | undefined {
   if (!Array.isArray(details)) return undefined;
-  const [invoiceId, body, attempts, status, windowStartedAt, url, enabled, secret] = details as [
+  const [invoiceId, body, attempts, status, windowStartedAt, url, enabled, secret, createdAt] = details as [
     string | null,
     string,
     number,
@@ -153,6 +162,7 @@ export function deliveryFromClaim(key: DeliveryKey, details: unknown): DeliveryT
     string,
     string,
     boolean,
+    string,
     string,
   ];
   return {
@@ -166,12 +176,15 @@ export function deliveryFromClaim(key: DeliveryKey, details: unknown): DeliveryT
     url,
     enabled,
     secret,
+    created_at: createdAt,
   };
 }
 
 /** One attempt and the result it gives its delivery. */
 export interface AttemptResultRecord extends DeliveryKey {
   readonly invoiceId: string | null;
+  /** The delivery's created_at, as DeliveryToSend has it. */
+  readonly createdAt: string;
   readonly attempt: number;
   readonly startedAt: Date;
   readonly outcome: AttemptOutcome;
@@ -211,7 +224,8 @@ export async function recordAttemptResults(
       ${column((r) => r.outcome.status ?? null)}::int[], ${column((r) => (r.outcome.ok ? null : r.outcome.error))}::text[],
       ${column((r) => r.status)}::text[], ${column((r) => r.nextAttemptAt)}::timestamptz[],
       ${column((r) => r.windowStartedAt ?? null)}::timestamptz[], ${column((r) => r.job?.id.toString() ?? null)}::bigint[],
-      ${column((r) => r.job?.workerId ?? null)}::text[], ${column((r) => r.job?.attempts ?? null)}::int[])`.execute(db);
+      ${column((r) => r.job?.workerId ?? null)}::text[], ${column((r) => r.job?.attempts ?? null)}::int[],
+      ${column((r) => r.createdAt)}::timestamptz[])`.execute(db);
   const byPosition = new Map(rows.map((row) => [row.n, row.job_deleted]));
   return records.map((_, index) => {
     const jobDeleted = byPosition.get(index + 1);
@@ -370,7 +384,7 @@ export async function keepPendingDeliveries(trx: Transaction<Database>, partitio
 export async function requeueOrphanedDeliveries(db: Executor): Promise<number> {
   const { rows } = await sql<{ id: bigint }>`
     INSERT INTO jobs (kind, workspace_id, payload, unique_key)
-    SELECT ${DELIVER_WEBHOOK_JOB}, d.workspace_id, jsonb_build_object('eventId', d.event_id), d.workspace_id || '/' || d.event_id
+    SELECT ${DELIVER_WEBHOOK_JOB}, d.workspace_id, jsonb_build_object('eventId', d.event_id, 'at', d.created_at), d.workspace_id || '/' || d.event_id
       FROM webhook_deliveries d
      WHERE d.status = 'pending'
     ON CONFLICT (kind, unique_key) WHERE unique_key IS NOT NULL AND failed_at IS NULL DO NOTHING

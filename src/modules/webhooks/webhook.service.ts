@@ -87,7 +87,7 @@ export class WebhookService {
       }
       if (existing) {
         await repo.reopenDelivery(trx, workspaceId, eventId, at);
-        await scheduleDelivery(trx, workspaceId, eventId);
+        await scheduleDelivery(trx, workspaceId, eventId, existing.created_at);
       } else {
         const event = await this.deps.findWebhookEvent(trx, workspaceId, BigInt(eventId));
         if (!event) throw noSuchEvent(eventId);
@@ -138,6 +138,7 @@ export class WebhookService {
           workspaceId,
           eventId,
           invoiceId: null,
+          createdAt: at.toISOString(),
           attempt: 1,
           startedAt: at,
           outcome,
