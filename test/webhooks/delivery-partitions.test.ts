@@ -124,43 +124,55 @@ describe('a paused endpoint’s backlog whose week is dropped', () => {
     await other.api('PUT', '/webhook', { enabled: true });
     await waitFor(() => (otherReceiver.received.length === 1 ? true : undefined), 10_000, 'the backlog');
     expect(otherReceiver.received[0]!.eventId).toBe(eventId);
-    const delivered = async () => {
-      const { rows } = await pool.query(
-        `SELECT status FROM webhook_deliveries WHERE event_id = $1 AND workspace_id = $2`,
-        [eventId, other.workspaceId],
-      );
-      return rows[0]?.status === 'succeeded' ? true : undefined;
-    };
-    await waitFor(delivered, 10_000, 'the delivery recorded');
+    expect(await succeeded(other.workspaceId, eventId)).toEqual({ status: 'succeeded', attempts: 1 });
   });
 });
 
-describe('a delivery job of the release before this one', () => {
-  it('names no week: its delivery is found in any, sent, and its result written to the microsecond', async () => {
-    const other = await webhookShop(testApp);
-    const otherReceiver = await startTestReceiver();
-    await other.configure(otherReceiver.url);
-    // Written as SQL writes a time (to the microsecond, where a Date has milliseconds), with a job whose
-    // payload has the event id alone, as that release queued it.
-    await pool.query(
-      `WITH d AS (
-         INSERT INTO webhook_deliveries (workspace_id, event_id, type, body, status, next_attempt_at, window_started_at, created_at)
-         VALUES ($1, 'legacy_job', 'invoice.paid', '{}', 'pending', now(), now(), now() - interval '1 day 0.000123 second')
-         RETURNING workspace_id, event_id)
-       INSERT INTO jobs (kind, workspace_id, payload, unique_key)
-       SELECT 'webhooks.deliver', workspace_id, jsonb_build_object('eventId', event_id), workspace_id || '/' || event_id FROM d`,
-      [other.workspaceId],
-    );
-    await waitFor(() => (otherReceiver.received.length === 1 ? true : undefined), 10_000, 'the delivery');
-    expect(otherReceiver.received[0]!.eventId).toBe('legacy_job');
-    const recorded = async () => {
+/** Resolves the delivery's status and attempts once it succeeded. */
+function succeeded(workspaceId: string, eventId: string) {
+  return waitFor(
+    async () => {
       const { rows } = await pool.query(
-        `SELECT status, attempts FROM webhook_deliveries WHERE workspace_id = $1 AND event_id = 'legacy_job'`,
-        [other.workspaceId],
+        `SELECT status, attempts FROM webhook_deliveries WHERE workspace_id = $1 AND event_id = $2`,
+        [workspaceId, eventId],
       );
       return rows[0]?.status === 'succeeded' ? rows[0] : undefined;
-    };
-    expect(await waitFor(recorded, 10_000, 'the result')).toEqual({ status: 'succeeded', attempts: 1 });
+    },
+    10_000,
+    `delivery ${eventId} recorded`,
+  );
+}
+
+/**
+ * A new workspace with a live endpoint, and a pending delivery dated `createdAt` (an SQL expression)
+ * written with its job, whose payload names the week `payloadAt` (none when null); resolves the workspace
+ * once its receiver has had the delivery.
+ */
+async function deliveredFromJob(eventId: string, createdAt: string, payloadAt: string | null) {
+  const other = await webhookShop(testApp);
+  const otherReceiver = await startTestReceiver();
+  await other.configure(otherReceiver.url);
+  await pool.query(
+    `WITH d AS (
+       INSERT INTO webhook_deliveries (workspace_id, event_id, type, body, status, next_attempt_at, window_started_at, created_at)
+       VALUES ($1, $2, 'invoice.paid', '{}', 'pending', now(), now(), ${createdAt})
+       RETURNING workspace_id, event_id)
+     INSERT INTO jobs (kind, workspace_id, payload, unique_key)
+     SELECT 'webhooks.deliver', workspace_id, jsonb_strip_nulls(jsonb_build_object('eventId', event_id, 'at', $3::text)),
+            workspace_id || '/' || event_id FROM d`,
+    [other.workspaceId, eventId, payloadAt],
+  );
+  await waitFor(() => (otherReceiver.received.length === 1 ? true : undefined), 10_000, 'the delivery');
+  expect(otherReceiver.received.map((request) => request.eventId)).toEqual([eventId]);
+  return other;
+}
+
+describe('a delivery job of the release before this one', () => {
+  it('names no week: its delivery is found in any, sent, and its result written to the microsecond', async () => {
+    // Dated as SQL writes a time (to the microsecond, where a Date has milliseconds), with a job whose
+    // payload has the event id alone, as that release queued it.
+    const other = await deliveredFromJob('legacy_job', `now() - interval '1 day 0.000123 second'`, null);
+    expect(await succeeded(other.workspaceId, 'legacy_job')).toEqual({ status: 'succeeded', attempts: 1 });
     const { rows: jobs } = await pool.query(`SELECT id FROM jobs WHERE unique_key = $1`, [
       `${other.workspaceId}/legacy_job`,
     ]);
@@ -168,21 +180,8 @@ describe('a delivery job of the release before this one', () => {
   });
 
   it('naming a week the delivery is not in, still finds it', async () => {
-    const other = await webhookShop(testApp);
-    const otherReceiver = await startTestReceiver();
-    await other.configure(otherReceiver.url);
-    await pool.query(
-      `WITH d AS (
-         INSERT INTO webhook_deliveries (workspace_id, event_id, type, body, status, next_attempt_at, window_started_at, created_at)
-         VALUES ($1, 'elsewhere', 'invoice.paid', '{}', 'pending', now(), now(), now())
-         RETURNING workspace_id, event_id)
-       INSERT INTO jobs (kind, workspace_id, payload, unique_key)
-       SELECT 'webhooks.deliver', workspace_id, jsonb_build_object('eventId', event_id, 'at', '2020-01-01T00:00:00Z'),
-              workspace_id || '/' || event_id FROM d`,
-      [other.workspaceId],
-    );
-    await waitFor(() => (otherReceiver.received.length === 1 ? true : undefined), 10_000, 'the delivery');
-    expect(otherReceiver.received[0]!.eventId).toBe('elsewhere');
+    const other = await deliveredFromJob('elsewhere', 'now()', '2020-01-01T00:00:00Z');
+    expect(await succeeded(other.workspaceId, 'elsewhere')).toEqual({ status: 'succeeded', attempts: 1 });
   });
 });
 
