@@ -17,7 +17,7 @@
 -- partition: a week is attached by reading the DEFAULT partition for rows of that week, under a lock
 -- that holds every lookup of a delivery. The DEFAULT partition is new and takes only deliveries dated in
 -- a week without a partition: a clock far off, and the pending deliveries of a paused endpoint whose week
--- was dropped (they are moved there), so it stays small.
+-- was dropped (they are moved there), so it holds no more than those backlogs.
 --
 -- No foreign key to `workspaces` on the partitioned table: attaching each week would then lock
 -- `workspaces` against the updates every create and payment makes (the old table keeps its own).
@@ -146,11 +146,14 @@ BEGIN
                 JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id
                WHERE d.workspace_id = j.workspace_id AND d.event_id = j.payload->>'eventId'
                  AND d.created_at = (j.payload->>'at')::timestamptz),
+             -- One row an event (its created_at is the event's time); LIMIT 1 all the same, so that a
+             -- second row could never fail the claim of every workspace's jobs.
              (SELECT json_build_array(d.invoice_id, d.body, d.attempts, d.status, d.window_started_at,
                                       e.url, e.enabled, e.secret, d.created_at)
                 FROM webhook_deliveries d
                 JOIN webhook_endpoints e ON e.workspace_id = d.workspace_id
-               WHERE d.workspace_id = j.workspace_id AND d.event_id = j.payload->>'eventId'))
+               WHERE d.workspace_id = j.workspace_id AND d.event_id = j.payload->>'eventId'
+               LIMIT 1))
       FROM jobs j
      WHERE j.id = ANY(v_ids);
   RETURN QUERY SELECT NULL::bigint, NULL::text, NULL::text, NULL::jsonb, NULL::text, NULL::timestamptz,

@@ -94,6 +94,11 @@ export async function addWeeklyPartitions(
 
 /** What must happen around a partition's drop, for a table whose rows must not simply vanish. */
 export interface DropSteps {
+  /**
+   * Checked before the drop takes any lock: false leaves the partition for the next run without holding
+   * the table (the next partitions are still tried). `mayDrop` must still check, under the lock.
+   */
+  readonly mayTry?: (db: Db, partition: string) => Promise<boolean>;
   /** Runs before the drop (what must outlive the rows); false: nothing more is dropped this time. */
   readonly before?: (partition: Partition) => Promise<boolean>;
   /**
@@ -118,6 +123,7 @@ export async function dropPartitionsBefore(
 ) {
   const dropped: string[] = [];
   for (const partition of await partitionsBefore(db, partitioned, cutoff)) {
+    if (steps.mayTry && !(await steps.mayTry(db, partition.name))) continue;
     if (steps.before && !(await steps.before(partition))) break;
     if (await dropPartition(db, partitioned, partition.name, steps.mayDrop)) dropped.push(partition.name);
   }

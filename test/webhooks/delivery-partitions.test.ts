@@ -36,11 +36,18 @@ const workspaceId = shop.workspaceId as WorkspaceId;
 /** The retention's own clock: the deliveries' weeks are far from the service's. */
 const retentionClock = new ManualClock();
 
+/** Rows the last run of the hourly job said it deleted one by one. */
+let deletedOneByOne = 0;
+
 /** Runs the hourly job once at `now`; resolves the warnings it wrote to the operator's log. */
 async function runRetention(now: Date): Promise<string[]> {
   retentionClock.set(now);
   const warnings: string[] = [];
-  const log = { info: () => {}, warn: (_fields: object, line: string) => void warnings.push(line) };
+  deletedOneByOne = 0;
+  const log = {
+    info: (fields: object) => void (deletedOneByOne = (fields as { deletedRows: number }).deletedRows),
+    warn: (_fields: object, line: string) => void warnings.push(line),
+  };
   await expect(
     webhookRetentionHandler(db, retentionClock, log)({} as Job, new AbortController().signal),
   ).rejects.toThrow(/next webhook history retention/);
@@ -210,8 +217,16 @@ describe('the retention of deliveries, a week at a time', () => {
       [workspaceId],
     );
     expect(pendingOld.rows.map((row) => row.event_id)).toEqual(['d03', 'd10', 'd17', 'd24', 'd31']);
+    // What is deleted one by one: the finished deliveries and the attempts past the cutoff in no week (of
+    // the tests above), never those of the weeks about to be dropped whole.
+    const { rows: inNoWeek } = await pool.query(
+      `SELECT (SELECT count(*) FROM webhook_deliveries_default WHERE created_at < $1 AND status <> 'pending')
+            + (SELECT count(*) FROM webhook_attempts_default WHERE started_at < $1) AS n`,
+      [new Date(now.getTime() - 30 * 86_400_000)],
+    );
 
     expect(await runRetention(now)).toEqual([]);
+    expect(deletedOneByOne).toBe(Number(inNoWeek[0].n));
 
     const names = await weeks();
     expect(names[0]).toBe('webhook_deliveries_p20310203');
@@ -243,6 +258,9 @@ describe('the retention of deliveries, a week at a time', () => {
          FROM generate_series(1, 10003) n`,
       [workspaceId],
     );
+    const { rows: finished } = await pool.query(
+      `SELECT count(*)::int AS n FROM webhook_deliveries_p20310203 WHERE status <> 'pending'`,
+    );
     const later = new Date('2031-03-17T12:00:00Z'); // the cutoff is 2031-02-15T12:00Z: the week of 02-03 is past it
     expect(await runRetention(later)).toEqual([
       expect.stringMatching(/^webhook retention left webhook_deliveries_p20310203 for its next run: /),
@@ -252,8 +270,8 @@ describe('the retention of deliveries, a week at a time', () => {
     const plan = await planOf(pool, (recording) => requeueOrphanedDeliveries(recording));
     expect(plan).toMatch(/Conflict Arbiter Indexes: jobs_unique_key_idx/);
     expect(plan).not.toMatch(/Join|SubPlan|on jobs j/);
-    // The next run deletes the week's finished deliveries; its pending ones wait for the endpoint.
-    await runRetention(later);
+    // The week's finished deliveries are deleted one by one; its pending ones wait for the endpoint.
+    expect(deletedOneByOne).toBe(finished[0].n);
     const { rows: left } = await pool.query(
       `SELECT status, count(*)::int AS n FROM webhook_deliveries_p20310203 WHERE event_id LIKE 'p%' GROUP BY status`,
     );

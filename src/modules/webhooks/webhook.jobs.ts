@@ -16,6 +16,7 @@ import {
   ATTEMPT_PARTITIONS,
   DELIVERY_PARTITIONS,
   deliveryFromClaim,
+  fewPendingDeliveries,
   keepPendingDeliveries,
   pruneWebhookHistory,
   requeueOrphanedDeliveries,
@@ -55,7 +56,7 @@ export async function scheduleWebhookRetention(db: Db): Promise<void> {
 /** The webhook tables partitioned by week, each with what must happen around a week's drop. */
 const WEEKLY: readonly (readonly [WeeklyPartitioned, DropSteps])[] = [
   [ATTEMPT_PARTITIONS, {}],
-  [DELIVERY_PARTITIONS, { mayDrop: keepPendingDeliveries }],
+  [DELIVERY_PARTITIONS, { mayTry: fewPendingDeliveries, mayDrop: keepPendingDeliveries }],
 ];
 
 /** Partitions are made this far ahead: a week without a retention run still writes into weeks of their own. */
@@ -63,17 +64,17 @@ const PARTITIONS_AHEAD_MS = 8 * 86_400_000;
 
 /**
  * Hourly: gives a job back to any pending delivery that lost its own (its job failed for good, e.g. after
- * repeated database errors); deletes the history past 30 days that is not in a week of its own one by one
- * (pruneWebhookHistory); makes the coming weeks' partitions of the attempts and of the deliveries and
+ * repeated database errors); makes the coming weeks' partitions of the attempts and of the deliveries and
  * drops the weeks wholly older than 30 days, so that an attempt or a finished delivery is kept 30 to 37
- * days. A dropped week's pending deliveries (a paused endpoint's backlog) are kept (keepPendingDeliveries).
+ * days; a dropped week's pending deliveries (a paused endpoint's backlog) are kept (keepPendingDeliveries).
+ * Then deletes one by one the history past 30 days that is in no week of its own, or in a week left
+ * (pruneWebhookHistory): after the drops, so that a week dropped whole is never deleted row by row first.
  */
 export function webhookRetentionHandler(db: Db, clock: Clock, log: LogTarget): JobHandler {
   return async () => {
     await requeueOrphanedDeliveries(db);
     const now = clock.now();
     const cutoff = new Date(now.getTime() - DELIVERY_HISTORY_DAYS * 86_400_000);
-    await pruneWebhookHistory(db, cutoff);
     const ahead = new Date(now.getTime() + PARTITIONS_AHEAD_MS);
     const dropped: string[] = [];
     const left: string[] = [];
@@ -82,7 +83,12 @@ export function webhookRetentionHandler(db: Db, clock: Clock, log: LogTarget): J
       dropped.push(...(await dropPartitionsBefore(db, partitioned, cutoff, steps)));
       left.push(...(await partitionsBefore(db, partitioned, cutoff)).map(({ name }) => name));
     }
-    if (dropped.length > 0) log.info({ dropped }, `webhook retention dropped ${dropped.join(', ')}`);
+    const deletedRows = await pruneWebhookHistory(db, cutoff);
+    if (dropped.length > 0 || deletedRows > 0)
+      log.info(
+        { dropped, deletedRows },
+        `webhook retention dropped ${dropped.length} week(s) of attempts and deliveries and deleted ${deletedRows} row(s) one by one`,
+      );
     if (left.length > 0)
       log.warn(
         { left },

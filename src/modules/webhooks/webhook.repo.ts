@@ -354,6 +354,25 @@ export async function pruneDeliveries(
 const PENDING_MOVE_LIMIT = 10_000;
 
 /**
+ * Whether a week of deliveries may be dropped as far as its pending deliveries go, read before the drop
+ * locks the table: a week left for its backlog is not detached and put back every hour, holding every
+ * delivery's writes each time.
+ */
+export async function fewPendingDeliveries(db: Executor, partition: string): Promise<boolean> {
+  return (await pendingIn(db, partition)) <= PENDING_MOVE_LIMIT;
+}
+
+/** The pending deliveries of one partition, counted up to one past PENDING_MOVE_LIMIT. */
+async function pendingIn(db: Executor, partition: string): Promise<number> {
+  const { rows } = await sql<{ pending: number }>`
+    SELECT count(*)::int AS pending
+      FROM (SELECT 1 FROM ${sql.table(partition)} WHERE status = 'pending' LIMIT ${PENDING_MOVE_LIMIT + 1}) rows`.execute(
+    db,
+  );
+  return rows[0]!.pending;
+}
+
+/**
  * Run on a week of deliveries once detached, before it is dropped: its pending deliveries, the backlog of
  * a paused endpoint (every other delivery is finished within the retry window), are written again through
  * the table, where they land in the DEFAULT partition, the week's range having no partition any more. So
@@ -362,11 +381,10 @@ const PENDING_MOVE_LIMIT = 10_000;
  * writing them would hold every delivery's writes for that long.
  */
 export async function keepPendingDeliveries(trx: Transaction<Database>, partition: string): Promise<boolean> {
-  const week = sql`${sql.table(partition)} WHERE status = 'pending'`;
-  const { rows } = await sql<{ pending: number }>`
-    SELECT count(*)::int AS pending FROM (SELECT 1 FROM ${week} LIMIT ${PENDING_MOVE_LIMIT + 1}) rows`.execute(trx);
-  if (rows[0]!.pending > PENDING_MOVE_LIMIT) return false;
-  if (rows[0]!.pending > 0) {
+  const pending = await pendingIn(trx, partition);
+  if (pending > PENDING_MOVE_LIMIT) return false;
+  if (pending > 0) {
+    const week = sql`${sql.table(partition)} WHERE status = 'pending'`;
     // By name: the partition of the time before weeks is an older table, whose columns may be in another order.
     const columns = sql.join((await columnsOf(trx, DELIVERY_PARTITIONS.table)).map((column) => sql.ref(column)));
     await sql`INSERT INTO webhook_deliveries (${columns}) SELECT ${columns} FROM ${week}`.execute(trx);
