@@ -1,5 +1,5 @@
-import { sql, type Transaction } from 'kysely';
-import type { Database, Db } from './database.js';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
+import type { Database, Db, Executor } from './database.js';
 
 const DAY_MS = 86_400_000;
 const WEEK_MS = 7 * DAY_MS;
@@ -63,9 +63,7 @@ export async function addWeeklyPartitions(
       // Under the table's lock: another process may have made it since the list was read.
       if (await exists(trx, name)) return false;
       const fallen = sql`${sql.table(`${table}_default`)} WHERE ${sql.ref(column)} >= ${start} AND ${sql.ref(column)} < ${end}`;
-      const { rows } = await sql<{ taken: number }>`
-        SELECT count(*)::int AS taken FROM (SELECT 1 FROM ${fallen} LIMIT ${MOVE_LIMIT + 1}) rows`.execute(trx);
-      const taken = rows[0]!.taken;
+      const taken = await countUpTo(trx, fallen, MOVE_LIMIT);
       if (taken > MOVE_LIMIT) return false;
       // Attaching creates the parent's indexes on the new table; its CHECK constraints must be there already.
       await sql`CREATE TABLE ${sql.table(name)} (LIKE ${sql.table(table)} INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(
@@ -90,6 +88,16 @@ export async function addWeeklyPartitions(
     if (attached) made.push(name);
   }
   return made;
+}
+
+/**
+ * How many rows `from` (a table and its WHERE clause) holds, counted up to one past `limit`: enough to
+ * tell "too many" without reading a large partition whole.
+ */
+export async function countUpTo(db: Executor, from: RawBuilder<unknown>, limit: number): Promise<number> {
+  const { rows } = await sql<{ found: number }>`
+    SELECT count(*)::int AS found FROM (SELECT 1 FROM ${from} LIMIT ${limit + 1}) rows`.execute(db);
+  return rows[0]!.found;
 }
 
 /** What must happen around a partition's drop, for a table whose rows must not simply vanish. */

@@ -1,6 +1,6 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Database, Db, Executor } from '../../db/database.js';
-import { columnsOf, partitionsOf, type WeeklyPartitioned } from '../../db/partitions.js';
+import { columnsOf, countUpTo, partitionsOf, type WeeklyPartitioned } from '../../db/partitions.js';
 import type { JobClaim } from '../../jobs/index.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import { DELIVER_WEBHOOK_JOB, type AttemptOutcome } from './webhook.js';
@@ -363,13 +363,8 @@ export async function fewPendingDeliveries(db: Executor, partition: string): Pro
 }
 
 /** The pending deliveries of one partition, counted up to one past PENDING_MOVE_LIMIT. */
-async function pendingIn(db: Executor, partition: string): Promise<number> {
-  const { rows } = await sql<{ pending: number }>`
-    SELECT count(*)::int AS pending
-      FROM (SELECT 1 FROM ${sql.table(partition)} WHERE status = 'pending' LIMIT ${PENDING_MOVE_LIMIT + 1}) rows`.execute(
-    db,
-  );
-  return rows[0]!.pending;
+function pendingIn(db: Executor, partition: string): Promise<number> {
+  return countUpTo(db, sql`${sql.table(partition)} WHERE status = 'pending'`, PENDING_MOVE_LIMIT);
 }
 
 /**
