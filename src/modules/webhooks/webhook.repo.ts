@@ -364,7 +364,12 @@ export async function fewPendingDeliveries(db: Executor, partition: string): Pro
 
 /** The pending deliveries of one partition, counted up to one past PENDING_MOVE_LIMIT. */
 function pendingIn(db: Executor, partition: string): Promise<number> {
-  return countUpTo(db, sql`${sql.table(partition)} WHERE status = 'pending'`, PENDING_MOVE_LIMIT);
+  return countUpTo(db, pendingRowsOf(partition), PENDING_MOVE_LIMIT);
+}
+
+/** The rows of a partition's pending deliveries, as a FROM clause. */
+function pendingRowsOf(partition: string) {
+  return sql`${sql.table(partition)} WHERE status = 'pending'`;
 }
 
 /**
@@ -379,10 +384,11 @@ export async function keepPendingDeliveries(trx: Transaction<Database>, partitio
   const pending = await pendingIn(trx, partition);
   if (pending > PENDING_MOVE_LIMIT) return false;
   if (pending > 0) {
-    const week = sql`${sql.table(partition)} WHERE status = 'pending'`;
     // By name: the partition of the time before weeks is an older table, whose columns may be in another order.
     const columns = sql.join((await columnsOf(trx, DELIVERY_PARTITIONS.table)).map((column) => sql.ref(column)));
-    await sql`INSERT INTO webhook_deliveries (${columns}) SELECT ${columns} FROM ${week}`.execute(trx);
+    await sql`INSERT INTO webhook_deliveries (${columns}) SELECT ${columns} FROM ${pendingRowsOf(partition)}`.execute(
+      trx,
+    );
   }
   return true;
 }
