@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { Pipeline } from './pipeline.js';
+import { PipelinedTransactions } from './pipelined-transactions.js';
 
 /**
  * Every table, by name. Empty here: the toolkit knows no module. Each module (and the job queue) adds
@@ -32,6 +33,10 @@ export interface DatabaseHandle {
 
 /** The pipelined connection opened beside each pool, found from the pool's Kysely instance. */
 const pipelines = new WeakMap<Db, Pipeline>();
+/** The pipelined transactions of each pool, found the same way. */
+const pipelinedTransactions = new WeakMap<Db, PipelinedTransactions>();
+/** Connections for pipelined transactions beside each pool (they connect on first use). */
+const PIPELINED_TRANSACTION_CONNECTIONS = 2;
 
 export function openDatabase(connection: pg.PoolConfig, poolSize = 8): DatabaseHandle {
   const pool = new pg.Pool({ ...connection, max: poolSize, types: DB_TYPES });
@@ -41,10 +46,21 @@ export function openDatabase(connection: pg.PoolConfig, poolSize = 8): DatabaseH
   // It connects only when a use case first sends on it.
   const pipeline = new Pipeline({ ...connection, types: DB_TYPES });
   pipelines.set(db, pipeline);
-  return { pool, db, close: () => Promise.all([pipeline.close(), db.destroy()]).then(() => {}) };
+  const transactions = new PipelinedTransactions({ ...connection, types: DB_TYPES }, PIPELINED_TRANSACTION_CONNECTIONS);
+  pipelinedTransactions.set(db, transactions);
+  return {
+    pool,
+    db,
+    close: () => Promise.all([pipeline.close(), transactions.close(), db.destroy()]).then(() => {}),
+  };
 }
 
 /** The pipeline of the database `db` was opened on (openDatabase); none for a Kysely made elsewhere. */
 export function pipelineOf(db: Db): Pipeline | undefined {
   return pipelines.get(db);
+}
+
+/** The pipelined transactions of the database `db` was opened on (openDatabase); none for a Kysely made elsewhere. */
+export function pipelinedTransactionsOf(db: Db): PipelinedTransactions | undefined {
+  return pipelinedTransactions.get(db);
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { Executor } from '../../src/db/database.js';
+import { pipelinedTransactionsOf, type Executor } from '../../src/db/database.js';
 import { GroupedWrites, type WorkspaceWrites } from '../../src/modules/events/index.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, merchant } from '../support/app.js';
@@ -116,6 +116,53 @@ describe('GroupedWrites', () => {
     release();
     await first;
     expect((await eventsOf('d1', 'd2')).map((event) => event.mark)).toEqual(['d2', 'd1']);
+  });
+
+  it('writes use cases of different rows at once on a pipelined connection, those of the same rows in lock order', async () => {
+    const atOnce = new GroupedWrites<Item>({
+      db,
+      log: { info: () => {}, warn: () => {} } as never,
+      write: writeItem,
+      lockOrder: (item) => item.mark,
+      // The letter after `f` names the rows: f1a and f3a share theirs.
+      rowsOf: (item) => item.mark.slice(2),
+      pipelined: pipelinedTransactionsOf(db)!,
+    });
+    const { promise: hold, release } = deferred();
+    const writing = Promise.all([
+      atOnce.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark: 'f1a', hold }),
+      atOnce.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark: 'f2b' }),
+      atOnce.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark: 'f3a' }),
+    ]);
+    // f2b is written while f1a is held; f3a waits for f1a, whose rows it shares.
+    await expect.poll(() => written.some((entry) => entry.mark === 'f2b')).toBe(true);
+    expect(written.some((entry) => entry.mark === 'f3a')).toBe(false);
+    release();
+    await writing;
+
+    expect(written.slice(-3).map((entry) => entry.mark)).toEqual(['f2b', 'f1a', 'f3a']);
+    expect(new Set(['f1a', 'f2b', 'f3a'].map(transactionOf)).size).toBe(1);
+    expect((await eventsOf('f1a', 'f2b', 'f3a')).map((event) => event.mark)).toEqual(['f2b', 'f1a', 'f3a']);
+  });
+
+  it('writes a failed pipelined group again one use case a transaction', async () => {
+    const atOnce = new GroupedWrites<Item>({
+      db,
+      log: { info: () => {}, warn: () => {} } as never,
+      write: writeItem,
+      lockOrder: (item) => item.mark,
+      rowsOf: (item) => item.mark,
+      pipelined: pipelinedTransactionsOf(db)!,
+    });
+    const results = await Promise.allSettled(
+      ['g1', 'g2', 'g3'].map((mark) =>
+        atOnce.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark, fails: mark === 'g2' }),
+      ),
+    );
+
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await eventsOf('g1', 'g2', 'g3')).map((event) => event.mark).sort()).toEqual(['g1', 'g3']);
+    expect(transactionOf('g1')).not.toBe(transactionOf('g3'));
   });
 
   it('waits for the use cases `more` says are on their way, but not for ever', async () => {

@@ -1,4 +1,5 @@
 import type { Db, Executor } from '../../db/database.js';
+import type { PipelinedTransactions } from '../../db/pipelined-transactions.js';
 import type { LogTarget } from '../../shared/operator-log.js';
 import { WorkspaceWrites } from './workspace-writes.js';
 
@@ -36,6 +37,14 @@ export interface GroupedWritesOptions<Item, Prepared> {
    * it): a group waits for them, looking again every millisecond, for at most MOST_WAIT_MS.
    */
   readonly more?: () => boolean;
+  /**
+   * Use cases with the same answer here may touch the same rows (e.g. two payments of one order): they
+   * are written one after another, in lock order. Use cases with different answers are written at once,
+   * so on `pipelined` connections their statements go out together. Without it, one after another.
+   */
+  readonly rowsOf?: (item: Item) => string;
+  /** Where groups are written: each wave of statements of its use cases in one round trip. */
+  readonly pipelined?: PipelinedTransactions;
 }
 
 /**
@@ -47,8 +56,10 @@ export interface GroupedWritesOptions<Item, Prepared> {
  *
  * The use cases of a workspace that arrive in the same turn of the event loop form a group, as do those
  * that arrive while `more` says they are on their way: a lone use case waits for nothing else, and a
- * later group never waits for an earlier one to finish (only for its commit, on the counter). A group that fails is written again one use case a transaction,
- * so each fails or succeeds on its own, as if it had never been grouped.
+ * later group never waits for an earlier one to finish (only for its commit, on the counter). Within a
+ * group, use cases of different rows (`rowsOf`) are written at once, on a pipelined connection when
+ * given one: twenty payments then cost three round trips, not sixty. A group that fails is written
+ * again one use case a transaction, so each fails or succeeds on its own, as if it had never been grouped.
  */
 export class GroupedWrites<Item, Prepared = undefined> {
   private readonly forming = new Map<string, Waiting<Item>[]>();
@@ -74,14 +85,23 @@ export class GroupedWrites<Item, Prepared = undefined> {
   }
 
   private async writeGroup(group: readonly Waiting<Item>[]): Promise<void> {
-    const { db, log, write, prepare, lockOrder } = this.options;
+    const { db, log, write, prepare, lockOrder, rowsOf, pipelined } = this.options;
     if (group.length > 1) {
       const items = group.map((waiting) => waiting.item);
       items.sort((a, b) => (lockOrder(a) < lockOrder(b) ? -1 : lockOrder(a) > lockOrder(b) ? 1 : 0));
-      const written = await WorkspaceWrites.transaction(db, log, async (trx, writes) => {
-        const prepared = await prepare?.(trx, items);
-        for (const item of items) await write(trx, writes, item, prepared);
-      }).then(
+      const written = await WorkspaceWrites.transaction(
+        db,
+        log,
+        async (trx, writes) => {
+          const prepared = await prepare?.(trx, items);
+          await allSettled(
+            chainsOf(items, rowsOf).map(async (chain) => {
+              for (const item of chain) await write(trx, writes, item, prepared);
+            }),
+          );
+        },
+        pipelined && ((body) => pipelined.run(body)),
+      ).then(
         () => true,
         () => false,
       );
@@ -96,4 +116,26 @@ export class GroupedWrites<Item, Prepared = undefined> {
       ),
     );
   }
+}
+
+/** `items` (in lock order) split by the rows they touch, each part keeping their order; one part without `rowsOf`. */
+function chainsOf<Item>(items: readonly Item[], rowsOf: ((item: Item) => string) | undefined): Item[][] {
+  if (!rowsOf) return [[...items]];
+  const chains = new Map<string, Item[]>();
+  for (const item of items) {
+    const key = rowsOf(item);
+    const chain = chains.get(key);
+    if (chain) chain.push(item);
+    else chains.set(key, [item]);
+  }
+  return [...chains.values()];
+}
+
+/**
+ * Waits for every part, then fails with the first failure: the transaction ends only once no part can
+ * send anything more.
+ */
+async function allSettled(parts: readonly Promise<void>[]): Promise<void> {
+  const failed = (await Promise.allSettled(parts)).find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }

@@ -23,14 +23,18 @@ export interface LateWrites<Item> {
  * committed, `committed` tells the operator what happened.
  */
 export class WorkspaceWrites {
-  /** `work` in one transaction, with its writes written last and told to `log` once committed. */
+  /**
+   * `work` in one transaction, with its writes written last and told to `log` once committed. `begin`
+   * runs the transaction: by default one of `db`'s (e.g. a pipelined one instead, PipelinedTransactions).
+   */
   static async transaction<T>(
     db: Db,
     log: LogTarget,
     work: (trx: Executor, writes: WorkspaceWrites) => Promise<T>,
+    begin: <R>(body: (trx: Executor) => Promise<R>) => Promise<R> = (body) => db.transaction().execute(body),
   ): Promise<T> {
     const writes = new WorkspaceWrites();
-    const result = await db.transaction().execute(async (trx) => {
+    const result = await begin(async (trx) => {
       const done = await work(trx, writes);
       await writes.write(trx);
       return done;

@@ -1,6 +1,6 @@
 import { keccak256 } from 'viem';
 import { blockSeconds, type Network } from '../../chain/networks.js';
-import type { Db, Executor } from '../../db/database.js';
+import { pipelinedTransactionsOf, type Db, type Executor } from '../../db/database.js';
 import { RetryLater, enqueueJob, type JobLogger } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
@@ -130,6 +130,9 @@ export class PaymentService {
       lockOrder: ({ intent }) => `${intent.order.kind} ${intent.order.id} ${intent.id}`,
       // A block wakes its settlements at once, and their outcomes come within milliseconds of each other.
       more: () => this.looking > this.finishing,
+      // The payments of different invoices touch different rows; credit purchases all credit the workspace.
+      rowsOf: ({ intent }) => (intent.order.kind === 'invoice' ? `invoice ${intent.order.id}` : intent.order.kind),
+      pipelined: pipelinedTransactionsOf(deps.db),
     });
   }
 
