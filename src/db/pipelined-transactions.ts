@@ -71,3 +71,14 @@ class Session {
     this.open = false;
   }
 }
+
+/**
+ * Waits for every part of a use case sent at once, then answers their results in order or fails with
+ * the first failure: the transaction ends only once no part can send anything more.
+ */
+export async function allOrFirstFailure<T>(parts: readonly Promise<T>[]): Promise<T[]> {
+  const outcomes = await Promise.allSettled(parts);
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<T>).value);
+}

@@ -1,5 +1,5 @@
 import type { Db, Executor } from '../../db/database.js';
-import type { PipelinedTransactions } from '../../db/pipelined-transactions.js';
+import { allOrFirstFailure, type PipelinedTransactions } from '../../db/pipelined-transactions.js';
 import type { LogTarget } from '../../shared/operator-log.js';
 import { WorkspaceWrites } from './workspace-writes.js';
 
@@ -94,7 +94,7 @@ export class GroupedWrites<Item, Prepared = undefined> {
         log,
         async (trx, writes) => {
           const prepared = await prepare?.(trx, items);
-          await allSettled(
+          await allOrFirstFailure(
             chainsOf(items, rowsOf).map(async (chain) => {
               for (const item of chain) await write(trx, writes, item, prepared);
             }),
@@ -129,13 +129,4 @@ function chainsOf<Item>(items: readonly Item[], rowsOf: ((item: Item) => string)
     else chains.set(key, [item]);
   }
   return [...chains.values()];
-}
-
-/**
- * Waits for every part, then fails with the first failure: the transaction ends only once no part can
- * send anything more.
- */
-async function allSettled(parts: readonly Promise<void>[]): Promise<void> {
-  const failed = (await Promise.allSettled(parts)).find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
 }

@@ -1,10 +1,11 @@
 import { isAddressEqual, keccak256, recoverTransactionAddress, type TransactionSerialized } from 'viem';
-import type { ChainPort, SignedSettlement, TransferAuthorization } from '../../chain/chain-port.js';
+import type { ChainPort, SettlementPrice, SignedSettlement, TransferAuthorization } from '../../chain/chain-port.js';
 import type { Network } from '../../chain/networks.js';
-import type { Db, Executor } from '../../db/database.js';
+import { pipelinedTransactionsOf, type Db, type Executor } from '../../db/database.js';
+import { allOrFirstFailure } from '../../db/pipelined-transactions.js';
+import { Batcher } from '../../shared/batcher.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
-import { Turns } from '../../shared/turns.js';
 import { gweiToWei } from './relayer-funds.js';
 import { nextRelayerNonce } from './relayer-nonce.js';
 import { lockRelayerNonces, saveRelayerNonces } from './relayer-nonce.repo.js';
@@ -42,10 +43,11 @@ export class SettlementSender {
   private readonly overCap = new Map<string, string>();
   private logger: RelayerLogger | undefined;
   /**
-   * Per network, as many signings at once as there are accounts: the others wait here, not on the nonce
-   * rows' locks with a pooled connection each (twenty payers at once would take the whole pool).
+   * Per network (and accounts to choose from), as many signing transactions at once as there are
+   * accounts. Settlements that come while one runs wait here, not on the nonce rows' locks with a pooled
+   * connection each, and are signed together in the next: one lock of the sequence, one commit.
    */
-  private readonly signing = new Map<number, Turns>();
+  private readonly signing = new Map<string, Batcher<SigningRequest, SigningAnswer>>();
 
   constructor(private readonly deps: SettlementSenderDeps) {}
 
@@ -56,7 +58,8 @@ export class SettlementSender {
 
   /**
    * Signs the settlement and keeps its bytes in one transaction, under the lock of a relayer account's
-   * nonce sequence on this network (shared by every process), then sends them once that committed. If
+   * nonce sequence on this network (shared by every process), with the settlements that came while the
+   * last such transaction ran (signTogether), then sends them once that committed. If
    * sending fails or the process dies, a retry sends the kept bytes instead of signing a second
    * transaction. The lock is a row's, held only by the transaction: safe through a transaction pooler.
    */
@@ -66,11 +69,11 @@ export class SettlementSender {
     signature: `0x${string}`,
     keeper: SettlementKeeper<T>,
   ): Promise<T> {
-    const { db, clock, signers } = this.deps;
+    const { signers } = this.deps;
     const funded = signers.length > 1 ? await this.deps.watch.payers(network) : signers;
     const candidates = (funded.length > 0 ? funded : signers).map((signer) => signer.relayer);
-    // The node calls that need no nonce are made before one is taken: settlements take their account's
-    // sequence one at a time, so whatever is done holding it is done twenty times over at twenty payers.
+    // The node calls that need no nonce are made before one is taken: whatever is done holding an
+    // account's sequence, every other settlement of that account waits for.
     // With one account, its pending count is read now too: a count read early is at most lower than the
     // one under the lock, and the stored sequence covers what was signed meanwhile.
     const only = candidates.length === 1 ? this.signer(candidates[0]!)! : undefined;
@@ -78,29 +81,9 @@ export class SettlementSender {
       signers[0]!.priceSettlement(network, authorization, signature),
       only?.pendingNonce(network),
     ]);
-    let turns = this.signing.get(network.chainId);
-    if (!turns) this.signing.set(network.chainId, (turns = new Turns(signers.length)));
-    const signed = await turns.run(() =>
-      db.transaction().execute(async (trx) => {
-        const { relayer, nonces } = await lockRelayerNonces(trx, network.chainId, candidates);
-        const instead = await keeper.superseded(trx);
-        if (instead !== undefined) return { value: instead, raw: undefined };
-        const signer = this.signer(relayer)!;
-        // With one candidate, the account locked is the one whose count was read early.
-        const onChain = early ?? (await signer.pendingNonce(network));
-        const next = nextRelayerNonce(nonces, onChain, clock.now());
-        const settlement = await signer.signSettlement(
-          network,
-          authorization,
-          signature,
-          next.nonce,
-          this.feeCap(network),
-          price,
-        );
-        await saveRelayerNonces(trx, network.chainId, relayer, next.stored);
-        return { value: await keeper.keep(trx, settlement), raw: settlement.raw };
-      }),
-    );
+    const answer = await this.signingOf(network, candidates).submit({ authorization, signature, keeper, price, early });
+    if ('failed' in answer) throw answer.failed;
+    const signed = answer.signed as Signed<T>;
     this.deps.watch.noteSettlement(network);
     if (signed.raw) await signers[0]!.broadcast(network, signed.raw);
     return signed.value;
@@ -191,6 +174,95 @@ export class SettlementSender {
     return counts;
   }
 
+  /** The signing batches of the settlements on `network` that may take one of `candidates`. */
+  private signingOf(network: Network, candidates: readonly string[]): Batcher<SigningRequest, SigningAnswer> {
+    const key = `${network.chainId} ${candidates.join(',')}`;
+    let batches = this.signing.get(key);
+    if (!batches) {
+      batches = new Batcher((requests) => this.signBatch(network, candidates, requests), {
+        concurrency: this.deps.signers.length,
+        maxBatch: MOST_SIGNED_TOGETHER,
+      });
+      this.signing.set(key, batches);
+    }
+    return batches;
+  }
+
+  /**
+   * Signs a batch in one transaction; should that fail, each alone, one after another, so that each
+   * fails or succeeds on its own as if it had never been batched.
+   */
+  private async signBatch(
+    network: Network,
+    candidates: readonly string[],
+    requests: SigningRequest[],
+  ): Promise<SigningAnswer[]> {
+    if (requests.length > 1) {
+      const together = await this.signTogether(network, candidates, requests).catch(() => undefined);
+      if (together) return together.map((signed) => ({ signed }));
+    }
+    const answers: SigningAnswer[] = [];
+    for (const request of requests)
+      answers.push(
+        await this.signTogether(network, candidates, [request]).then(
+          ([signed]) => ({ signed: signed! }),
+          (failed: unknown) => ({ failed }),
+        ),
+      );
+    return answers;
+  }
+
+  /**
+   * Signs `requests` with consecutive nonces of one account and keeps their bytes, in one transaction
+   * under the lock of the account's nonce sequence (shared by every process). The statements of the
+   * settlements go out at once (each a wave: checks, then keeps) on a pipelined connection.
+   */
+  private signTogether(
+    network: Network,
+    candidates: readonly string[],
+    requests: readonly SigningRequest[],
+  ): Promise<Signed<unknown>[]> {
+    const { db, clock } = this.deps;
+    const pipelined = pipelinedTransactionsOf(db);
+    const inTransaction = <R>(body: (trx: Executor) => Promise<R>) =>
+      pipelined ? pipelined.run(body) : db.transaction().execute(body);
+    return inTransaction(async (trx) => {
+      const { relayer, nonces } = await lockRelayerNonces(trx, network.chainId, candidates);
+      const instead = await allOrFirstFailure(requests.map((request) => request.keeper.superseded(trx)));
+      const wanted = requests.filter((_, index) => instead[index] === undefined);
+      if (wanted.length === 0) return instead.map((value) => ({ value, raw: undefined }));
+      const signer = this.signer(relayer)!;
+      // With one candidate, the account locked is the one whose count was read early: the highest read.
+      const early = wanted.map((request) => request.early);
+      const onChain = early.every((count) => count !== undefined)
+        ? Math.max(...early)
+        : await signer.pendingNonce(network);
+      let sequence = nonces;
+      const settlements: (SignedSettlement | undefined)[] = [];
+      for (const [index, request] of requests.entries()) {
+        if (instead[index] !== undefined) continue;
+        const next = nextRelayerNonce(sequence, onChain, clock.now());
+        sequence = next.stored;
+        settlements[index] = await signer.signSettlement(
+          network,
+          request.authorization,
+          request.signature,
+          next.nonce,
+          this.feeCap(network),
+          request.price,
+        );
+      }
+      const [, ...kept] = await allOrFirstFailure<unknown>([
+        saveRelayerNonces(trx, network.chainId, relayer, sequence),
+        ...requests.map((request, index) => {
+          const settlement = settlements[index];
+          return settlement ? request.keeper.keep(trx, settlement) : Promise.resolve(instead[index]);
+        }),
+      ]);
+      return requests.map((_, index) => ({ value: kept[index], raw: settlements[index]?.raw }));
+    });
+  }
+
   private signer(relayer: string): ChainPort | undefined {
     return this.deps.signers.find((signer) => signer.relayer === relayer);
   }
@@ -208,6 +280,27 @@ export class SettlementSender {
     return gweiToWei(network.maxFeePerGasGwei ?? this.deps.maxFeePerGasGwei);
   }
 }
+
+/** At most this many settlements are signed in one transaction. */
+const MOST_SIGNED_TOGETHER = 64;
+
+/** A settlement waiting to be signed, with what was read for it before any lock. */
+interface SigningRequest {
+  readonly authorization: TransferAuthorization;
+  readonly signature: `0x${string}`;
+  readonly keeper: SettlementKeeper<unknown>;
+  readonly price: SettlementPrice;
+  /** The account's pending count read early, with one account to choose from. */
+  readonly early: number | undefined;
+}
+
+/** What the signing gave: the keeper's answer and the bytes to send (none when superseded). */
+interface Signed<T> {
+  readonly value: T;
+  readonly raw: `0x${string}` | undefined;
+}
+
+type SigningAnswer = { readonly signed: Signed<unknown> } | { readonly failed: unknown };
 
 /** The relayer cannot pay the gas of a settlement on the network: pay by plain transfer, or later. */
 export function relayerUnfunded(network: string): AppError {
