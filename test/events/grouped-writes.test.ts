@@ -165,6 +165,30 @@ describe('GroupedWrites', () => {
     expect(transactionOf('g1')).not.toBe(transactionOf('g3'));
   });
 
+  it('gathers the use cases that come one by one while a group is written, when asked to', async () => {
+    const gathering = new GroupedWrites<Item>({
+      db,
+      log: { info: () => {}, warn: () => {} } as never,
+      write: writeItem,
+      lockOrder: (item) => item.mark,
+      gatherWhileWriting: true,
+    });
+    const { promise: hold, release } = deferred();
+    const first = gathering.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark: 'h1', hold });
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Two turns apart: each would be a group of its own if nothing were being written.
+    const second = gathering.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark: 'h2' });
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    const third = gathering.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark: 'h3' });
+    release();
+    await Promise.all([first, second, third]);
+
+    expect(transactionOf('h2')).toBe(transactionOf('h3'));
+    expect(transactionOf('h1')).not.toBe(transactionOf('h2'));
+  });
+
   it('waits for the use cases `more` says are on their way, but not for ever', async () => {
     let coming = true;
     const waiting = new GroupedWrites<Item>({

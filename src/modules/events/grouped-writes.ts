@@ -45,6 +45,12 @@ export interface GroupedWritesOptions<Item, Prepared> {
   readonly rowsOf?: (item: Item) => string;
   /** Where groups are written: each wave of statements of its use cases in one round trip. */
   readonly pipelined?: PipelinedTransactions;
+  /**
+   * A group that forms while an earlier one of its workspace is being written waits for that one to
+   * commit (at most MOST_WAIT_MS), taking in what comes meanwhile: for use cases that arrive one by one
+   * and would wait for that commit anyway, on the workspace's event counter (e.g. new payments).
+   */
+  readonly gatherWhileWriting?: boolean;
 }
 
 /**
@@ -63,6 +69,8 @@ export interface GroupedWritesOptions<Item, Prepared> {
  */
 export class GroupedWrites<Item, Prepared = undefined> {
   private readonly forming = new Map<string, Waiting<Item>[]>();
+  /** How many groups of each workspace are being written now. */
+  private readonly writing = new Map<string, number>();
 
   constructor(private readonly options: GroupedWritesOptions<Item, Prepared>) {}
 
@@ -75,10 +83,15 @@ export class GroupedWrites<Item, Prepared = undefined> {
       this.forming.set(workspaceId, next);
       const until = performance.now() + MOST_WAIT_MS;
       const close = () => {
-        if (this.options.more?.() && performance.now() < until && next.length < MOST_IN_A_GROUP)
-          return void setTimeout(close, 1);
+        const more = this.options.more?.() || (this.options.gatherWhileWriting && this.writing.has(workspaceId));
+        if (more && performance.now() < until && next.length < MOST_IN_A_GROUP) return void setTimeout(close, 1);
         if (this.forming.get(workspaceId) === next) this.forming.delete(workspaceId);
-        void this.writeGroup(next);
+        this.writing.set(workspaceId, (this.writing.get(workspaceId) ?? 0) + 1);
+        void this.writeGroup(next).finally(() => {
+          const left = this.writing.get(workspaceId)! - 1;
+          if (left > 0) this.writing.set(workspaceId, left);
+          else this.writing.delete(workspaceId);
+        });
       };
       setImmediate(close);
     });

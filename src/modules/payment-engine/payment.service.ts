@@ -112,6 +112,8 @@ const MAX_LOOK_INTERVAL_SECONDS = 15;
 export class PaymentService {
   private readonly orders: Orders;
   private readonly outcomes: GroupedWrites<{ intent: PaymentIntent; outcome: Outcome; at: Date }, LockedRows>;
+  /** New payments of a workspace, begun together (beginIntent). */
+  private readonly beginnings: GroupedWrites<Beginning>;
   /** Settlements looking at the chain for their block, and outcomes waiting to be written (`outcomes`). */
   private looking = 0;
   private finishing = 0;
@@ -121,6 +123,19 @@ export class PaymentService {
 
   constructor(private readonly deps: PaymentServiceDeps) {
     this.orders = new Orders(deps.orders, deps.clock);
+    const pipelined = pipelinedTransactionsOf(deps.db);
+    // Payments of different invoices touch different rows; credit purchases all credit the workspace.
+    const rowsOf = (order: OrderRef) => (order.kind === 'invoice' ? `invoice ${order.id}` : order.kind);
+    this.beginnings = new GroupedWrites({
+      db: deps.db,
+      log: deps.log,
+      write: (trx, writes, beginning) => this.begin(trx, writes, beginning),
+      lockOrder: ({ order, intentId }) => `${order.ref.kind} ${order.ref.id} ${intentId}`,
+      rowsOf: ({ order }) => rowsOf(order.ref),
+      pipelined,
+      // Twenty payers pay within milliseconds of each other, each beginning on the workspace's counter.
+      gatherWhileWriting: true,
+    });
     this.outcomes = new GroupedWrites({
       db: deps.db,
       log: deps.log,
@@ -130,9 +145,8 @@ export class PaymentService {
       lockOrder: ({ intent }) => `${intent.order.kind} ${intent.order.id} ${intent.id}`,
       // A block wakes its settlements at once, and their outcomes come within milliseconds of each other.
       more: () => this.looking > this.finishing,
-      // The payments of different invoices touch different rows; credit purchases all credit the workspace.
-      rowsOf: ({ intent }) => (intent.order.kind === 'invoice' ? `invoice ${intent.order.id}` : intent.order.kind),
-      pipelined: pipelinedTransactionsOf(deps.db),
+      rowsOf: ({ intent }) => rowsOf(intent.order),
+      pipelined,
     });
   }
 
@@ -687,57 +701,70 @@ export class PaymentService {
     };
   }
 
-  /** Starts settling an authorization: the order to processing, the intent and its event, its job — one transaction. */
+  /**
+   * Starts settling an authorization: the order to processing, the intent and its event, its job — one
+   * transaction, shared with the other payments of the workspace that begin meanwhile (`beginnings`).
+   */
   private async beginIntent(
     workspaceId: WorkspaceId,
     order: PayableOrder,
     network: Network,
-    attempt: Pick<PaymentIntent, 'method' | 'payer' | 'authorization' | 'txHash'> & {
-      paymentIdentifier?: string | null;
-    },
+    attempt: Beginning['attempt'],
     jobKind: string,
   ): Promise<PaymentIntent> {
-    const at = this.deps.clock.now();
-    const intentId = newPaymentIntentId();
-    return this.transact(async (trx, writes) => {
-      const taken = await this.orders.apply(
-        trx,
-        workspaceId,
-        order.ref,
-        { type: 'begin_payment', startedAt: at },
-        at,
-        writes,
+    const beginning: Beginning = {
+      workspaceId,
+      order,
+      network,
+      attempt,
+      jobKind,
+      at: this.deps.clock.now(),
+      intentId: newPaymentIntentId(),
+    };
+    await this.beginnings.write(workspaceId, beginning);
+    return beginning.begun!;
+  }
+
+  /** One payment's beginning (beginIntent), in the caller's transaction; its event joins `writes`. */
+  private async begin(trx: Executor, writes: WorkspaceWrites, beginning: Beginning): Promise<void> {
+    const { workspaceId, order, network, attempt, jobKind, at, intentId } = beginning;
+    const taken = await this.orders.apply(
+      trx,
+      workspaceId,
+      order.ref,
+      { type: 'begin_payment', startedAt: at },
+      at,
+      writes,
+    );
+    if (!taken.ok && taken.code !== 'noop')
+      throw new AppError(
+        taken.code as ErrorCode,
+        `The ${order.ref.kind === 'invoice' ? 'invoice' : 'credit purchase'} cannot take a payment now (${taken.code.replace(/^(invoice|purchase)_/, '').replaceAll('_', ' ')}).`,
       );
-      if (!taken.ok && taken.code !== 'noop')
-        throw new AppError(
-          taken.code as ErrorCode,
-          `The ${order.ref.kind === 'invoice' ? 'invoice' : 'credit purchase'} cannot take a payment now (${taken.code.replace(/^(invoice|purchase)_/, '').replaceAll('_', ' ')}).`,
-        );
-      if (attempt.authorization) {
-        const key = authorizationKey(network.name, attempt.authorization.authorization);
-        const bound = await bindAuthorization(trx, key, workspaceId, order.ref);
-        if (bound.workspaceId !== workspaceId || !sameOrder(bound.order, order.ref))
-          refuse(FOR_ANOTHER_ORDER, 'authorized_for_another_order');
-      }
-      await insertIntent(trx, {
-        ...attempt,
-        workspaceId,
-        id: intentId,
-        order: order.ref,
-        status: 'processing',
-        network: network.name,
-        amount: order.amount,
-        payTo: order.payTo,
-        linkVersion: order.linkVersion,
-        submittedAt: at,
-        foundAt: at,
-        holdsOrder: true,
-      });
-      const stored = (await findIntent(trx, workspaceId, intentId))!;
-      await this.recordIntentEvent(trx, writes, stored, 'payment_intent.processing', at);
-      await enqueueJob(trx, { kind: jobKind, workspaceId, payload: { intentId }, uniqueKey: intentId });
-      return stored;
+    if (attempt.authorization) {
+      const key = authorizationKey(network.name, attempt.authorization.authorization);
+      const bound = await bindAuthorization(trx, key, workspaceId, order.ref);
+      if (bound.workspaceId !== workspaceId || !sameOrder(bound.order, order.ref))
+        refuse(FOR_ANOTHER_ORDER, 'authorized_for_another_order');
+    }
+    await insertIntent(trx, {
+      ...attempt,
+      workspaceId,
+      id: intentId,
+      order: order.ref,
+      status: 'processing',
+      network: network.name,
+      amount: order.amount,
+      payTo: order.payTo,
+      linkVersion: order.linkVersion,
+      submittedAt: at,
+      foundAt: at,
+      holdsOrder: true,
     });
+    const stored = (await findIntent(trx, workspaceId, intentId))!;
+    await this.recordIntentEvent(trx, writes, stored, 'payment_intent.processing', at);
+    await enqueueJob(trx, { kind: jobKind, workspaceId, payload: { intentId }, uniqueKey: intentId });
+    beginning.begun = stored;
   }
 
   /** A submitted transfer that pays the order was found in a block: announce it and hold the order. */
@@ -964,6 +991,20 @@ export class PaymentService {
     if (!network) throw new Error(`network ${name} is not configured any more`);
     return network;
   }
+}
+
+/** A payment to begin (beginIntent), and what it began once written. */
+interface Beginning {
+  readonly workspaceId: WorkspaceId;
+  readonly order: PayableOrder;
+  readonly network: Network;
+  readonly attempt: Pick<PaymentIntent, 'method' | 'payer' | 'authorization' | 'txHash'> & {
+    paymentIdentifier?: string | null;
+  };
+  readonly jobKind: string;
+  readonly at: Date;
+  readonly intentId: PaymentIntentId;
+  begun?: PaymentIntent;
 }
 
 /** How a processing intent ends: failed with its reason, or paid by a transfer in a block. */
