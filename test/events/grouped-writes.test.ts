@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { pipelinedTransactionsOf, type Executor } from '../../src/db/database.js';
-import { GroupedWrites, type WorkspaceWrites } from '../../src/modules/events/index.js';
+import { GroupedWrites, type GroupedWritesOptions, type WorkspaceWrites } from '../../src/modules/events/index.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, merchant } from '../support/app.js';
 import { deferred } from '../support/deferred.js';
@@ -36,12 +36,17 @@ async function writeItem(trx: Executor, writes: WorkspaceWrites, item: Item): Pr
   });
 }
 
-const group = new GroupedWrites<Item>({
-  db,
-  log: { info: () => {}, warn: () => {} } as never,
-  write: writeItem,
-  lockOrder: (item) => item.mark,
-});
+/** Groups of `Item`s written by writeItem in mark order, with `options` of their own. */
+const groupedWrites = (options: Partial<GroupedWritesOptions<Item, undefined>> = {}) =>
+  new GroupedWrites<Item>({
+    db,
+    log: { info: () => {}, warn: () => {} } as never,
+    write: writeItem,
+    lockOrder: (item) => item.mark,
+    ...options,
+  });
+
+const group = groupedWrites();
 
 const write = (item: Item) => group.write(item.workspaceId, item);
 
@@ -119,11 +124,7 @@ describe('GroupedWrites', () => {
   });
 
   it('writes use cases of different rows at once on a pipelined connection, those of the same rows in lock order', async () => {
-    const atOnce = new GroupedWrites<Item>({
-      db,
-      log: { info: () => {}, warn: () => {} } as never,
-      write: writeItem,
-      lockOrder: (item) => item.mark,
+    const atOnce = groupedWrites({
       // The letter after `f` names the rows: f1a and f3a share theirs.
       rowsOf: (item) => item.mark.slice(2),
       pipelined: pipelinedTransactionsOf(db)!,
@@ -146,11 +147,7 @@ describe('GroupedWrites', () => {
   });
 
   it('writes a failed pipelined group again one use case a transaction', async () => {
-    const atOnce = new GroupedWrites<Item>({
-      db,
-      log: { info: () => {}, warn: () => {} } as never,
-      write: writeItem,
-      lockOrder: (item) => item.mark,
+    const atOnce = groupedWrites({
       rowsOf: (item) => item.mark,
       pipelined: pipelinedTransactionsOf(db)!,
     });
@@ -166,11 +163,7 @@ describe('GroupedWrites', () => {
   });
 
   it('gathers the use cases that come one by one while a group is written, when asked to', async () => {
-    const gathering = new GroupedWrites<Item>({
-      db,
-      log: { info: () => {}, warn: () => {} } as never,
-      write: writeItem,
-      lockOrder: (item) => item.mark,
+    const gathering = groupedWrites({
       gatherWhileWriting: true,
     });
     const { promise: hold, release } = deferred();
@@ -191,11 +184,7 @@ describe('GroupedWrites', () => {
 
   it('waits for the use cases `more` says are on their way, but not for ever', async () => {
     let coming = true;
-    const waiting = new GroupedWrites<Item>({
-      db,
-      log: { info: () => {}, warn: () => {} } as never,
-      write: writeItem,
-      lockOrder: (item) => item.mark,
+    const waiting = groupedWrites({
       more: () => coming,
     });
     const first = waiting.write(shop.workspaceId, { workspaceId: shop.workspaceId, mark: 'e1' });

@@ -1,14 +1,9 @@
 import { sql } from 'kysely';
 import { parseTransaction, type TransactionSerialized } from 'viem';
 import { expect, it } from 'vitest';
-import type { InvoiceId } from '../../src/modules/invoices/invoice.js';
-import { invoiceOrder } from '../../src/modules/payment-engine/order.js';
-import type { PaymentIntentId } from '../../src/modules/payment-engine/payment-intent.js';
-import { decodePaymentHeader } from '../../src/modules/x402/x402.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createControlledChain } from '../support/controlled-chain.js';
-import { openShop, paymentState, startPayingApp } from '../support/paying-app.js';
-import { signPaymentHeader } from '../support/x402.js';
+import { openShop, paymentState, startPayingApp, submittedX402Payments } from '../support/paying-app.js';
 
 // One relayer account. No worker: the test runs the settlement jobs itself, all at once.
 const chain = await createControlledChain({ confirmations: 1 });
@@ -17,23 +12,11 @@ const paying = await startPayingApp({ networks: chain.networks, chain: chain.cha
 it('settlements that come while one is signed are signed together: consecutive nonces, one transaction, each paid once', async () => {
   const shop = await openShop(paying);
   const workspaceId = shop.workspaceId as WorkspaceId;
-  const payments: { intentId: PaymentIntentId; invoiceId: string; payer: `0x${string}` }[] = [];
-  // One after another: funding the payers sends from one minting account, whose nonces must not collide.
-  for (let index = 0; index < 6; index += 1) {
-    const invoice = await shop.invoice('1');
-    const payer = await chain.payer(1_000_000n);
-    const submission = decodePaymentHeader(await signPaymentHeader(payer, invoice.payUrl), 2);
-    if (typeof submission === 'string') throw new Error(submission);
-    const intent = await paying.services.payments.submitAuthorization(
-      workspaceId,
-      invoiceOrder(invoice.id as InvoiceId),
-      submission,
-    );
-    payments.push({ intentId: intent.id, invoiceId: invoice.id, payer: payer.address });
-  }
+  const amounts = Array.from({ length: 6 }, () => '1');
+  const payments = await submittedX402Payments(paying, shop, () => chain.payer(1_000_000n), amounts);
   const settleAll = () =>
     Promise.all(
-      payments.map((payment) => paying.services.payments.settle(workspaceId, payment.intentId).catch(() => {})),
+      payments.map((payment) => paying.services.payments.settle(workspaceId, payment.intent.id).catch(() => {})),
     );
   await chain.setAutomine(false);
   const before = await chain.transactionCount(chain.relayer);
@@ -42,7 +25,7 @@ it('settlements that come while one is signed are signed together: consecutive n
   // Each intent keeps the bytes it was signed with; the transaction that kept them is its row's xmin.
   const { rows } = await sql<{ settlement_raw: string; kept_by: string }>`
     SELECT settlement_raw, xmin::text AS kept_by FROM payment_intents
-     WHERE id = ANY(${payments.map((payment) => payment.intentId)})`.execute(paying.database.db);
+     WHERE id = ANY(${payments.map((payment) => payment.intent.id)})`.execute(paying.database.db);
   const nonces = rows
     .map((row) => parseTransaction(row.settlement_raw as TransactionSerialized).nonce!)
     .sort((a, b) => a - b);
@@ -54,12 +37,10 @@ it('settlements that come while one is signed are signed together: consecutive n
   await chain.mine(1);
   await settleAll();
   for (const payment of payments)
-    expect(
-      await paymentState(paying, chain.rpcUrl, payment.invoiceId, [payment.payer, shop.wallet.address]),
-    ).toMatchObject({
+    expect(await paymentState(paying, chain.rpcUrl, payment.invoice.id, [shop.wallet.address])).toMatchObject({
       status: 'paid',
       intents: [{ status: 'succeeded' }],
-      balances: [0n, 6_000_000n],
+      balances: [6_000_000n],
     });
   await chain.setAutomine(true);
 });

@@ -11,7 +11,7 @@ export {
 } from './event.js';
 export { append, findWebhookEvent } from './event.repo.js';
 export { WorkspaceWrites, type LateWrites } from './workspace-writes.js';
-export { GroupedWrites } from './grouped-writes.js';
+export { GroupedWrites, type GroupedWritesOptions } from './grouped-writes.js';
 export { EVENT_RETENTION_JOB } from './change-feed.jobs.js';
 export { EVENT_EXAMPLES, EXAMPLE_WORKSPACE_ID } from './event.examples.js';
 export { eventsModule } from './events.module.js';
