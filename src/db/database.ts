@@ -60,7 +60,12 @@ export function pipelineOf(db: Db): Pipeline | undefined {
   return pipelines.get(db);
 }
 
-/** The pipelined transactions of the database `db` was opened on (openDatabase); none for a Kysely made elsewhere. */
-export function pipelinedTransactionsOf(db: Db): PipelinedTransactions | undefined {
-  return pipelinedTransactions.get(db);
+/**
+ * `body` in one transaction on the pipelined connections of the database `db` was opened on
+ * (openDatabase; its parts may send statements at once), or in a plain transaction of `db` for a Kysely
+ * made elsewhere.
+ */
+export function pipelinedTransaction<T>(db: Db, body: (trx: Executor) => Promise<T>): Promise<T> {
+  const pipelined = pipelinedTransactions.get(db);
+  return pipelined ? pipelined.run(body) : db.transaction().execute(body);
 }

@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
-import { pipelinedTransactionsOf, type Executor } from '../../src/db/database.js';
+import { pipelinedTransaction, type Executor } from '../../src/db/database.js';
 import { PipelinedTransactions } from '../../src/db/pipelined-transactions.js';
 import { createTestDatabase } from '../support/database.js';
 import { deferred } from '../support/deferred.js';
 
 const database = await createTestDatabase();
-const transactions = pipelinedTransactionsOf(database.db)!;
+/** The transactions of the database's own pipelined connections. */
+const transactions = { run: <T>(work: (trx: Executor) => Promise<T>) => pipelinedTransaction(database.db, work) };
 await sql`CREATE TABLE pipelined_log (n integer PRIMARY KEY, tx text NOT NULL)`.execute(database.db);
 
 const insert = async (trx: Executor, n: number) =>

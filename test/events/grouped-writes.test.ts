@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { pipelinedTransactionsOf, type Executor } from '../../src/db/database.js';
+import type { Executor } from '../../src/db/database.js';
 import { GroupedWrites, type GroupedWritesOptions, type WorkspaceWrites } from '../../src/modules/events/index.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, merchant } from '../support/app.js';
@@ -127,7 +127,7 @@ describe('GroupedWrites', () => {
     const atOnce = groupedWrites({
       // The letter after `f` names the rows: f1a and f3a share theirs.
       rowsOf: (item) => item.mark.slice(2),
-      pipelined: pipelinedTransactionsOf(db)!,
+      pipelined: true,
     });
     const { promise: hold, release } = deferred();
     const writing = Promise.all([
@@ -149,7 +149,7 @@ describe('GroupedWrites', () => {
   it('writes a failed pipelined group again one use case a transaction', async () => {
     const atOnce = groupedWrites({
       rowsOf: (item) => item.mark,
-      pipelined: pipelinedTransactionsOf(db)!,
+      pipelined: true,
     });
     const results = await Promise.allSettled(
       ['g1', 'g2', 'g3'].map((mark) =>

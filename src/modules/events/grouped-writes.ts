@@ -1,5 +1,5 @@
-import type { Db, Executor } from '../../db/database.js';
-import { allOrFirstFailure, type PipelinedTransactions } from '../../db/pipelined-transactions.js';
+import { pipelinedTransaction, type Db, type Executor } from '../../db/database.js';
+import { allOrFirstFailure } from '../../db/pipelined-transactions.js';
 import type { LogTarget } from '../../shared/operator-log.js';
 import { WorkspaceWrites } from './workspace-writes.js';
 
@@ -43,8 +43,8 @@ export interface GroupedWritesOptions<Item, Prepared> {
    * so on `pipelined` connections their statements go out together. Without it, one after another.
    */
   readonly rowsOf?: (item: Item) => string;
-  /** Where groups are written: each wave of statements of its use cases in one round trip. */
-  readonly pipelined?: PipelinedTransactions;
+  /** Groups are written on `db`'s pipelined connections: each wave of their statements in one round trip. */
+  readonly pipelined?: boolean;
   /**
    * A group that forms while an earlier one of its workspace is being written waits for that one to
    * commit (at most MOST_WAIT_MS), taking in what comes meanwhile: for use cases that arrive one by one
@@ -113,7 +113,7 @@ export class GroupedWrites<Item, Prepared = undefined> {
             }),
           );
         },
-        pipelined && ((body) => pipelined.run(body)),
+        pipelined ? (body) => pipelinedTransaction(db, body) : undefined,
       ).then(
         () => true,
         () => false,

@@ -25,7 +25,7 @@ export interface LateWrites<Item> {
 export class WorkspaceWrites {
   /**
    * `work` in one transaction, with its writes written last and told to `log` once committed. `begin`
-   * runs the transaction: by default one of `db`'s (e.g. a pipelined one instead, PipelinedTransactions).
+   * runs the transaction: by default one of `db`'s (or a pipelined one, `pipelinedTransaction`).
    */
   static async transaction<T>(
     db: Db,

@@ -1,6 +1,6 @@
 import { keccak256 } from 'viem';
 import { blockSeconds, type Network } from '../../chain/networks.js';
-import { pipelinedTransactionsOf, type Db, type Executor } from '../../db/database.js';
+import type { Db, Executor } from '../../db/database.js';
 import { RetryLater, enqueueJob, type JobLogger } from '../../jobs/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError, type ErrorCode } from '../../shared/errors.js';
@@ -123,7 +123,6 @@ export class PaymentService {
 
   constructor(private readonly deps: PaymentServiceDeps) {
     this.orders = new Orders(deps.orders, deps.clock);
-    const pipelined = pipelinedTransactionsOf(deps.db);
     // Payments of different invoices touch different rows; credit purchases all credit the workspace.
     const rowsOf = (order: OrderRef) => (order.kind === 'invoice' ? `invoice ${order.id}` : order.kind);
     this.beginnings = new GroupedWrites({
@@ -132,7 +131,7 @@ export class PaymentService {
       write: (trx, writes, beginning) => this.begin(trx, writes, beginning),
       lockOrder: ({ order, intentId }) => `${order.ref.kind} ${order.ref.id} ${intentId}`,
       rowsOf: ({ order }) => rowsOf(order.ref),
-      pipelined,
+      pipelined: true,
       // Twenty payers pay within milliseconds of each other, each beginning on the workspace's counter.
       gatherWhileWriting: true,
     });
@@ -146,7 +145,7 @@ export class PaymentService {
       // A block wakes its settlements at once, and their outcomes come within milliseconds of each other.
       more: () => this.looking > this.finishing,
       rowsOf: ({ intent }) => rowsOf(intent.order),
-      pipelined,
+      pipelined: true,
     });
   }
 

@@ -1,7 +1,7 @@
 import { isAddressEqual, keccak256, recoverTransactionAddress, type TransactionSerialized } from 'viem';
 import type { ChainPort, SettlementPrice, SignedSettlement, TransferAuthorization } from '../../chain/chain-port.js';
 import type { Network } from '../../chain/networks.js';
-import { pipelinedTransactionsOf, type Db, type Executor } from '../../db/database.js';
+import { pipelinedTransaction, type Db, type Executor } from '../../db/database.js';
 import { allOrFirstFailure } from '../../db/pipelined-transactions.js';
 import { Batcher } from '../../shared/batcher.js';
 import type { Clock } from '../../shared/clock.js';
@@ -223,10 +223,7 @@ export class SettlementSender {
     requests: readonly SigningRequest[],
   ): Promise<Signed<unknown>[]> {
     const { db, clock } = this.deps;
-    const pipelined = pipelinedTransactionsOf(db);
-    const inTransaction = <R>(body: (trx: Executor) => Promise<R>) =>
-      pipelined ? pipelined.run(body) : db.transaction().execute(body);
-    return inTransaction(async (trx) => {
+    return pipelinedTransaction(db, async (trx) => {
       const { relayer, nonces } = await lockRelayerNonces(trx, network.chainId, candidates);
       const instead = await allOrFirstFailure(requests.map((request) => request.keeper.superseded(trx)));
       const wanted = requests.filter((_, index) => instead[index] === undefined);
