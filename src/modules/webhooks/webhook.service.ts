@@ -42,12 +42,17 @@ export class WebhookService {
   constructor(private readonly deps: WebhookServiceDeps) {}
 
   async view(workspaceId: WorkspaceId) {
-    const { db } = this.deps;
-    const [endpoint, deliveries, attempts] = await Promise.all([
-      findEndpoint(db, workspaceId),
-      repo.recentDeliveries(db, workspaceId, RECENT),
-      repo.recentAttempts(db, workspaceId, RECENT),
-    ]);
+    // One snapshot for the three reads: an attempt recorded in between must not show a `succeeded`
+    // delivery beside attempts that do not yet hold the one that succeeded.
+    const { endpoint, deliveries, attempts } = await this.deps.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .setAccessMode('read only')
+      .execute(async (trx) => ({
+        endpoint: await findEndpoint(trx, workspaceId),
+        deliveries: await repo.recentDeliveries(trx, workspaceId, RECENT),
+        attempts: await repo.recentAttempts(trx, workspaceId, RECENT),
+      }));
     return {
       endpoint: endpoint?.url ?? null,
       enabled: endpoint?.enabled ?? false,
