@@ -68,3 +68,17 @@ export class BroadcastError extends Error {
     super(message, options);
   }
 }
+
+/**
+ * The settlement would revert: the token's own checks refuse it now (`reason` as simulateSettlement
+ * reports it: "nonce_already_used", "insufficient_balance"…). Not a node failure: sending it could only fail.
+ */
+export class SettlementWouldRevert extends Error {
+  override name = 'SettlementWouldRevert';
+  constructor(
+    readonly reason: string,
+    network: string,
+  ) {
+    super(`a settlement on ${network} would revert: ${reason}`);
+  }
+}

@@ -1,5 +1,8 @@
 import type { Network } from './networks.js';
 
+/** What priceSettlement throws for a settlement the token would refuse. */
+export { SettlementWouldRevert } from './chain-errors.js';
+
 /** An EIP-3009 TransferWithAuthorization as signed by a payer. Numbers are decimal strings. */
 export interface TransferAuthorization {
   readonly from: `0x${string}`;
@@ -123,7 +126,9 @@ export interface ChainPort {
   /**
    * What the relayer's transferWithAuthorization transaction takes: its gas (estimated, with headroom)
    * and the network's fees now. Node calls that do not depend on the nonce, so they are made before a
-   * nonce is taken (settlements hold their account's nonce sequence one at a time).
+   * nonce is taken (settlements hold their account's nonce sequence one at a time). The gas estimate
+   * runs the transfer: one that would revert throws SettlementWouldRevert, so pricing a settlement is
+   * also its last simulation.
    */
   priceSettlement(
     network: Network,

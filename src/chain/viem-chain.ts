@@ -22,7 +22,14 @@ import type {
   TransferAuthorization,
   TransferLog,
 } from './chain-port.js';
-import { BroadcastError, isAlreadyKnown, isNonceTaken, nodeMessage, revertReason } from './chain-errors.js';
+import {
+  BroadcastError,
+  SettlementWouldRevert,
+  isAlreadyKnown,
+  isNonceTaken,
+  nodeMessage,
+  revertReason,
+} from './chain-errors.js';
 import { blockMs, type Network } from './networks.js';
 import { headReceipts } from './head-receipts.js';
 import { createRpcClients, type RpcClients } from './rpc-clients.js';
@@ -120,9 +127,9 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
       client(network).estimateGas({ account: relayer.address, to: network.usdc, data }),
       fees(network),
     ]).catch((error: unknown) => {
-      throw new Error(`cannot sign a settlement on ${network.name}: ${revertReason(error) ?? nodeMessage(error)}`, {
-        cause: error,
-      });
+      const reason = revertReason(error);
+      if (reason !== undefined) throw new SettlementWouldRevert(reason, network.name);
+      throw new Error(`cannot sign a settlement on ${network.name}: ${nodeMessage(error)}`, { cause: error });
     });
     return {
       gas: (gas * GAS_HEADROOM_PERCENT) / 100n,

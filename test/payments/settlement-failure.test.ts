@@ -9,16 +9,20 @@ import { openShop, paymentState, startPayingApp } from '../support/paying-app.js
 import { bodyOf, decodeBase64Json, payV2 } from '../support/x402.js';
 
 const testChain = await createTestChain();
-/** Runs once before the settlement job simulates (the second simulation of an authorization; the first verifies it). */
+/** Runs once, before the next settlement is priced (its gas estimate runs the transfer). */
 let beforeSettlement: (() => Promise<void>) | undefined;
 const simulations = new Map<string, number>();
 const chain: ChainPort = {
   ...testChain.chain,
   async simulateSettlement(network, authorization, signature) {
-    const seen = (simulations.get(authorization.nonce) ?? 0) + 1;
-    simulations.set(authorization.nonce, seen);
-    if (seen === 2 && beforeSettlement) await beforeSettlement();
+    simulations.set(authorization.nonce, (simulations.get(authorization.nonce) ?? 0) + 1);
     return testChain.chain.simulateSettlement(network, authorization, signature);
+  },
+  async priceSettlement(network, authorization, signature) {
+    const run = beforeSettlement;
+    beforeSettlement = undefined;
+    await run?.();
+    return testChain.chain.priceSettlement(network, authorization, signature);
   },
 };
 const paying = await startPayingApp({ networks: testChain.networks, chain });
@@ -69,4 +73,6 @@ it('a payer who empties the wallet between verification and settlement: 402 with
     intents: [{ status: 'failed' }, { status: 'succeeded' }],
     balances: [0n, 2_000_000n],
   });
+  // Each authorization was simulated once, when it was verified: the settlement's gas estimate runs it again.
+  expect([...simulations.values()]).toEqual([1, 1]);
 });

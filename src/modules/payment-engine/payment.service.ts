@@ -9,7 +9,13 @@ import { formatUsdc } from '../../shared/money.js';
 import { isOrderNonce } from '../../shared/payment-request.js';
 import { GroupedWrites, WorkspaceWrites } from '../events/index.js';
 import type { LogTarget } from '../../shared/operator-log.js';
-import { blockOf, type ChainPort, type ChainTransfer, type ReceiptStatus } from '../../chain/chain-port.js';
+import {
+  SettlementWouldRevert,
+  blockOf,
+  type ChainPort,
+  type ChainTransfer,
+  type ReceiptStatus,
+} from '../../chain/chain-port.js';
 import { presentAttempt, type PaymentAttemptView } from './payment.present.js';
 import {
   heldByAnother,
@@ -477,18 +483,16 @@ export class PaymentService {
     let intent = await findIntent(this.deps.db, workspaceId, intentId);
     if (!intent || intent.status !== 'processing' || !intent.authorization) return;
     const network = this.networkNamed(intent.network);
-    const { authorization, signature } = intent.authorization;
+    const { authorization } = intent.authorization;
     let seen: ReceiptStatus | undefined;
     let sentNow = false;
     if (!intent.settlementRaw) {
       uncount();
-      const reason = await this.deps.chain.simulateSettlement(network, authorization, signature);
-      if (reason === 'nonce_already_used') return this.followAuthorizationUse(intent, network);
-      if (reason)
-        return this.finish(intent, {
-          failed: reason === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed',
-        });
-      intent = await this.deps.relayer.sender.signAndSend(network, authorization, signature, this.keeper(intent));
+      // Pricing the settlement runs it (its gas estimate): a transfer the token would now refuse is
+      // found there, with no simulation of its own.
+      const sent = await this.sendSettlement(intent, network);
+      if (!sent) return;
+      intent = sent;
       sentNow = true;
     } else {
       // Sent before: sent again only when the node does not know it (a lost broadcast, a block dropped by
@@ -503,8 +507,11 @@ export class PaymentService {
           // The stored transaction lost its nonce to another one, so it can never be mined: unless it
           // already was, sign the settlement again. The token still lets the authorization run only once.
           if (!isNonceTaken(error)) throw error;
-          if ((await this.deps.chain.receipt(network, intent.txHash!)).kind !== 'mined')
-            intent = await this.deps.relayer.sender.signAndSend(network, authorization, signature, this.keeper(intent));
+          if ((await this.deps.chain.receipt(network, intent.txHash!)).kind !== 'mined') {
+            const sent = await this.sendSettlement(intent, network);
+            if (!sent) return;
+            intent = sent;
+          }
         }
       }
     }
@@ -536,6 +543,26 @@ export class PaymentService {
     return this.finish(intent, {
       succeeded: { logIndex: transfer.logIndex, ...blockOf(receipt) },
     });
+  }
+
+  /**
+   * Signs, keeps and sends the intent's settlement. One the token would refuse now is not sent: an
+   * authorization used meanwhile is followed to the transaction that used it; any other refusal (the
+   * payer's balance moved away since verification…) ends the attempt: undefined then.
+   */
+  private async sendSettlement(intent: PaymentIntent, network: Network): Promise<PaymentIntent | undefined> {
+    const { authorization, signature } = intent.authorization!;
+    try {
+      return await this.deps.relayer.sender.signAndSend(network, authorization, signature, this.keeper(intent));
+    } catch (error) {
+      if (!(error instanceof SettlementWouldRevert)) throw error;
+      if (error.reason === 'nonce_already_used') await this.followAuthorizationUse(intent, network);
+      else
+        await this.finish(intent, {
+          failed: error.reason === 'insufficient_balance' ? 'insufficient_balance' : 'settlement_failed',
+        });
+      return undefined;
+    }
   }
 
   /**
