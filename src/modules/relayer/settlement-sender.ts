@@ -74,14 +74,8 @@ export class SettlementSender {
     const candidates = (funded.length > 0 ? funded : signers).map((signer) => signer.relayer);
     // The node calls that need no nonce are made before one is taken: whatever is done holding an
     // account's sequence, every other settlement of that account waits for.
-    // With one account, its pending count is read now too: a count read early is at most lower than the
-    // one under the lock, and the stored sequence covers what was signed meanwhile.
-    const only = candidates.length === 1 ? this.signer(candidates[0]!)! : undefined;
-    const [price, early] = await Promise.all([
-      signers[0]!.priceSettlement(network, authorization, signature),
-      only?.pendingNonce(network),
-    ]);
-    const answer = await this.signingOf(network, candidates).submit({ authorization, signature, keeper, price, early });
+    const price = await signers[0]!.priceSettlement(network, authorization, signature);
+    const answer = await this.signingOf(network, candidates).submit({ authorization, signature, keeper, price });
     if ('failed' in answer) throw answer.failed;
     const signed = answer.signed as Signed<T>;
     this.deps.watch.noteSettlement(network);
@@ -223,17 +217,17 @@ export class SettlementSender {
     requests: readonly SigningRequest[],
   ): Promise<Signed<unknown>[]> {
     const { db, clock } = this.deps;
+    // With one account to choose from, its pending count is read while its sequence is being locked and
+    // the settlements checked: once for the whole batch, and not after the lock is had.
+    const only = candidates.length === 1 ? this.signer(candidates[0]!) : undefined;
+    const counted = only?.pendingNonce(network);
+    counted?.catch(() => undefined);
     return pipelinedTransaction(db, async (trx) => {
       const { relayer, nonces } = await lockRelayerNonces(trx, network.chainId, candidates);
       const instead = await allOrFirstFailure(requests.map((request) => request.keeper.superseded(trx)));
-      const wanted = requests.filter((_, index) => instead[index] === undefined);
-      if (wanted.length === 0) return instead.map((value) => ({ value, raw: undefined }));
+      if (instead.every((value) => value !== undefined)) return instead.map((value) => ({ value, raw: undefined }));
       const signer = this.signer(relayer)!;
-      // With one candidate, the account locked is the one whose count was read early: the highest read.
-      const early = wanted.map((request) => request.early);
-      const onChain = early.every((count) => count !== undefined)
-        ? Math.max(...early)
-        : await signer.pendingNonce(network);
+      const onChain = await (counted ?? signer.pendingNonce(network));
       let sequence = nonces;
       const settlements: (SignedSettlement | undefined)[] = [];
       for (const [index, request] of requests.entries()) {
@@ -287,8 +281,6 @@ interface SigningRequest {
   readonly signature: `0x${string}`;
   readonly keeper: SettlementKeeper<unknown>;
   readonly price: SettlementPrice;
-  /** The account's pending count read early, with one account to choose from. */
-  readonly early: number | undefined;
 }
 
 /** What the signing gave: the keeper's answer and the bytes to send (none when superseded). */
