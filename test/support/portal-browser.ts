@@ -1,5 +1,3 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll } from 'vitest';
@@ -10,21 +8,13 @@ import { append } from '../../src/modules/events/index.js';
 import { systemClock } from '../../src/shared/clock.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import type { DemoWallet } from '../../src/web/demo-wallet/demo-wallet.js';
+import { freePort } from './free-port.js';
 import { createTestApp, newWallet, type TestApp } from './app.js';
 import { injectTestWallet } from './browser.js';
 
 export interface PortalApp extends TestApp {
   /** Where the app listens, and its PUBLIC_BASE_URL: the page's origin is the service's own. */
   readonly origin: string;
-}
-
-/** A port nothing listens on right now, from the kernel; the app binds it a moment later. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
+import { freePort } from './free-port.js';
+
+export { freePort };
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -18,17 +20,6 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
   /** SIGKILL, the way a crash or an OOM kill ends it. */
   kill9(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Runs `src/main/start.ts` as its own process, as `npm start` does, and waits until it is ready. */
