@@ -69,3 +69,12 @@ export function pipelinedTransaction<T>(db: Db, body: (trx: Executor) => Promise
   const pipelined = pipelinedTransactions.get(db);
   return pipelined ? pipelined.run(body) : db.transaction().execute(body);
 }
+
+/**
+ * `read` in one read-only REPEATABLE READ transaction: its queries see the database as one moment left
+ * it. For an answer made of several reads of rows that are written together (an intent and the purchase
+ * it pays, a delivery and its attempts), so that it never pairs a row before a write with one after it.
+ */
+export function inOneSnapshot<T>(db: Db, read: (trx: Executor) => Promise<T>): Promise<T> {
+  return db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(read);
+}

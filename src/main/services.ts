@@ -160,7 +160,7 @@ export function createServices(
     ...base,
     networks,
     // The engine pays purchases and the purchases show its attempts: each knows the other only through this.
-    attempts: (workspaceId, purchaseIds) => payments.purchaseAttempts(workspaceId, purchaseIds),
+    attempts: (db, workspaceId, purchaseIds) => payments.purchaseAttempts(db, workspaceId, purchaseIds),
   });
   const relayer = relayerModule({ ...base, signers: chain.signers ?? [chain.chain], networks });
   const engine = paymentEngineModule({

@@ -1,6 +1,6 @@
 import { getAddress } from 'viem';
 import type { Network } from '../../chain/networks.js';
-import type { Db } from '../../db/database.js';
+import { inOneSnapshot, type Db } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
@@ -46,17 +46,16 @@ export class CheckoutService {
   async details(workspaceId: WorkspaceId, invoiceId: InvoiceId) {
     // One snapshot for the three reads: a verification committing in between must not show a
     // `processing` invoice next to the `failed` attempt that reopened it.
-    const { invoice, workspace, endpoint, numbered, latest, succeeded } = await this.deps.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .setAccessMode('read only')
-      .execute(async (trx) => ({
+    const { invoice, workspace, endpoint, numbered, latest, succeeded } = await inOneSnapshot(
+      this.deps.db,
+      async (trx) => ({
         invoice: await findInvoice(trx, workspaceId, invoiceId),
         workspace: await findWorkspace(trx, workspaceId),
         endpoint: await findEndpoint(trx, workspaceId),
         numbered: await findReceipt(trx, workspaceId, invoiceId),
         ...(await this.deps.payments.attemptsOf(trx, workspaceId, invoiceOrder(invoiceId))),
-      }));
+      }),
+    );
     if (!invoice || !workspace) throw notFound();
     const now = this.deps.clock.now();
     const status = effectiveStatus(invoice, now);

@@ -1,6 +1,6 @@
 import type { Network } from '../../chain/networks.js';
 import type { CreditPackage } from '../../config/config.js';
-import type { Db, Executor } from '../../db/database.js';
+import { inOneSnapshot, type Db, type Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { walletAddress, type WorkspaceId } from '../../shared/ids.js';
@@ -37,8 +37,9 @@ export interface CreditPurchaseServiceDeps {
   readonly operatorWallet: string | undefined;
   readonly networks: readonly Network[];
   readonly publicBaseUrl: URL;
-  /** The payment engine's latest attempt at each of these purchases (those without one are absent). */
+  /** The payment engine's latest attempt at each of these purchases (those without one are absent), read on `db`. */
   readonly attempts: (
+    db: Executor,
     workspaceId: WorkspaceId,
     purchaseIds: readonly CreditPurchaseId[],
   ) => Promise<ReadonlyMap<CreditPurchaseId, PurchaseAttempt>>;
@@ -115,14 +116,20 @@ export class CreditPurchaseService {
         'This Idempotency-Key was used with a different request body. Use a new key for a new purchase.',
       );
     }
-    return { purchase: (await this.present(workspaceId, [outcome.made]))[0]!, replayed: outcome.kind === 'replay' };
+    return {
+      purchase: (await this.present(this.deps.db, workspaceId, [outcome.made]))[0]!,
+      replayed: outcome.kind === 'replay',
+    };
   }
 
   async get(workspaceId: WorkspaceId, purchaseId: CreditPurchaseId): Promise<CreditPurchaseView> {
     this.operatorWallet();
-    const purchase = await findPurchase(this.deps.db, workspaceId, purchaseId);
-    if (!purchase) throw new AppError('not_found', 'No such credit purchase in this workspace.');
-    return (await this.present(workspaceId, [purchase]))[0]!;
+    const [view] = await inOneSnapshot(this.deps.db, async (trx) => {
+      const purchase = await findPurchase(trx, workspaceId, purchaseId);
+      return purchase ? this.present(trx, workspaceId, [purchase]) : [];
+    });
+    if (!view) throw new AppError('not_found', 'No such credit purchase in this workspace.');
+    return view;
   }
 
   /** A page of the workspace's purchases, newest first. */
@@ -132,14 +139,16 @@ export class CreditPurchaseService {
   ): Promise<{ purchases: CreditPurchaseView[]; nextCursor: string | null }> {
     this.operatorWallet();
     const before = purchaseCursor.parse(query.cursor);
-    // One row beyond the page tells whether another page exists.
-    const rows = await listPurchases(this.deps.db, workspaceId, { before, limit: query.limit + 1 });
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    return {
-      purchases: await this.present(workspaceId, page),
-      nextCursor: rows.length > query.limit && last ? purchaseCursor.encode(last) : null,
-    };
+    return inOneSnapshot(this.deps.db, async (trx) => {
+      // One row beyond the page tells whether another page exists.
+      const rows = await listPurchases(trx, workspaceId, { before, limit: query.limit + 1 });
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        purchases: await this.present(trx, workspaceId, page),
+        nextCursor: rows.length > query.limit && last ? purchaseCursor.encode(last) : null,
+      };
+    });
   }
 
   /**
@@ -189,8 +198,18 @@ export class CreditPurchaseService {
     return walletAddress(wallet);
   }
 
-  private async present(workspaceId: WorkspaceId, purchases: readonly CreditPurchase[]): Promise<CreditPurchaseView[]> {
+  /**
+   * The purchases with their latest payment attempts, read on `db`: one snapshot for both when the
+   * purchases were read in it, so that a settlement committing in between never shows a `processing`
+   * purchase beside the attempt that paid it.
+   */
+  private async present(
+    db: Executor,
+    workspaceId: WorkspaceId,
+    purchases: readonly CreditPurchase[],
+  ): Promise<CreditPurchaseView[]> {
     const attempts = await this.deps.attempts(
+      db,
       workspaceId,
       purchases.map((purchase) => purchase.id),
     );

@@ -689,12 +689,13 @@ export class PaymentService {
     return new NewBlockWatcher({ db, chain, networks, logger });
   }
 
-  /** The latest payment attempt of each of these credit purchases, as a progress display shows it. */
+  /** The latest payment attempt of each of these credit purchases, as a progress display shows it, read on `db`. */
   async purchaseAttempts<Id extends string>(
+    db: Executor,
     workspaceId: WorkspaceId,
     purchaseIds: readonly Id[],
   ): Promise<Map<Id, PaymentAttemptView>> {
-    const intents = await latestPurchaseAttempts(this.deps.db, workspaceId, purchaseIds);
+    const intents = await latestPurchaseAttempts(db, workspaceId, purchaseIds);
     return new Map(intents.map((intent) => [intent.order.id as Id, presentAttempt(intent)]));
   }
 

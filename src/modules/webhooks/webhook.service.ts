@@ -1,4 +1,4 @@
-import type { Db, Executor } from '../../db/database.js';
+import { inOneSnapshot, type Db, type Executor } from '../../db/database.js';
 import type { Clock } from '../../shared/clock.js';
 import { AppError } from '../../shared/errors.js';
 import { randomToken, type WorkspaceId } from '../../shared/ids.js';
@@ -44,15 +44,11 @@ export class WebhookService {
   async view(workspaceId: WorkspaceId) {
     // One snapshot for the three reads: an attempt recorded in between must not show a `succeeded`
     // delivery beside attempts that do not yet hold the one that succeeded.
-    const { endpoint, deliveries, attempts } = await this.deps.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .setAccessMode('read only')
-      .execute(async (trx) => ({
-        endpoint: await findEndpoint(trx, workspaceId),
-        deliveries: await repo.recentDeliveries(trx, workspaceId, RECENT),
-        attempts: await repo.recentAttempts(trx, workspaceId, RECENT),
-      }));
+    const { endpoint, deliveries, attempts } = await inOneSnapshot(this.deps.db, async (trx) => ({
+      endpoint: await findEndpoint(trx, workspaceId),
+      deliveries: await repo.recentDeliveries(trx, workspaceId, RECENT),
+      attempts: await repo.recentAttempts(trx, workspaceId, RECENT),
+    }));
     return {
       endpoint: endpoint?.url ?? null,
       enabled: endpoint?.enabled ?? false,
