@@ -1,6 +1,10 @@
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createWorkers, scheduleRecurringJobs } from '../../src/main/jobs.js';
+import { invoiceOrder } from '../../src/modules/payment-engine/index.js';
+import type { ReceivedTransferId } from '../../src/modules/received-transfers/received-transfer.js';
 import { systemClock } from '../../src/shared/clock.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
 import { createTestApp, merchant, type TestApp } from '../support/app.js';
 import { createTestChain } from '../support/chain.js';
 import { fundGas, transfer } from '../support/checkout.js';
@@ -137,6 +141,43 @@ describe('a plain transfer to the workspace wallet', () => {
     });
     expect([again.status, again.body.code]).toEqual([409, 'received_transfer_resolved']);
     expect(await statusOf(first.id)).toBe('open');
+  });
+
+  it('applied by an apply cut after its payment committed: applying again marks it with that payment, paying nothing twice', async () => {
+    const first = await openInvoice('4.56');
+    const second = await openInvoice('4.56');
+    const sent = await sendFromNewPayer(first.payTo, 4_560_000n);
+    await expect.poll(() => receivedFor(sent.hash), PAID).toMatchObject({ status: 'unmatched', reason: 'ambiguous' });
+    const record = (await receivedFor(sent.hash))!;
+    const stored = await paying.services.receivedTransfers.get(
+      shop.workspaceId as WorkspaceId,
+      record.id as ReceivedTransferId,
+    );
+
+    // The apply's first commit alone, as a crash right after it leaves it: the invoice paid, the transfer unmatched.
+    const payment = await paying.services.payments.applyTransfer(
+      shop.workspaceId as WorkspaceId,
+      invoiceOrder(first.id),
+      stored.transfer,
+      { acceptShortfall: false },
+    );
+    expect([await statusOf(first.id), (await receivedFor(sent.hash))!.status]).toEqual(['paid', 'unmatched']);
+
+    const elsewhere = await api<{ code: string; message: string }>('POST', `/received-transfers/${record.id}/apply`, {
+      invoiceId: second.id,
+    });
+    expect([elsewhere.status, elsewhere.body.code]).toEqual([400, 'invalid_payment']);
+    expect(elsewhere.body.message).toContain(first.id);
+
+    const again = await api<Received>('POST', `/received-transfers/${record.id}/apply`, { invoiceId: first.id });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ status: 'applied', appliedInvoiceId: first.id, paymentIntentId: payment.id });
+    const intents = await sql<{ id: string; status: string }>`
+      SELECT id, status FROM payment_intents WHERE workspace_id = ${shop.workspaceId} AND invoice_id = ${first.id}`.execute(
+      paying.database.db,
+    );
+    expect(intents.rows).toEqual([{ id: payment.id, status: 'succeeded' }]);
+    expect(await statusOf(second.id)).toBe('open');
   });
 
   it('short of the amount is listed with what arrived; applying it needs acceptShortfall, and the payment records the shortfall', async () => {

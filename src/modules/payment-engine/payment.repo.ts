@@ -274,6 +274,27 @@ export async function claimTransfer(
   return result !== undefined;
 }
 
+/** The succeeded payment of this workspace that claimed this transfer, if one did. */
+export async function succeededClaimant(
+  db: Executor,
+  workspaceId: WorkspaceId,
+  transfer: { network: string; txHash: string; logIndex: number },
+): Promise<PaymentIntent | undefined> {
+  const row = await db
+    .selectFrom('payment_claims as c')
+    .innerJoin('payment_intents as p', (join) =>
+      join.onRef('p.workspace_id', '=', 'c.workspace_id').onRef('p.id', '=', 'c.payment_intent_id'),
+    )
+    .selectAll('p')
+    .where('c.network', '=', transfer.network)
+    .where('c.tx_hash', '=', transfer.txHash.toLowerCase())
+    .where('c.log_index', '=', transfer.logIndex)
+    .where('c.workspace_id', '=', workspaceId)
+    .where('p.status', '=', 'succeeded')
+    .executeTakeFirst();
+  return row && toIntent(row);
+}
+
 /** The log indexes of a transaction's transfers that some payment (in any workspace) already claimed. */
 export async function claimedLogIndexes(db: Executor, network: string, txHash: string): Promise<number[]> {
   const rows = await db

@@ -25,7 +25,7 @@ import type {
 export interface ReceivedTransferServiceDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly payments: Pick<PaymentService, 'applyTransfer'>;
+  readonly payments: Pick<PaymentService, 'applyTransfer' | 'paymentOfTransfer'>;
   /** Told of each transfer recorded. */
   readonly log: LogTarget;
 }
@@ -91,7 +91,9 @@ export class ReceivedTransferService {
 
   /**
    * Pays the invoice with the transfer (the payment engine records it as any payment, with its events
-   * and webhook), then marks it applied. A second apply finds it applied, or its transfer claimed.
+   * and webhook), then marks it applied. A second apply finds it applied, or its transfer claimed. The
+   * payment and the mark are two commits: an apply cut between them (a crash, a lost answer) left the
+   * transfer unmatched beside the payment it made, and applying it again marks it with that payment.
    */
   async apply(
     workspaceId: WorkspaceId,
@@ -101,14 +103,19 @@ export class ReceivedTransferService {
     const current = await findReceivedTransfer(this.deps.db, workspaceId, id);
     if (!current) throw notFound();
     refuseResolved(current);
-    const payment = await this.deps.payments.applyTransfer(
-      workspaceId,
-      invoiceOrder(choice.invoiceId),
-      current.transfer,
-      {
+    const made = await this.deps.payments.paymentOfTransfer(workspaceId, current.transfer);
+    if (made && (made.order.kind !== 'invoice' || made.order.id !== choice.invoiceId))
+      throw new AppError(
+        'invalid_payment',
+        made.order.kind === 'invoice'
+          ? `This transfer already paid invoice ${made.order.id}; it pays only once.`
+          : 'Another payment already claimed this transfer; it pays only once.',
+      );
+    const payment =
+      made ??
+      (await this.deps.payments.applyTransfer(workspaceId, invoiceOrder(choice.invoiceId), current.transfer, {
         acceptShortfall: choice.acceptShortfall,
-      },
-    );
+      }));
     const at = this.deps.clock.now();
     return this.deps.db.transaction().execute(async (trx) => {
       const applied = await resolveReceivedTransfer(trx, workspaceId, id, {
