@@ -439,7 +439,7 @@ export interface paths {
         put?: never;
         /**
          * Pay an invoice with a received transfer
-         * @description Pays the open invoice with this transfer, as if it had been paid by it: a payment intent, its events and the `payment_intent.succeeded` webhook. A transfer less than the amount needs `acceptShortfall: true` (422 `shortfall_not_accepted`); the payment records `amountReceived` and `shortfall`. More than the amount: the payment records the excess as `overpaid`. An applied or dismissed transfer: 409 `received_transfer_resolved`.
+         * @description Pays the open invoice with this transfer, as if it had been paid by it: a payment intent, its events and the `payment_intent.succeeded` webhook. A transfer less than the amount needs `acceptShortfall: true` (422 `shortfall_not_accepted`); the payment records `amountReceived` and `shortfall`. More than the amount: the payment records the excess as `overpaid`. An applied or dismissed transfer: 409 `received_transfer_resolved`. Safe to send again when the answer was lost: a transfer that already paid this invoice is marked applied with that payment; one that paid another invoice answers 400 `invalid_payment`.
          */
         post: operations["postReceivedTransfersByReceivedTransferIdApply"];
         delete?: never;
