@@ -167,7 +167,6 @@ describe('a plain transfer to the workspace wallet', () => {
       invoiceId: second.id,
     });
     expect([elsewhere.status, elsewhere.body.code]).toEqual([400, 'invalid_payment']);
-    expect(elsewhere.body.message).toContain(first.id);
 
     const again = await api<Received>('POST', `/received-transfers/${record.id}/apply`, { invoiceId: first.id });
     expect(again.status).toBe(200);

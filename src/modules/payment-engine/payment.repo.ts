@@ -274,32 +274,6 @@ export async function claimTransfer(
   return result !== undefined;
 }
 
-/** The claims of a transaction's transfers (`c`), each with the payment that holds it (`p`). */
-function claimsOfTransaction(db: Executor, transaction: { network: string; txHash: string }) {
-  return db
-    .selectFrom('payment_claims as c')
-    .innerJoin('payment_intents as p', (join) =>
-      join.onRef('p.workspace_id', '=', 'c.workspace_id').onRef('p.id', '=', 'c.payment_intent_id'),
-    )
-    .where('c.network', '=', transaction.network)
-    .where('c.tx_hash', '=', transaction.txHash.toLowerCase());
-}
-
-/** The succeeded payment of this workspace that claimed this transfer, if one did. */
-export async function succeededClaimant(
-  db: Executor,
-  workspaceId: WorkspaceId,
-  transfer: { network: string; txHash: string; logIndex: number },
-): Promise<PaymentIntent | undefined> {
-  const row = await claimsOfTransaction(db, transfer)
-    .selectAll('p')
-    .where('c.log_index', '=', transfer.logIndex)
-    .where('c.workspace_id', '=', workspaceId)
-    .where('p.status', '=', 'succeeded')
-    .executeTakeFirst();
-  return row && toIntent(row);
-}
-
 /** The log indexes of a transaction's transfers that some payment (in any workspace) already claimed. */
 export async function claimedLogIndexes(db: Executor, network: string, txHash: string): Promise<number[]> {
   const rows = await db
@@ -320,8 +294,14 @@ export async function transactionPaidAlike(
   db: Executor,
   claim: { network: string; txHash: string; payTo: string; amount: bigint },
 ): Promise<boolean> {
-  const row = await claimsOfTransaction(db, claim)
+  const row = await db
+    .selectFrom('payment_claims as c')
+    .innerJoin('payment_intents as p', (join) =>
+      join.onRef('p.workspace_id', '=', 'c.workspace_id').onRef('p.id', '=', 'c.payment_intent_id'),
+    )
     .select('c.log_index')
+    .where('c.network', '=', claim.network)
+    .where('c.tx_hash', '=', claim.txHash.toLowerCase())
     .where('p.pay_to', '=', claim.payTo)
     .where('p.amount', '=', claim.amount)
     .executeTakeFirst();

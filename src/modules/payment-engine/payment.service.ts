@@ -42,7 +42,6 @@ import {
   lockIntents,
   otherHolderOf,
   releaseClaim,
-  succeededClaimant,
   succeededIntentOf,
   transactionPaidAlike,
   unfoundClaimsOf,
@@ -315,14 +314,6 @@ export class PaymentService {
       await announcePaymentChange(trx, workspaceId, ref);
       return (await findIntent(trx, workspaceId, intentId))!;
     });
-  }
-
-  /**
-   * The payment of this workspace that this transfer made, if it made one: an apply whose answer was lost
-   * (a crash after the payment committed) is finished with it instead of paying again.
-   */
-  paymentOfTransfer(workspaceId: WorkspaceId, transfer: AppliedTransfer): Promise<PaymentIntent | undefined> {
-    return succeededClaimant(this.deps.db, workspaceId, transfer);
   }
 
   /**

@@ -5,7 +5,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { formatUsdc } from '../../shared/money.js';
 import type { LogTarget } from '../../shared/operator-log.js';
 import { append } from '../events/index.js';
-import { invoiceOrder, type PaymentService } from '../payment-engine/index.js';
+import { invoiceOrder, type PaymentIntent, type PaymentService } from '../payment-engine/index.js';
 import { presentReceivedTransfer } from './received-transfer.present.js';
 import {
   countUnmatched,
@@ -25,7 +25,7 @@ import type {
 export interface ReceivedTransferServiceDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly payments: Pick<PaymentService, 'applyTransfer' | 'paymentOfTransfer'>;
+  readonly payments: Pick<PaymentService, 'applyTransfer' | 'receipt'>;
   /** Told of each transfer recorded. */
   readonly log: LogTarget;
 }
@@ -93,7 +93,8 @@ export class ReceivedTransferService {
    * Pays the invoice with the transfer (the payment engine records it as any payment, with its events
    * and webhook), then marks it applied. A second apply finds it applied, or its transfer claimed. The
    * payment and the mark are two commits: an apply cut between them (a crash, a lost answer) left the
-   * transfer unmatched beside the payment it made, and applying it again marks it with that payment.
+   * transfer unmatched beside the payment it made, and applying it to that invoice again marks it with
+   * that payment.
    */
   async apply(
     workspaceId: WorkspaceId,
@@ -103,14 +104,7 @@ export class ReceivedTransferService {
     const current = await findReceivedTransfer(this.deps.db, workspaceId, id);
     if (!current) throw notFound();
     refuseResolved(current);
-    const made = await this.deps.payments.paymentOfTransfer(workspaceId, current.transfer);
-    if (made && (made.order.kind !== 'invoice' || made.order.id !== choice.invoiceId))
-      throw new AppError(
-        'invalid_payment',
-        made.order.kind === 'invoice'
-          ? `This transfer already paid invoice ${made.order.id}; it pays only once.`
-          : 'Another payment already claimed this transfer; it pays only once.',
-      );
+    const made = await this.paymentMadeOn(workspaceId, choice.invoiceId, current.transfer);
     const payment =
       made ??
       (await this.deps.payments.applyTransfer(workspaceId, invoiceOrder(choice.invoiceId), current.transfer, {
@@ -127,6 +121,26 @@ export class ReceivedTransferService {
       await announce(trx, 'transfer.applied', applied, at);
       return applied;
     });
+  }
+
+  /** The payment that paid the invoice, when this transfer made it (an apply cut before its mark). */
+  private async paymentMadeOn(
+    workspaceId: WorkspaceId,
+    invoiceId: string,
+    transfer: ReceivedTransfer['transfer'],
+  ): Promise<PaymentIntent | undefined> {
+    const paid = await this.deps.payments.receipt(workspaceId, invoiceId).catch((error: unknown) => {
+      // Not paid, or no such invoice: the apply goes on and says so.
+      if (error instanceof AppError && (error.code === 'invoice_not_paid' || error.code === 'not_found'))
+        return undefined;
+      throw error;
+    });
+    const payment = paid?.payment;
+    const same =
+      payment?.network === transfer.network &&
+      payment.txHash?.toLowerCase() === transfer.txHash.toLowerCase() &&
+      payment.logIndex === transfer.logIndex;
+    return same ? payment : undefined;
   }
 
   /** Puts the transfer aside: it pays nothing, and leaves the list of those to resolve. */
