@@ -1,8 +1,5 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import type { Address } from 'viem';
-import { BASE_SEPOLIA_USDC } from '../../src/chain/local-chain.js';
-import { transferWithAuthorizationTypes } from '../../src/chain/usdc-eip3009.js';
 import type { Executor } from '../../src/db/database.js';
 import { JobRunner } from '../../src/jobs/index.js';
 import { jobHandlers } from '../../src/main/jobs.js';
@@ -12,7 +9,7 @@ import type { WorkspaceId } from '../../src/shared/ids.js';
 import type { CreditPurchaseId } from '../../src/modules/credit-purchases/index.js';
 import { createTestApp, merchant } from '../support/app.js';
 import { createTestChain } from '../support/chain.js';
-import { fundGas } from '../support/checkout.js';
+import { fundGas, signCheckoutAuthorization } from '../support/checkout.js';
 
 /**
  * A purchase and its latest payment attempt are written together (the engine's transaction), so a read
@@ -86,33 +83,18 @@ async function processingPurchase() {
   expect(created.statusCode).toBe(201);
   const purchase = created.json<{
     id: string;
-    recipient: Address;
+    recipient: string;
     price: string;
     payment: { authorizationNonce: `0x${string}` };
   }>();
   const payer = await chain.payer(100_000_000n);
   await fundGas(chain.rpcUrl, payer.address);
-  const value = 10_000_000n;
-  const validBefore = BigInt(Math.floor(Date.now() / 1000) + 600);
-  const message = {
-    from: payer.address,
-    to: purchase.recipient,
-    value,
-    validAfter: 0n,
-    validBefore,
-    nonce: purchase.payment.authorizationNonce,
-  };
-  const signature = await payer.signTypedData({
-    domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
-    types: transferWithAuthorizationTypes,
-    primaryType: 'TransferWithAuthorization',
-    message,
-  });
-  const submitted = await call('POST', `/credit-purchases/${purchase.id}/authorizations`, {
-    network: 'base-sepolia',
-    authorization: { ...message, value: String(value), validAfter: '0', validBefore: String(validBefore) },
-    signature,
-  });
+  const body = await signCheckoutAuthorization(
+    payer,
+    { recipient: purchase.recipient, amount: purchase.price },
+    purchase.payment.authorizationNonce,
+  );
+  const submitted = await call('POST', `/credit-purchases/${purchase.id}/authorizations`, body);
   expect(submitted.statusCode).toBe(202);
   return { workspaceId: shop.workspaceId as WorkspaceId, id: purchase.id as CreditPurchaseId };
 }

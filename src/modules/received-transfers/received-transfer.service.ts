@@ -25,7 +25,7 @@ import type {
 export interface ReceivedTransferServiceDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly payments: Pick<PaymentService, 'applyTransfer' | 'receipt'>;
+  readonly payments: Pick<PaymentService, 'applyTransfer' | 'attemptsOf'>;
   /** Told of each transfer recorded. */
   readonly log: LogTarget;
 }
@@ -129,13 +129,11 @@ export class ReceivedTransferService {
     invoiceId: string,
     transfer: ReceivedTransfer['transfer'],
   ): Promise<PaymentIntent | undefined> {
-    const paid = await this.deps.payments.receipt(workspaceId, invoiceId).catch((error: unknown) => {
-      // Not paid, or no such invoice: the apply goes on and says so.
-      if (error instanceof AppError && (error.code === 'invoice_not_paid' || error.code === 'not_found'))
-        return undefined;
-      throw error;
-    });
-    const payment = paid?.payment;
+    const { succeeded: payment } = await this.deps.payments.attemptsOf(
+      this.deps.db,
+      workspaceId,
+      invoiceOrder(invoiceId),
+    );
     const same =
       payment?.network === transfer.network &&
       payment.txHash?.toLowerCase() === transfer.txHash.toLowerCase() &&
