@@ -4,6 +4,7 @@ import type { WorkspaceId } from '../../shared/ids.js';
 import { cursorExpired, invalidCursor, parseCursor } from './change-feed.js';
 import { ReadAhead } from './change-feed.read-ahead.js';
 import { readFeedBounds, readFeedPage } from './change-feed.repo.js';
+import type { RecentEvents } from './recent-events.js';
 
 export interface ChangeFeedDeps {
   /** The primary. */
@@ -13,6 +14,8 @@ export interface ChangeFeedDeps {
    * the primary was in, so its page is a prefix of the primary's: it can be shorter, never different.
    */
   readonly reads?: Executor;
+  /** The events this process committed: pages of them are served from here (recentEventsOf). */
+  readonly recent?: RecentEvents;
 }
 
 /**
@@ -57,6 +60,8 @@ export class ChangeFeedService {
    */
   async page(workspaceId: WorkspaceId, rawAfter: string, limit: number): Promise<ChangePageJson> {
     const after = parseCursor(rawAfter);
+    const remembered = await this.fromMemory(workspaceId, after, limit);
+    if (remembered) return remembered;
     const ahead = await this.readAhead.take(pageKey(workspaceId, after, limit));
     // The next page is started before this one is checked: a page read ahead is checked when it is served.
     if (ahead?.hasMore) this.readAheadFrom(workspaceId, ahead.nextCursor, limit);
@@ -99,6 +104,28 @@ export class ChangeFeedService {
     };
   }
 
+  /**
+   * The page from the events this process committed (RecentEvents), when it remembers every one the page
+   * holds; what the page holds is decided by the workspace's counters as the database has them now, so
+   * the answer is the one a read of the table would give. Undefined otherwise (and for every cursor a
+   * read judges: beyond the last event, expired), and then the table is read.
+   */
+  private async fromMemory(
+    workspaceId: WorkspaceId,
+    after: bigint,
+    limit: number,
+  ): Promise<ChangePageJson | undefined> {
+    // Asked only when the page's first event is remembered: a reader elsewhere in the feed costs nothing more.
+    const recent = this.deps.recent;
+    if (!recent?.holds(workspaceId, after + 1n)) return undefined;
+    const bounds = await readFeedBounds(this.deps.reads ?? this.deps.db, workspaceId);
+    if (!bounds || after >= bounds.latestId || after < bounds.prunedThrough) return undefined;
+    const through = bounds.latestId < after + BigInt(limit) ? bounds.latestId : after + BigInt(limit);
+    const events = recent.range(workspaceId, after, through);
+    if (!events) return undefined;
+    return pageJson(events, through, bounds.latestId > through);
+  }
+
   /** Whether a page read earlier is the answer a fresh read would give now. */
   private async stillAnswers(workspaceId: WorkspaceId, answer: Answer): Promise<boolean> {
     const now = await readFeedBounds(this.deps.reads ?? this.deps.db, workspaceId);
@@ -110,3 +137,17 @@ export class ChangeFeedService {
 function pageKey(workspaceId: WorkspaceId, after: bigint, limit: number): string {
   return `${workspaceId} ${after} ${limit}`;
 }
+
+/** A page of remembered events, in the shape `read` gives (ChangePage). */
+function pageJson(events: readonly Buffer[], nextCursor: bigint, hasMore: boolean): ChangePageJson {
+  const parts: Buffer[] = [PAGE_START];
+  for (const [index, event] of events.entries()) {
+    if (index > 0) parts.push(COMMA);
+    parts.push(event);
+  }
+  parts.push(Buffer.from(`],"nextCursor":"${nextCursor}","hasMore":${hasMore}}`));
+  return Buffer.concat(parts);
+}
+
+const PAGE_START = Buffer.from('{"events":[');
+const COMMA = Buffer.from(',');

@@ -10,6 +10,7 @@ export {
   type TimelineEventKind,
 } from './event.js';
 export { append, findWebhookEvent } from './event.repo.js';
+export { recentEventsOf } from './recent-events.js';
 export { WorkspaceWrites, type LateWrites } from './workspace-writes.js';
 export { GroupedWrites, type GroupedWritesOptions } from './grouped-writes.js';
 export { EVENT_RETENTION_JOB } from './change-feed.jobs.js';

@@ -4,6 +4,7 @@ import type { LogTarget } from '../../shared/operator-log.js';
 import type { NewEvent, WorkspaceEvent } from './event.js';
 import { logPaymentEvents } from './event-log.js';
 import { appendAll } from './event.repo.js';
+import { recentEventsOf, type RecentEvents } from './recent-events.js';
 
 /**
  * A kind of write that locks after the event counter (credit movements, receipt numbers): the items of
@@ -39,7 +40,7 @@ export class WorkspaceWrites {
       await writes.write(trx);
       return done;
     });
-    writes.committed(log);
+    writes.committed(log, recentEventsOf(db));
     return result;
   }
 
@@ -86,8 +87,12 @@ export class WorkspaceWrites {
     }
   }
 
-  /** The transaction committed: the operator's lines, for its payment events and what was told. */
-  committed(log: LogTarget): void {
+  /**
+   * The transaction committed: the operator's lines, for its payment events and what was told; its
+   * events are remembered for the change feed's readers.
+   */
+  committed(log: LogTarget, recent: RecentEvents): void {
+    recent.remember(this.written.events, this.written.ids);
     logPaymentEvents(log, this.written.events, this.written.ids);
     for (const line of this.afterCommit.splice(0)) line(log);
   }

@@ -3,6 +3,8 @@ import type { Pipeline } from '../../db/pipeline.js';
 import { Batcher } from '../../shared/batcher.js';
 import { AppError } from '../../shared/errors.js';
 import type { WorkspaceId } from '../../shared/ids.js';
+import { recentEventsOf } from '../events/index.js';
+import { createdEvent } from './invoice.present.js';
 import {
   createInvoices,
   createItem,
@@ -76,12 +78,29 @@ export class CreateBatcher {
     } catch {
       return Promise.all(items.map((item) => this.runAlone(item)));
     }
+    this.remember(items, results);
     return items.map((_, index) => settle(results[index]));
+  }
+
+  /** The events of the invoices a group created, for the change feed's readers: the group has committed. */
+  private remember(items: readonly CreateItem[], results: readonly (CreateOutcome | AppError | undefined)[]): void {
+    const recent = recentEventsOf(this.db);
+    results.forEach((result, index) => {
+      if (result instanceof AppError || result?.kind !== 'created') return;
+      const { workspaceId, params } = items[index]!;
+      recent.remember(
+        [{ ...createdEvent(params.createdEvent, result.invoice, params.now), workspaceId }],
+        [result.eventId],
+      );
+    });
   }
 
   private runAlone(item: CreateItem): Promise<Settled> {
     return createInvoices(this.db, [item]).then(
-      ([result]) => settle(result),
+      (results) => {
+        this.remember([item], results);
+        return settle(results[0]);
+      },
       (error: unknown) => ({ error }),
     );
   }

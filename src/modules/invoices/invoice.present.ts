@@ -69,3 +69,9 @@ export function createdEventData(
   const invoice = openedInvoice(workspaceId, draft, { number: 0n, payTo: '' }, automation);
   return { invoice: presentInvoice(invoice, presentation, draft.now) };
 }
+
+/** `createdEventData`'s event as create_invoice_group wrote it, with the number and wallet it decided. */
+export function createdEvent(data: InvoiceEventData, invoice: Invoice, at: Date): NewEvent {
+  const decided = { number: formatInvoiceNumber(invoice.number), payTo: invoice.payTo };
+  return { type: 'invoice.created', invoiceId: invoice.id, data: { invoice: { ...data.invoice, ...decided } }, at };
+}

@@ -61,7 +61,11 @@ export interface CreateInvoiceParams extends InvoiceDraft {
   readonly createdEvent: InvoiceEventData;
 }
 
-export type CreateOutcome = { kind: 'created' | 'replayed'; invoice: Invoice } | { kind: 'idempotency_key_reused' };
+export type CreateOutcome =
+  /** `eventId`: the id of its `invoice.created` event. */
+  | { kind: 'created'; invoice: Invoice; eventId: bigint }
+  | { kind: 'replayed'; invoice: Invoice }
+  | { kind: 'idempotency_key_reused' };
 
 const REFUSALS: Record<string, [ErrorCode, string]> = {
   not_found: ['not_found', 'No such workspace.'],
@@ -113,6 +117,7 @@ interface GroupRow {
   readonly number: bigint | null;
   readonly pay_to: string | null;
   readonly invoice: StoredInvoice | null;
+  readonly event_id: bigint | null;
 }
 
 const CREATE_GROUP = 'SELECT * FROM create_invoice_group($1::json)';
@@ -182,6 +187,7 @@ function groupOutcome(row: GroupRow, { workspaceId, params }: CreateItem): Creat
       return {
         kind: 'created',
         invoice: openedInvoice(workspaceId, params, { number: row.number!, payTo: row.pay_to! }),
+        eventId: row.event_id!,
       };
     case 'replayed':
       return { kind: 'replayed', invoice: toInvoice(row.invoice!) };

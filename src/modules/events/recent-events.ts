@@ -1,0 +1,193 @@
+import type { Db } from '../../db/database.js';
+import type { WorkspaceId } from '../../shared/ids.js';
+import type { NewEvent, WorkspaceEvent } from './event.js';
+
+/** The most bytes of events one database's writers keep: about 35,000 events of ~900 bytes. */
+const MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The events this process committed most recently, each as the change feed shows it (UTF-8 JSON), so
+ * that a reader right behind the writers takes its pages from memory, not from the `events` table.
+ *
+ * An event never changes once committed, so a remembered one is the row a reader would get; what a page
+ * may hold (the workspace's last committed id, its retention bound) is still read from the database each
+ * time (ChangeFeedService). Only events whose transaction is known to have committed are remembered;
+ * events another process wrote are not here, and a page that needs one is read from the table. The
+ * oldest go first once MAX_BYTES is passed.
+ */
+export class RecentEvents {
+  private readonly byWorkspace = new Map<string, Map<bigint, Buffer>>();
+  /** Remembered events, oldest first, from `head` on. */
+  private readonly order: { readonly workspaceId: string; readonly id: bigint }[] = [];
+  private head = 0;
+  private bytes = 0;
+
+  constructor(private readonly maxBytes = MAX_BYTES) {}
+
+  /** Events of a transaction that committed, with the ids it gave them. */
+  remember(events: readonly WorkspaceEvent[], ids: readonly bigint[]): void {
+    events.forEach((event, index) => {
+      const json = eventJson(ids[index]!, event);
+      if (json !== undefined) this.add(event.workspaceId, ids[index]!, Buffer.from(json));
+    });
+    this.evict();
+  }
+
+  /** Forgets every event, as a restart does. */
+  clear(): void {
+    this.byWorkspace.clear();
+    this.order.length = 0;
+    this.head = 0;
+    this.bytes = 0;
+  }
+
+  /** Whether the event `id` of the workspace is remembered. */
+  holds(workspaceId: WorkspaceId, id: bigint): boolean {
+    return this.byWorkspace.get(workspaceId)?.has(id) === true;
+  }
+
+  /** The events with ids after `after` up to `through`, in id order; undefined unless all are remembered. */
+  range(workspaceId: WorkspaceId, after: bigint, through: bigint): Buffer[] | undefined {
+    const events = this.byWorkspace.get(workspaceId);
+    const found: Buffer[] = [];
+    for (let id = after + 1n; id <= through; id += 1n) {
+      const json = events?.get(id);
+      if (!json) return undefined;
+      found.push(json);
+    }
+    return found;
+  }
+
+  private add(workspaceId: string, id: bigint, json: Buffer): void {
+    let events = this.byWorkspace.get(workspaceId);
+    if (!events) this.byWorkspace.set(workspaceId, (events = new Map()));
+    const replaced = events.get(id);
+    if (replaced) this.bytes -= replaced.length;
+    else this.order.push({ workspaceId, id });
+    events.set(id, json);
+    this.bytes += json.length;
+  }
+
+  private evict(): void {
+    while (this.bytes > this.maxBytes && this.head < this.order.length) {
+      const { workspaceId, id } = this.order[this.head]!;
+      this.head += 1;
+      const events = this.byWorkspace.get(workspaceId);
+      const json = events?.get(id);
+      if (!events || !json) continue;
+      events.delete(id);
+      this.bytes -= json.length;
+      if (events.size === 0) this.byWorkspace.delete(workspaceId);
+    }
+    // The queue's front is dropped in one go once it is most of the array.
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+}
+
+/**
+ * An event exactly as change-feed.repo.ts has PostgreSQL write it for a page, byte for byte: the same
+ * fields in the same order, and `data` in jsonb's text form, which is how it is stored (append_event
+ * takes jsonb). Undefined for data that form cannot be told for here (a number JavaScript writes with an
+ * exponent): such an event is not remembered, and its pages are read from the table.
+ */
+export function eventJson(id: bigint, event: NewEvent): string | undefined {
+  const data = jsonbText(event.data);
+  if (data === undefined) return undefined;
+  let json = `{"id":"${id}","type":${JSON.stringify(event.type)},"createdAt":"${event.at.toISOString()}"`;
+  if (event.invoiceId != null) json += `,"invoiceId":${JSON.stringify(event.invoiceId)}`;
+  if (event.paymentIntentId != null) json += `,"paymentIntentId":${JSON.stringify(event.paymentIntentId)}`;
+  return `${json},"data":${data}}`;
+}
+
+/**
+ * What PostgreSQL prints for the jsonb that JSON.stringify(value) makes: object keys shortest first, then
+ * by their UTF-8 bytes; `": "` and `", "` between parts; strings escaped as JSON.stringify escapes them
+ * (jsonb escapes the same characters: quote, backslash, and controls as \b \f \n \r \t or \u00xx).
+ */
+function jsonbText(value: unknown): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return quoted(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number': {
+      if (!Number.isFinite(value)) return 'null';
+      const text = String(value);
+      // numeric prints 1e+21 as its digits: not worth telling here.
+      return text.includes('e') ? undefined : text;
+    }
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  const toJson = (value as { toJSON?: () => unknown }).toJSON;
+  if (typeof toJson === 'function') return jsonbText(toJson.call(value));
+  if (Array.isArray(value)) {
+    const items: string[] = [];
+    for (const item of value as unknown[]) {
+      const text = item === undefined || typeof item === 'function' ? 'null' : jsonbText(item);
+      if (text === undefined) return undefined;
+      items.push(text);
+    }
+    return `[${items.join(', ')}]`;
+  }
+  const object = value as Record<string, unknown>;
+  let json = '';
+  for (const key of keysInJsonbOrder(Object.keys(object))) {
+    const item = object[key];
+    if (item === undefined || typeof item === 'function') continue;
+    const text = jsonbText(item);
+    if (text === undefined) return undefined;
+    json += `${json === '' ? '' : ', '}${quoted(key)}: ${text}`;
+  }
+  return `{${json}}`;
+}
+
+/** What JSON.stringify escapes in a string: quote, backslash, controls and lone surrogates. */
+const ESCAPED = /["\\\p{Cc}\p{Cs}]/u;
+
+/** A JSON string, as JSON.stringify writes it (most need no escape: they are quoted as they are). */
+function quoted(text: string): string {
+  return ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/** The orders of the key sets seen (events have a few shapes), at most this many kept. */
+const KEY_ORDERS = new Map<string, readonly string[]>();
+const MOST_KEY_ORDERS = 1000;
+
+function keysInJsonbOrder(keys: string[]): readonly string[] {
+  const shape = keys.join('\u0000');
+  let order = KEY_ORDERS.get(shape);
+  if (!order) {
+    order = keys.sort(jsonbKeyOrder);
+    if (KEY_ORDERS.size < MOST_KEY_ORDERS) KEY_ORDERS.set(shape, order);
+  }
+  return order;
+}
+
+const NOT_ASCII = /[^\t\n\r\u0020-\u007e]/u;
+
+/** jsonb's order of object keys: the shorter UTF-8 first, then byte by byte. */
+function jsonbKeyOrder(a: string, b: string): number {
+  if (!NOT_ASCII.test(a) && !NOT_ASCII.test(b)) return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length - right.length || Buffer.compare(left, right);
+}
+
+const OF_DATABASE = new WeakMap<Db, RecentEvents>();
+
+/**
+ * The recent events committed through `db`: every writer and reader of one database in this process
+ * shares them, and another database (a test's second one) has its own.
+ */
+export function recentEventsOf(db: Db): RecentEvents {
+  let recent = OF_DATABASE.get(db);
+  if (!recent) OF_DATABASE.set(db, (recent = new RecentEvents()));
+  return recent;
+}

@@ -1,0 +1,165 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { ChangeFeedService } from '../../src/modules/events/change-feed.service.js';
+import { append, WorkspaceWrites } from '../../src/modules/events/index.js';
+import { RecentEvents, recentEventsOf } from '../../src/modules/events/recent-events.js';
+import type { WorkspaceId } from '../../src/shared/ids.js';
+import { OperatorLog } from '../../src/shared/operator-log.js';
+import { createTestApp, merchant } from '../support/app.js';
+
+const { app, database } = await createTestApp({ API_RATE_LIMIT_PER_MINUTE: '1000000', NEW_WORKSPACE_CREDITS: '1000' });
+const db = database.db;
+/** The feed as a process that wrote none of the events reads it: from the table. */
+const fromTable = new ChangeFeedService({ db });
+const log = new OperatorLog();
+
+interface Page {
+  events: { id: string; type: string; data: unknown }[];
+  nextCursor: string;
+  hasMore: boolean;
+}
+
+async function workspace() {
+  const m = await merchant(app, ['invoices:create', 'invoices:read']);
+  const workspaceId = m.workspaceId as WorkspaceId;
+  let made = 0;
+  const create = (payload: Record<string, unknown> = { amount: '1' }) =>
+    app
+      .inject({
+        method: 'POST',
+        url: `/w/${workspaceId}/v1/invoices`,
+        headers: { authorization: `Bearer ${m.apiKey}`, 'idempotency-key': `recent-${++made}` },
+        payload,
+      })
+      .then((response) => expect(response.statusCode, response.body).toBe(201));
+  const ask = (after: string, limit: number) =>
+    app.inject({
+      method: 'GET',
+      url: `/w/${workspaceId}/v1/changes?after=${after}&limit=${limit}`,
+      headers: { authorization: `Bearer ${m.apiKey}` },
+    });
+  const changes = async (after: string, limit: number) => {
+    const response = await ask(after, limit);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.body;
+  };
+  return { workspaceId, create, changes, ask };
+}
+
+/** Events appended the way the payment engine appends them, with data that exercises jsonb's text form. */
+function paymentEvents(workspaceId: WorkspaceId, invoiceId: string, at: Date) {
+  const data = {
+    paymentIntent: { id: 'pi_1', amount: '1.500000', confirmations: 12, final: true, note: null },
+    ключ: 'значение ☃ 𝄞',
+    zz: ['tab\there', 'quote " and \\ backslash', 'line\nbreak \u0001 control', 0.25, -3],
+    a: { nested: { deeper: [] as unknown[], empty: {} }, when: new Date('2026-11-29T08:00:00.123Z') },
+    skipped: undefined,
+  };
+  return [
+    { workspaceId, type: 'payment_intent.succeeded' as const, invoiceId, paymentIntentId: 'pi_1', data, at },
+    { workspaceId, type: 'transfer.unmatched' as const, invoiceId: null, data, at },
+  ];
+}
+
+describe('the change feed from the events this process committed', () => {
+  it('serves pages byte for byte as the table would, and from memory', async () => {
+    const { workspaceId, create, changes } = await workspace();
+    await create({ amount: '2.5', description: 'Tea — «green» 🍵', externalId: 'order "7"' });
+    // Concurrent creates are written as one group (create_invoice_group).
+    await Promise.all(Array.from({ length: 12 }, () => create()));
+    await WorkspaceWrites.transaction(db, log, async (_trx, writes) => {
+      for (const event of paymentEvents(workspaceId, 'inv_paid', new Date('2026-11-29T08:00:01.5Z')))
+        writes.append(workspaceId, event as never);
+    });
+    for (const [after, limit] of [
+      ['0', 1000],
+      ['0', 5],
+      ['5', 5],
+      ['12', 3],
+      ['15', 10],
+    ] as const) {
+      const served = await changes(after, limit);
+      expect(served).toBe((await fromTable.page(workspaceId, after, limit)).toString());
+    }
+    const whole = await changes('0', 1000);
+    const page = JSON.parse(whole) as Page;
+    expect(page.events.map((event) => event.type).slice(-3)).toEqual([
+      'invoice.created',
+      'payment_intent.succeeded',
+      'transfer.unmatched',
+    ]);
+
+    // The table changed behind the service's back, which nothing does: the service still answers what
+    // was committed, so it reads it from memory.
+    await sql`UPDATE events SET data = '{"changed": true}' WHERE workspace_id = ${workspaceId}`.execute(db);
+    expect(await changes('0', 1000)).toBe(whole);
+    expect((await fromTable.page(workspaceId, '0', 2)).toString()).toContain('"changed": true');
+  });
+
+  it('reads the table for a page holding an event it did not write, or a cursor it must judge', async () => {
+    const { workspaceId, create, changes, ask } = await workspace();
+    for (let i = 0; i < 3; i++) await create();
+    // Another process's event: appended without this process remembering it.
+    await db
+      .transaction()
+      .execute((trx) => append(trx, workspaceId, paymentEvents(workspaceId, 'inv_x', new Date())[1]! as never));
+    await create();
+    expect(recentEventsOf(db).holds(workspaceId, 4n)).toBe(false);
+    expect(recentEventsOf(db).holds(workspaceId, 5n)).toBe(true);
+    for (const [after, limit] of [
+      ['0', 3],
+      ['0', 10],
+      ['3', 1],
+      ['4', 10],
+      ['5', 10],
+    ] as const)
+      expect(await changes(after, limit)).toBe((await fromTable.page(workspaceId, after, limit)).toString());
+
+    await sql`UPDATE workspaces SET events_pruned_through = 2 WHERE id = ${workspaceId}`.execute(db);
+    expect((JSON.parse(await changes('0', 10)) as Page).events.map((event) => event.id)).toEqual(['3', '4', '5']);
+    const expired = await ask('1', 10);
+    expect([expired.statusCode, expired.json()]).toMatchObject([410, { code: 'cursor_expired', restartCursor: '2' }]);
+  });
+
+  it('remembers nothing of a transaction that rolled back: its ids go to the next events', async () => {
+    const { workspaceId, create, changes } = await workspace();
+    await create();
+    await expect(
+      WorkspaceWrites.transaction(db, log, async (_trx, writes) => {
+        writes.append(workspaceId, paymentEvents(workspaceId, 'inv_rolled', new Date())[1]! as never);
+        await writes.write(_trx);
+        throw new Error('the use case failed after its events were written');
+      }),
+    ).rejects.toThrow('failed after');
+    expect(recentEventsOf(db).holds(workspaceId, 2n)).toBe(false);
+    await create();
+    const page = JSON.parse(await changes('0', 10)) as Page;
+    expect(page.events.map((event) => event.type)).toEqual(['invoice.created', 'invoice.created']);
+  });
+});
+
+describe('RecentEvents', () => {
+  it('forgets the oldest events past its size, and answers a range only when it holds all of it', () => {
+    const workspaceId = 'ws_recent' as WorkspaceId;
+    const event = (n: number) => ({
+      workspaceId,
+      type: 'invoice.created' as const,
+      invoiceId: `inv_${n}`,
+      data: { invoice: { n } } as never,
+      at: new Date(0),
+    });
+    const one = Buffer.byteLength(
+      '{"id":"1","type":"invoice.created","createdAt":"1970-01-01T00:00:00.000Z","invoiceId":"inv_1","data":{"invoice": {"n": 1}}}',
+    );
+    const recent = new RecentEvents(one * 3);
+    recent.remember([event(1), event(2), event(3)], [1n, 2n, 3n]);
+    expect(recent.range(workspaceId, 0n, 3n)?.map(String)[0]).toBe(
+      '{"id":"1","type":"invoice.created","createdAt":"1970-01-01T00:00:00.000Z","invoiceId":"inv_1","data":{"invoice": {"n": 1}}}',
+    );
+    recent.remember([event(4)], [4n]);
+    expect(recent.holds(workspaceId, 1n)).toBe(false);
+    expect(recent.range(workspaceId, 0n, 4n)).toBeUndefined();
+    expect(recent.range(workspaceId, 1n, 4n)).toHaveLength(3);
+    expect(recent.range(workspaceId, 4n, 4n)).toEqual([]);
+  });
+});
