@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ChangeFeedService } from '../../src/modules/events/change-feed.service.js';
 import { append, WorkspaceWrites } from '../../src/modules/events/index.js';
-import { RecentEvents, recentEventsOf } from '../../src/modules/events/recent-events.js';
+import { jsonbText, RecentEvents, recentEventsOf } from '../../src/modules/events/recent-events.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { OperatorLog } from '../../src/shared/operator-log.js';
 import { createTestApp, merchant } from '../support/app.js';
@@ -12,6 +12,12 @@ const db = database.db;
 /** The feed as a process that wrote none of the events reads it: from the table. */
 const fromTable = new ChangeFeedService({ db });
 const log = new OperatorLog();
+
+/** The ids of the workspace's events this process remembers, among its first 100. */
+const remembered = (workspaceId: WorkspaceId) =>
+  Array.from({ length: 100 }, (_, index) => BigInt(index))
+    .filter((after) => recentEventsOf(db)!.run(workspaceId, after, 1).length === 1)
+    .map((after) => String(after + 1n));
 
 interface Page {
   events: { id: string; type: string; data: unknown }[];
@@ -97,15 +103,14 @@ describe('the change feed from the events this process committed', () => {
   });
 
   it('reads the table for a page holding an event it did not write, or a cursor it must judge', async () => {
-    const { workspaceId, create, changes, ask } = await workspace();
+    const { workspaceId, create, changes } = await workspace();
     for (let i = 0; i < 3; i++) await create();
     // Another process's event: appended without this process remembering it.
     await db
       .transaction()
       .execute((trx) => append(trx, workspaceId, paymentEvents(workspaceId, 'inv_x', new Date())[1]! as never));
     await create();
-    expect(recentEventsOf(db).holds(workspaceId, 4n)).toBe(false);
-    expect(recentEventsOf(db).holds(workspaceId, 5n)).toBe(true);
+    expect(remembered(workspaceId)).toEqual(['1', '2', '3', '5']);
     for (const [after, limit] of [
       ['0', 3],
       ['0', 10],
@@ -114,11 +119,18 @@ describe('the change feed from the events this process committed', () => {
       ['5', 10],
     ] as const)
       expect(await changes(after, limit)).toBe((await fromTable.page(workspaceId, after, limit)).toString());
+  });
 
+  it('judges cursors by the database even when every event is remembered: beyond the last, expired', async () => {
+    const { workspaceId, create, changes, ask } = await workspace();
+    for (let i = 0; i < 5; i++) await create();
+    expect(remembered(workspaceId)).toEqual(['1', '2', '3', '4', '5']);
     await sql`UPDATE workspaces SET events_pruned_through = 2 WHERE id = ${workspaceId}`.execute(db);
     expect((JSON.parse(await changes('0', 10)) as Page).events.map((event) => event.id)).toEqual(['3', '4', '5']);
+    expect((JSON.parse(await changes('2', 2)) as Page).events.map((event) => event.id)).toEqual(['3', '4']);
     const expired = await ask('1', 10);
     expect([expired.statusCode, expired.json()]).toMatchObject([410, { code: 'cursor_expired', restartCursor: '2' }]);
+    expect((await ask('6', 10)).json()).toMatchObject({ code: 'invalid_cursor' });
   });
 
   it('remembers nothing of a transaction that rolled back: its ids go to the next events', async () => {
@@ -131,7 +143,7 @@ describe('the change feed from the events this process committed', () => {
         throw new Error('the use case failed after its events were written');
       }),
     ).rejects.toThrow('failed after');
-    expect(recentEventsOf(db).holds(workspaceId, 2n)).toBe(false);
+    expect(remembered(workspaceId)).toEqual(['1']);
     await create();
     const page = JSON.parse(await changes('0', 10)) as Page;
     expect(page.events.map((event) => event.type)).toEqual(['invoice.created', 'invoice.created']);
@@ -139,7 +151,7 @@ describe('the change feed from the events this process committed', () => {
 });
 
 describe('RecentEvents', () => {
-  it('forgets the oldest events past its size, and answers a range only when it holds all of it', () => {
+  it('forgets the oldest events past its size, and gives runs of consecutive ids', () => {
     const workspaceId = 'ws_recent' as WorkspaceId;
     const event = (n: number) => ({
       workspaceId,
@@ -148,18 +160,46 @@ describe('RecentEvents', () => {
       data: { invoice: { n } } as never,
       at: new Date(0),
     });
-    const one = Buffer.byteLength(
-      '{"id":"1","type":"invoice.created","createdAt":"1970-01-01T00:00:00.000Z","invoiceId":"inv_1","data":{"invoice": {"n": 1}}}',
-    );
-    const recent = new RecentEvents(one * 3);
+    const first =
+      '{"id":"1","type":"invoice.created","createdAt":"1970-01-01T00:00:00.000Z","invoiceId":"inv_1","data":{"invoice": {"n": 1}}}';
+    // Three events and what each costs beyond its JSON.
+    const recent = new RecentEvents(3 * (Buffer.byteLength(first) + 256));
     recent.remember([event(1), event(2), event(3)], [1n, 2n, 3n]);
-    expect(recent.range(workspaceId, 0n, 3n)?.map(String)[0]).toBe(
-      '{"id":"1","type":"invoice.created","createdAt":"1970-01-01T00:00:00.000Z","invoiceId":"inv_1","data":{"invoice": {"n": 1}}}',
+    expect(recent.run(workspaceId, 0n, 10).map(String)[0]).toBe(first);
+    recent.remember([event(4), event(6)], [4n, 6n]);
+    expect(recent.run(workspaceId, 0n, 10)).toEqual([]);
+    expect(recent.run(workspaceId, 2n, 10).map((json) => (JSON.parse(String(json)) as { id: string }).id)).toEqual([
+      '3',
+      '4',
+    ]);
+    expect(recent.run(workspaceId, 3n, 10)).toHaveLength(1);
+    expect(recent.run(workspaceId, 5n, 10)).toHaveLength(1);
+    expect(recent.newest(workspaceId)).toBe(6n);
+    // Data it cannot write in jsonb's form is not remembered, and remembering never throws.
+    const deep: Record<string, unknown> = {};
+    let at = deep;
+    for (let i = 0; i < 100_000; i++) at = (at['d'] = {}) as Record<string, unknown>;
+    recent.remember(
+      [
+        { ...event(7), data: { n: 1e21 } as never },
+        { ...event(8), data: deep as never },
+      ],
+      [7n, 8n],
     );
-    recent.remember([event(4)], [4n]);
-    expect(recent.holds(workspaceId, 1n)).toBe(false);
-    expect(recent.range(workspaceId, 0n, 4n)).toBeUndefined();
-    expect(recent.range(workspaceId, 1n, 4n)).toHaveLength(3);
-    expect(recent.range(workspaceId, 4n, 4n)).toEqual([]);
+    expect(recent.newest(workspaceId)).toBe(6n);
+  });
+
+  it('writes data as PostgreSQL prints the jsonb of its JSON', async () => {
+    const values: unknown[] = [
+      { b: 1, a: 2, aa: 3, '': 4, é: 5, z: 6, ab: 7, ü: 8, '10': 9, '9': 10 },
+      { nested: { y: [1, { b: null, a: true }], x: [] }, empty: {}, list: [undefined, () => 1, 'x'] },
+      ['tab\t', 'quote " \\', 'ctl \u0001 \u001f \u007f \u0080', 'emoji 🍵 ☃', '/slash', '\u2028'],
+      [0, -0, 1.5, -2.25, 0.1, 123456789012345, 1e20, Number.NaN, Number.POSITIVE_INFINITY, false],
+      { when: new Date('2026-11-29T08:00:00.123Z'), skipped: undefined, fn: () => 1, κλειδί: 'τιμή' },
+    ];
+    for (const value of values) {
+      const { rows } = await sql<{ text: string }>`SELECT ${JSON.stringify(value)}::jsonb::text AS text`.execute(db);
+      expect(jsonbText(value)).toBe(rows[0]!.text);
+    }
   });
 });

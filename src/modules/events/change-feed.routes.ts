@@ -8,7 +8,7 @@ import type { Db } from '../../db/database.js';
 import { MERCHANT_GUARD_ERRORS } from '../../http/workspace-route.js';
 import { INVOICE_EVENT_TYPES, PAYMENT_INTENT_EVENT_TYPES, TRANSFER_EVENT_TYPES } from './change-feed.js';
 import { CHANGES_FIELD_CODES, ChangePage, ChangesQuery } from './change-feed.schemas.js';
-import { recentEventsOf } from './recent-events.js';
+import { keepRecentEvents } from './recent-events.js';
 import { ChangeFeedService } from './change-feed.service.js';
 import { changeFeedExamples } from './change-feed.examples.js';
 
@@ -38,7 +38,7 @@ const CHANGES_DOCS: OperationDocs = {
 };
 
 export function changeFeedRoutes(services: ChangeFeedRouteDeps): FastifyPluginAsyncTypebox {
-  const feed = new ChangeFeedService({ db: services.db, reads: services.reads, recent: recentEventsOf(services.db) });
+  const feed = new ChangeFeedService({ db: services.db, reads: services.reads, recent: keepRecentEvents(services.db) });
   return async (app) => {
     app.get(
       '/changes',

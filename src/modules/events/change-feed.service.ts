@@ -115,15 +115,17 @@ export class ChangeFeedService {
     after: bigint,
     limit: number,
   ): Promise<ChangePageJson | undefined> {
-    // Asked only when the page's first event is remembered: a reader elsewhere in the feed costs nothing more.
-    const recent = this.deps.recent;
-    if (!recent?.holds(workspaceId, after + 1n)) return undefined;
+    const run = this.deps.recent?.run(workspaceId, after, limit) ?? [];
+    // The page's first event is not remembered: a reader elsewhere in the feed costs nothing more.
+    if (run.length === 0) return undefined;
+    const runEnd = after + BigInt(run.length);
+    // A later event is remembered, so the one after the run was committed, by another process.
+    if (run.length < limit && this.deps.recent!.newest(workspaceId)! > runEnd) return undefined;
     const bounds = await readFeedBounds(this.deps.reads ?? this.deps.db, workspaceId);
     if (!bounds || after >= bounds.latestId || after < bounds.prunedThrough) return undefined;
     const through = bounds.latestId < after + BigInt(limit) ? bounds.latestId : after + BigInt(limit);
-    const events = recent.range(workspaceId, after, through);
-    if (!events) return undefined;
-    return pageJson(events, through, bounds.latestId > through);
+    if (through > runEnd) return undefined;
+    return pageJson(run.slice(0, Number(through - after)), through, bounds.latestId > through);
   }
 
   /** Whether a page read earlier is the answer a fresh read would give now. */

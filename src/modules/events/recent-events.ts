@@ -2,8 +2,16 @@ import type { Db } from '../../db/database.js';
 import type { WorkspaceId } from '../../shared/ids.js';
 import type { NewEvent, WorkspaceEvent } from './event.js';
 
-/** The most bytes of events one database's writers keep: about 35,000 events of ~900 bytes. */
+/** The most bytes of events one database's readers keep: about 30,000 events of ~900 bytes. */
 const MAX_BYTES = 32 * 1024 * 1024;
+/** What an event costs beyond its JSON: its buffer, map entry, key and place in the queue. */
+const BYTES_PER_EVENT = 256;
+
+interface WorkspaceEvents {
+  readonly byId: Map<bigint, Buffer>;
+  /** The highest id remembered. */
+  newest: bigint;
+}
 
 /**
  * The events this process committed most recently, each as the change feed shows it (UTF-8 JSON), so
@@ -16,7 +24,7 @@ const MAX_BYTES = 32 * 1024 * 1024;
  * oldest go first once MAX_BYTES is passed.
  */
 export class RecentEvents {
-  private readonly byWorkspace = new Map<string, Map<bigint, Buffer>>();
+  private readonly byWorkspace = new Map<string, WorkspaceEvents>();
   /** Remembered events, oldest first, from `head` on. */
   private readonly order: { readonly workspaceId: string; readonly id: bigint }[] = [];
   private head = 0;
@@ -24,11 +32,22 @@ export class RecentEvents {
 
   constructor(private readonly maxBytes = MAX_BYTES) {}
 
-  /** Events of a transaction that committed, with the ids it gave them. */
+  /**
+   * Events of a transaction that committed, with the ids it gave them. Never throws: the commit is done,
+   * and an event that cannot be remembered is read from the table.
+   */
   remember(events: readonly WorkspaceEvent[], ids: readonly bigint[]): void {
     events.forEach((event, index) => {
-      const json = eventJson(ids[index]!, event);
-      if (json !== undefined) this.add(event.workspaceId, ids[index]!, Buffer.from(json));
+      try {
+        const json = eventJson(ids[index]!, event);
+        if (json === undefined) return;
+        // A buffer of its own: a slice of Buffer's shared pool would keep the whole 8 KB slab alive.
+        const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+        bytes.write(json);
+        this.add(event.workspaceId, ids[index]!, bytes);
+      } catch {
+        // Data jsonbText cannot walk (nested deeper than the stack): the table has it.
+      }
     });
     this.evict();
   }
@@ -41,31 +60,32 @@ export class RecentEvents {
     this.bytes = 0;
   }
 
-  /** Whether the event `id` of the workspace is remembered. */
-  holds(workspaceId: WorkspaceId, id: bigint): boolean {
-    return this.byWorkspace.get(workspaceId)?.has(id) === true;
+  /** The remembered events with consecutive ids from `after + 1`, at most `limit` of them. */
+  run(workspaceId: WorkspaceId, after: bigint, limit: number): Buffer[] {
+    const events = this.byWorkspace.get(workspaceId)?.byId;
+    const run: Buffer[] = [];
+    for (let id = after + 1n; events && run.length < limit; id += 1n) {
+      const json = events.get(id);
+      if (!json) break;
+      run.push(json);
+    }
+    return run;
   }
 
-  /** The events with ids after `after` up to `through`, in id order; undefined unless all are remembered. */
-  range(workspaceId: WorkspaceId, after: bigint, through: bigint): Buffer[] | undefined {
-    const events = this.byWorkspace.get(workspaceId);
-    const found: Buffer[] = [];
-    for (let id = after + 1n; id <= through; id += 1n) {
-      const json = events?.get(id);
-      if (!json) return undefined;
-      found.push(json);
-    }
-    return found;
+  /** The highest event id of the workspace remembered; undefined for none. */
+  newest(workspaceId: WorkspaceId): bigint | undefined {
+    return this.byWorkspace.get(workspaceId)?.newest;
   }
 
   private add(workspaceId: string, id: bigint, json: Buffer): void {
     let events = this.byWorkspace.get(workspaceId);
-    if (!events) this.byWorkspace.set(workspaceId, (events = new Map()));
-    const replaced = events.get(id);
-    if (replaced) this.bytes -= replaced.length;
+    if (!events) this.byWorkspace.set(workspaceId, (events = { byId: new Map(), newest: id }));
+    const replaced = events.byId.get(id);
+    if (replaced) this.bytes -= replaced.length + BYTES_PER_EVENT;
     else this.order.push({ workspaceId, id });
-    events.set(id, json);
-    this.bytes += json.length;
+    events.byId.set(id, json);
+    if (id > events.newest) events.newest = id;
+    this.bytes += json.length + BYTES_PER_EVENT;
   }
 
   private evict(): void {
@@ -73,11 +93,11 @@ export class RecentEvents {
       const { workspaceId, id } = this.order[this.head]!;
       this.head += 1;
       const events = this.byWorkspace.get(workspaceId);
-      const json = events?.get(id);
+      const json = events?.byId.get(id);
       if (!events || !json) continue;
-      events.delete(id);
-      this.bytes -= json.length;
-      if (events.size === 0) this.byWorkspace.delete(workspaceId);
+      events.byId.delete(id);
+      this.bytes -= json.length + BYTES_PER_EVENT;
+      if (events.byId.size === 0) this.byWorkspace.delete(workspaceId);
     }
     // The queue's front is dropped in one go once it is most of the array.
     if (this.head > 1024 && this.head * 2 > this.order.length) {
@@ -107,7 +127,7 @@ export function eventJson(id: bigint, event: NewEvent): string | undefined {
  * by their UTF-8 bytes; `": "` and `", "` between parts; strings escaped as JSON.stringify escapes them
  * (jsonb escapes the same characters: quote, backslash, and controls as \b \f \n \r \t or \u00xx).
  */
-function jsonbText(value: unknown): string | undefined {
+export function jsonbText(value: unknown): string | undefined {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
@@ -183,11 +203,17 @@ function jsonbKeyOrder(a: string, b: string): number {
 const OF_DATABASE = new WeakMap<Db, RecentEvents>();
 
 /**
- * The recent events committed through `db`: every writer and reader of one database in this process
- * shares them, and another database (a test's second one) has its own.
+ * Keeps the recent events committed through `db`, from now on: called where the change feed is served
+ * (a worker process, which serves no feed, keeps none). Every writer and reader of one database in this
+ * process shares them, and another database (a test's second one) has its own.
  */
-export function recentEventsOf(db: Db): RecentEvents {
+export function keepRecentEvents(db: Db): RecentEvents {
   let recent = OF_DATABASE.get(db);
   if (!recent) OF_DATABASE.set(db, (recent = new RecentEvents()));
   return recent;
+}
+
+/** The recent events committed through `db`, if this process keeps them (keepRecentEvents). */
+export function recentEventsOf(db: Db): RecentEvents | undefined {
+  return OF_DATABASE.get(db);
 }

@@ -91,8 +91,8 @@ export class WorkspaceWrites {
    * The transaction committed: the operator's lines, for its payment events and what was told; its
    * events are remembered for the change feed's readers.
    */
-  committed(log: LogTarget, recent: RecentEvents): void {
-    recent.remember(this.written.events, this.written.ids);
+  committed(log: LogTarget, recent: RecentEvents | undefined): void {
+    recent?.remember(this.written.events, this.written.ids);
     logPaymentEvents(log, this.written.events, this.written.ids);
     for (const line of this.afterCommit.splice(0)) line(log);
   }

@@ -86,7 +86,7 @@ export class CreateBatcher {
   private remember(items: readonly CreateItem[], results: readonly (CreateOutcome | AppError | undefined)[]): void {
     const recent = recentEventsOf(this.db);
     results.forEach((result, index) => {
-      if (result instanceof AppError || result?.kind !== 'created') return;
+      if (!recent || result instanceof AppError || result?.kind !== 'created' || result.eventId === null) return;
       const { workspaceId, params } = items[index]!;
       recent.remember(
         [{ ...createdEvent(params.createdEvent, result.invoice, params.now), workspaceId }],

@@ -62,8 +62,8 @@ export interface CreateInvoiceParams extends InvoiceDraft {
 }
 
 export type CreateOutcome =
-  /** `eventId`: the id of its `invoice.created` event. */
-  | { kind: 'created'; invoice: Invoice; eventId: bigint }
+  /** `eventId`: the id of its `invoice.created` event (null only from a function older than migration 0014). */
+  | { kind: 'created'; invoice: Invoice; eventId: bigint | null }
   | { kind: 'replayed'; invoice: Invoice }
   | { kind: 'idempotency_key_reused' };
 
@@ -187,7 +187,7 @@ function groupOutcome(row: GroupRow, { workspaceId, params }: CreateItem): Creat
       return {
         kind: 'created',
         invoice: openedInvoice(workspaceId, params, { number: row.number!, payTo: row.pay_to! }),
-        eventId: row.event_id!,
+        eventId: row.event_id,
       };
     case 'replayed':
       return { kind: 'replayed', invoice: toInvoice(row.invoice!) };
