@@ -96,7 +96,7 @@ export class ChangeFeedService {
     if (after > 0n && after < page.prunedThrough) throw cursorExpired(page.prunedThrough);
     const nextCursor = page.lastId ?? after;
     return {
-      json: Buffer.from(`{"events":[${page.eventsJson}],"nextCursor":"${nextCursor}","hasMore":${page.more}}`),
+      json: Buffer.from(`${PAGE_START}${page.eventsJson}${pageEnd(nextCursor, page.more)}`),
       latestId: page.latestId,
       prunedThrough: page.prunedThrough,
       hasMore: page.more,
@@ -115,12 +115,13 @@ export class ChangeFeedService {
     after: bigint,
     limit: number,
   ): Promise<ChangePageJson | undefined> {
-    const run = this.deps.recent?.run(workspaceId, after, limit) ?? [];
+    const recent = this.deps.recent;
+    const run = recent?.run(workspaceId, after, limit) ?? [];
     // The page's first event is not remembered: a reader elsewhere in the feed costs nothing more.
-    if (run.length === 0) return undefined;
+    if (!recent || run.length === 0) return undefined;
     const runEnd = after + BigInt(run.length);
     // A later event is remembered, so the one after the run was committed, by another process.
-    if (run.length < limit && this.deps.recent!.newest(workspaceId)! > runEnd) return undefined;
+    if (run.length < limit && (recent.newest(workspaceId) ?? 0n) > runEnd) return undefined;
     const bounds = await readFeedBounds(this.deps.reads ?? this.deps.db, workspaceId);
     if (!bounds || after >= bounds.latestId || after < bounds.prunedThrough) return undefined;
     const through = bounds.latestId < after + BigInt(limit) ? bounds.latestId : after + BigInt(limit);
@@ -142,14 +143,16 @@ function pageKey(workspaceId: WorkspaceId, after: bigint, limit: number): string
 
 /** A page of remembered events, in the shape `read` gives (ChangePage). */
 function pageJson(events: readonly Buffer[], nextCursor: bigint, hasMore: boolean): ChangePageJson {
-  const parts: Buffer[] = [PAGE_START];
+  const parts: Buffer[] = [Buffer.from(PAGE_START)];
   for (const [index, event] of events.entries()) {
     if (index > 0) parts.push(COMMA);
     parts.push(event);
   }
-  parts.push(Buffer.from(`],"nextCursor":"${nextCursor}","hasMore":${hasMore}}`));
+  parts.push(Buffer.from(pageEnd(nextCursor, hasMore)));
   return Buffer.concat(parts);
 }
 
-const PAGE_START = Buffer.from('{"events":[');
+/** A page's JSON around its events, joined by commas (ChangePage). */
+const PAGE_START = '{"events":[';
+const pageEnd = (nextCursor: bigint, hasMore: boolean) => `],"nextCursor":"${nextCursor}","hasMore":${hasMore}}`;
 const COMMA = Buffer.from(',');
