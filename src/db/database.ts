@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, type Transaction } from 'kysely';
 import pg from 'pg';
 import { Pipeline } from './pipeline.js';
 import { PipelinedTransactions } from './pipelined-transactions.js';
+import { openPool } from './pool.js';
 
 /**
  * Every table, by name. Empty here: the toolkit knows no module. Each module (and the job queue) adds
@@ -39,9 +40,7 @@ const pipelinedTransactions = new WeakMap<Db, PipelinedTransactions>();
 const PIPELINED_TRANSACTION_CONNECTIONS = 2;
 
 export function openDatabase(connection: pg.PoolConfig, poolSize = 8): DatabaseHandle {
-  const pool = new pg.Pool({ ...connection, max: poolSize, types: DB_TYPES });
-  // An idle client's error (e.g. the server restarted) must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+  const pool = openPool({ ...connection, max: poolSize, types: DB_TYPES });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   // It connects only when a use case first sends on it.
   const pipeline = new Pipeline({ ...connection, types: DB_TYPES });

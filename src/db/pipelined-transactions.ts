@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database, Executor } from './database.js';
+import { openPool } from './pool.js';
 
 /**
  * Transactions on connections in the protocol's pipeline mode: statements that the use case sends at
@@ -17,9 +18,7 @@ export class PipelinedTransactions {
   private readonly pool: pg.Pool;
 
   constructor(connection: pg.PoolConfig, size: number) {
-    this.pool = new pg.Pool({ ...connection, max: size, pipeline: true } as pg.PoolConfig);
-    // An idle client's error (e.g. the server restarted) must not crash the process; the pool replaces it.
-    this.pool.on('error', () => {});
+    this.pool = openPool({ ...connection, max: size, pipeline: true } as pg.PoolConfig);
   }
 
   /** `work` in one transaction; its executor may be used by several parts at once. */

@@ -1,7 +1,8 @@
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { DB_TYPES, type Database, type Db } from './database.js';
 import { RoutingPool, type PrimaryReason, type ReadRouter } from './routed-pool.js';
+import { openPool } from './pool.js';
 
 export type { PrimaryReason } from './routed-pool.js';
 
@@ -98,7 +99,7 @@ export class ReadReplicas implements ReadRouter<Replica> {
     this.primaryChecks = checkPool(primary.connection);
     this.maxSamples = Math.ceil(maxLagMs / REPLICA_CHECK_MS) + 2;
     this.replicas = urls.map((url) => {
-      const pool = new pg.Pool({
+      const pool = openPool({
         connectionString: url,
         max: 8,
         types: DB_TYPES,
@@ -106,8 +107,7 @@ export class ReadReplicas implements ReadRouter<Replica> {
         query_timeout: READ_TIMEOUT_MS,
         keepAlive: true,
       });
-      // A replica that goes away errs its idle connections; the pool drops them and the checks notice.
-      pool.on('error', () => {});
+      // A replica that goes away breaks its connections; the pool drops them and the checks notice.
       return {
         label: labelOf(url),
         pool,
@@ -262,9 +262,7 @@ export class ReadReplicas implements ReadRouter<Replica> {
 }
 
 function checkPool(connection: pg.PoolConfig): pg.Pool {
-  const pool = new pg.Pool({ ...connection, max: 1, connectionTimeoutMillis: CHECK_TIMEOUT_MS, keepAlive: true });
-  pool.on('error', () => {});
-  return pool;
+  return openPool({ ...connection, max: 1, connectionTimeoutMillis: CHECK_TIMEOUT_MS, keepAlive: true });
 }
 
 /**
