@@ -4,11 +4,11 @@ import {
   TransactionReceiptNotFoundError,
   encodeFunctionData,
   getAddress,
+  hashTypedData,
   isAddressEqual,
   keccak256,
   parseEventLogs,
   parseTransaction,
-  verifyTypedData,
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -32,6 +32,7 @@ import {
 } from './chain-errors.js';
 import { blockMs, type Network } from './networks.js';
 import { headReceipts } from './head-receipts.js';
+import { recoverSigner } from './signer-recovery.js';
 import { createRpcClients, type RpcClients } from './rpc-clients.js';
 import {
   authorizationMessage,
@@ -176,14 +177,14 @@ export function createViemChain(options: ViemChainOptions): ChainPort {
         const vrs = vrsSignature(signature);
         // Off-chain only EOA signatures can be checked; FiatToken refuses high-s copies, so refuse them too.
         if (!vrs || !isLowS(vrs)) return false;
-        return await verifyTypedData({
-          address: authorization.from,
+        const digest = hashTypedData({
           domain: usdcDomain(network),
           types: transferWithAuthorizationTypes,
           primaryType: 'TransferWithAuthorization',
           message: authorizationMessage(authorization),
-          signature,
         });
+        const signer = recoverSigner(digest, vrs);
+        return signer !== undefined && isAddressEqual(signer, authorization.from);
       } catch {
         return false;
       }
