@@ -25,27 +25,22 @@ async function endSession(pid: number): Promise<void> {
   }
 }
 
+/** A use case whose session is ended between two of its statements. */
+async function endedMidway(trx: Executor): Promise<void> {
+  await endSession(await backendOf(trx));
+  // The client has seen its socket close by the time the next statement goes.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await sql`SELECT 1`.execute(trx);
+}
+
 it('survives the session of a connection in use being ended, and serves the next use case', async () => {
-  await expect(
-    database.db.transaction().execute(async (trx) => {
-      await endSession(await backendOf(trx));
-      // The client has seen its socket close by the time the next statement goes.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await sql`SELECT 1`.execute(trx);
-    }),
-  ).rejects.toThrow();
+  await expect(database.db.transaction().execute(endedMidway)).rejects.toThrow();
 
   expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(database.db)).rows[0]!.one).toBe(1);
 });
 
 it('survives it on a pipelined transaction too', async () => {
-  await expect(
-    pipelinedTransaction(database.db, async (trx) => {
-      await endSession(await backendOf(trx));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await sql`SELECT 1`.execute(trx);
-    }),
-  ).rejects.toThrow();
+  await expect(pipelinedTransaction(database.db, endedMidway)).rejects.toThrow();
 
   const pid = await pipelinedTransaction(database.db, backendOf);
   expect(pid).toBeGreaterThan(0);

@@ -143,7 +143,7 @@ function pageKey(workspaceId: WorkspaceId, after: bigint, limit: number): string
 
 /** A page of remembered events, in the shape `read` gives (ChangePage). */
 function pageJson(events: readonly Buffer[], nextCursor: bigint, hasMore: boolean): ChangePageJson {
-  const parts: Buffer[] = [Buffer.from(PAGE_START)];
+  const parts: Buffer[] = [PAGE_START_BYTES];
   for (const [index, event] of events.entries()) {
     if (index > 0) parts.push(COMMA);
     parts.push(event);
@@ -155,4 +155,5 @@ function pageJson(events: readonly Buffer[], nextCursor: bigint, hasMore: boolea
 /** A page's JSON around its events, joined by commas (ChangePage). */
 const PAGE_START = '{"events":[';
 const pageEnd = (nextCursor: bigint, hasMore: boolean) => `],"nextCursor":"${nextCursor}","hasMore":${hasMore}}`;
+const PAGE_START_BYTES = Buffer.from(PAGE_START);
 const COMMA = Buffer.from(',');
