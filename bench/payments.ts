@@ -18,7 +18,7 @@ import { startPurchaseService, type PurchaseService } from './purchase-service.j
 import { PURCHASE_SPACING_BLOCKS } from './settings.js';
 import { markdownTable } from './table.js';
 import { startRpcCounter } from './rpc-counter.js';
-import { latencyRow, monotonicMs } from './timing.js';
+import { latencyRow, monotonicMs, percentiles } from './timing.js';
 import { startReceiverProcess, type BenchReceiver } from './webhook-receiver.js';
 
 const BLOCK_MS = 1000;
@@ -359,5 +359,15 @@ function payersReport(results: readonly PayersResult[]): string[] {
     '- targets: x402 at 20 payers p99 ≤ 250 ms, ≥ 12 payments/s, ≤ 10 node calls a payment; transfers ≤ 5 node calls a payment; 100 payers: none failed, no 5xx',
     '- payments/s: paid and told over the time from the first request to the last webhook; a transfer payer sends its next transfer once the last one is paid',
     ...results.map((result) => `- node calls, ${result.kind} at ${result.payers} payers: ${callsByMethod(result)}`),
+    ...results.filter((result) => result.warmUpMs.length > 0).map(warmUpLine),
   ];
+}
+
+/** The payments each x402 payer made first, not counted in its row: what their cold block cost. */
+function warmUpLine(result: PayersResult): string {
+  const { p50, max } = percentiles(result.warmUpMs);
+  return (
+    `- ${result.kind} at ${result.payers} payers, first one payment each, not counted: ${result.warmUpMs.length} payments, ` +
+    `block → webhook p50 ${p50.toFixed(1)} ms, max ${max.toFixed(1)} ms`
+  );
 }
