@@ -31,7 +31,7 @@ async function workspaceWithEvents(count: number) {
   return { workspaceId: m.workspaceId as WorkspaceId, create };
 }
 
-const ids = (json: Buffer) => (JSON.parse(json.toString()) as Page).events.map((event) => event.id);
+const ids = (json: { toString(): string }) => (JSON.parse(json.toString()) as Page).events.map((event) => event.id);
 
 describe('reading the change feed ahead', () => {
   it('serves the page read ahead exactly as a fresh read would', async () => {

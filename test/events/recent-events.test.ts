@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ChangeFeedService } from '../../src/modules/events/change-feed.service.js';
 import { append, WorkspaceWrites } from '../../src/modules/events/index.js';
-import { jsonbText, RecentEvents, recentEventsOf } from '../../src/modules/events/recent-events.js';
+import { jsonbText, RecentEvents, recentEventsOf, type RecentRun } from '../../src/modules/events/recent-events.js';
 import type { WorkspaceId } from '../../src/shared/ids.js';
 import { OperatorLog } from '../../src/shared/operator-log.js';
 import { createTestApp, merchant } from '../support/app.js';
@@ -16,7 +16,7 @@ const log = new OperatorLog();
 /** The ids of the workspace's events this process remembers, among its first 100. */
 const remembered = (workspaceId: WorkspaceId) =>
   Array.from({ length: 100 }, (_, index) => BigInt(index))
-    .filter((after) => recentEventsOf(db)!.run(workspaceId, after, 1).length === 1)
+    .filter((after) => recentEventsOf(db)!.run(workspaceId, after, 1).count === 1)
     .map((after) => String(after + 1n));
 
 interface Page {
@@ -47,6 +47,8 @@ async function workspace() {
   const changes = async (after: string, limit: number) => {
     const response = await ask(after, limit);
     expect(response.statusCode, response.body).toBe(200);
+    // A page from memory goes out in pieces, announced by their total length.
+    expect(response.headers['content-length']).toBe(String(response.rawPayload.length));
     return response.body;
   };
   return { workspaceId, create, changes, ask };
@@ -151,42 +153,77 @@ describe('the change feed from the events this process committed', () => {
 });
 
 describe('RecentEvents', () => {
-  it('forgets the oldest events past its size, and gives runs of consecutive ids', () => {
-    const workspaceId = 'ws_recent' as WorkspaceId;
-    const event = (n: number) => ({
-      workspaceId,
-      type: 'invoice.created' as const,
-      invoiceId: `inv_${n}`,
-      data: { invoice: { n } } as never,
-      at: new Date(0),
-    });
-    const first =
-      '{"id":"1","type":"invoice.created","createdAt":"1970-01-01T00:00:00.000Z","invoiceId":"inv_1","data":{"invoice": {"n": 1}}}';
-    // Three events and what each costs beyond its JSON.
-    const recent = new RecentEvents(3 * (Buffer.byteLength(first) + 256));
-    recent.remember([event(1), event(2), event(3)], [1n, 2n, 3n]);
-    expect(recent.run(workspaceId, 0n, 10).map(String)[0]).toBe(first);
+  const workspaceId = 'ws_recent' as WorkspaceId;
+  const event = (n: number, data: unknown = { invoice: { n } }) => ({
+    workspaceId,
+    type: 'invoice.created' as const,
+    invoiceId: `inv_${n}`,
+    data: data as never,
+    at: new Date(0),
+  });
+  const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => BigInt(from + index));
+  /** The ids of a run's first `count` events, from the bytes a page would hold. */
+  const idsOf = (run: RecentRun, count = run.count) =>
+    (JSON.parse(`[${Buffer.concat(run.joined(count)).toString()}]`) as { id: string }[]).map((e) => Number(e.id));
+
+  it('gives runs of consecutive ids, byte for byte, across gaps and ids that come late', () => {
+    const recent = new RecentEvents();
+    recent.remember([event(1), event(2), event(3)], ids(1, 3));
+    expect(Buffer.concat(recent.run(workspaceId, 0n, 1).joined(1)).toString()).toBe(
+      '{"id":"1","type":"invoice.created","createdAt":"1970-01-01T00:00:00.000Z","invoiceId":"inv_1","data":{"invoice": {"n": 1}}}',
+    );
     recent.remember([event(4), event(6)], [4n, 6n]);
-    expect(recent.run(workspaceId, 0n, 10)).toEqual([]);
-    expect(recent.run(workspaceId, 2n, 10).map((json) => (JSON.parse(String(json)) as { id: string }).id)).toEqual([
-      '3',
-      '4',
-    ]);
-    expect(recent.run(workspaceId, 3n, 10)).toHaveLength(1);
-    expect(recent.run(workspaceId, 5n, 10)).toHaveLength(1);
+    expect(idsOf(recent.run(workspaceId, 0n, 10))).toEqual([1, 2, 3, 4]);
+    expect(idsOf(recent.run(workspaceId, 0n, 10), 2)).toEqual([1, 2]);
+    expect(idsOf(recent.run(workspaceId, 2n, 10))).toEqual([3, 4]);
+    expect(recent.run(workspaceId, 4n, 10).count).toBe(0);
+    expect(idsOf(recent.run(workspaceId, 5n, 10))).toEqual([6]);
+    // An id that comes after a higher one fills the gap; one remembered twice changes nothing.
+    recent.remember([event(5), event(2)], [5n, 2n]);
+    expect(idsOf(recent.run(workspaceId, 0n, 10))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(recent.run(workspaceId, 0n, 3).count).toBe(3);
     expect(recent.newest(workspaceId)).toBe(6n);
+    expect(recent.run('ws_other' as WorkspaceId, 0n, 10).count).toBe(0);
+  });
+
+  it('keeps a page in one or two pieces however many events it holds', () => {
+    const recent = new RecentEvents();
+    const note = 'x'.repeat(800);
+    for (let from = 1; from <= 3000; from += 100)
+      recent.remember(
+        ids(from, from + 99).map((id) => event(Number(id), { invoice: { n: Number(id), note } })),
+        ids(from, from + 99),
+      );
+    const page = recent.run(workspaceId, 1500n, 1000);
+    expect(page.count).toBe(1000);
+    expect(page.joined(1000).length).toBeLessThanOrEqual(2);
+    expect(idsOf(page)).toEqual(ids(1501, 2500).map(Number));
+    // The first segments are small (a workspace with few events takes little): a page over them takes more.
+    expect(idsOf(recent.run(workspaceId, 0n, 1000))).toEqual(ids(1, 1000).map(Number));
+    expect(recent.run(workspaceId, 2500n, 1000).count).toBe(500);
+  });
+
+  it('forgets the oldest segments past its size; a run taken before still holds its events', () => {
+    const recent = new RecentEvents(300 * 1024);
+    const note = 'y'.repeat(900);
+    const remember = (from: number, to: number) =>
+      recent.remember(
+        ids(from, to).map((id) => event(Number(id), { invoice: { n: Number(id), note } })),
+        ids(from, to),
+      );
+    remember(1, 100);
+    const taken = recent.run(workspaceId, 0n, 100);
+    remember(101, 400);
+    expect(recent.run(workspaceId, 0n, 10).count).toBe(0);
+    expect(idsOf(taken)).toEqual(ids(1, 100).map(Number));
+    expect(recent.run(workspaceId, 399n, 10).count).toBe(1);
+    expect(recent.newest(workspaceId)).toBe(400n);
     // Data it cannot write in jsonb's form is not remembered, and remembering never throws.
     const deep: Record<string, unknown> = {};
     let at = deep;
     for (let i = 0; i < 100_000; i++) at = (at['d'] = {}) as Record<string, unknown>;
-    recent.remember(
-      [
-        { ...event(7), data: { n: 1e21 } as never },
-        { ...event(8), data: deep as never },
-      ],
-      [7n, 8n],
-    );
-    expect(recent.newest(workspaceId)).toBe(6n);
+    recent.remember([event(401, { n: 1e21 }), event(402, deep)], [401n, 402n]);
+    expect(recent.newest(workspaceId)).toBe(400n);
   });
 
   it('writes data as PostgreSQL prints the jsonb of its JSON', async () => {

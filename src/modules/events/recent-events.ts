@@ -4,11 +4,94 @@ import type { NewEvent, WorkspaceEvent } from './event.js';
 
 /** The most bytes of events one database's readers keep: about 30,000 events of ~900 bytes. */
 const MAX_BYTES = 32 * 1024 * 1024;
-/** What an event costs beyond its JSON: its buffer, map entry, key and place in the queue. */
-const BYTES_PER_EVENT = 256;
+/** A workspace's first segment; each next one is twice as large, up to MAX_SEGMENT_BYTES. */
+const FIRST_SEGMENT_BYTES = 16 * 1024;
+/** About a page of 1,000 events of ~900 bytes: a page takes one or two copies. */
+const MAX_SEGMENT_BYTES = 1024 * 1024;
+/** What a segment costs beyond its bytes, and an event beyond its JSON (its end in `ends`). */
+const BYTES_PER_SEGMENT = 256;
+const BYTES_PER_EVENT = 16;
+const COMMA = 0x2c;
+
+/**
+ * Events with consecutive ids, as UTF-8 JSON in one buffer, each after a comma: the events from the
+ * i-th to the j-th joined by commas are one range of bytes, so a page is copied in one or two pieces
+ * however many events it holds (one copy an event took 3 ms a page, most of a page's time here).
+ */
+class Segment {
+  readonly bytes: Buffer;
+  /** Where each event ends, the first one's at `ends[0]`. */
+  readonly ends: number[] = [];
+  used = 0;
+
+  constructor(
+    readonly workspaceId: string,
+    readonly firstId: bigint,
+    capacity: number,
+  ) {
+    // A buffer of its own: a slice of Buffer's shared pool would keep the whole 8 KB slab alive.
+    this.bytes = Buffer.allocUnsafeSlow(capacity);
+  }
+
+  /** The id the next event appended here must have. */
+  get nextId(): bigint {
+    return this.firstId + BigInt(this.ends.length);
+  }
+
+  holds(id: bigint): boolean {
+    return id >= this.firstId && id < this.nextId;
+  }
+
+  /** Appends the event (`length`: its UTF-8 bytes) when it fits. */
+  append(json: string, length: number): boolean {
+    if (this.used + 1 + length > this.bytes.length) return false;
+    this.bytes[this.used] = COMMA;
+    this.bytes.write(json, this.used + 1);
+    this.used += 1 + length;
+    this.ends.push(this.used);
+    return true;
+  }
+
+  /** Events `id`… (`count` of them) as bytes: with the comma before the first when `comma`. */
+  range(id: bigint, count: number, comma: boolean): Buffer {
+    const index = Number(id - this.firstId);
+    const start = index === 0 ? 0 : this.ends[index - 1]!;
+    return this.bytes.subarray(comma ? start : start + 1, this.ends[index + count - 1]);
+  }
+}
+
+/** Events `id`… of a segment, `count` of them. */
+interface RunPiece {
+  readonly segment: Segment;
+  readonly id: bigint;
+  readonly count: number;
+}
+
+/** A run of remembered events with consecutive ids (RecentEvents.run). */
+export class RecentRun {
+  constructor(
+    private readonly pieces: readonly RunPiece[],
+    /** How many events it holds. */
+    readonly count: number,
+  ) {}
+
+  /** Its first `count` events joined by commas, in one piece a segment (a page copies one or two). */
+  joined(count: number): Buffer[] {
+    const bytes: Buffer[] = [];
+    let left = Math.min(count, this.count);
+    for (const { segment, id, count: held } of this.pieces) {
+      if (left <= 0) break;
+      const taken = Math.min(left, held);
+      bytes.push(segment.range(id, taken, bytes.length > 0));
+      left -= taken;
+    }
+    return bytes;
+  }
+}
 
 interface WorkspaceEvents {
-  readonly byId: Map<bigint, Buffer>;
+  /** Oldest first; each holds consecutive ids, and one's ids may continue in the next. */
+  readonly segments: Segment[];
   /** The highest id remembered. */
   newest: bigint;
 }
@@ -21,12 +104,12 @@ interface WorkspaceEvents {
  * may hold (the workspace's last committed id, its retention bound) is still read from the database each
  * time (ChangeFeedService). Only events whose transaction is known to have committed are remembered;
  * events another process wrote are not here, and a page that needs one is read from the table. The
- * oldest go first once MAX_BYTES is passed.
+ * oldest segments go first once MAX_BYTES is passed.
  */
 export class RecentEvents {
   private readonly byWorkspace = new Map<string, WorkspaceEvents>();
-  /** Remembered events, oldest first, from `head` on. */
-  private readonly order: { readonly workspaceId: string; readonly id: bigint }[] = [];
+  /** Every workspace's segments, oldest first, from `head` on. */
+  private readonly order: Segment[] = [];
   private head = 0;
   private bytes = 0;
 
@@ -40,11 +123,7 @@ export class RecentEvents {
     events.forEach((event, index) => {
       try {
         const json = eventJson(ids[index]!, event);
-        if (json === undefined) return;
-        // A buffer of its own: a slice of Buffer's shared pool would keep the whole 8 KB slab alive.
-        const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
-        bytes.write(json);
-        this.add(event.workspaceId, ids[index]!, bytes);
+        if (json !== undefined) this.add(event.workspaceId, ids[index]!, json);
       } catch {
         // Data jsonbText cannot walk (nested deeper than the stack): the table has it.
       }
@@ -60,16 +139,22 @@ export class RecentEvents {
     this.bytes = 0;
   }
 
-  /** The remembered events with consecutive ids from `after + 1`, at most `limit` of them. */
-  run(workspaceId: WorkspaceId, after: bigint, limit: number): Buffer[] {
-    const events = this.byWorkspace.get(workspaceId)?.byId;
-    const run: Buffer[] = [];
-    for (let id = after + 1n; events && run.length < limit; id += 1n) {
-      const json = events.get(id);
-      if (!json) break;
-      run.push(json);
+  /**
+   * The remembered events with consecutive ids from `after + 1`, at most `limit` of them. It stays as it
+   * is: forgetting a segment later does not take its events out of a run taken before.
+   */
+  run(workspaceId: WorkspaceId, after: bigint, limit: number): RecentRun {
+    const events = this.byWorkspace.get(workspaceId);
+    const pieces: RunPiece[] = [];
+    let id = after + 1n;
+    let left = limit;
+    for (let segment = events && holder(events, id); segment && left > 0; segment = holder(events!, id)) {
+      const count = Math.min(left, Number(segment.nextId - id));
+      pieces.push({ segment, id, count });
+      id += BigInt(count);
+      left -= count;
     }
-    return run;
+    return new RecentRun(pieces, limit - left);
   }
 
   /** The highest event id of the workspace remembered; undefined for none. */
@@ -77,27 +162,34 @@ export class RecentEvents {
     return this.byWorkspace.get(workspaceId)?.newest;
   }
 
-  private add(workspaceId: string, id: bigint, json: Buffer): void {
+  private add(workspaceId: string, id: bigint, json: string): void {
     let events = this.byWorkspace.get(workspaceId);
-    if (!events) this.byWorkspace.set(workspaceId, (events = { byId: new Map(), newest: id }));
-    const replaced = events.byId.get(id);
-    if (replaced) this.bytes -= replaced.length + BYTES_PER_EVENT;
-    else this.order.push({ workspaceId, id });
-    events.byId.set(id, json);
+    if (!events) this.byWorkspace.set(workspaceId, (events = { segments: [], newest: id }));
     if (id > events.newest) events.newest = id;
-    this.bytes += json.length + BYTES_PER_EVENT;
+    const length = Buffer.byteLength(json);
+    const last = events.segments.at(-1);
+    if (last?.nextId === id && last.append(json, length)) return void (this.bytes += BYTES_PER_EVENT);
+    // Remembered already (the same bytes: an event never changes).
+    if (holder(events, id)) return;
+    // A segment is at most a quarter of what is kept, so that a new one never pushes out all the rest.
+    const most = Math.min(MAX_SEGMENT_BYTES, Math.floor(this.maxBytes / 4));
+    const grown = Math.min(most, last ? last.bytes.length * 2 : FIRST_SEGMENT_BYTES);
+    const segment = new Segment(workspaceId, id, Math.max(grown, 1 + length));
+    segment.append(json, length);
+    events.segments.push(segment);
+    this.order.push(segment);
+    this.bytes += segment.bytes.length + BYTES_PER_SEGMENT + BYTES_PER_EVENT;
   }
 
   private evict(): void {
     while (this.bytes > this.maxBytes && this.head < this.order.length) {
-      const { workspaceId, id } = this.order[this.head]!;
+      const segment = this.order[this.head]!;
       this.head += 1;
-      const events = this.byWorkspace.get(workspaceId);
-      const json = events?.byId.get(id);
-      if (!events || !json) continue;
-      events.byId.delete(id);
-      this.bytes -= json.length + BYTES_PER_EVENT;
-      if (events.byId.size === 0) this.byWorkspace.delete(workspaceId);
+      this.bytes -= segment.bytes.length + BYTES_PER_SEGMENT + BYTES_PER_EVENT * segment.ends.length;
+      const events = this.byWorkspace.get(segment.workspaceId);
+      if (!events) continue;
+      events.segments.splice(events.segments.indexOf(segment), 1);
+      if (events.segments.length === 0) this.byWorkspace.delete(segment.workspaceId);
     }
     // The queue's front is dropped in one go once it is most of the array.
     if (this.head > 1024 && this.head * 2 > this.order.length) {
@@ -105,6 +197,15 @@ export class RecentEvents {
       this.head = 0;
     }
   }
+}
+
+/** The segment of the workspace that holds `id`; the newest are looked at first. */
+function holder(events: WorkspaceEvents, id: bigint): Segment | undefined {
+  for (let index = events.segments.length - 1; index >= 0; index -= 1) {
+    const segment = events.segments[index]!;
+    if (segment.holds(id)) return segment;
+  }
+  return undefined;
 }
 
 /**
