@@ -52,9 +52,10 @@ const POLL_MS = 20;
  * transfer each (every other one's hash submitted on the checkout route, the others left for the
  * service's scan to find). Invoices are created first; the clock runs from the first payment.
  *
- * x402 payers first pay one invoice each at once, not counted (`warmUpMs`), as a service that has been
+ * x402 payers first pay one invoice each at once, timed apart (`warmUpMs`), as a service that has been
  * taking payments meets them: the one-at-a-time runs before it never had twenty payments in a block, so
- * that first block also pays for code and connections used for the first time.
+ * that first block also runs the service's paths for many at once for the first time. Its failures and
+ * 5xx count in the row.
  */
 export async function payAtOnce(
   context: PayersContext,
@@ -75,10 +76,12 @@ export async function payAtOnce(
   );
   const clients = payers.map((account) => (kind === 'x402' ? x402Payer(account) : undefined));
   let warmUpMs: number[] = [];
+  // A warm-up payment that fails is a failure all the same: it counts in the row.
+  let warmUpFailures = { failed: 0, serverErrors: 0 };
   if (warmUps > 0) {
     const warmUp = created.map((invoices) => invoices.slice(0, warmUps));
     const deadline = monotonicMs() + PHASE_TIMEOUT_MS;
-    await payEach(context, payers, clients, warmUp, amountOf, deadline);
+    warmUpFailures = await payEach(context, payers, clients, warmUp, amountOf, deadline);
     warmUpMs = (
       await blockToWebhook(
         context,
@@ -106,8 +109,8 @@ export async function payAtOnce(
     kind,
     payers: payers.length,
     payments: ids.length,
-    failed: failed + (kind === 'transfer' ? ids.length - toWebhookMs.length : 0),
-    serverErrors,
+    failed: failed + warmUpFailures.failed + (kind === 'transfer' ? ids.length - toWebhookMs.length : 0),
+    serverErrors: serverErrors + warmUpFailures.serverErrors,
     toWebhookMs: toWebhookMs.map(({ ms }) => ms),
     warmUpMs,
     perSecond: toWebhookMs.length / ((lastWebhook - started) / 1000),

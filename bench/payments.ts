@@ -367,7 +367,7 @@ function payersReport(results: readonly PayersResult[]): string[] {
 function warmUpLine(result: PayersResult): string {
   const { p50, max } = percentiles(result.warmUpMs);
   return (
-    `- ${result.kind} at ${result.payers} payers, first one payment each, not counted: ${result.warmUpMs.length} payments, ` +
+    `- ${result.kind} at ${result.payers} payers, first one payment each, timed apart (its failures and 5xx count above): ${result.warmUpMs.length} payments, ` +
     `block → webhook p50 ${p50.toFixed(1)} ms, max ${max.toFixed(1)} ms`
   );
 }
