@@ -198,12 +198,28 @@ describe('RecentEvents', () => {
     expect(page.count).toBe(1000);
     expect(page.joined(1000).length).toBeLessThanOrEqual(2);
     expect(idsOf(page)).toEqual(ids(1501, 2500).map(Number));
-    // The first segments are small (a workspace with few events takes little): a page over them takes more.
+    // A workspace's first slabs are small (one with few events takes little): a page over them has more pieces.
     expect(idsOf(recent.run(workspaceId, 0n, 1000))).toEqual(ids(1, 1000).map(Number));
     expect(recent.run(workspaceId, 2500n, 1000).count).toBe(500);
   });
 
-  it('forgets the oldest segments past its size; a run taken before still holds its events', () => {
+  it('keeps ids with gaps (another process wrote the events between) in the same slabs', () => {
+    const recent = new RecentEvents(64 * 1024);
+    const odd = Array.from({ length: 2000 }, (_, index) => BigInt(2 * index + 1));
+    recent.remember(
+      odd.map((id) => event(Number(id))),
+      odd,
+    );
+    // Each event is a run of its own; the size counts them as such, and the oldest go first.
+    expect(recent.run(workspaceId, 0n, 10).count).toBe(0);
+    expect(idsOf(recent.run(workspaceId, 3998n, 10))).toEqual([3999]);
+    expect(recent.run(workspaceId, 3999n, 10).count).toBe(0);
+    const kept = odd.filter((id) => recent.run(workspaceId, id - 1n, 1).count === 1);
+    expect(kept.length).toBeGreaterThan(100);
+    expect(kept.length).toBeLessThan(odd.length);
+  });
+
+  it('forgets the oldest slabs past its size; a run taken before still holds its events', () => {
     const recent = new RecentEvents(300 * 1024);
     const note = 'y'.repeat(900);
     const remember = (from: number, to: number) =>

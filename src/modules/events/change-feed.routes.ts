@@ -60,14 +60,11 @@ export function changeFeedRoutes(services: ChangeFeedRouteDeps): FastifyPluginAs
         // JSON in the ChangePage shape, as UTF-8 bytes: Fastify sends a Buffer or a stream as it is, and
         // the type provider, which knows only the object, is told so. The pieces go to the socket as
         // they are, never copied into one buffer.
-        const { pieces } = page;
-        const body =
-          pieces.length === 1
-            ? pieces[0]!
-            : Readable.from(pieces, { objectMode: false, highWaterMark: page.byteLength });
+        const { pieces, byteLength } = page;
+        const body = pieces.length === 1 ? pieces[0]! : Readable.from(pieces, { objectMode: false });
         return reply
           .type('application/json; charset=utf-8')
-          .header('content-length', page.byteLength)
+          .header('content-length', byteLength)
           .send(body as unknown as Static<typeof ChangePage>);
       },
     );

@@ -4,34 +4,53 @@ import type { NewEvent, WorkspaceEvent } from './event.js';
 
 /** The most bytes of events one database's readers keep: about 30,000 events of ~900 bytes. */
 const MAX_BYTES = 32 * 1024 * 1024;
-/** A workspace's first segment; each next one is twice as large, up to MAX_SEGMENT_BYTES. */
-const FIRST_SEGMENT_BYTES = 16 * 1024;
-/** About a page of 1,000 events of ~900 bytes: a page takes one or two copies. */
-const MAX_SEGMENT_BYTES = 1024 * 1024;
-/** What a segment costs beyond its bytes, and an event beyond its JSON (its end in `ends`). */
-const BYTES_PER_SEGMENT = 256;
+/** A workspace's first slab; each next one is twice as large, up to MAX_SLAB_BYTES. */
+const FIRST_SLAB_BYTES = 16 * 1024;
+/** About a page of 1,000 events of ~900 bytes. */
+const MAX_SLAB_BYTES = 1024 * 1024;
+/** What a slab costs beyond its bytes, a run of consecutive ids beyond its events, an event beyond its JSON. */
+const BYTES_PER_SLAB = 256;
+const BYTES_PER_RUN = 128;
 const BYTES_PER_EVENT = 16;
 const COMMA = 0x2c;
 
-/**
- * Events with consecutive ids, as UTF-8 JSON in one buffer, each after a comma: the events from the
- * i-th to the j-th joined by commas are one range of bytes, so a page is copied in one or two pieces
- * however many events it holds (one copy an event took 3 ms a page, most of a page's time here).
- */
-class Segment {
+/** A buffer a workspace's events are written into one after another, and forgotten with as a whole. */
+class Slab {
   readonly bytes: Buffer;
-  /** Where each event ends, the first one's at `ends[0]`. */
-  readonly ends: number[] = [];
   used = 0;
+  /** The runs written here. */
+  readonly segments: Segment[] = [];
 
   constructor(
     readonly workspaceId: string,
-    readonly firstId: bigint,
     capacity: number,
   ) {
     // A buffer of its own: a slice of Buffer's shared pool would keep the whole 8 KB slab alive.
     this.bytes = Buffer.allocUnsafeSlow(capacity);
   }
+
+  get cost(): number {
+    let cost = this.bytes.length + BYTES_PER_SLAB;
+    for (const segment of this.segments) cost += BYTES_PER_RUN + BYTES_PER_EVENT * segment.ends.length;
+    return cost;
+  }
+}
+
+/**
+ * Events with consecutive ids, one after another in a slab, each after a comma: the events from the
+ * i-th to the j-th joined by commas are one range of bytes, so a page is sent as a few ranges however
+ * many events it holds, never copied (joining 1,000 buffers into a new one took 3 ms a page here).
+ */
+class Segment {
+  /** Where each event ends in the slab. */
+  readonly ends: number[] = [];
+
+  constructor(
+    readonly slab: Slab,
+    readonly firstId: bigint,
+    /** Where its first event's comma is. */
+    readonly start: number,
+  ) {}
 
   /** The id the next event appended here must have. */
   get nextId(): bigint {
@@ -42,21 +61,22 @@ class Segment {
     return id >= this.firstId && id < this.nextId;
   }
 
-  /** Appends the event (`length`: its UTF-8 bytes) when it fits. */
+  /** Appends the event (`length`: its UTF-8 bytes) when this run is the last in its slab and it fits. */
   append(json: string, length: number): boolean {
-    if (this.used + 1 + length > this.bytes.length) return false;
-    this.bytes[this.used] = COMMA;
-    this.bytes.write(json, this.used + 1);
-    this.used += 1 + length;
-    this.ends.push(this.used);
+    const { slab } = this;
+    if (slab.used !== (this.ends.at(-1) ?? this.start) || slab.used + 1 + length > slab.bytes.length) return false;
+    slab.bytes[slab.used] = COMMA;
+    slab.bytes.write(json, slab.used + 1);
+    slab.used += 1 + length;
+    this.ends.push(slab.used);
     return true;
   }
 
   /** Events `id`… (`count` of them) as bytes: with the comma before the first when `comma`. */
   range(id: bigint, count: number, comma: boolean): Buffer {
     const index = Number(id - this.firstId);
-    const start = index === 0 ? 0 : this.ends[index - 1]!;
-    return this.bytes.subarray(comma ? start : start + 1, this.ends[index + count - 1]);
+    const start = index === 0 ? this.start : this.ends[index - 1]!;
+    return this.slab.bytes.subarray(comma ? start : start + 1, this.ends[index + count - 1]);
   }
 }
 
@@ -75,7 +95,7 @@ export class RecentRun {
     readonly count: number,
   ) {}
 
-  /** Its first `count` events joined by commas, in one piece a segment (a page copies one or two). */
+  /** Its first `count` events joined by commas, one piece a segment they span. */
   joined(count: number): Buffer[] {
     const bytes: Buffer[] = [];
     let left = Math.min(count, this.count);
@@ -90,8 +110,10 @@ export class RecentRun {
 }
 
 interface WorkspaceEvents {
-  /** Oldest first; each holds consecutive ids, and one's ids may continue in the next. */
-  readonly segments: Segment[];
+  /** By first id; each holds consecutive ids, and one's ids may continue in the next. */
+  segments: Segment[];
+  /** Where the workspace's next run is written while it has room. */
+  slab: Slab | undefined;
   /** The highest id remembered. */
   newest: bigint;
 }
@@ -104,12 +126,12 @@ interface WorkspaceEvents {
  * may hold (the workspace's last committed id, its retention bound) is still read from the database each
  * time (ChangeFeedService). Only events whose transaction is known to have committed are remembered;
  * events another process wrote are not here, and a page that needs one is read from the table. The
- * oldest segments go first once MAX_BYTES is passed.
+ * oldest slabs go first once MAX_BYTES is passed.
  */
 export class RecentEvents {
   private readonly byWorkspace = new Map<string, WorkspaceEvents>();
-  /** Every workspace's segments, oldest first, from `head` on. */
-  private readonly order: Segment[] = [];
+  /** Every workspace's slabs, oldest first, from `head` on; a forgotten one's place is emptied at once. */
+  private readonly order: (Slab | undefined)[] = [];
   private head = 0;
   private bytes = 0;
 
@@ -141,7 +163,7 @@ export class RecentEvents {
 
   /**
    * The remembered events with consecutive ids from `after + 1`, at most `limit` of them. It stays as it
-   * is: forgetting a segment later does not take its events out of a run taken before.
+   * is: forgetting a slab later does not take its events out of a run taken before.
    */
   run(workspaceId: WorkspaceId, after: bigint, limit: number): RecentRun {
     const events = this.byWorkspace.get(workspaceId);
@@ -164,32 +186,42 @@ export class RecentEvents {
 
   private add(workspaceId: string, id: bigint, json: string): void {
     let events = this.byWorkspace.get(workspaceId);
-    if (!events) this.byWorkspace.set(workspaceId, (events = { segments: [], newest: id }));
+    if (!events) this.byWorkspace.set(workspaceId, (events = { segments: [], slab: undefined, newest: id }));
     if (id > events.newest) events.newest = id;
-    const length = Buffer.byteLength(json);
-    const last = events.segments.at(-1);
-    if (last?.nextId === id && last.append(json, length)) return void (this.bytes += BYTES_PER_EVENT);
-    // Remembered already (the same bytes: an event never changes).
+    // Remembered already: an event never changes.
     if (holder(events, id)) return;
-    // A segment is at most a quarter of what is kept, so that a new one never pushes out all the rest.
-    const most = Math.min(MAX_SEGMENT_BYTES, Math.floor(this.maxBytes / 4));
-    const grown = Math.min(most, last ? last.bytes.length * 2 : FIRST_SEGMENT_BYTES);
-    const segment = new Segment(workspaceId, id, Math.max(grown, 1 + length));
+    const length = Buffer.byteLength(json);
+    const previous = holder(events, id - 1n);
+    if (previous?.nextId === id && previous.append(json, length)) return void (this.bytes += BYTES_PER_EVENT);
+    // A new run (the first event, one after a gap in the ids, or a full slab): in the workspace's slab
+    // while it has room, so that ids with gaps (another process's events between) cost little.
+    let slab = events.slab;
+    if (!slab || slab.used + 1 + length > slab.bytes.length) {
+      // A slab is at most a quarter of what is kept, so that a new one never pushes out all the rest.
+      const most = Math.min(MAX_SLAB_BYTES, Math.floor(this.maxBytes / 4));
+      const grown = Math.min(most, slab ? slab.bytes.length * 2 : FIRST_SLAB_BYTES);
+      slab = events.slab = new Slab(workspaceId, Math.max(grown, 1 + length));
+      this.order.push(slab);
+      this.bytes += slab.bytes.length + BYTES_PER_SLAB;
+    }
+    const segment = new Segment(slab, id, slab.used);
     segment.append(json, length);
-    events.segments.push(segment);
-    this.order.push(segment);
-    this.bytes += segment.bytes.length + BYTES_PER_SEGMENT + BYTES_PER_EVENT;
+    slab.segments.push(segment);
+    events.segments.splice(after(events.segments, id), 0, segment);
+    this.bytes += BYTES_PER_RUN + BYTES_PER_EVENT;
   }
 
   private evict(): void {
     while (this.bytes > this.maxBytes && this.head < this.order.length) {
-      const segment = this.order[this.head]!;
+      const slab = this.order[this.head]!;
+      this.order[this.head] = undefined;
       this.head += 1;
-      this.bytes -= segment.bytes.length + BYTES_PER_SEGMENT + BYTES_PER_EVENT * segment.ends.length;
-      const events = this.byWorkspace.get(segment.workspaceId);
+      this.bytes -= slab.cost;
+      const events = this.byWorkspace.get(slab.workspaceId);
       if (!events) continue;
-      events.segments.splice(events.segments.indexOf(segment), 1);
-      if (events.segments.length === 0) this.byWorkspace.delete(segment.workspaceId);
+      events.segments = events.segments.filter((segment) => segment.slab !== slab);
+      if (events.slab === slab) events.slab = undefined;
+      if (events.segments.length === 0) this.byWorkspace.delete(slab.workspaceId);
     }
     // The queue's front is dropped in one go once it is most of the array.
     if (this.head > 1024 && this.head * 2 > this.order.length) {
@@ -199,13 +231,22 @@ export class RecentEvents {
   }
 }
 
-/** The segment of the workspace that holds `id`; the newest are looked at first. */
-function holder(events: WorkspaceEvents, id: bigint): Segment | undefined {
-  for (let index = events.segments.length - 1; index >= 0; index -= 1) {
-    const segment = events.segments[index]!;
-    if (segment.holds(id)) return segment;
+/** How many of `segments` (by first id) start at or before `id`. */
+function after(segments: readonly Segment[], id: bigint): number {
+  let low = 0;
+  let high = segments.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (segments[middle]!.firstId <= id) low = middle + 1;
+    else high = middle;
   }
-  return undefined;
+  return low;
+}
+
+/** The segment of the workspace that holds `id`. */
+function holder(events: WorkspaceEvents, id: bigint): Segment | undefined {
+  const segment = events.segments[after(events.segments, id) - 1];
+  return segment?.holds(id) ? segment : undefined;
 }
 
 /**
