@@ -12,27 +12,19 @@ const MAX_SLAB_BYTES = 1024 * 1024;
 const BYTES_PER_SLAB = 256;
 const BYTES_PER_RUN = 128;
 const BYTES_PER_EVENT = 16;
-const COMMA = 0x2c;
 
 /** A buffer a workspace's events are written into one after another, and forgotten with as a whole. */
 class Slab {
-  readonly bytes: Buffer;
   used = 0;
-  /** The runs written here. */
-  readonly segments: Segment[] = [];
+  /** What it counts for against MAX_BYTES: its bytes, its runs and their events. */
+  cost: number;
 
   constructor(
     readonly workspaceId: string,
-    capacity: number,
+    // A buffer of its own (allocUnsafeSlow): a slice of Buffer's shared pool would keep its 8 KB alive.
+    readonly bytes: Buffer,
   ) {
-    // A buffer of its own: a slice of Buffer's shared pool would keep the whole 8 KB slab alive.
-    this.bytes = Buffer.allocUnsafeSlow(capacity);
-  }
-
-  get cost(): number {
-    let cost = this.bytes.length + BYTES_PER_SLAB;
-    for (const segment of this.segments) cost += BYTES_PER_RUN + BYTES_PER_EVENT * segment.ends.length;
-    return cost;
+    this.cost = bytes.length + BYTES_PER_SLAB;
   }
 }
 
@@ -57,15 +49,11 @@ class Segment {
     return this.firstId + BigInt(this.ends.length);
   }
 
-  holds(id: bigint): boolean {
-    return id >= this.firstId && id < this.nextId;
-  }
-
   /** Appends the event (`length`: its UTF-8 bytes) when this run is the last in its slab and it fits. */
   append(json: string, length: number): boolean {
     const { slab } = this;
     if (slab.used !== (this.ends.at(-1) ?? this.start) || slab.used + 1 + length > slab.bytes.length) return false;
-    slab.bytes[slab.used] = COMMA;
+    slab.bytes[slab.used] = 0x2c; // ,
     slab.bytes.write(json, slab.used + 1);
     slab.used += 1 + length;
     this.ends.push(slab.used);
@@ -192,7 +180,10 @@ export class RecentEvents {
     if (holder(events, id)) return;
     const length = Buffer.byteLength(json);
     const previous = holder(events, id - 1n);
-    if (previous?.nextId === id && previous.append(json, length)) return void (this.bytes += BYTES_PER_EVENT);
+    if (previous?.nextId === id && previous.append(json, length)) {
+      previous.slab.cost += BYTES_PER_EVENT;
+      return void (this.bytes += BYTES_PER_EVENT);
+    }
     // A new run (the first event, one after a gap in the ids, or a full slab): in the workspace's slab
     // while it has room, so that ids with gaps (another process's events between) cost little.
     let slab = events.slab;
@@ -200,14 +191,14 @@ export class RecentEvents {
       // A slab is at most a quarter of what is kept, so that a new one never pushes out all the rest.
       const most = Math.min(MAX_SLAB_BYTES, Math.floor(this.maxBytes / 4));
       const grown = Math.min(most, slab ? slab.bytes.length * 2 : FIRST_SLAB_BYTES);
-      slab = events.slab = new Slab(workspaceId, Math.max(grown, 1 + length));
+      slab = events.slab = new Slab(workspaceId, Buffer.allocUnsafeSlow(Math.max(grown, 1 + length)));
       this.order.push(slab);
-      this.bytes += slab.bytes.length + BYTES_PER_SLAB;
+      this.bytes += slab.cost;
     }
     const segment = new Segment(slab, id, slab.used);
     segment.append(json, length);
-    slab.segments.push(segment);
     events.segments.splice(after(events.segments, id), 0, segment);
+    slab.cost += BYTES_PER_RUN + BYTES_PER_EVENT;
     this.bytes += BYTES_PER_RUN + BYTES_PER_EVENT;
   }
 
@@ -246,7 +237,7 @@ function after(segments: readonly Segment[], id: bigint): number {
 /** The segment of the workspace that holds `id`. */
 function holder(events: WorkspaceEvents, id: bigint): Segment | undefined {
   const segment = events.segments[after(events.segments, id) - 1];
-  return segment?.holds(id) ? segment : undefined;
+  return segment && id < segment.nextId ? segment : undefined;
 }
 
 /**
