@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { readThroughApi, median as medianTraversal, type Traversal } from './changes.js';
+import { readThroughApi, median as medianTraversal, type Traversal } from './feed-reader.js';
 import { sendLoad, type Measurement } from './load.js';
 import type { BenchRequest } from './scenario.js';
 import { feedOnEmptyDatabase, feedOnGrownDatabase } from './scenarios/grown-database.js';
