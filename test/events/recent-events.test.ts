@@ -240,6 +240,10 @@ describe('RecentEvents', () => {
     for (let i = 0; i < 100_000; i++) at = (at['d'] = {}) as Record<string, unknown>;
     recent.remember([event(401, { n: 1e21 }), event(402, deep)], [401n, 402n]);
     expect(recent.newest(workspaceId)).toBe(400n);
+    // Nor is an event larger than a slab may be (a quarter of the size): it would push out all the rest.
+    recent.remember([event(403, { note: 'z'.repeat(80 * 1024) })], [403n]);
+    expect(recent.newest(workspaceId)).toBe(400n);
+    expect(recent.run(workspaceId, 399n, 10).count).toBe(1);
   });
 
   it('writes data as PostgreSQL prints the jsonb of its JSON', async () => {

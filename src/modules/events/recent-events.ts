@@ -173,23 +173,22 @@ export class RecentEvents {
   }
 
   private add(workspaceId: string, id: bigint, json: string): void {
+    // A slab is at most a quarter of what is kept, so that a new one never pushes out all the rest; an
+    // event larger than that is read from the table.
+    const most = Math.min(MAX_SLAB_BYTES, Math.floor(this.maxBytes / 4));
+    const length = Buffer.byteLength(json);
+    if (1 + length > most) return;
     let events = this.byWorkspace.get(workspaceId);
     if (!events) this.byWorkspace.set(workspaceId, (events = { segments: [], slab: undefined, newest: id }));
     if (id > events.newest) events.newest = id;
     // Remembered already: an event never changes.
     if (holder(events, id)) return;
-    const length = Buffer.byteLength(json);
     const previous = holder(events, id - 1n);
-    if (previous?.nextId === id && previous.append(json, length)) {
-      previous.slab.cost += BYTES_PER_EVENT;
-      return void (this.bytes += BYTES_PER_EVENT);
-    }
+    if (previous?.nextId === id && previous.append(json, length)) return this.charge(previous.slab, BYTES_PER_EVENT);
     // A new run (the first event, one after a gap in the ids, or a full slab): in the workspace's slab
     // while it has room, so that ids with gaps (another process's events between) cost little.
     let slab = events.slab;
     if (!slab || slab.used + 1 + length > slab.bytes.length) {
-      // A slab is at most a quarter of what is kept, so that a new one never pushes out all the rest.
-      const most = Math.min(MAX_SLAB_BYTES, Math.floor(this.maxBytes / 4));
       const grown = Math.min(most, slab ? slab.bytes.length * 2 : FIRST_SLAB_BYTES);
       slab = events.slab = new Slab(workspaceId, Buffer.allocUnsafeSlow(Math.max(grown, 1 + length)));
       this.order.push(slab);
@@ -198,8 +197,13 @@ export class RecentEvents {
     const segment = new Segment(slab, id, slab.used);
     segment.append(json, length);
     events.segments.splice(after(events.segments, id), 0, segment);
-    slab.cost += BYTES_PER_RUN + BYTES_PER_EVENT;
-    this.bytes += BYTES_PER_RUN + BYTES_PER_EVENT;
+    this.charge(slab, BYTES_PER_RUN + BYTES_PER_EVENT);
+  }
+
+  /** What `slab` costs beyond its bytes grows by `cost`, and with it what is kept. */
+  private charge(slab: Slab, cost: number): void {
+    slab.cost += cost;
+    this.bytes += cost;
   }
 
   private evict(): void {
