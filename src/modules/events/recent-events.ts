@@ -123,7 +123,13 @@ export class RecentEvents {
   private head = 0;
   private bytes = 0;
 
-  constructor(private readonly maxBytes = MAX_BYTES) {}
+  // A slab is at most a quarter of what is kept, so that a new one never pushes out all the rest; an
+  // event larger than that is read from the table.
+  private readonly maxSlabBytes: number;
+
+  constructor(private readonly maxBytes = MAX_BYTES) {
+    this.maxSlabBytes = Math.min(MAX_SLAB_BYTES, Math.floor(maxBytes / 4));
+  }
 
   /**
    * Events of a transaction that committed, with the ids it gave them. Never throws: the commit is done,
@@ -173,11 +179,8 @@ export class RecentEvents {
   }
 
   private add(workspaceId: string, id: bigint, json: string): void {
-    // A slab is at most a quarter of what is kept, so that a new one never pushes out all the rest; an
-    // event larger than that is read from the table.
-    const most = Math.min(MAX_SLAB_BYTES, Math.floor(this.maxBytes / 4));
     const length = Buffer.byteLength(json);
-    if (1 + length > most) return;
+    if (1 + length > this.maxSlabBytes) return;
     let events = this.byWorkspace.get(workspaceId);
     if (!events) this.byWorkspace.set(workspaceId, (events = { segments: [], slab: undefined, newest: id }));
     if (id > events.newest) events.newest = id;
@@ -189,7 +192,7 @@ export class RecentEvents {
     // while it has room, so that ids with gaps (another process's events between) cost little.
     let slab = events.slab;
     if (!slab || slab.used + 1 + length > slab.bytes.length) {
-      const grown = Math.min(most, slab ? slab.bytes.length * 2 : FIRST_SLAB_BYTES);
+      const grown = Math.min(this.maxSlabBytes, slab ? slab.bytes.length * 2 : FIRST_SLAB_BYTES);
       slab = events.slab = new Slab(workspaceId, Buffer.allocUnsafeSlow(Math.max(grown, 1 + length)));
       this.order.push(slab);
       this.bytes += slab.cost;
